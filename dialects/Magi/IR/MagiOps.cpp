@@ -1,0 +1,1418 @@
+//===- MagiOps.cpp - Ops of the magi dialect ------------------------------===//
+//
+// Verifiers, result-type inference and folders of the magi ops. Inference
+// mirrors the shape and dtype rules of the ATen op each magi op stands for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace magi;
+
+using OptLoc = std::optional<Location>;
+using Shape = SmallVector<int64_t>;
+
+static constexpr int64_t kDyn = ShapedType::kDynamic;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorTypeOf(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+
+static RankedTensorType makeTensor(ArrayRef<int64_t> shape, Type dtype) {
+  return RankedTensorType::get(shape, dtype);
+}
+
+// The constant value of a scalar operand (an arith.constant), if any.
+static std::optional<double> constantScalar(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return static_cast<double>(i.getValue().getSExtValue());
+  return std::nullopt;
+}
+
+// Sizes from a mixed static/dynamic list: dynamic entries become `?`.
+static LogicalResult checkMixedList(ArrayRef<int64_t> statics,
+                                    ValueRange dynamics, StringRef what,
+                                    OptLoc loc) {
+  int64_t numDynamic = llvm::count_if(
+      statics, [](int64_t s) { return ShapedType::isDynamic(s); });
+  if (numDynamic != static_cast<int64_t>(dynamics.size()))
+    return emitOptionalError(loc, "expected ", numDynamic,
+                             " dynamic values for ", what, ", got ",
+                             dynamics.size());
+  return success();
+}
+
+static Type floatIfNotFloat(Type dtype) {
+  if (getDtypeCategory(dtype) == DtypeCategory::Float)
+    return dtype;
+  return defaultFloatDtype(dtype.getContext());
+}
+
+// Normalizes and checks a list of reduction dimensions.
+static FailureOr<SmallVector<bool>> reducedDims(DenseI64ArrayAttr dims,
+                                                int64_t rank, OptLoc loc) {
+  SmallVector<bool> reduced(rank, !dims || dims.empty());
+  if (!dims)
+    return reduced;
+  for (int64_t d : dims.asArrayRef()) {
+    FailureOr<int64_t> n = normalizeDim(d, rank, loc);
+    if (failed(n))
+      return failure();
+    if (rank == 0)
+      continue;
+    if (reduced[*n] && !dims.empty())
+      return emitOptionalError(loc, "dimension ", d,
+                               " appears more than once in the reduction");
+    reduced[*n] = true;
+  }
+  return reduced;
+}
+
+static Shape reduceShape(ArrayRef<int64_t> shape, ArrayRef<bool> reduced,
+                         bool keepdim) {
+  Shape out;
+  for (auto [size, r] : llvm::zip(shape, reduced)) {
+    if (!r)
+      out.push_back(size);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Symbolic integers
+//===----------------------------------------------------------------------===//
+
+LogicalResult SymbolicIntOp::verify() {
+  if (getName().empty())
+    return emitOpError("symbol name must not be empty");
+  auto max = getMaxVal();
+  if (max && static_cast<int64_t>(*max) < static_cast<int64_t>(getMinVal()))
+    return emitOpError("range is empty: min ")
+           << static_cast<int64_t>(getMinVal()) << " > max "
+           << static_cast<int64_t>(*max);
+  return success();
+}
+
+// Prints the symbol's value as `%s70` rather than `%0`.
+void SymbolicIntOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getName());
+}
+
+LogicalResult BindSymbolicShapeOp::verify() {
+  AffineMap map = getShapeExpressions();
+  auto type = cast<RankedTensorType>(getOperand().getType());
+  if (map.getNumDims() != 0)
+    return emitOpError("shape expressions must use symbols only, found ")
+           << map.getNumDims() << " dimension(s)";
+  if (map.getNumSymbols() != getShapeSymbols().size())
+    return emitOpError("shape expressions use ")
+           << map.getNumSymbols() << " symbol(s) but "
+           << getShapeSymbols().size() << " were bound";
+  if (map.getNumResults() != type.getRank())
+    return emitOpError("expected ")
+           << type.getRank() << " shape expressions for a tensor of rank "
+           << type.getRank() << ", got " << map.getNumResults();
+  for (Value symbol : getShapeSymbols())
+    if (Operation *def = symbol.getDefiningOp(); def && !isa<SymbolicIntOp>(def))
+      return emitOpError("bound value is not a symbol: it is defined by '")
+             << def->getName() << "', not 'magi.symbolic_int'";
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    int64_t size = type.getDimSize(i);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    std::string exprText;
+    llvm::raw_string_ostream(exprText) << expr;
+    if (!ShapedType::isDynamic(size) &&
+        (!constant || constant.getValue() != size))
+      return emitOpError("dimension ")
+             << i << " has static size " << size << " but is bound to "
+             << exprText;
+    if (ShapedType::isDynamic(size) && constant)
+      return emitOpError("dimension ")
+             << i << " is dynamic but is bound to the constant " << exprText;
+  }
+  return success();
+}
+
+LogicalResult SymSizeOp::verify() {
+  int64_t rank = cast<RankedTensorType>(getSelf().getType()).getRank();
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dimension ")
+           << dim << " is out of range for a tensor of rank " << rank;
+  return success();
+}
+
+OpFoldResult SymSizeOp::fold(FoldAdaptor) {
+  auto type = cast<RankedTensorType>(getSelf().getType());
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= type.getRank() || type.isDynamicDim(dim))
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(dim));
+}
+
+static std::optional<int64_t> indexConstant(Attribute attr) {
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return i.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+// Folds a symbolic binary op on constants with `fn`, which returns nothing
+// where the operation is undefined (division by zero).
+template <typename Fn>
+static OpFoldResult foldSymBinary(MLIRContext *context,
+                                  ArrayRef<Attribute> operands, Fn fn) {
+  std::optional<int64_t> a = indexConstant(operands[0]);
+  std::optional<int64_t> b = indexConstant(operands[1]);
+  if (!a || !b)
+    return {};
+  std::optional<int64_t> r = fn(*a, *b);
+  if (!r)
+    return {};
+  return IntegerAttr::get(IndexType::get(context), *r);
+}
+
+static int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+OpFoldResult SymAddOp::fold(FoldAdaptor adaptor) {
+  if (indexConstant(adaptor.getRhs()) == 0)
+    return getLhs();
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         return a + b;
+                       });
+}
+
+OpFoldResult SymSubOp::fold(FoldAdaptor adaptor) {
+  if (indexConstant(adaptor.getRhs()) == 0)
+    return getLhs();
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         return a - b;
+                       });
+}
+
+OpFoldResult SymMulOp::fold(FoldAdaptor adaptor) {
+  if (indexConstant(adaptor.getRhs()) == 1)
+    return getLhs();
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         return a * b;
+                       });
+}
+
+OpFoldResult SymFloorDivOp::fold(FoldAdaptor adaptor) {
+  if (indexConstant(adaptor.getRhs()) == 1)
+    return getLhs();
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         if (b == 0)
+                           return std::nullopt;
+                         return floorDiv(a, b);
+                       });
+}
+
+OpFoldResult SymModOp::fold(FoldAdaptor adaptor) {
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         if (b == 0)
+                           return std::nullopt;
+                         return a - floorDiv(a, b) * b;
+                       });
+}
+
+OpFoldResult SymMinOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return getLhs();
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         return std::min(a, b);
+                       });
+}
+
+OpFoldResult SymMaxOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return getLhs();
+  return foldSymBinary(getContext(), adaptor.getOperands(),
+                       [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                         return std::max(a, b);
+                       });
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and creation
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+  if (!type)
+    return emitOptionalError(loc, "value must be a ranked tensor literal");
+  types.push_back(type);
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult ScalarTensorOp::inferReturnTypes(MLIRContext *, OptLoc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  types.push_back(makeTensor({}, adaptor.getDtype()));
+  return success();
+}
+
+LogicalResult FullOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  ArrayRef<int64_t> sizes = adaptor.getStaticSizes();
+  if (failed(checkMixedList(sizes, adaptor.getSizes(), "sizes", loc)))
+    return failure();
+  for (int64_t s : sizes)
+    if (!ShapedType::isDynamic(s) && s < 0)
+      return emitOptionalError(loc, "size ", s, " is negative");
+  types.push_back(makeTensor(sizes, adaptor.getDtype()));
+  return success();
+}
+
+LogicalResult FullLikeOp::inferReturnTypes(MLIRContext *, OptLoc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  types.push_back(
+      makeTensor(tensorTypeOf(adaptor.getSelf()).getShape(), adaptor.getDtype()));
+  return success();
+}
+
+LogicalResult ArangeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  int64_t length = kDyn;
+  std::optional<double> start = constantScalar(adaptor.getStart());
+  std::optional<double> end = constantScalar(adaptor.getEnd());
+  std::optional<double> step = constantScalar(adaptor.getStep());
+  if (step && *step == 0)
+    return emitOptionalError(loc, "step must be nonzero");
+  if (start && end && step)
+    length = std::max<int64_t>(
+        0, static_cast<int64_t>(std::ceil((*end - *start) / *step)));
+  types.push_back(makeTensor({length}, adaptor.getDtype()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+// Result of an elementwise op over `operands` (tensors and scalars): the
+// broadcast shape and `dtype`, or the promoted dtype when `dtype` is null.
+static LogicalResult inferElementwise(ValueRange operands, Type dtype,
+                                      OptLoc loc, SmallVectorImpl<Type> &types) {
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value v : operands)
+    if (auto t = tensorTypeOf(v))
+      shapes.push_back(t.getShape());
+  if (shapes.empty())
+    return emitOptionalError(loc, "expected at least one tensor operand");
+  FailureOr<Shape> shape = broadcastShapes(shapes, loc);
+  if (failed(shape))
+    return failure();
+  if (!dtype)
+    dtype = resultDtype(operands.getTypes());
+  types.push_back(makeTensor(*shape, dtype));
+  return success();
+}
+
+#define MAGI_SAME_TYPE_UNARY(OP)                                               \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc, Adaptor adaptor,   \
+                                     SmallVectorImpl<Type> &types) {           \
+    types.push_back(adaptor.getSelf().getType());                              \
+    return success();                                                          \
+  }
+MAGI_SAME_TYPE_UNARY(NegOp)
+MAGI_SAME_TYPE_UNARY(AbsOp)
+MAGI_SAME_TYPE_UNARY(ReluOp)
+MAGI_SAME_TYPE_UNARY(ClampOp)
+MAGI_SAME_TYPE_UNARY(CloneOp)
+#undef MAGI_SAME_TYPE_UNARY
+
+#define MAGI_FLOAT_UNARY(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc, Adaptor adaptor,   \
+                                     SmallVectorImpl<Type> &types) {           \
+    auto type = tensorTypeOf(adaptor.getSelf());                               \
+    types.push_back(                                                           \
+        makeTensor(type.getShape(), floatIfNotFloat(type.getElementType())));  \
+    return success();                                                          \
+  }
+MAGI_FLOAT_UNARY(CosOp)
+MAGI_FLOAT_UNARY(SinOp)
+MAGI_FLOAT_UNARY(ExpOp)
+MAGI_FLOAT_UNARY(LogOp)
+MAGI_FLOAT_UNARY(SqrtOp)
+MAGI_FLOAT_UNARY(RsqrtOp)
+MAGI_FLOAT_UNARY(ReciprocalOp)
+MAGI_FLOAT_UNARY(SigmoidOp)
+MAGI_FLOAT_UNARY(TanhOp)
+MAGI_FLOAT_UNARY(ErfOp)
+MAGI_FLOAT_UNARY(SiluOp)
+MAGI_FLOAT_UNARY(GeluOp)
+#undef MAGI_FLOAT_UNARY
+
+LogicalResult LogicalNotOp::inferReturnTypes(MLIRContext *context, OptLoc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  types.push_back(makeTensor(tensorTypeOf(adaptor.getSelf()).getShape(),
+                             IntegerType::get(context, 1)));
+  return success();
+}
+
+LogicalResult BitwiseNotOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  if (getDtypeCategory(type.getElementType()) == DtypeCategory::Float)
+    return emitOptionalError(loc, "bitwise_not needs an integer or bool "
+                                  "tensor, got ",
+                             type.getElementType());
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError("needs at least one of min and max");
+  return success();
+}
+
+#define MAGI_PROMOTING_BINARY(OP)                                              \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferElementwise(adaptor.getOperands(), Type(), loc, types);        \
+  }
+MAGI_PROMOTING_BINARY(AddOp)
+MAGI_PROMOTING_BINARY(SubOp)
+MAGI_PROMOTING_BINARY(MulOp)
+MAGI_PROMOTING_BINARY(PowOp)
+MAGI_PROMOTING_BINARY(RemainderOp)
+MAGI_PROMOTING_BINARY(MaximumOp)
+MAGI_PROMOTING_BINARY(MinimumOp)
+MAGI_PROMOTING_BINARY(SiluAndMulOp)
+#undef MAGI_PROMOTING_BINARY
+
+#define MAGI_BITWISE_BINARY(OP)                                                \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    Type dtype = resultDtype(adaptor.getOperands().getTypes());                \
+    if (dtype && getDtypeCategory(dtype) == DtypeCategory::Float)              \
+      return emitOptionalError(loc, "bitwise ops need integer or bool "        \
+                                    "operands, got ",                          \
+                               dtype);                                         \
+    return inferElementwise(adaptor.getOperands(), Type(), loc, types);        \
+  }
+MAGI_BITWISE_BINARY(BitwiseAndOp)
+MAGI_BITWISE_BINARY(BitwiseOrOp)
+MAGI_BITWISE_BINARY(BitwiseXorOp)
+#undef MAGI_BITWISE_BINARY
+
+#define MAGI_BOOL_BINARY(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context, OptLoc loc,         \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferElementwise(adaptor.getOperands(),                             \
+                            IntegerType::get(context, 1), loc, types);         \
+  }
+MAGI_BOOL_BINARY(LogicalAndOp)
+MAGI_BOOL_BINARY(LogicalOrOp)
+MAGI_BOOL_BINARY(EqOp)
+MAGI_BOOL_BINARY(NeOp)
+MAGI_BOOL_BINARY(LtOp)
+MAGI_BOOL_BINARY(LeOp)
+MAGI_BOOL_BINARY(GtOp)
+MAGI_BOOL_BINARY(GeOp)
+#undef MAGI_BOOL_BINARY
+
+LogicalResult DivOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  Type dtype = resultDtype(adaptor.getOperands().getTypes());
+  if (!adaptor.getRoundingModeAttr())
+    dtype = floatIfNotFloat(dtype);
+  return inferElementwise(adaptor.getOperands(), dtype, loc, types);
+}
+
+LogicalResult DivOp::verify() {
+  if (auto mode = getRoundingMode(); mode && *mode != "trunc" && *mode != "floor")
+    return emitOpError("rounding_mode must be \"trunc\" or \"floor\", got \"")
+           << *mode << "\"";
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  Type dtype = resultDtype(
+      TypeRange{adaptor.getSelf().getType(), adaptor.getOther().getType()});
+  return inferElementwise(adaptor.getOperands(), dtype, loc, types);
+}
+
+LogicalResult ToCopyOp::inferReturnTypes(MLIRContext *, OptLoc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  types.push_back(makeTensor(tensorTypeOf(adaptor.getSelf()).getShape(),
+                             adaptor.getDtype()));
+  return success();
+}
+
+OpFoldResult ToCopyOp::fold(FoldAdaptor) {
+  if (getSelf().getType() == getType())
+    return getSelf();
+  return {};
+}
+
+OpFoldResult CloneOp::fold(FoldAdaptor) {
+  if (getSelf().getType() == getType())
+    return getSelf();
+  return {};
+}
+
+LogicalResult CopyOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto self = tensorTypeOf(adaptor.getSelf());
+  auto src = tensorTypeOf(adaptor.getSrc());
+  FailureOr<Shape> shape =
+      broadcastShapes({self.getShape(), src.getShape()}, loc);
+  if (failed(shape))
+    return failure();
+  if (shape->size() != static_cast<size_t>(self.getRank()))
+    return emitOptionalError(loc, "source of rank ", src.getRank(),
+                             " does not broadcast to rank ", self.getRank());
+  types.push_back(self);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+template <typename AdaptorT>
+static LogicalResult inferReduction(AdaptorT adaptor, OptLoc loc,
+                                    function_ref<Type(Type)> dtypeOf,
+                                    SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  FailureOr<SmallVector<bool>> reduced =
+      reducedDims(adaptor.getDimsAttr(), type.getRank(), loc);
+  if (failed(reduced))
+    return failure();
+  Type dtype = adaptor.getDtypeAttr() ? adaptor.getDtypeAttr().getValue()
+                                      : dtypeOf(type.getElementType());
+  if (!dtype)
+    return emitOptionalError(loc, "cannot reduce a tensor of ",
+                             type.getElementType(),
+                             " without an explicit floating-point dtype");
+  types.push_back(makeTensor(
+      reduceShape(type.getShape(), *reduced, adaptor.getKeepdim()), dtype));
+  return success();
+}
+
+static Type sumDtype(Type t) {
+  return getDtypeCategory(t) == DtypeCategory::Float
+             ? t
+             : IntegerType::get(t.getContext(), 64);
+}
+
+LogicalResult SumOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferReduction(adaptor, loc, sumDtype, types);
+}
+
+LogicalResult MeanOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferReduction(
+      adaptor, loc,
+      [](Type t) -> Type {
+        return getDtypeCategory(t) == DtypeCategory::Float ? t : Type();
+      },
+      types);
+}
+
+LogicalResult AmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferReduction(adaptor, loc, [](Type t) { return t; }, types);
+}
+
+LogicalResult AminOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferReduction(adaptor, loc, [](Type t) { return t; }, types);
+}
+
+static Type boolDtype(Type t) { return IntegerType::get(t.getContext(), 1); }
+
+LogicalResult AnyOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferReduction(adaptor, loc, boolDtype, types);
+}
+
+LogicalResult AllOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferReduction(adaptor, loc, boolDtype, types);
+}
+
+LogicalResult MaxDimOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> dim =
+      normalizeDim(static_cast<int64_t>(adaptor.getDim()), rank, loc);
+  if (failed(dim))
+    return failure();
+  SmallVector<bool> reduced(rank, false);
+  if (rank)
+    reduced[*dim] = true;
+  Shape shape = reduceShape(type.getShape(), reduced, adaptor.getKeepdim());
+  types.push_back(makeTensor(shape, type.getElementType()));
+  types.push_back(makeTensor(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  int64_t rank = type.getRank();
+  SmallVector<bool> reduced(rank, true);
+  if (auto dimAttr = adaptor.getDimAttr()) {
+    FailureOr<int64_t> dim = normalizeDim(dimAttr.getInt(), rank, loc);
+    if (failed(dim))
+      return failure();
+    reduced.assign(rank, false);
+    if (rank)
+      reduced[*dim] = true;
+  }
+  types.push_back(
+      makeTensor(reduceShape(type.getShape(), reduced, adaptor.getKeepdim()),
+                 IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult CumsumOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                          type.getRank(), loc)))
+    return failure();
+  Type dtype = adaptor.getDtypeAttr() ? adaptor.getDtypeAttr().getValue()
+                                      : sumDtype(type.getElementType());
+  types.push_back(makeTensor(type.getShape(), dtype));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and indexing
+//===----------------------------------------------------------------------===//
+
+static std::optional<int64_t> staticNumElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (ShapedType::isDynamic(s))
+      return std::nullopt;
+    n *= s;
+  }
+  return n;
+}
+
+LogicalResult ViewOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> sizes = adaptor.getStaticSizes();
+  if (failed(checkMixedList(sizes, adaptor.getSizes(), "sizes", loc)))
+    return failure();
+  Shape shape(sizes.begin(), sizes.end());
+  int64_t inferredAt = -1;
+  for (auto [i, s] : llvm::enumerate(shape)) {
+    if (s == -1) {
+      if (inferredAt >= 0)
+        return emitOptionalError(loc, "only one size may be -1");
+      inferredAt = i;
+      s = kDyn;
+    } else if (!ShapedType::isDynamic(s) && s < 0) {
+      return emitOptionalError(loc, "size ", s, " is negative");
+    }
+  }
+  std::optional<int64_t> inNumel = staticNumElements(type.getShape());
+  SmallVector<int64_t> known;
+  for (auto [i, s] : llvm::enumerate(shape))
+    if (static_cast<int64_t>(i) != inferredAt)
+      known.push_back(s);
+  std::optional<int64_t> knownNumel = staticNumElements(known);
+  if (inNumel && knownNumel) {
+    if (inferredAt >= 0) {
+      if (*knownNumel == 0 || *inNumel % *knownNumel != 0)
+        return emitOptionalError(loc, "cannot view ", *inNumel,
+                                 " elements with a size of -1 next to ",
+                                 *knownNumel, " elements");
+      shape[inferredAt] = *inNumel / *knownNumel;
+    } else if (*inNumel != *knownNumel) {
+      return emitOptionalError(loc, "cannot view ", *inNumel,
+                               " elements as ", *knownNumel, " elements");
+    }
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+OpFoldResult ViewOp::fold(FoldAdaptor) {
+  if (getSelf().getType() == getType() && getType().hasStaticShape())
+    return getSelf();
+  return {};
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> sizes = adaptor.getStaticSizes();
+  if (failed(checkMixedList(sizes, adaptor.getSizes(), "sizes", loc)))
+    return failure();
+  int64_t rank = sizes.size();
+  if (rank < type.getRank())
+    return emitOptionalError(loc, "cannot expand a tensor of rank ",
+                             type.getRank(), " to ", rank, " sizes");
+  int64_t lead = rank - type.getRank();
+  Shape shape;
+  for (auto [i, s] : llvm::enumerate(sizes)) {
+    int64_t in = static_cast<int64_t>(i) < lead
+                     ? 1
+                     : type.getDimSize(static_cast<int64_t>(i) - lead);
+    if (s == -1) {
+      if (static_cast<int64_t>(i) < lead)
+        return emitOptionalError(loc, "size -1 is not allowed for the new "
+                                      "leading dimension ",
+                                 i);
+      shape.push_back(in);
+    } else if (ShapedType::isDynamic(s)) {
+      shape.push_back(!ShapedType::isDynamic(in) && in != 1 ? in : kDyn);
+    } else if (s < 0) {
+      return emitOptionalError(loc, "size ", s, " is negative");
+    } else {
+      if (!ShapedType::isDynamic(in) && in != 1 && in != s)
+        return emitOptionalError(loc, "cannot expand size ", in,
+                                 " of dimension ", i, " to ", s);
+      shape.push_back(s);
+    }
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (getSelf().getType() == getType() && getType().hasStaticShape())
+    return getSelf();
+  return {};
+}
+
+LogicalResult PermuteOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> dims = adaptor.getDims();
+  if (static_cast<int64_t>(dims.size()) != type.getRank())
+    return emitOptionalError(loc, "expected ", type.getRank(),
+                             " permutation entries, got ", dims.size());
+  SmallVector<bool> seen(type.getRank(), false);
+  Shape shape;
+  for (int64_t d : dims) {
+    FailureOr<int64_t> n = normalizeDim(d, type.getRank(), loc);
+    if (failed(n))
+      return failure();
+    if (seen[*n])
+      return emitOptionalError(loc, "dims is not a permutation: ", d,
+                               " appears twice");
+    seen[*n] = true;
+    shape.push_back(type.getDimSize(*n));
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  for (auto [i, d] : llvm::enumerate(getDims()))
+    if (static_cast<int64_t>(i) != d)
+      return {};
+  return getSelf();
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  int64_t dim = static_cast<int64_t>(adaptor.getDim());
+  int64_t rank = type.getRank() + 1;
+  if (dim < -rank || dim >= rank)
+    return emitOptionalError(loc, "dimension ", dim,
+                             " is out of range to unsqueeze a tensor of rank ",
+                             type.getRank());
+  if (dim < 0)
+    dim += rank;
+  Shape shape(type.getShape());
+  shape.insert(shape.begin() + dim, 1);
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  SmallVector<bool> drop(type.getRank(), false);
+  for (int64_t d : adaptor.getDims()) {
+    FailureOr<int64_t> n = normalizeDim(d, type.getRank(), loc);
+    if (failed(n))
+      return failure();
+    // Only sizes known to be 1 are removed, as PyTorch does for sizes >= 2.
+    if (type.getRank() && type.getDimSize(*n) == 1)
+      drop[*n] = true;
+  }
+  Shape shape;
+  for (auto [size, d] : llvm::zip(type.getShape(), drop))
+    if (!d)
+      shape.push_back(size);
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  if (getSelf().getType() == getType())
+    return getSelf();
+  return {};
+}
+
+// The static length of `start:end:step` over `size`, Python style.
+static int64_t sliceLength(int64_t size, int64_t start, int64_t end,
+                           int64_t step) {
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v += size;
+    return std::min(std::max<int64_t>(v, 0), size);
+  };
+  int64_t s = clamp(start), e = clamp(end);
+  return e <= s ? 0 : (e - s + step - 1) / step;
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> bounds = adaptor.getStaticBounds();
+  if (bounds.size() != 3)
+    return emitOptionalError(loc, "expected [start, end, step], got ",
+                             bounds.size(), " bounds");
+  if (failed(checkMixedList(bounds, adaptor.getBounds(), "bounds", loc)))
+    return failure();
+  if (type.getRank() == 0)
+    return emitOptionalError(loc, "cannot slice a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalizeDim(static_cast<int64_t>(adaptor.getDim()), type.getRank(), loc);
+  if (failed(dim))
+    return failure();
+  int64_t start = bounds[0], end = bounds[1], step = bounds[2];
+  if (!ShapedType::isDynamic(step) && step <= 0)
+    return emitOptionalError(loc, "slice step must be positive, got ", step);
+  Shape shape(type.getShape());
+  int64_t size = shape[*dim];
+  if (llvm::any_of(bounds, ShapedType::isDynamic) ||
+      ShapedType::isDynamic(size))
+    shape[*dim] = kDyn;
+  else
+    shape[*dim] = sliceLength(size, start, end, step);
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> b = getStaticBounds();
+  auto type = getSelf().getType();
+  if (type != getType() || !type.hasStaticShape() || b.size() != 3)
+    return {};
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0)
+    dim += type.getRank();
+  if (b[0] == 0 && b[2] == 1 && !ShapedType::isDynamic(b[1]) &&
+      b[1] >= type.getDimSize(dim))
+    return getSelf();
+  return {};
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> index = adaptor.getStaticIndex();
+  if (index.size() != 1)
+    return emitOptionalError(loc, "expected one index, got ", index.size());
+  if (failed(checkMixedList(index, adaptor.getIndex(), "index", loc)))
+    return failure();
+  if (type.getRank() == 0)
+    return emitOptionalError(loc, "cannot select from a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalizeDim(static_cast<int64_t>(adaptor.getDim()), type.getRank(), loc);
+  if (failed(dim))
+    return failure();
+  int64_t size = type.getDimSize(*dim);
+  if (!ShapedType::isDynamic(index[0]) && !ShapedType::isDynamic(size) &&
+      (index[0] < -size || index[0] >= size))
+    return emitOptionalError(loc, "index ", index[0],
+                             " is out of range for a dimension of size ", size);
+  Shape shape(type.getShape());
+  shape.erase(shape.begin() + *dim);
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult CatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  ValueRange tensors = adaptor.getTensors();
+  if (tensors.empty())
+    return emitOptionalError(loc, "needs at least one tensor");
+  auto first = tensorTypeOf(tensors[0]);
+  int64_t rank = first.getRank();
+  FailureOr<int64_t> dim =
+      normalizeDim(static_cast<int64_t>(adaptor.getDim()), rank, loc);
+  if (failed(dim))
+    return failure();
+  Shape shape(first.getShape());
+  for (auto [i, v] : llvm::enumerate(tensors.drop_front())) {
+    auto t = tensorTypeOf(v);
+    if (t.getRank() != rank)
+      return emitOptionalError(loc, "tensor ", i + 1, " has rank ",
+                               t.getRank(), ", expected ", rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t a = shape[d], b = t.getDimSize(d);
+      if (d == *dim) {
+        shape[d] = ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
+                       ? kDyn
+                       : a + b;
+      } else if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) &&
+                 a != b) {
+        return emitOptionalError(loc, "tensor ", i + 1, " has size ", b,
+                                 " in dimension ", d, ", expected ", a);
+      } else if (ShapedType::isDynamic(a)) {
+        shape[d] = b;
+      }
+    }
+  }
+  types.push_back(makeTensor(shape, resultDtype(tensors.getTypes())));
+  return success();
+}
+
+LogicalResult
+SplitWithSizesOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                   SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> sizes = adaptor.getStaticSplitSizes();
+  if (failed(checkMixedList(sizes, adaptor.getSplitSizes(), "split sizes",
+                            loc)))
+    return failure();
+  FailureOr<int64_t> dim =
+      normalizeDim(static_cast<int64_t>(adaptor.getDim()), type.getRank(), loc);
+  if (failed(dim))
+    return failure();
+  std::optional<int64_t> total = staticNumElements(sizes);
+  int64_t sum = 0;
+  for (int64_t s : sizes) {
+    if (!ShapedType::isDynamic(s) && s < 0)
+      return emitOptionalError(loc, "split size ", s, " is negative");
+    sum += ShapedType::isDynamic(s) ? 0 : s;
+  }
+  int64_t size = type.getDimSize(*dim);
+  if (total && !ShapedType::isDynamic(size) && sum != size)
+    return emitOptionalError(loc, "split sizes add up to ", sum,
+                             " but dimension ", *dim, " has size ", size);
+  for (int64_t s : sizes) {
+    Shape shape(type.getShape());
+    shape[*dim] = s;
+    types.push_back(makeTensor(shape, type.getElementType()));
+  }
+  return success();
+}
+
+LogicalResult
+ConstantPadNdOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                  SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> pad = adaptor.getPad();
+  if (pad.size() % 2 != 0 ||
+      static_cast<int64_t>(pad.size()) > 2 * type.getRank())
+    return emitOptionalError(loc, "pad must hold an even number of entries, "
+                                  "at most twice the rank (",
+                             type.getRank(), "), got ", pad.size());
+  Shape shape(type.getShape());
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t d = type.getRank() - 1 - static_cast<int64_t>(i);
+    if (ShapedType::isDynamic(shape[d]))
+      continue;
+    shape[d] += pad[2 * i] + pad[2 * i + 1];
+    if (shape[d] < 0)
+      return emitOptionalError(loc, "padding makes dimension ", d,
+                               " negative");
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto weight = tensorTypeOf(adaptor.getWeight());
+  auto indices = tensorTypeOf(adaptor.getIndices());
+  if (weight.getRank() != 2)
+    return emitOptionalError(loc, "embedding weight must be 2-d, got rank ",
+                             weight.getRank());
+  Shape shape(indices.getShape());
+  shape.push_back(weight.getDimSize(1));
+  types.push_back(makeTensor(shape, weight.getElementType()));
+  return success();
+}
+
+LogicalResult IndexOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ValueRange indices = adaptor.getIndices();
+  ArrayRef<int64_t> dims = adaptor.getIndexedDims();
+  if (indices.size() != dims.size())
+    return emitOptionalError(loc, "got ", indices.size(),
+                             " index tensors for ", dims.size(),
+                             " indexed dimensions");
+  if (indices.empty())
+    return emitOptionalError(loc, "needs at least one index tensor");
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (auto [i, v] : llvm::enumerate(indices)) {
+    auto t = tensorTypeOf(v);
+    if (getDtypeCategory(t.getElementType()) != DtypeCategory::Integer)
+      return emitOptionalError(loc, "index tensor ", i,
+                               " must have an integer dtype, got ",
+                               t.getElementType());
+    if (dims[i] < 0 || dims[i] >= type.getRank() ||
+        (i > 0 && dims[i] <= dims[i - 1]))
+      return emitOptionalError(loc, "indexed_dims must be increasing "
+                                    "dimensions of self (rank ",
+                               type.getRank(), ")");
+    shapes.push_back(t.getShape());
+  }
+  FailureOr<Shape> indexShape = broadcastShapes(shapes, loc);
+  if (failed(indexShape))
+    return failure();
+  bool adjacent = dims.back() - dims.front() + 1 ==
+                  static_cast<int64_t>(dims.size());
+  Shape shape;
+  if (adjacent) {
+    shape.append(type.getShape().begin(), type.getShape().begin() + dims[0]);
+    shape.append(indexShape->begin(), indexShape->end());
+    shape.append(type.getShape().begin() + dims.back() + 1,
+                 type.getShape().end());
+  } else {
+    shape = *indexShape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(dims, d))
+        shape.push_back(type.getDimSize(d));
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  auto index = tensorTypeOf(adaptor.getIndex());
+  if (index.getRank() > 1)
+    return emitOptionalError(loc, "index must be 0-d or 1-d, got rank ",
+                             index.getRank());
+  FailureOr<int64_t> dim =
+      normalizeDim(static_cast<int64_t>(adaptor.getDim()), type.getRank(), loc);
+  if (failed(dim))
+    return failure();
+  Shape shape(type.getShape());
+  if (!shape.empty())
+    shape[*dim] = index.getRank() ? index.getDimSize(0) : 1;
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  auto index = tensorTypeOf(adaptor.getIndex());
+  if (index.getRank() != type.getRank())
+    return emitOptionalError(loc, "index has rank ", index.getRank(),
+                             " but self has rank ", type.getRank());
+  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                          type.getRank(), loc)))
+    return failure();
+  types.push_back(makeTensor(index.getShape(), type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkSameDtype(RankedTensorType a, RankedTensorType b,
+                                    OptLoc loc) {
+  if (a.getElementType() != b.getElementType())
+    return emitOptionalError(loc, "operands must have the same dtype, got ",
+                             a.getElementType(), " and ", b.getElementType());
+  return success();
+}
+
+static LogicalResult checkSizesMatch(int64_t a, int64_t b, StringRef what,
+                                     OptLoc loc) {
+  if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+    return emitOptionalError(loc, what, " do not match: ", a, " vs ", b);
+  return success();
+}
+
+static int64_t mergeSizes(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) ? b : a;
+}
+
+static LogicalResult inferMatmul(RankedTensorType a, RankedTensorType b,
+                                 int64_t rank, OptLoc loc,
+                                 SmallVectorImpl<Type> &types) {
+  if (a.getRank() != rank || b.getRank() != rank)
+    return emitOptionalError(loc, "operands must be ", rank,
+                             "-d, got ranks ", a.getRank(), " and ",
+                             b.getRank());
+  if (failed(checkSameDtype(a, b, loc)) ||
+      failed(checkSizesMatch(a.getDimSize(rank - 1), b.getDimSize(rank - 2),
+                             "contraction sizes", loc)))
+    return failure();
+  Shape shape;
+  if (rank == 3) {
+    if (failed(checkSizesMatch(a.getDimSize(0), b.getDimSize(0),
+                               "batch sizes", loc)))
+      return failure();
+    shape.push_back(mergeSizes(a.getDimSize(0), b.getDimSize(0)));
+  }
+  shape.push_back(a.getDimSize(rank - 2));
+  shape.push_back(b.getDimSize(rank - 1));
+  types.push_back(makeTensor(shape, a.getElementType()));
+  return success();
+}
+
+LogicalResult MmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
+  return inferMatmul(tensorTypeOf(adaptor.getSelf()),
+                     tensorTypeOf(adaptor.getMat2()), 2, loc, types);
+}
+
+LogicalResult BmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferMatmul(tensorTypeOf(adaptor.getSelf()),
+                     tensorTypeOf(adaptor.getMat2()), 3, loc, types);
+}
+
+LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  if (failed(inferMatmul(tensorTypeOf(adaptor.getMat1()),
+                         tensorTypeOf(adaptor.getMat2()), 2, loc, types)))
+    return failure();
+  auto product = cast<RankedTensorType>(types.back());
+  auto self = tensorTypeOf(adaptor.getSelf());
+  if (failed(checkSameDtype(self, product, loc)))
+    return failure();
+  FailureOr<Shape> shape =
+      broadcastShapes({self.getShape(), product.getShape()}, loc);
+  if (failed(shape))
+    return failure();
+  if (shape->size() != 2)
+    return emitOptionalError(loc, "self of rank ", self.getRank(),
+                             " does not broadcast to the 2-d product");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization, softmax, attention
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkNormParams(RankedTensorType input, int64_t ndim,
+                                     Value weight, Value bias, OptLoc loc) {
+  if (ndim < 1 || ndim > input.getRank())
+    return emitOptionalError(loc, "normalized_ndim ", ndim,
+                             " must be in [1, rank] for a tensor of rank ",
+                             input.getRank());
+  ArrayRef<int64_t> normalized = input.getShape().take_back(ndim);
+  for (auto [name, v] : {std::pair<StringRef, Value>{"weight", weight},
+                         std::pair<StringRef, Value>{"bias", bias}}) {
+    if (!v)
+      continue;
+    auto t = tensorTypeOf(v);
+    if (t.getRank() != ndim)
+      return emitOptionalError(loc, name, " must have rank ", ndim,
+                               " (the normalized shape), got ", t.getRank());
+    for (auto [a, b] : llvm::zip(t.getShape(), normalized))
+      if (failed(checkSizesMatch(a, b, (name + " and input sizes").str(), loc)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult
+NativeLayerNormOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  auto input = tensorTypeOf(adaptor.getInput());
+  int64_t ndim = static_cast<int64_t>(adaptor.getNormalizedNdim());
+  if (failed(checkNormParams(input, ndim, adaptor.getWeight(),
+                             adaptor.getBias(), loc)))
+    return failure();
+  Shape stats(input.getShape());
+  for (int64_t d = input.getRank() - ndim; d < input.getRank(); ++d)
+    stats[d] = 1;
+  Type statsDtype = isHalfDtype(input.getElementType())
+                        ? Float32Type::get(context)
+                        : input.getElementType();
+  types.push_back(input);
+  types.push_back(makeTensor(stats, statsDtype));
+  types.push_back(makeTensor(stats, statsDtype));
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto input = tensorTypeOf(adaptor.getInput());
+  if (failed(checkNormParams(input,
+                             static_cast<int64_t>(adaptor.getNormalizedNdim()),
+                             adaptor.getWeight(), adaptor.getBias(), loc)))
+    return failure();
+  types.push_back(input);
+  return success();
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto input = tensorTypeOf(adaptor.getInput());
+  if (input.getRank() == 0)
+    return emitOptionalError(loc, "rms_norm needs a tensor of rank >= 1");
+  if (getDtypeCategory(input.getElementType()) != DtypeCategory::Float)
+    return emitOptionalError(loc, "rms_norm needs a floating-point input, "
+                                  "got ",
+                             input.getElementType());
+  Type dtype = input.getElementType();
+  if (Value weight = adaptor.getWeight()) {
+    if (failed(checkNormParams(input, 1, weight, Value(), loc)))
+      return failure();
+    dtype = promoteDtypes(dtype, tensorTypeOf(weight).getElementType());
+  }
+  types.push_back(makeTensor(input.getShape(), dtype));
+  return success();
+}
+
+LogicalResult
+RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  return inferElementwise(adaptor.getOperands(), Type(), loc, types);
+}
+
+LogicalResult RotaryEmbeddingOp::verify() {
+  auto x = cast<RankedTensorType>(getX().getType());
+  if (x.getRank() == 0)
+    return emitOpError("x must have rank >= 1");
+  int64_t d = x.getDimSize(x.getRank() - 1);
+  if (!ShapedType::isDynamic(d) && d % 2 != 0)
+    return emitOpError("the last dimension of x must be even to rotate "
+                       "halves, got ")
+           << d;
+  return success();
+}
+
+template <typename AdaptorT>
+static LogicalResult inferSoftmax(AdaptorT adaptor, OptLoc loc,
+                                  SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                          type.getRank(), loc)))
+    return failure();
+  if (getDtypeCategory(type.getElementType()) != DtypeCategory::Float)
+    return emitOptionalError(loc, "softmax needs a floating-point input, got ",
+                             type.getElementType());
+  Type dtype = type.getElementType();
+  if (adaptor.getHalfToFloat()) {
+    if (!isHalfDtype(dtype))
+      return emitOptionalError(loc, "half_to_float needs an f16 or bf16 "
+                                    "input, got ",
+                               dtype);
+    dtype = Float32Type::get(dtype.getContext());
+  }
+  types.push_back(makeTensor(type.getShape(), dtype));
+  return success();
+}
+
+LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferSoftmax(adaptor, loc, types);
+}
+
+LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  return inferSoftmax(adaptor, loc, types);
+}
+
+// Checks q/k/v of attention and returns the result shape.
+static FailureOr<Shape> attentionShape(RankedTensorType q, RankedTensorType k,
+                                       RankedTensorType v, bool allowGqa,
+                                       OptLoc loc) {
+  int64_t rank = q.getRank();
+  if (rank < 2 || k.getRank() != rank || v.getRank() != rank)
+    return emitOptionalError(loc, "query, key and value must have the same "
+                                  "rank >= 2, got ",
+                             q.getRank(), ", ", k.getRank(), ", ",
+                             v.getRank());
+  if (q.getElementType() != k.getElementType() ||
+      q.getElementType() != v.getElementType())
+    return emitOptionalError(loc, "query, key and value must have the same "
+                                  "dtype");
+  if (failed(checkSizesMatch(q.getDimSize(rank - 1), k.getDimSize(rank - 1),
+                             "query and key head sizes", loc)) ||
+      failed(checkSizesMatch(k.getDimSize(rank - 2), v.getDimSize(rank - 2),
+                             "key and value sequence lengths", loc)))
+    return failure();
+  for (int64_t d = 0; d < rank - 3; ++d)
+    if (failed(checkSizesMatch(q.getDimSize(d), k.getDimSize(d),
+                               "batch sizes", loc)))
+      return failure();
+  if (rank >= 3) {
+    int64_t hq = q.getDimSize(rank - 3), hk = k.getDimSize(rank - 3);
+    if (failed(checkSizesMatch(hk, v.getDimSize(rank - 3),
+                               "key and value head counts", loc)))
+      return failure();
+    if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) && hq != hk) {
+      if (!allowGqa)
+        return emitOptionalError(loc, "query and key head counts differ (",
+                                 hq, " vs ", hk, ")");
+      if (hk == 0 || hq % hk != 0)
+        return emitOptionalError(loc, "query heads (", hq,
+                                 ") must be a multiple of key/value heads (",
+                                 hk, ")");
+    }
+  }
+  Shape shape(q.getShape());
+  shape.back() = v.getDimSize(rank - 1);
+  return shape;
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto q = tensorTypeOf(adaptor.getQuery());
+  FailureOr<Shape> shape =
+      attentionShape(q, tensorTypeOf(adaptor.getKey()),
+                     tensorTypeOf(adaptor.getValue()), /*allowGqa=*/true, loc);
+  if (failed(shape))
+    return failure();
+  types.push_back(makeTensor(*shape, q.getElementType()));
+  return success();
+}
+
+LogicalResult
+EfficientAttentionOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto q = tensorTypeOf(adaptor.getQuery());
+  if (q.getRank() != 4)
+    return emitOptionalError(loc, "query must be 4-d [B, H, L, E], got rank ",
+                             q.getRank());
+  FailureOr<Shape> shape =
+      attentionShape(q, tensorTypeOf(adaptor.getKey()),
+                     tensorTypeOf(adaptor.getValue()), /*allowGqa=*/false, loc);
+  if (failed(shape))
+    return failure();
+  int64_t lseLength = 0;
+  if (adaptor.getComputeLogSumexp()) {
+    int64_t l = q.getDimSize(2);
+    lseLength = ShapedType::isDynamic(l) ? kDyn : (l + 31) / 32 * 32;
+  }
+  Type i64 = IntegerType::get(context, 64);
+  types.push_back(makeTensor(*shape, q.getElementType()));
+  types.push_back(makeTensor({q.getDimSize(0), q.getDimSize(1), lseLength},
+                             Float32Type::get(context)));
+  types.push_back(makeTensor({}, i64));
+  types.push_back(makeTensor({}, i64));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Assertions and opaque ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssertTensorMetadataOp::verify() {
+  auto type = cast<RankedTensorType>(getSelf().getType());
+  if (auto dtype = getDtypeAttr(); dtype && dtype.getValue() != type.getElementType())
+    return emitOpError("asserts dtype ")
+           << dtype.getValue() << " but the tensor has dtype "
+           << type.getElementType();
+  return success();
+}
+
+LogicalResult OpaqueOp::verify() {
+  StringRef name = getOpName();
+  size_t sep = name.find("::");
+  if (sep == StringRef::npos || sep == 0 || sep + 2 == name.size())
+    return emitOpError("op name must be qualified as 'namespace::name', got '")
+           << name << "'";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "magi/Dialect/Magi/IR/MagiOps.cpp.inc"

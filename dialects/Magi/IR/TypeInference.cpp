@@ -1,0 +1,158 @@
+//===- TypeInference.cpp - PyTorch dtype promotion and shapes ------------===//
+
+#include "magi/Dialect/Magi/IR/TypeInference.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+
+namespace magi {
+
+DtypeCategory getDtypeCategory(Type type) {
+  if (isa<FloatType>(type))
+    return DtypeCategory::Float;
+  if (type.isInteger(1))
+    return DtypeCategory::Bool;
+  return DtypeCategory::Integer;
+}
+
+bool isHalfDtype(Type type) { return type.isF16() || type.isBF16(); }
+
+Type defaultFloatDtype(MLIRContext *context) {
+  return Float32Type::get(context);
+}
+
+Type promoteDtypes(Type a, Type b) {
+  if (!a)
+    return b;
+  if (!b || a == b)
+    return a;
+  DtypeCategory ca = getDtypeCategory(a), cb = getDtypeCategory(b);
+  if (ca != cb)
+    return ca > cb ? a : b;
+  if (ca == DtypeCategory::Float) {
+    // f16 and bf16 have no common 16-bit type.
+    if (isHalfDtype(a) && isHalfDtype(b))
+      return Float32Type::get(a.getContext());
+    return a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth() ? a : b;
+  }
+  // Integers. An index (SymInt) counts as int64.
+  auto width = [](Type t) {
+    return t.isIndex() ? 64u : t.getIntOrFloatBitWidth();
+  };
+  bool ua = a.isUnsignedInteger(), ub = b.isUnsignedInteger();
+  if (ua == ub)
+    return width(a) >= width(b) ? a : b;
+  // uint8 with a signed type: the signed type when wider, else int16.
+  Type signedType = ua ? b : a;
+  if (width(signedType) > 8)
+    return signedType;
+  return IntegerType::get(a.getContext(), 16);
+}
+
+// The dtype a Python scalar of MLIR type `type` contributes as a wrapped number.
+static Type wrappedNumberDtype(Type type) {
+  MLIRContext *context = type.getContext();
+  switch (getDtypeCategory(type)) {
+  case DtypeCategory::Float:
+    return defaultFloatDtype(context);
+  case DtypeCategory::Integer:
+    return IntegerType::get(context, 64);
+  case DtypeCategory::Bool:
+    return IntegerType::get(context, 1);
+  }
+  llvm_unreachable("unknown dtype category");
+}
+
+// PyTorch's combine_categories: the higher-priority class wins unless a
+// lower-priority operand is of a higher category.
+static Type combineCategories(Type higher, Type lower) {
+  if (!higher)
+    return lower;
+  if (!lower)
+    return higher;
+  if (getDtypeCategory(higher) == DtypeCategory::Float)
+    return higher;
+  if (higher.isInteger(1) || getDtypeCategory(lower) == DtypeCategory::Float)
+    return promoteDtypes(higher, lower);
+  return higher;
+}
+
+Type resultDtype(TypeRange operandTypes) {
+  Type dimResult, zeroResult, wrappedResult;
+  for (Type type : operandTypes) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      Type &slot = tensor.getRank() == 0 ? zeroResult : dimResult;
+      slot = promoteDtypes(slot, tensor.getElementType());
+    } else {
+      wrappedResult = promoteDtypes(wrappedResult, wrappedNumberDtype(type));
+    }
+  }
+  return combineCategories(dimResult,
+                           combineCategories(zeroResult, wrappedResult));
+}
+
+FailureOr<SmallVector<int64_t>>
+broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
+                std::optional<Location> loc) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> shape : shapes)
+    rank = std::max(rank, shape.size());
+  SmallVector<int64_t> result(rank, 1);
+  for (ArrayRef<int64_t> shape : shapes) {
+    size_t offset = rank - shape.size();
+    for (auto [i, size] : llvm::enumerate(shape)) {
+      int64_t &out = result[offset + i];
+      if (size == 1)
+        continue;
+      if (out == 1 || out == size) {
+        out = size;
+        continue;
+      }
+      if (ShapedType::isDynamic(size))
+        continue; // `?` against a static size: the static size.
+      if (ShapedType::isDynamic(out)) {
+        out = size;
+        continue;
+      }
+      return emitOptionalError(loc, "shapes are not broadcast-compatible: "
+                                    "size ",
+                               out, " vs ", size, " in dimension ",
+                               offset + i, " of the broadcast shape");
+    }
+  }
+  return result;
+}
+
+FailureOr<int64_t> normalizeDim(int64_t dim, int64_t rank,
+                                std::optional<Location> loc) {
+  int64_t bound = std::max<int64_t>(rank, 1);
+  if (dim < -bound || dim >= bound)
+    return emitOptionalError(loc, "dimension ", dim,
+                             " is out of range for a tensor of rank ", rank);
+  return dim < 0 ? dim + bound : dim;
+}
+
+bool isRefinementOf(Type declared, Type inferred) {
+  if (declared == inferred)
+    return true;
+  auto d = dyn_cast<RankedTensorType>(declared);
+  auto i = dyn_cast<RankedTensorType>(inferred);
+  if (!d || !i || d.getElementType() != i.getElementType() ||
+      d.getRank() != i.getRank())
+    return false;
+  for (auto [ds, is] : llvm::zip(d.getShape(), i.getShape()))
+    if (!ShapedType::isDynamic(is) && ds != is)
+      return false;
+  return true;
+}
+
+bool areRefinementsOf(TypeRange declared, TypeRange inferred) {
+  if (declared.size() != inferred.size())
+    return false;
+  for (auto [d, i] : llvm::zip(declared, inferred))
+    if (!isRefinementOf(d, i))
+      return false;
+  return true;
+}
+
+} // namespace magi

@@ -1,0 +1,18 @@
+//===- MagiOps.h - Ops of the magi dialect ----------------------*- C++ -*-===//
+#ifndef MAGI_DIALECT_MAGI_IR_MAGIOPS_H
+#define MAGI_DIALECT_MAGI_IR_MAGIOPS_H
+
+#include "magi/Dialect/Magi/IR/MagiDialect.h"
+#include "magi/Dialect/Magi/IR/TypeInference.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#define GET_OP_CLASSES
+#include "magi/Dialect/Magi/IR/MagiOps.h.inc"
+
+#endif // MAGI_DIALECT_MAGI_IR_MAGIOPS_H

@@ -1,0 +1,696 @@
+//===- MagiOps.td - Ops of the magi dialect -----------------*- tablegen -*-===//
+//
+// One op per core-ATen op Magi knows, the symbolic-shape ops, the fused ops
+// formed by the graph passes, and the opaque op for everything else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MAGI_DIALECT_MAGI_IR_MAGIOPS_TD
+#define MAGI_DIALECT_MAGI_IR_MAGIOPS_TD
+
+include "magi/Dialect/Magi/IR/MagiDialect.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+// The PyTorch dtypes Magi represents.
+def Magi_ElementType : AnyTypeOf<[F64, F32, F16, BF16, I64, I32, I16, I8, UI8,
+                                  I1],
+                                 "PyTorch dtype">;
+def Magi_Tensor : RankedTensorOf<[Magi_ElementType]>;
+def Magi_BoolTensor : RankedTensorOf<[I1]>;
+def Magi_IndexTensor : RankedTensorOf<[I64, I32]>;
+
+// A Python scalar passed to an op: float, int, bool, or a symbolic int.
+def Magi_Scalar : AnyTypeOf<[F64, I64, I1, Index], "Python scalar">;
+def Magi_TensorOrScalar : AnyTypeOf<[Magi_Tensor, Magi_Scalar],
+                                    "tensor or Python scalar">;
+
+// A Python scalar given as a constant argument: a float, int or bool attribute.
+def Magi_ScalarAttr : AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>;
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Magi_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Magi_Dialect, mnemonic, traits>;
+
+// Result types follow from the operands and attributes. A declared result may
+// refine what inference found (a static size where inference knows only `?`),
+// never contradict it.
+def Magi_RefinableInferredType : InferTypeOpAdaptorBase<[{
+    static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
+                                        ::mlir::TypeRange declared) {
+      return ::magi::areRefinementsOf(declared, inferred);
+    }
+  }]>;
+
+// A pure tensor op with inferred result types and the generic
+// `operands : (types) -> types` syntax.
+class Magi_TensorOp<string mnemonic, list<Trait> traits = []>
+    : Magi_Op<mnemonic, !listconcat([Pure, Magi_RefinableInferredType], traits)> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Symbolic integers
+//===----------------------------------------------------------------------===//
+
+def Magi_SymbolicIntOp : Magi_Op<"symbolic_int",
+    [Pure, DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "Declares a symbolic integer (a dynamic size) with its range";
+  let description = [{
+    Declares the symbol `name` (as `torch.export` names it, e.g. `s70`) with the
+    inclusive range `[min_val, max_val]` from the export's range constraints. An
+    absent `max_val` means unbounded. The result is the symbol's value.
+
+    ```mlir
+    %s0 = magi.symbolic_int "s0" min 2 max 4096
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$min_val,
+                       OptionalAttr<I64Attr>:$max_val);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$name `min` $min_val (`max` $max_val^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def Magi_BindSymbolicShapeOp : Magi_Op<"bind_symbolic_shape"> {
+  let summary = "Ties the dimensions of a tensor to symbolic integers";
+  let description = [{
+    States that the sizes of `operand` are the results of the affine map
+    `shape_expressions` applied to `shape_symbols`: the map has no dimensions,
+    one symbol per operand in `shape_symbols` and one result per dimension of
+    the tensor. A static dimension must be bound to the same constant; a
+    dynamic one to an expression of the symbols.
+
+    ```mlir
+    magi.bind_symbolic_shape %x, [%s0], affine_map<()[s0] -> (1, s0 + 1)> : tensor<1x?xf32>
+    ```
+  }];
+  let arguments = (ins Magi_Tensor:$operand, Variadic<Index>:$shape_symbols,
+                       AffineMapAttr:$shape_expressions);
+  let assemblyFormat = [{
+    $operand `,` `[` $shape_symbols `]` `,` $shape_expressions attr-dict `:` type($operand)
+  }];
+  let hasVerifier = 1;
+}
+
+def Magi_SymSizeOp : Magi_Op<"sym_size", [Pure]> {
+  let summary = "The size of one dimension of a tensor (aten.sym_size.int)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$self `,` $dim attr-dict `:` type($self)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+class Magi_SymBinaryOp<string mnemonic, string pyop, list<Trait> traits = []>
+    : Magi_Op<mnemonic, !listconcat([Pure], traits)> {
+  let summary = "Symbolic integer `" # pyop # "`";
+  let arguments = (ins Index:$lhs, Index:$rhs);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+  let hasFolder = 1;
+}
+
+def Magi_SymAddOp : Magi_SymBinaryOp<"sym_add", "a + b", [Commutative]>;
+def Magi_SymSubOp : Magi_SymBinaryOp<"sym_sub", "a - b">;
+def Magi_SymMulOp : Magi_SymBinaryOp<"sym_mul", "a * b", [Commutative]>;
+def Magi_SymFloorDivOp : Magi_SymBinaryOp<"sym_floordiv", "a // b (rounds toward -inf)">;
+def Magi_SymModOp : Magi_SymBinaryOp<"sym_mod", "a % b (sign of b, as in Python)">;
+def Magi_SymMinOp : Magi_SymBinaryOp<"sym_min", "min(a, b)", [Commutative]>;
+def Magi_SymMaxOp : Magi_SymBinaryOp<"sym_max", "max(a, b)", [Commutative]>;
+
+//===----------------------------------------------------------------------===//
+// Constants and tensor creation
+//===----------------------------------------------------------------------===//
+
+def Magi_ConstantOp : Magi_Op<"constant",
+    [ConstantLike, Pure, Magi_RefinableInferredType]> {
+  let summary = "A tensor literal";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Magi_ScalarTensorOp : Magi_TensorOp<"scalar_tensor"> {
+  let summary = "A 0-d tensor holding a scalar (aten.scalar_tensor)";
+  let arguments = (ins Magi_Scalar:$value, TypeAttr:$dtype);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_FullOp : Magi_TensorOp<"full"> {
+  let summary = "A tensor filled with one value (aten.full)";
+  let arguments = (ins Variadic<Index>:$sizes, DenseI64ArrayAttr:$static_sizes,
+                       Magi_ScalarAttr:$fill_value, TypeAttr:$dtype);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($result)
+  }];
+}
+
+def Magi_FullLikeOp : Magi_TensorOp<"full_like"> {
+  let summary = "A tensor shaped like `self`, filled with one value (aten.full_like)";
+  let arguments = (ins Magi_Tensor:$self, Magi_ScalarAttr:$fill_value,
+                       TypeAttr:$dtype);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_ArangeOp : Magi_TensorOp<"arange"> {
+  let summary = "Values from `start` to `end` (exclusive) by `step` (aten.arange)";
+  let description = [{
+    The length is `ceil((end - start) / step)`; it is static when the three
+    operands are constants, else `?`.
+  }];
+  let arguments = (ins Magi_Scalar:$start, Magi_Scalar:$end, Magi_Scalar:$step,
+                       TypeAttr:$dtype);
+  let results = (outs Magi_Tensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// Unary op whose result has the operand's type.
+class Magi_SameTypeUnaryOp<string mnemonic, string aten>
+    : Magi_TensorOp<mnemonic> {
+  let summary = "Elementwise " # aten;
+  let arguments = (ins Magi_Tensor:$self);
+  let results = (outs Magi_Tensor:$result);
+}
+
+// Unary op computed in floating point: integer and bool operands promote to
+// the default dtype (f32), as PyTorch does.
+class Magi_FloatUnaryOp<string mnemonic, string aten>
+    : Magi_SameTypeUnaryOp<mnemonic, aten>;
+
+def Magi_NegOp : Magi_SameTypeUnaryOp<"neg", "aten.neg">;
+def Magi_AbsOp : Magi_SameTypeUnaryOp<"abs", "aten.abs">;
+def Magi_ReluOp : Magi_SameTypeUnaryOp<"relu", "aten.relu">;
+def Magi_BitwiseNotOp : Magi_SameTypeUnaryOp<"bitwise_not", "aten.bitwise_not">;
+def Magi_LogicalNotOp : Magi_SameTypeUnaryOp<"logical_not", "aten.logical_not (result is bool)">;
+def Magi_CosOp : Magi_FloatUnaryOp<"cos", "aten.cos">;
+def Magi_SinOp : Magi_FloatUnaryOp<"sin", "aten.sin">;
+def Magi_ExpOp : Magi_FloatUnaryOp<"exp", "aten.exp">;
+def Magi_LogOp : Magi_FloatUnaryOp<"log", "aten.log">;
+def Magi_SqrtOp : Magi_FloatUnaryOp<"sqrt", "aten.sqrt">;
+def Magi_RsqrtOp : Magi_FloatUnaryOp<"rsqrt", "aten.rsqrt">;
+def Magi_ReciprocalOp : Magi_FloatUnaryOp<"reciprocal", "aten.reciprocal">;
+def Magi_SigmoidOp : Magi_FloatUnaryOp<"sigmoid", "aten.sigmoid">;
+def Magi_TanhOp : Magi_FloatUnaryOp<"tanh", "aten.tanh">;
+def Magi_ErfOp : Magi_FloatUnaryOp<"erf", "aten.erf">;
+def Magi_SiluOp : Magi_FloatUnaryOp<"silu", "aten.silu: x * sigmoid(x)">;
+
+def Magi_GeluOp : Magi_TensorOp<"gelu"> {
+  let summary = "Elementwise GELU (aten.gelu)";
+  let description = [{
+    `approximate = "none"`: `x * 0.5 * (1 + erf(x / sqrt(2)))`;
+    `approximate = "tanh"`: `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+  }];
+  let arguments = (ins Magi_Tensor:$self,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs Magi_Tensor:$result);
+  let hasVerifier = 1;
+}
+
+// Binary op with broadcasting and PyTorch type promotion. Either side may be a
+// Python scalar; at least one must be a tensor.
+class Magi_BinaryOp<string mnemonic, string aten, list<Trait> traits = []>
+    : Magi_TensorOp<mnemonic, traits> {
+  let summary = "Elementwise " # aten # " with broadcasting and type promotion";
+  let arguments = (ins Magi_TensorOrScalar:$self, Magi_TensorOrScalar:$other);
+  let results = (outs Magi_Tensor:$result);
+}
+
+// `self + alpha * other` / `self - alpha * other`.
+class Magi_AlphaBinaryOp<string mnemonic, string aten>
+    : Magi_BinaryOp<mnemonic, aten> {
+  let arguments = (ins Magi_TensorOrScalar:$self, Magi_TensorOrScalar:$other,
+                       OptionalAttr<F64Attr>:$alpha);
+}
+
+def Magi_AddOp : Magi_AlphaBinaryOp<"add", "aten.add (self + alpha * other)">;
+def Magi_SubOp : Magi_AlphaBinaryOp<"sub", "aten.sub (self - alpha * other)">;
+def Magi_MulOp : Magi_BinaryOp<"mul", "aten.mul">;
+def Magi_DivOp : Magi_BinaryOp<"div", "aten.div"> {
+  let description = [{
+    True division (integers promote to f32) unless `rounding_mode` is `"trunc"`
+    or `"floor"`, which keep the promoted type.
+  }];
+  let arguments = (ins Magi_TensorOrScalar:$self, Magi_TensorOrScalar:$other,
+                       OptionalAttr<StrAttr>:$rounding_mode);
+  let hasVerifier = 1;
+}
+def Magi_PowOp : Magi_BinaryOp<"pow", "aten.pow">;
+def Magi_RemainderOp : Magi_BinaryOp<"remainder", "aten.remainder (sign of other)">;
+def Magi_MaximumOp : Magi_BinaryOp<"maximum", "aten.maximum">;
+def Magi_MinimumOp : Magi_BinaryOp<"minimum", "aten.minimum">;
+def Magi_BitwiseAndOp : Magi_BinaryOp<"bitwise_and", "aten.bitwise_and">;
+def Magi_BitwiseOrOp : Magi_BinaryOp<"bitwise_or", "aten.bitwise_or">;
+def Magi_BitwiseXorOp : Magi_BinaryOp<"bitwise_xor", "aten.bitwise_xor">;
+def Magi_LogicalAndOp : Magi_BinaryOp<"logical_and", "aten.logical_and (result is bool)">;
+def Magi_LogicalOrOp : Magi_BinaryOp<"logical_or", "aten.logical_or (result is bool)">;
+
+// Comparison: broadcast, compare in the promoted type, result is bool.
+class Magi_CompareOp<string mnemonic, string aten>
+    : Magi_BinaryOp<mnemonic, aten # " (result is bool)">;
+
+def Magi_EqOp : Magi_CompareOp<"eq", "aten.eq">;
+def Magi_NeOp : Magi_CompareOp<"ne", "aten.ne">;
+def Magi_LtOp : Magi_CompareOp<"lt", "aten.lt">;
+def Magi_LeOp : Magi_CompareOp<"le", "aten.le">;
+def Magi_GtOp : Magi_CompareOp<"gt", "aten.gt">;
+def Magi_GeOp : Magi_CompareOp<"ge", "aten.ge">;
+
+def Magi_WhereOp : Magi_TensorOp<"where"> {
+  let summary = "Elementwise select: `condition ? self : other` (aten.where)";
+  let arguments = (ins Magi_BoolTensor:$condition, Magi_TensorOrScalar:$self,
+                       Magi_TensorOrScalar:$other);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_ClampOp : Magi_TensorOp<"clamp"> {
+  let summary = "Elementwise clamp to `[min, max]` (aten.clamp)";
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+  let results = (outs Magi_Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def Magi_ToCopyOp : Magi_TensorOp<"to_copy"> {
+  let summary = "Converts to the dtype `dtype` (aten._to_copy)";
+  let description = [{
+    Device, layout and memory-format arguments of `aten._to_copy` are not
+    represented: Magi's tensors are values, placed by later phases.
+  }];
+  let arguments = (ins Magi_Tensor:$self, TypeAttr:$dtype);
+  let results = (outs Magi_Tensor:$result);
+  let hasFolder = 1;
+}
+
+def Magi_CloneOp : Magi_TensorOp<"clone"> {
+  let summary = "A copy of `self` (aten.clone): the identity under value semantics";
+  let arguments = (ins Magi_Tensor:$self);
+  let results = (outs Magi_Tensor:$result);
+  let hasFolder = 1;
+}
+
+def Magi_CopyOp : Magi_TensorOp<"copy"> {
+  let summary = "`src` broadcast and converted to the shape and dtype of `self` (aten.copy)";
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src);
+  let results = (outs Magi_Tensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// Reduction over `dims` (all dimensions when absent), keeping them as size 1
+// when `keepdim` is set.
+class Magi_ReductionOp<string mnemonic, string aten>
+    : Magi_TensorOp<mnemonic> {
+  let summary = "Reduction " # aten;
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim,
+                       OptionalAttr<TypeAttr>:$dtype);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_SumOp : Magi_ReductionOp<"sum", "aten.sum (integers and bool sum to i64)">;
+def Magi_MeanOp : Magi_ReductionOp<"mean", "aten.mean (floating point only)">;
+def Magi_AmaxOp : Magi_ReductionOp<"amax", "aten.amax">;
+def Magi_AminOp : Magi_ReductionOp<"amin", "aten.amin">;
+def Magi_AnyOp : Magi_ReductionOp<"any", "aten.any (result is bool)">;
+def Magi_AllOp : Magi_ReductionOp<"all", "aten.all (result is bool)">;
+
+def Magi_MaxDimOp : Magi_TensorOp<"max_dim"> {
+  let summary = "Maximum along `dim` and its index (aten.max.dim)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
+}
+
+def Magi_ArgmaxOp : Magi_TensorOp<"argmax"> {
+  let summary = "Index of the maximum along `dim`, or of the flattened tensor (aten.argmax)";
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<I64Attr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_CumsumOp : Magi_TensorOp<"cumsum"> {
+  let summary = "Inclusive prefix sum along `dim` (aten.cumsum; integers sum to i64)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
+                       OptionalAttr<TypeAttr>:$dtype);
+  let results = (outs Magi_Tensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and indexing
+//===----------------------------------------------------------------------===//
+
+def Magi_ViewOp : Magi_TensorOp<"view"> {
+  let summary = "The same elements with a new shape (aten.view, aten.reshape)";
+  let description = [{
+    Sizes are constants or symbolic integers; one size may be `-1` (inferred).
+  }];
+  let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$static_sizes);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($self) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Magi_ExpandOp : Magi_TensorOp<"expand"> {
+  let summary = "Broadcasts size-1 dimensions to `sizes` (aten.expand; -1 keeps a size)";
+  let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$static_sizes);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($self) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Magi_PermuteOp : Magi_TensorOp<"permute"> {
+  let summary = "Reorders dimensions: result dim i is `self` dim `dims[i]` (aten.permute)";
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
+  let results = (outs Magi_Tensor:$result);
+  let hasFolder = 1;
+}
+
+def Magi_UnsqueezeOp : Magi_TensorOp<"unsqueeze"> {
+  let summary = "Inserts a size-1 dimension at `dim` (aten.unsqueeze)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_SqueezeOp : Magi_TensorOp<"squeeze"> {
+  let summary = "Removes the size-1 dimensions among `dims` (aten.squeeze.dims)";
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
+  let results = (outs Magi_Tensor:$result);
+  let hasFolder = 1;
+}
+
+def Magi_SliceOp : Magi_TensorOp<"slice"> {
+  let summary = "Elements `start:end:step` along `dim` (aten.slice.Tensor)";
+  let description = [{
+    `bounds` holds `[start, end, step]`, each a constant or a symbolic integer.
+    As in Python, negative bounds count from the end and bounds are clamped to
+    the size; an absent end is written as 9223372036854775807 (INT64_MAX).
+  }];
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Variadic<Index>:$bounds,
+                       DenseI64ArrayAttr:$static_bounds);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self `,` $dim custom<DynamicIndexList>($bounds, $static_bounds) attr-dict `:` type($self) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Magi_SelectOp : Magi_TensorOp<"select"> {
+  let summary = "The slice at `index` along `dim`, with that dimension removed (aten.select.int)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Variadic<Index>:$index,
+                       DenseI64ArrayAttr:$static_index);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self `,` $dim custom<DynamicIndexList>($index, $static_index) attr-dict `:` type($self) `->` type($result)
+  }];
+}
+
+def Magi_CatOp : Magi_TensorOp<"cat"> {
+  let summary = "Concatenates tensors along `dim` (aten.cat)";
+  let arguments = (ins Variadic<Magi_Tensor>:$tensors, I64Attr:$dim);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_SplitWithSizesOp : Magi_TensorOp<"split_with_sizes"> {
+  let summary = "Splits `self` along `dim` into pieces of the given sizes (aten.split_with_sizes)";
+  let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$split_sizes,
+                       DenseI64ArrayAttr:$static_split_sizes, I64Attr:$dim);
+  let results = (outs Variadic<Magi_Tensor>:$results);
+  let assemblyFormat = [{
+    $self custom<DynamicIndexList>($split_sizes, $static_split_sizes) attr-dict `:` type($self) `->` type($results)
+  }];
+}
+
+def Magi_ConstantPadNdOp : Magi_TensorOp<"constant_pad_nd"> {
+  let summary = "Pads with a constant (aten.constant_pad_nd)";
+  let description = [{
+    `pad` lists `(before, after)` pairs starting from the last dimension, as in
+    PyTorch; negative amounts crop.
+  }];
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$pad,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_EmbeddingOp : Magi_TensorOp<"embedding"> {
+  let summary = "Rows of `weight` selected by `indices` (aten.embedding)";
+  let arguments = (ins Magi_Tensor:$weight, Magi_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_IndexOp : Magi_TensorOp<"index"> {
+  let summary = "Advanced indexing with tensors (aten.index.Tensor)";
+  let description = [{
+    `indexed_dims[i]` is the dimension of `self` that `indices[i]` indexes; the
+    other dimensions are taken whole (`None` in PyTorch). Index tensors are
+    broadcast together. When the indexed dimensions are adjacent, the broadcast
+    shape replaces them in place; otherwise it comes first.
+  }];
+  let arguments = (ins Magi_Tensor:$self, Variadic<Magi_Tensor>:$indices,
+                       DenseI64ArrayAttr:$indexed_dims);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_IndexSelectOp : Magi_TensorOp<"index_select"> {
+  let summary = "Entries of `self` along `dim` at a 1-d `index` (aten.index_select)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_GatherOp : Magi_TensorOp<"gather"> {
+  let summary = "Gathers along `dim`: `out[i][j] = self[index[i][j]][j]` for dim 0 (aten.gather)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index);
+  let results = (outs Magi_Tensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+def Magi_MmOp : Magi_TensorOp<"mm"> {
+  let summary = "Matrix product of 2-d tensors (aten.mm)";
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_BmmOp : Magi_TensorOp<"bmm"> {
+  let summary = "Batched matrix product of 3-d tensors (aten.bmm)";
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_AddmmOp : Magi_TensorOp<"addmm"> {
+  let summary = "`beta * self + alpha * (mat1 @ mat2)` (aten.addmm)";
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat1, Magi_Tensor:$mat2,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let results = (outs Magi_Tensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization, softmax, attention
+//===----------------------------------------------------------------------===//
+
+def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
+    [Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+  let summary = "Layer norm with its saved mean and reciprocal std (aten.native_layer_norm)";
+  let description = [{
+    Normalizes over the last `normalized_ndim` dimensions. `mean` and `rstd`
+    keep the leading dimensions and have size 1 in the normalized ones; they
+    are f32 for f16/bf16 inputs.
+  }];
+  let arguments = (ins Magi_Tensor:$input, Optional<Magi_Tensor>:$weight,
+                       Optional<Magi_Tensor>:$bias, I64Attr:$normalized_ndim,
+                       F64Attr:$eps);
+  let results = (outs Magi_Tensor:$result, Magi_Tensor:$mean, Magi_Tensor:$rstd);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_LayerNormOp : Magi_Op<"layer_norm",
+    [Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+  let summary = "Fused layer norm (formed by the graph passes)";
+  let description = [{
+    `(input - mean) * rsqrt(var + eps) * weight + bias` over the last
+    `normalized_ndim` dimensions, with the biased variance, computed in f32 for
+    f16/bf16 inputs and rounded to the input dtype. Decomposes to the result of
+    `magi.native_layer_norm`.
+  }];
+  let arguments = (ins Magi_Tensor:$input, Optional<Magi_Tensor>:$weight,
+                       Optional<Magi_Tensor>:$bias, I64Attr:$normalized_ndim,
+                       F64Attr:$eps);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_RmsNormOp : Magi_Op<"rms_norm",
+    [Pure, Magi_RefinableInferredType]> {
+  let summary = "Fused RMS norm over the last dimension (formed by the graph passes)";
+  let description = [{
+    The LLaMA form: `y = to_copy(x32 * rsqrt(mean(x32^2, -1) + eps), dtype(input))`
+    with `x32 = to_copy(input, compute_dtype)`, then `y * weight` when a weight
+    is given. `compute_dtype` is f32 unless the attribute says otherwise. The
+    result dtype is the promotion of the input and weight dtypes.
+  }];
+  let arguments = (ins Magi_Tensor:$input, Optional<Magi_Tensor>:$weight,
+                       F64Attr:$eps, OptionalAttr<TypeAttr>:$compute_dtype);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul"> {
+  let summary = "Fused `silu(gate) * up` (SwiGLU; formed by the graph passes)";
+  let description = [{
+    Decomposes to `magi.mul(magi.silu(gate), up)`; operands broadcast and
+    promote as for `magi.mul`.
+  }];
+  let arguments = (ins Magi_Tensor:$gate, Magi_Tensor:$up);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding"> {
+  let summary = "Fused rotary position embedding, rotate-half form";
+  let description = [{
+    `x * cos + rotate_half(x) * sin`, where `rotate_half(x)` is
+    `cat(-x[..., d/2:], x[..., :d/2], -1)` over the last dimension `d` (even).
+    `cos` and `sin` broadcast against `x`.
+  }];
+  let arguments = (ins Magi_Tensor:$x, Magi_Tensor:$cos, Magi_Tensor:$sin);
+  let results = (outs Magi_Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def Magi_SoftmaxOp : Magi_TensorOp<"softmax"> {
+  let summary = "Softmax along `dim` (aten._softmax; also formed by the graph passes)";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `dim`. With `half_to_float`, an
+    f16/bf16 input gives an f32 result.
+  }];
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$half_to_float);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_LogSoftmaxOp : Magi_TensorOp<"log_softmax"> {
+  let summary = "Log-softmax along `dim` (aten._log_softmax)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$half_to_float);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_AttentionOp : Magi_Op<"attention",
+    [Pure, Magi_RefinableInferredType]> {
+  let summary = "Scaled dot-product attention (aten.scaled_dot_product_attention; fused form)";
+  let description = [{
+    `softmax(q @ k^T * scale + mask) @ v` with
+    `q: [..., Hq, L, E]`, `k: [..., Hkv, S, E]`, `v: [..., Hkv, S, Ev]` and a
+    result `[..., Hq, L, Ev]`. `scale` defaults to `1/sqrt(E)`. `mask` is
+    additive (floating point) or boolean (`false` masks out) and broadcasts to
+    `[..., Hq, L, S]`. `is_causal` masks `j > i`. When `Hq != Hkv`, `Hq` must be
+    a multiple of `Hkv` and each key/value head serves `Hq / Hkv` query heads
+    (grouped-query attention). This is Magi's default splitting op.
+  }];
+  let arguments = (ins Magi_Tensor:$query, Magi_Tensor:$key, Magi_Tensor:$value,
+                       Optional<Magi_Tensor>:$mask,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       OptionalAttr<F64Attr>:$scale,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_EfficientAttentionOp : Magi_Op<"scaled_dot_product_efficient_attention",
+    [Pure, Magi_RefinableInferredType]> {
+  let summary = "aten._scaled_dot_product_efficient_attention";
+  let description = [{
+    Attention as `magi.attention` (without grouped-query heads), returning also
+    the log-sum-exp (f32, `[B, H, ceil(L/32)*32]`, or `[B, H, 0]` unless
+    `compute_log_sumexp`) and the dropout RNG seed and offset (0-d i64).
+  }];
+  let arguments = (ins Magi_Tensor:$query, Magi_Tensor:$key, Magi_Tensor:$value,
+                       Optional<Magi_Tensor>:$attn_bias,
+                       DefaultValuedAttr<BoolAttr, "false">:$compute_log_sumexp,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       OptionalAttr<F64Attr>:$scale);
+  let results = (outs Magi_Tensor:$result, Magi_Tensor:$log_sumexp,
+                      Magi_Tensor:$philox_seed, Magi_Tensor:$philox_offset);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`bias` $attn_bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Assertions and opaque ops
+//===----------------------------------------------------------------------===//
+
+def Magi_AssertTensorMetadataOp : Magi_Op<"assert_tensor_metadata"> {
+  let summary = "Asserts the dtype of a tensor (aten._assert_tensor_metadata)";
+  let description = [{
+    Kept until the graph passes remove it. A dtype that contradicts the
+    operand's type is a verifier error.
+  }];
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<TypeAttr>:$dtype);
+  let assemblyFormat = "$self attr-dict `:` type($self)";
+  let hasVerifier = 1;
+}
+
+def Magi_OpaqueOp : Magi_Op<"opaque"> {
+  let summary = "Any op Magi has no typed op for, kept whole";
+  let description = [{
+    Carries the full name of the original op (`aten::topk.default`,
+    `mylib::my_op`), its tensor and scalar operands, its results and its
+    constant arguments as attributes. Import never fails on an unknown op;
+    later phases say clearly that they cannot lower it. The op is assumed to
+    have side effects.
+
+    ```mlir
+    %v, %i = magi.opaque "aten::topk.default"(%x) {k = 4 : i64, dim = -1 : i64}
+        : (tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor<8x4xi64>)
+    ```
+  }];
+  let arguments = (ins StrAttr:$op_name, Variadic<AnyType>:$args);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $op_name `(` $args `)` attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // MAGI_DIALECT_MAGI_IR_MAGIOPS_TD

@@ -1,0 +1,57 @@
+//===- TypeInference.h - PyTorch dtype promotion and shapes -----*- C++ -*-===//
+//
+// The rules the magi ops use to infer result types: PyTorch's type promotion
+// (`torch.result_type`) and broadcasting, over MLIR types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAGI_DIALECT_MAGI_IR_TYPEINFERENCE_H
+#define MAGI_DIALECT_MAGI_IR_TYPEINFERENCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/TypeRange.h"
+#include "mlir/Support/LLVM.h"
+#include <optional>
+
+namespace magi {
+
+/// The dtype categories of PyTorch's promotion rules, in increasing order.
+enum class DtypeCategory { Bool, Integer, Float };
+
+/// Category of a tensor element type or scalar type (`index` is an integer).
+DtypeCategory getDtypeCategory(mlir::Type type);
+
+/// The dtype PyTorch gives `torch.promote_types(a, b)` for two element types.
+mlir::Type promoteDtypes(mlir::Type a, mlir::Type b);
+
+/// The dtype of `torch.result_type(...)` over op operands: ranked tensors
+/// (dimensioned or 0-d) and Python scalars (`f64`, `i64`, `i1`, `index`),
+/// following PyTorch's three priority classes. Null when there is no operand.
+mlir::Type resultDtype(mlir::TypeRange operandTypes);
+
+/// The default floating-point dtype (`torch.get_default_dtype()`, f32).
+mlir::Type defaultFloatDtype(mlir::MLIRContext *context);
+
+/// True for f16 and bf16.
+bool isHalfDtype(mlir::Type type);
+
+/// Broadcasts shapes (numpy rules, `ShapedType::kDynamic` for `?`). Fails with
+/// a diagnostic at `loc` (when given) on incompatible static sizes.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                std::optional<mlir::Location> loc);
+
+/// Maps a possibly negative dimension to `[0, rank)`; fails with a diagnostic
+/// when out of range. `rank` may be 0, in which case -1 and 0 are accepted as
+/// PyTorch does for scalars (result 0).
+mlir::FailureOr<int64_t> normalizeDim(int64_t dim, int64_t rank,
+                                      std::optional<mlir::Location> loc);
+
+/// True when `declared` refines `inferred`: the same type, except that a
+/// dimension inferred as `?` may be declared static.
+bool isRefinementOf(mlir::Type declared, mlir::Type inferred);
+bool areRefinementsOf(mlir::TypeRange declared, mlir::TypeRange inferred);
+
+} // namespace magi
+
+#endif // MAGI_DIALECT_MAGI_IR_TYPEINFERENCE_H

@@ -1,0 +1,24 @@
+# -*- Python -*-
+# lit configuration for Magi's IR tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Magi"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.magi_obj_root, "test")
+
+# Every FileCheck variable is scoped to its CHECK-LABEL block.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+config.substitutions.append(("%magi_src_root", config.magi_src_root))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.magi_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["magi-opt"], tool_dirs)
