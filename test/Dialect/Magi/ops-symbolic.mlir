@@ -26,7 +26,7 @@ func.func @symbolic_int() -> (index, index, index) {
   return %s0, %s70, %s2 : index, index, index
 }
 
-// GENERIC-LABEL: func.func @symbolic_int
+// GENERIC-LABEL: sym_name = "symbolic_int"}>
 // GENERIC: "magi.symbolic_int"() <{max_val = 4096 : i64, min_val = 2 : i64, name = "s0"}> : () -> index
 // GENERIC: "magi.symbolic_int"() <{min_val = 0 : i64, name = "s70"}> : () -> index
 
@@ -97,7 +97,7 @@ func.func @sym_arith(%a: index, %b: index) -> (index, index, index, index, index
   return %add, %sub, %mul, %div, %mod, %min, %max : index, index, index, index, index, index, index
 }
 
-// GENERIC-LABEL: func.func @sym_arith
+// GENERIC-LABEL: sym_name = "sym_arith"
 // GENERIC: "magi.sym_add"(%{{.*}}, %{{.*}}) : (index, index) -> index
 // GENERIC: "magi.sym_floordiv"(%{{.*}}, %{{.*}}) : (index, index) -> index
 

@@ -1,0 +1,76 @@
+//===- TorchExport.h - Import torch.export archives (.pt2) ------*- C++ -*-===//
+//
+// Reads an archive written by `torch.export.save` (format `pt26`,
+// ExportedProgram JSON schema 8.x) and builds one magi graph: a `func.func`
+// whose arguments are, in the graph signature's order, the lifted parameters,
+// buffers and constants and the user inputs, and whose results are the user
+// outputs.
+//
+// Each argument carries:
+//   magi.input_kind = "parameter" | "buffer" | "constant" | "user_input"
+//   magi.name       = fully qualified name (parameters, buffers, constants)
+//                     or the user input's name
+//   magi.weight     = {entry = "<zip entry>", offset = <bytes>,
+//                      strides = array<i64: ...>}   (parameters/buffers/constants)
+// The tensor's dtype and shape are the argument's type. Weights stay in the
+// archive: the runtime and the interpreter read them through
+// `TorchExportArchive`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAGI_IMPORT_TORCHEXPORT_H
+#define MAGI_IMPORT_TORCHEXPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace magi {
+
+/// Names of the argument attributes the importer writes.
+inline constexpr llvm::StringLiteral kInputKindAttr = "magi.input_kind";
+inline constexpr llvm::StringLiteral kNameAttr = "magi.name";
+inline constexpr llvm::StringLiteral kWeightAttr = "magi.weight";
+
+/// A read-only view of a zip archive.
+class TorchExportArchive {
+public:
+  ~TorchExportArchive();
+  /// Opens `path`; on failure, `error` says why (not a zip, unreadable...).
+  static std::unique_ptr<TorchExportArchive> open(llvm::StringRef path,
+                                                  std::string &error);
+  /// The names of all entries.
+  std::vector<std::string> entryNames() const;
+  /// True if the archive has an entry `name`.
+  bool hasEntry(llvm::StringRef name) const;
+  /// The bytes of entry `name`; false with `error` set on failure.
+  bool readEntry(llvm::StringRef name, std::string &bytes,
+                 std::string &error) const;
+  /// The common prefix of the archive's entries (`model/` for `model.pt2`).
+  const std::string &prefix() const { return prefix_; }
+
+private:
+  TorchExportArchive() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string prefix_;
+};
+
+struct ImportOptions {
+  /// Name of the created function.
+  std::string functionName = "main";
+};
+
+/// Imports the archive at `path` into a new module. Errors are emitted as
+/// diagnostics on `context` (with the archive path as location) and give null.
+/// Ops without a typed magi op become `magi.opaque`; a warning lists them.
+mlir::OwningOpRef<mlir::ModuleOp>
+importTorchExport(llvm::StringRef path, mlir::MLIRContext *context,
+                  const ImportOptions &options = {});
+
+} // namespace magi
+
+#endif // MAGI_IMPORT_TORCHEXPORT_H
