@@ -981,7 +981,9 @@ LogicalResult
 ConstantPadNdOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
                                   SmallVectorImpl<Type> &types) {
   auto type = tensorTypeOf(adaptor.getSelf());
-  ArrayRef<int64_t> pad = adaptor.getPad();
+  ArrayRef<int64_t> pad = adaptor.getStaticPad();
+  if (failed(checkMixedList(pad, adaptor.getPad(), "pad", loc)))
+    return failure();
   if (pad.size() % 2 != 0 ||
       static_cast<int64_t>(pad.size()) > 2 * type.getRank())
     return emitOptionalError(loc, "pad must hold an even number of entries, "
@@ -990,9 +992,13 @@ ConstantPadNdOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
   Shape shape(type.getShape());
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     int64_t d = type.getRank() - 1 - static_cast<int64_t>(i);
-    if (ShapedType::isDynamic(shape[d]))
+    int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    if (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(before) ||
+        ShapedType::isDynamic(after)) {
+      shape[d] = kDyn;
       continue;
-    shape[d] += pad[2 * i] + pad[2 * i + 1];
+    }
+    shape[d] += before + after;
     if (shape[d] < 0)
       return emitOptionalError(loc, "padding makes dimension ", d,
                                " negative");

@@ -46,6 +46,8 @@ public:
   std::vector<std::string> entryNames() const;
   /// True if the archive has an entry `name`.
   bool hasEntry(llvm::StringRef name) const;
+  /// The uncompressed size of entry `name`; false if there is no such entry.
+  bool entrySize(llvm::StringRef name, uint64_t &size) const;
   /// The bytes of entry `name`; false with `error` set on failure.
   bool readEntry(llvm::StringRef name, std::string &bytes,
                  std::string &error) const;

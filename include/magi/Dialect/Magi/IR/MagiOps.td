@@ -450,11 +450,20 @@ def Magi_ConstantPadNdOp : Magi_TensorOp<"constant_pad_nd"> {
   let summary = "Pads with a constant (aten.constant_pad_nd)";
   let description = [{
     `pad` lists `(before, after)` pairs starting from the last dimension, as in
-    PyTorch; negative amounts crop.
+    PyTorch; each amount is a constant or a symbolic integer, and negative
+    amounts crop.
+
+    ```mlir
+    %p = magi.constant_pad_nd %x [0, %n] {value = 0.0 : f64} : tensor<4x?xf32> -> tensor<4x?xf32>
+    ```
   }];
-  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$pad,
+  let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$pad,
+                       DenseI64ArrayAttr:$static_pad,
                        DefaultValuedAttr<F64Attr, "0.0">:$value);
   let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self custom<DynamicIndexList>($pad, $static_pad) attr-dict `:` type($self) `->` type($result)
+  }];
 }
 
 def Magi_EmbeddingOp : Magi_TensorOp<"embedding"> {
