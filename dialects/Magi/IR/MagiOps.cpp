@@ -15,6 +15,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include <limits>
 
 using namespace mlir;
 using namespace magi;
@@ -151,6 +152,15 @@ LogicalResult BindSymbolicShapeOp::verify() {
       return emitOpError("dimension ")
              << i << " is dynamic but is bound to the constant " << exprText;
   }
+  return success();
+}
+
+LogicalResult BindSymbolicShapeOp::canonicalize(BindSymbolicShapeOp op,
+                                                PatternRewriter &rewriter) {
+  Value tensor = op.getOperand();
+  if (isa<BlockArgument>(tensor) || !tensor.hasOneUse())
+    return failure();
+  rewriter.eraseOp(op);
   return success();
 }
 
@@ -707,6 +717,15 @@ OpFoldResult ViewOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult ViewOp::canonicalize(ViewOp op, PatternRewriter &rewriter) {
+  auto inner = op.getSelf().getDefiningOp<ViewOp>();
+  if (!inner)
+    return failure();
+  rewriter.modifyOpInPlace(
+      op, [&] { op.getSelfMutable().assign(inner.getSelf()); });
+  return success();
+}
+
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
@@ -872,13 +891,16 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   ArrayRef<int64_t> b = getStaticBounds();
   auto type = getSelf().getType();
-  if (type != getType() || !type.hasStaticShape() || b.size() != 3)
+  if (type != getType() || b.size() != 3 || b[0] != 0 || b[2] != 1 ||
+      ShapedType::isDynamic(b[1]))
     return {};
   int64_t dim = static_cast<int64_t>(getDim());
   if (dim < 0)
     dim += type.getRank();
-  if (b[0] == 0 && b[2] == 1 && !ShapedType::isDynamic(b[1]) &&
-      b[1] >= type.getDimSize(dim))
+  // `0:end:1` with an end past every possible size is the whole dimension.
+  int64_t size = type.getDimSize(dim);
+  if (b[1] == std::numeric_limits<int64_t>::max() ||
+      (!ShapedType::isDynamic(size) && b[1] >= size))
     return getSelf();
   return {};
 }
@@ -1401,6 +1423,12 @@ EfficientAttentionOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
 //===----------------------------------------------------------------------===//
 // Assertions and opaque ops
 //===----------------------------------------------------------------------===//
+
+LogicalResult AssertTensorMetadataOp::canonicalize(AssertTensorMetadataOp op,
+                                                   PatternRewriter &rewriter) {
+  rewriter.eraseOp(op);
+  return success();
+}
 
 LogicalResult AssertTensorMetadataOp::verify() {
   auto type = cast<RankedTensorType>(getSelf().getType());

@@ -103,6 +103,8 @@ def Magi_BindSymbolicShapeOp : Magi_Op<"bind_symbolic_shape"> {
     $operand `,` `[` $shape_symbols `]` `,` $shape_expressions attr-dict `:` type($operand)
   }];
   let hasVerifier = 1;
+  // A binding is dropped with its tensor when nothing else uses the tensor.
+  let hasCanonicalizeMethod = 1;
 }
 
 def Magi_SymSizeOp : Magi_Op<"sym_size", [Pure]> {
@@ -371,6 +373,8 @@ def Magi_ViewOp : Magi_TensorOp<"view"> {
     $self custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($self) `->` type($result)
   }];
   let hasFolder = 1;
+  // view(view(x)) is view(x).
+  let hasCanonicalizeMethod = 1;
 }
 
 def Magi_ExpandOp : Magi_TensorOp<"expand"> {
@@ -678,6 +682,8 @@ def Magi_AssertTensorMetadataOp : Magi_Op<"assert_tensor_metadata"> {
   let arguments = (ins Magi_Tensor:$self, OptionalAttr<TypeAttr>:$dtype);
   let assemblyFormat = "$self attr-dict `:` type($self)";
   let hasVerifier = 1;
+  // The verifier proves the assertion statically, so canonicalization drops it.
+  let hasCanonicalizeMethod = 1;
 }
 
 def Magi_OpaqueOp : Magi_Op<"opaque"> {

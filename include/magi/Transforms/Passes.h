@@ -1,0 +1,30 @@
+//===- Passes.h - Magi's graph passes ---------------------------*- C++ -*-===//
+#ifndef MAGI_TRANSFORMS_PASSES_H
+#define MAGI_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace magi {
+
+#define GEN_PASS_DECL
+#include "magi/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "magi/Transforms/Passes.h.inc"
+
+/// Attribute names the split writes on piece functions and their arguments.
+inline constexpr llvm::StringLiteral kPieceIndexAttr = "magi.piece_index";
+inline constexpr llvm::StringLiteral kGraphIndexAttr = "magi.graph_index";
+inline constexpr llvm::StringLiteral kIsSplittingAttr = "magi.is_splitting";
+inline constexpr llvm::StringLiteral kSymbolArgAttr = "magi.symbol";
+/// Unit attribute by which any op declares itself a splitting op.
+inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
+
+/// The splitting ops MagiCompiler splits at by default: attention.
+llvm::SmallVector<std::string> defaultSplittingOps();
+
+} // namespace magi
+
+#endif // MAGI_TRANSFORMS_PASSES_H

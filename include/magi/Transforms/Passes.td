@@ -1,0 +1,234 @@
+//===- Passes.td - Magi's graph passes ---------------------*- tablegen -*-===//
+//
+// The passes of the full-graph, split and post-grad phases.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MAGI_TRANSFORMS_PASSES_TD
+#define MAGI_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Full-graph phase
+//===----------------------------------------------------------------------===//
+
+def ReplaceOp : Pass<"magi-replace-op", "mlir::func::FuncOp"> {
+  let summary = "Replaces every op of one name by an op of another name";
+  let description = [{
+    Renames ops: every op named `from` becomes an op named `to` with the same
+    operands, attributes and result types, which must then verify. `from` and
+    `to` are MLIR op names (`magi.scaled_dot_product_efficient_attention`) or,
+    for opaque ops, the name they carry (`aten::my_attention.default`); an
+    opaque `to` is written `magi.opaque:<name>`. The seed hard-codes one such
+    swap for attention; this is the general form.
+  }];
+  let options = [
+    Option<"from", "from", "std::string", "", "Name of the ops to replace">,
+    Option<"to", "to", "std::string", "", "Name of the replacement op">,
+  ];
+  let statistics = [
+    Statistic<"numReplaced", "num-replaced", "Number of ops replaced">,
+  ];
+}
+
+def ItemToTensor : Pass<"magi-item-to-tensor", "mlir::func::FuncOp"> {
+  let summary = "Keeps `.item()` of a one-element tensor in tensor arithmetic";
+  let description = [{
+    `aten._local_scalar_dense` (`tensor.item()`, imported as an opaque op)
+    whose scalar feeds elementwise magi ops is replaced there by the tensor
+    itself, viewed as 0-d: the value never leaves the device, and the graph
+    has no data-dependent scalar. Promotion is kept: the 0-d tensor has the
+    dtype the scalar had in the op.
+  }];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "Number of .item() uses kept as tensors">,
+  ];
+}
+
+class Magi_FusionPass<string name, string fused, string what>
+    : Pass<name, "mlir::func::FuncOp"> {
+  let summary = "Forms `" # fused # "` from " # what;
+  let statistics = [
+    Statistic<"numFused", "num-fused", "Number of fused ops formed">,
+  ];
+}
+
+def FuseRmsNorm : Magi_FusionPass<"magi-fuse-rms-norm", "magi.rms_norm",
+    "to_copy(f32) → pow 2 → mean(-1) → add eps → rsqrt → mul → to_copy → mul weight"> {
+  let description = [{
+    The LLaMA RMSNorm as captured: the input upcast to f32 (absent for f32
+    inputs), squared, averaged over the last dimension (keepdim), plus eps,
+    rsqrt, times the upcast input, cast back to the input dtype, times a 1-d
+    weight (optional).
+  }];
+}
+
+def FuseSiluAndMul : Magi_FusionPass<"magi-fuse-silu-and-mul",
+    "magi.silu_and_mul", "silu(gate) * up"> {
+  let description = [{
+    `mul(silu(gate), up)`, where `silu` is `magi.silu` or `x * sigmoid(x)`
+    (possibly computed in f32 and cast back to the gate's dtype).
+  }];
+}
+
+def FuseGelu : Magi_FusionPass<"magi-fuse-gelu", "magi.gelu",
+    "its tanh approximation spelled out"> {
+  let description = [{
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` (GPT-2's
+    `gelu_new`) becomes `magi.gelu {approximate = "tanh"}`; the erf form
+    `0.5 * x * (1 + erf(x / sqrt(2)))` becomes `magi.gelu`.
+  }];
+}
+
+def FuseRotaryEmbedding : Magi_FusionPass<"magi-fuse-rotary-embedding",
+    "magi.rotary_embedding", "x * cos + rotate_half(x) * sin"> {
+  let description = [{
+    `rotate_half(x)` is `cat(neg(x[..., d/2:]), x[..., :d/2], -1)`.
+  }];
+}
+
+def FuseSoftmax : Magi_FusionPass<"magi-fuse-softmax", "magi.softmax",
+    "exp(x - amax(x)) / sum(exp(x - amax(x)))"> {
+  let description = [{
+    The decomposed softmax along one dimension (keepdim reductions).
+  }];
+}
+
+def FuseLayerNorm : Magi_FusionPass<"magi-fuse-layer-norm", "magi.layer_norm",
+    "native_layer_norm whose mean and rstd are unused"> {
+  let description = [{
+    `magi.native_layer_norm` whose saved statistics have no use (other than
+    shape bindings) becomes `magi.layer_norm`.
+  }];
+}
+
+def FuseAttention : Magi_FusionPass<"magi-fuse-attention", "magi.attention",
+    "the SDPA variants, folding the GQA repeat of K and V"> {
+  let description = [{
+    `magi.scaled_dot_product_efficient_attention` whose log-sum-exp and RNG
+    results are unused becomes `magi.attention`. When K and V are the
+    `repeat_kv` of transformers (`unsqueeze(2)` → `expand` → `view`), the
+    attention takes the unrepeated K and V and serves the query heads in
+    groups (grouped-query attention).
+  }];
+}
+
+def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
+  let summary = "Rewrites fused ops back into primitive magi ops";
+  let description = [{
+    The inverse of the fusion passes: `rms_norm`, `silu_and_mul`,
+    `rotary_embedding`, `layer_norm` and `attention` become the primitive ops
+    their documentation defines them by. `ops` restricts it to some of them
+    (by op name).
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Fused op names to decompose (default: all)">,
+  ];
+  let statistics = [
+    Statistic<"numDecomposed", "num-decomposed", "Number of fused ops decomposed">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Split phase
+//===----------------------------------------------------------------------===//
+
+def Split : Pass<"magi-split", "mlir::ModuleOp"> {
+  let summary = "Splits a graph into pieces at splitting ops";
+  let description = [{
+    Splits the function `function` (default: every public function with a
+    body) into pieces, in the manner of MagiCompiler's piecewise backend: each
+    splitting op is alone in a splitting piece, the ops between two splitting
+    ops form a compute piece, nothing is reordered. Pieces are private
+    functions `@<function>_piece_<n>` marked `magi.piece_index` (position),
+    `magi.is_splitting`, and, for compute pieces, `magi.graph_index` (0, 1, ...
+    dense over compute pieces). Values used across pieces become results of
+    the piece that defines them and arguments of the pieces that use them;
+    symbolic integers stay in the top-level function and are passed to the
+    pieces that need them. The top-level function becomes the list of piece
+    calls in order.
+
+    Splitting ops: ops whose name matches one of `splitting-ops` (MLIR names
+    such as `magi.attention`; ATen names as imported, `aten::_softmax` matching
+    `magi.softmax`; the names opaque ops carry; `*` and `?` globs), and any op
+    with the unit attribute `magi.splitting`. A name that matches no op is
+    reported as a warning. The pass works on any ops, not only magi's.
+  }];
+  let options = [
+    ListOption<"splittingOps", "splitting-ops", "std::string",
+               "Op names (or globs) to split at">,
+    Option<"function", "function", "std::string", "\"\"",
+           "Function to split (default: all public functions)">,
+    Option<"dotFile", "dot-file", "std::string", "\"\"",
+           "Write the split graph as Graphviz to this file">,
+  ];
+  let statistics = [
+    Statistic<"numComputePieces", "num-compute-pieces", "Number of compute pieces">,
+    Statistic<"numSplittingPieces", "num-splitting-pieces", "Number of splitting pieces">,
+  ];
+}
+
+def InlinePieces : Pass<"magi-inline-pieces", "mlir::ModuleOp"> {
+  let summary = "Inlines the pieces of a split graph back (inverse of magi-split)";
+  let description = [{
+    Inlines every call of a piece function (`magi.piece_index`) into its
+    caller and erases the pieces, giving the graph before `magi-split` (up to
+    duplicated constants, which `cse` merges).
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Post-grad phase
+//===----------------------------------------------------------------------===//
+
+def ExplicitPromotion : Pass<"magi-explicit-promotion", "mlir::func::FuncOp"> {
+  let summary = "Makes dtype promotion explicit with magi.to_copy";
+  let description = [{
+    Every tensor operand of an elementwise op whose dtype differs from the
+    dtype the op computes in is converted with `magi.to_copy` first, so that
+    later phases see operands of one dtype. Python scalar operands stay.
+  }];
+  let statistics = [
+    Statistic<"numCasts", "num-casts", "Number of casts inserted">,
+  ];
+}
+
+def Specialize : Pass<"magi-specialize", "mlir::ModuleOp"> {
+  let summary = "Clones the graph for a concrete value of a symbol and folds shapes";
+  let description = [{
+    MagiCompiler's `compile_sizes`: the symbol `symbol` is fixed to `value` in a
+    clone of each public function (`@<name>_<symbol>_<value>`, marked
+    `magi.specialized = {<symbol> = <value>}`): its `magi.symbolic_int` becomes
+    a constant, bound dimensions become static and every shape is refolded.
+    The value must lie in the symbol's range.
+  }];
+  let options = [
+    Option<"symbol", "symbol", "std::string", "\"\"", "Symbol name (as in magi.symbolic_int)">,
+    Option<"value", "value", "int64_t", "0", "Value to specialize for">,
+    Option<"replace", "replace", "bool", "false",
+           "Specialize in place instead of adding a clone">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Pipeline support
+//===----------------------------------------------------------------------===//
+
+def DumpIR : Pass<"magi-dump-ir", "mlir::ModuleOp"> {
+  let summary = "Writes the IR as it is at this point of the pipeline";
+  let description = [{
+    Writes the module to `<dir>/<order>-<phase>.mlir`. After the split
+    (`per-piece`), it also writes each piece function on its own to
+    `<dir>/<order>-<phase>.<piece>.mlir`. The IR is left unchanged.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", "\"\"", "Directory to write to (created if needed)">,
+    Option<"phase", "phase", "std::string", "\"\"", "Phase name used in the file name">,
+    Option<"order", "order", "unsigned", "0", "Position of the phase, used in the file name">,
+    Option<"perPiece", "per-piece", "bool", "false", "Also write each piece function">,
+  ];
+}
+
+#endif // MAGI_TRANSFORMS_PASSES_TD

@@ -1,0 +1,76 @@
+//===- ItemToTensor.cpp - Keep .item() in tensor arithmetic ---------------===//
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+
+namespace magi {
+#define GEN_PASS_DEF_ITEMTOTENSOR
+#include "magi/Transforms/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+using namespace magi;
+
+namespace {
+
+// The dtype a Python scalar of `type` stands for in PyTorch's promotion.
+Type wrappedDtype(Type type) {
+  MLIRContext *context = type.getContext();
+  switch (getDtypeCategory(type)) {
+  case DtypeCategory::Float:
+    return defaultFloatDtype(context);
+  case DtypeCategory::Integer:
+    return IntegerType::get(context, 64);
+  case DtypeCategory::Bool:
+    return IntegerType::get(context, 1);
+  }
+  return type;
+}
+
+class ItemToTensorPass : public magi::impl::ItemToTensorBase<ItemToTensorPass> {
+public:
+  void runOnOperation() override {
+    SmallVector<OpaqueOp> items;
+    getOperation().walk([&](OpaqueOp op) {
+      if (op.getOpName() == "aten::_local_scalar_dense.default" &&
+          op.getArgs().size() == 1 && op.getNumResults() == 1)
+        items.push_back(op);
+    });
+    OpBuilder b(&getContext());
+    for (OpaqueOp item : items) {
+      auto tensorType = dyn_cast<RankedTensorType>(item.getArgs()[0].getType());
+      if (!tensorType || !tensorType.hasStaticShape() ||
+          tensorType.getNumElements() != 1)
+        continue;
+      Value scalar = item.getResult(0);
+      for (OpOperand &use : llvm::make_early_inc_range(scalar.getUses())) {
+        Operation *user = use.getOwner();
+        if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, RemainderOp, MaximumOp,
+                 MinimumOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp>(user))
+          continue;
+        b.setInsertionPoint(user);
+        Value zeroD = ViewOp::create(
+            b, item.getLoc(),
+            RankedTensorType::get({}, tensorType.getElementType()),
+            item.getArgs()[0], ValueRange(), b.getDenseI64ArrayAttr({}));
+        Type dtype = wrappedDtype(scalar.getType());
+        if (dtype != tensorType.getElementType())
+          zeroD = ToCopyOp::create(b, item.getLoc(), zeroD, TypeAttr::get(dtype));
+        SmallVector<Type> before(user->getResultTypes());
+        use.set(zeroD);
+        // Keep the rewrite only where the op still verifies with its types.
+        if (failed(mlir::verify(user))) {
+          use.set(scalar);
+          continue;
+        }
+        ++numRewritten;
+      }
+      if (scalar.use_empty())
+        item.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,165 @@
+//===- Specialize.cpp - Specialize a graph for one value of a symbol ------===//
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace magi {
+#define GEN_PASS_DEF_SPECIALIZE
+#include "magi/Transforms/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+using namespace magi;
+
+namespace {
+
+// The most static type that both `a` and `b` describe; null if they conflict.
+RankedTensorType meet(RankedTensorType a, RankedTensorType b) {
+  if (a.getElementType() != b.getElementType() || a.getRank() != b.getRank())
+    return nullptr;
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape())) {
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return nullptr;
+    shape.push_back(ShapedType::isDynamic(x) ? y : x);
+  }
+  return RankedTensorType::get(shape, a.getElementType());
+}
+
+class SpecializePass : public magi::impl::SpecializeBase<SpecializePass> {
+public:
+  using SpecializeBase::SpecializeBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (symbol.empty()) {
+      module.emitError("magi-specialize needs a symbol");
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && !func->hasAttr("magi.specialized")) {
+        bool hasSymbol = false;
+        func.walk([&](SymbolicIntOp op) { hasSymbol |= op.getName() == symbol; });
+        if (hasSymbol)
+          funcs.push_back(func);
+      }
+    if (funcs.empty()) {
+      module.emitError("no function declares the symbol '") << symbol << "'";
+      return signalPassFailure();
+    }
+    SymbolTable symbols(module);
+    for (func::FuncOp func : funcs) {
+      func::FuncOp target = func;
+      if (!replace) {
+        target = func.clone();
+        target.setName((func.getName() + "_" + symbol + "_" +
+                        std::to_string(value)).str());
+        symbols.insert(target, std::next(Block::iterator(func)));
+      }
+      target->setAttr("magi.specialized",
+                      DictionaryAttr::get(&getContext(),
+                                          {NamedAttribute(
+                                              StringAttr::get(&getContext(), symbol),
+                                              IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                                               value))}));
+      if (failed(specialize(target)))
+        return signalPassFailure();
+    }
+  }
+
+private:
+  LogicalResult specialize(func::FuncOp func) {
+    OpBuilder b(func.getContext());
+    // 1. The symbol becomes a constant.
+    SmallVector<SymbolicIntOp> decls;
+    func.walk([&](SymbolicIntOp op) {
+      if (op.getName() == symbol)
+        decls.push_back(op);
+    });
+    for (SymbolicIntOp decl : decls) {
+      int64_t min = static_cast<int64_t>(decl.getMinVal());
+      auto max = decl.getMaxVal();
+      if (value < min || (max && value > static_cast<int64_t>(*max)))
+        return decl.emitError("cannot specialize '")
+               << symbol << "' to " << value << ": outside its range [" << min
+               << ", " << (max ? std::to_string(static_cast<int64_t>(*max)) : "inf")
+               << "]";
+      b.setInsertionPoint(decl);
+      Value c = arith::ConstantIndexOp::create(b, decl.getLoc(), value);
+      decl.getResult().replaceAllUsesWith(c);
+      decl.erase();
+    }
+    // 2. Bound dimensions whose expressions are now constant become static.
+    SmallVector<BindSymbolicShapeOp> binds;
+    func.walk([&](BindSymbolicShapeOp op) { binds.push_back(op); });
+    for (BindSymbolicShapeOp bind : binds) {
+      SmallVector<Attribute> operands;
+      bool allConstant = true;
+      for (Value s : bind.getShapeSymbols()) {
+        auto c = s.getDefiningOp<arith::ConstantIndexOp>();
+        allConstant &= static_cast<bool>(c);
+        operands.push_back(c ? b.getIndexAttr(c.value()) : Attribute());
+      }
+      if (!allConstant)
+        continue;
+      SmallVector<Attribute> sizes;
+      if (failed(bind.getShapeExpressions().constantFold(operands, sizes)))
+        continue;
+      SmallVector<int64_t> shape;
+      for (Attribute size : sizes)
+        shape.push_back(cast<IntegerAttr>(size).getInt());
+      Value tensor = bind.getOperand();
+      auto type = cast<RankedTensorType>(tensor.getType());
+      auto refined = meet(type, RankedTensorType::get(shape, type.getElementType()));
+      if (!refined)
+        return bind.emitError("specializing '")
+               << symbol << "' to " << value << " contradicts the type " << type;
+      tensor.setType(refined);
+      bind.erase();
+    }
+    // 3. Refold every result type from its operands, in order.
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      auto infer = dyn_cast<InferTypeOpInterface>(op);
+      if (!infer)
+        return WalkResult::advance();
+      SmallVector<Type> inferred;
+      if (failed(infer.inferReturnTypes(
+              op->getContext(), op->getLoc(), op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), inferred)))
+        return WalkResult::interrupt();
+      for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
+        auto declared = dyn_cast<RankedTensorType>(result.getType());
+        auto inferredTensor = dyn_cast<RankedTensorType>(type);
+        if (!declared || !inferredTensor)
+          continue;
+        auto refined = meet(declared, inferredTensor);
+        if (!refined) {
+          op->emitError("specialized shapes conflict: inferred ")
+              << inferredTensor << " for declared " << declared;
+          return WalkResult::interrupt();
+        }
+        result.setType(refined);
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    func.setType(FunctionType::get(
+        func.getContext(), func.getBody().front().getArgumentTypes(),
+        func.getBody().front().getTerminator()->getOperandTypes()));
+    // 4. Fold what the constants made foldable.
+    RewritePatternSet patterns(func.getContext());
+    for (RegisteredOperationName name :
+         func.getContext()->getRegisteredOperations())
+      name.getCanonicalizationPatterns(patterns, func.getContext());
+    return applyPatternsGreedily(func, std::move(patterns));
+  }
+};
+
+} // namespace

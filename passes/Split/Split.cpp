@@ -1,0 +1,337 @@
+//===- Split.cpp - Split a graph into pieces at splitting ops -------------===//
+//
+// MagiCompiler's piecewise split as an MLIR pass: splitting ops alone in
+// their pieces, the ops between them in compute pieces, in the original
+// order; the top-level function becomes the calls of the pieces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace magi {
+#define GEN_PASS_DEF_SPLIT
+#include "magi/Transforms/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+using namespace magi;
+
+SmallVector<std::string> magi::defaultSplittingOps() {
+  return {"magi.attention", "magi.scaled_dot_product_efficient_attention"};
+}
+
+namespace {
+
+/// One splitting-op pattern and whether it matched anything.
+struct NamePattern {
+  std::string text;
+  llvm::GlobPattern glob;
+  bool matched = false;
+};
+
+/// The names an op answers to: its MLIR name, the name an opaque op carries,
+/// and the ATen names a typed magi op stands for.
+SmallVector<std::string> namesOf(Operation *op) {
+  SmallVector<std::string> names{op->getName().getStringRef().str()};
+  if (auto opaque = dyn_cast<OpaqueOp>(op)) {
+    names.push_back(opaque.getOpName().str());
+    return names;
+  }
+  if (op->getDialect() && isa<MagiDialect>(op->getDialect())) {
+    StringRef mnemonic = op->getName().stripDialect();
+    names.push_back(("aten::" + mnemonic).str());
+    names.push_back(("aten::_" + mnemonic).str());
+    if (isa<AttentionOp>(op))
+      names.push_back("aten::scaled_dot_product_attention");
+  }
+  return names;
+}
+
+/// ATen patterns may carry an overload (`aten::_softmax.default`); typed magi
+/// ops stand for every overload, so it is dropped for them.
+std::string withoutOverload(StringRef pattern) {
+  if (!pattern.starts_with("aten::"))
+    return pattern.str();
+  return pattern.split('.').first.str();
+}
+
+struct Piece {
+  SmallVector<Operation *> ops;
+  bool isSplitting = false;
+};
+
+class SplitPass : public magi::impl::SplitBase<SplitPass> {
+public:
+  using SplitBase::SplitBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::string> names(splittingOps.begin(), splittingOps.end());
+    // Only names the user gave are reported when they match nothing.
+    bool userNames = !names.empty();
+    if (names.empty())
+      names = defaultSplittingOps();
+    SmallVector<NamePattern> patterns;
+    for (const std::string &name : names) {
+      NamePattern p;
+      p.text = name;
+      auto glob = llvm::GlobPattern::create(name);
+      if (!glob) {
+        module.emitError("invalid splitting-op pattern '")
+            << name << "': " << llvm::toString(glob.takeError());
+        return signalPassFailure();
+      }
+      p.glob = std::move(*glob);
+      patterns.push_back(std::move(p));
+    }
+
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || func->hasAttr(kPieceIndexAttr))
+        continue;
+      if (function.empty() ? func.isPublic() : func.getName() == function)
+        funcs.push_back(func);
+    }
+    if (!function.empty() && funcs.empty()) {
+      module.emitError("no function named '") << function << "' to split";
+      return signalPassFailure();
+    }
+    std::string dot;
+    llvm::raw_string_ostream dotOs(dot);
+    dotOs << "digraph magi_split {\n  rankdir=TB;\n  node [shape=box];\n";
+    for (func::FuncOp func : funcs)
+      if (failed(splitFunction(func, patterns, dotOs)))
+        return signalPassFailure();
+    dotOs << "}\n";
+
+    for (const NamePattern &p : patterns)
+      if (userNames && !p.matched)
+        mlir::emitWarning(module.getLoc(), "splitting-op pattern '")
+            << p.text << "' matched no op";
+    if (!dotFile.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(dotFile, ec, llvm::sys::fs::OF_Text);
+      if (ec) {
+        module.emitError("cannot write '") << dotFile << "': " << ec.message();
+        return signalPassFailure();
+      }
+      os << dot;
+    }
+  }
+
+private:
+  bool isSplittingOp(Operation *op, MutableArrayRef<NamePattern> patterns) {
+    bool found = op->hasAttr(kSplittingMarkerAttr);
+    SmallVector<std::string> names = namesOf(op);
+    for (NamePattern &p : patterns) {
+      std::string text = withoutOverload(p.text);
+      bool hit = llvm::any_of(names, [&](const std::string &n) {
+        return n == p.text || n == text || p.glob.match(n);
+      });
+      p.matched |= hit;
+      found |= hit;
+    }
+    return found;
+  }
+
+  LogicalResult splitFunction(func::FuncOp func,
+                              MutableArrayRef<NamePattern> patterns,
+                              raw_ostream &dot);
+};
+
+// Ops that stay in the top-level function: symbol declarations and constants
+// (constants are cloned into every piece that uses them).
+bool staysOnTop(Operation *op) {
+  return isa<SymbolicIntOp>(op) || op->hasTrait<OpTrait::ConstantLike>();
+}
+
+LogicalResult SplitPass::splitFunction(func::FuncOp func,
+                                       MutableArrayRef<NamePattern> patterns,
+                                       raw_ostream &dot) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("magi-split needs a function with one block");
+  Block &body = func.getBody().front();
+
+  // Partition the ops, in order. A binding goes with the op defining its
+  // tensor; bindings of arguments stay on top.
+  SmallVector<Piece> pieces;
+  DenseMap<Operation *, unsigned> pieceOf;
+  for (Operation &op : body.without_terminator()) {
+    if (staysOnTop(&op))
+      continue;
+    if (auto bind = dyn_cast<BindSymbolicShapeOp>(op)) {
+      Operation *def = bind.getOperand().getDefiningOp();
+      if (def && pieceOf.count(def)) {
+        pieces[pieceOf[def]].ops.push_back(&op);
+        pieceOf[&op] = pieceOf[def];
+      }
+      continue;
+    }
+    if (isSplittingOp(&op, patterns)) {
+      pieces.push_back({{&op}, true});
+    } else {
+      if (pieces.empty() || pieces.back().isSplitting)
+        pieces.push_back({{}, false});
+      pieces.back().ops.push_back(&op);
+    }
+    pieceOf[&op] = pieces.size() - 1;
+  }
+  // A piece of nothing but bindings cannot occur: bindings follow their op.
+
+  // Bindings of each value to top-level symbols, recorded before ops move,
+  // so that a piece receiving a tensor, and the top level receiving a piece's
+  // result, also know its shape.
+  struct Binding {
+    SmallVector<Value> symbols;
+    AffineMap map;
+    Location loc;
+  };
+  DenseMap<Value, SmallVector<Binding>> bindings;
+  func.walk([&](BindSymbolicShapeOp bind) {
+    if (llvm::all_of(bind.getShapeSymbols(), [&](Value s) {
+          return s.getParentBlock() == &body;
+        }))
+      bindings[bind.getOperand()].push_back(
+          {llvm::to_vector(bind.getShapeSymbols()), bind.getShapeExpressions(),
+           bind.getLoc()});
+  });
+
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  SymbolTable symbols(module);
+  OpBuilder b(func.getContext());
+  int64_t graphIndex = 0;
+  std::string funcName = func.getName().str();
+  dot << "  subgraph cluster_" << funcName << " {\n    label=\"@" << funcName
+      << "\";\n";
+
+  for (auto [index, piece] : llvm::enumerate(pieces)) {
+    llvm::SmallPtrSet<Operation *, 32> inPiece(piece.ops.begin(),
+                                               piece.ops.end());
+    // Values the piece takes in and gives out, in first-use order.
+    llvm::SetVector<Value> inputs, outputs;
+    llvm::SetVector<Operation *> constants;
+    auto addInput = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (def && inPiece.contains(def))
+        return;
+      if (def && def->hasTrait<OpTrait::ConstantLike>())
+        constants.insert(def);
+      else
+        inputs.insert(v);
+    };
+    for (Operation *op : piece.ops)
+      op->walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          addInput(v);
+      });
+    // Symbols the bindings of incoming tensors need.
+    SmallVector<std::pair<Value, Binding>> incomingBinds;
+    for (Value v : ArrayRef(inputs.getArrayRef()).vec())
+      for (const Binding &bind : bindings.lookup(v)) {
+        incomingBinds.push_back({v, bind});
+        for (Value s : bind.symbols)
+          addInput(s);
+      }
+    for (Operation *op : piece.ops)
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (!inPiece.contains(user) && !isa<BindSymbolicShapeOp>(user))
+            outputs.insert(result);
+
+    // The piece function.
+    b.setInsertionPoint(func);
+    std::string name = funcName + "_piece_" + std::to_string(index);
+    auto pieceFunc = func::FuncOp::create(
+        b, func.getLoc(), name,
+        b.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
+                          ValueRange(outputs.getArrayRef()).getTypes()));
+    pieceFunc.setPrivate();
+    pieceFunc->setAttr(kPieceIndexAttr, b.getI64IntegerAttr(index));
+    pieceFunc->setAttr(kIsSplittingAttr, b.getBoolAttr(piece.isSplitting));
+    if (!piece.isSplitting)
+      pieceFunc->setAttr(kGraphIndexAttr, b.getI64IntegerAttr(graphIndex++));
+    symbols.insert(pieceFunc); // renames on a clash
+    for (auto [i, v] : llvm::enumerate(inputs))
+      if (auto sym = v.getDefiningOp<SymbolicIntOp>())
+        pieceFunc.setArgAttr(i, kSymbolArgAttr, sym.getNameAttr());
+    Block *pieceBody = pieceFunc.addEntryBlock();
+
+    // The call, where the piece's first op was.
+    b.setInsertionPoint(piece.ops.front());
+    auto call = func::CallOp::create(b, piece.ops.front()->getLoc(), pieceFunc,
+                                     inputs.getArrayRef());
+
+    // Move the ops; clone constants and incoming bindings; wire arguments.
+    b.setInsertionPointToStart(pieceBody);
+    IRMapping mapping;
+    for (Operation *c : constants)
+      mapping.map(c->getResult(0), b.clone(*c)->getResult(0));
+    for (auto [v, arg] : llvm::zip(inputs, pieceBody->getArguments()))
+      mapping.map(v, arg);
+    for (auto &[v, bind] : incomingBinds)
+      BindSymbolicShapeOp::create(
+          b, bind.loc, mapping.lookup(v),
+          llvm::map_to_vector(bind.symbols,
+                              [&](Value s) { return mapping.lookup(s); }),
+          bind.map);
+    for (Operation *op : piece.ops)
+      op->moveBefore(pieceBody, pieceBody->end());
+    for (auto [outside, inside] : mapping.getValueMap())
+      Value(outside).replaceUsesWithIf(inside, [&](OpOperand &use) {
+        return pieceFunc->isProperAncestor(use.getOwner());
+      });
+    b.setInsertionPointToEnd(pieceBody);
+    func::ReturnOp::create(b, func.getLoc(), outputs.getArrayRef());
+    for (auto [v, result] : llvm::zip(outputs, call.getResults()))
+      Value(v).replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !pieceFunc->isAncestor(use.getOwner());
+      });
+    // Bindings of outputs are repeated on top for the call results.
+    b.setInsertionPointAfter(call);
+    for (auto [v, result] : llvm::zip(outputs, call.getResults()))
+      for (const Binding &bind : bindings.lookup(v))
+        BindSymbolicShapeOp::create(b, bind.loc, result, bind.symbols,
+                                    bind.map);
+
+    if (piece.isSplitting)
+      ++numSplittingPieces;
+    else
+      ++numComputePieces;
+    dot << "    \"" << name << "\" [label=\"" << name << "\\n"
+        << (piece.isSplitting
+                ? std::string("splitting: ") +
+                      piece.ops.front()->getName().getStringRef().str()
+                : "compute, graph_index " +
+                      std::to_string(graphIndex - 1) + ", " +
+                      std::to_string(piece.ops.size()) + " ops")
+        << "\"" << (piece.isSplitting ? ", style=filled, fillcolor=lightblue" : "")
+        << "];\n";
+  }
+
+  // Data edges between pieces.
+  for (auto call : body.getOps<func::CallOp>())
+    for (Value operand : call.getOperands())
+      if (auto producer = operand.getDefiningOp<func::CallOp>())
+        dot << "    \"" << producer.getCallee() << "\" -> \"" << call.getCallee()
+            << "\" [label=\"" << operand.getType() << "\"];\n";
+  dot << "  }\n";
+
+  // Constants no longer used on top go.
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    if (op.hasTrait<OpTrait::ConstantLike>() && op.use_empty())
+      op.erase();
+  return success();
+}
+
+} // namespace
