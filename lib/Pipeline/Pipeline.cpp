@@ -129,6 +129,7 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   full.addPass(createCanonicalizerPass());
   if (failed(addFusions(full, options, err)))
     return failure();
+  full.addPass(createDeadCode());
   full.addPass(createCanonicalizerPass());
   full.addPass(createCSEPass());
   if (!options.fullGraphExtra.empty() &&
@@ -152,6 +153,7 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   OpPassManager &post = pm.nest<func::FuncOp>();
   post.addPass(createTopologicalSortPass());
   post.addPass(createCanonicalizerPass());
+  post.addPass(createDeadCode());
   post.addPass(createExplicitPromotion());
   post.addPass(createCSEPass());
   if (!options.postGradExtra.empty() &&

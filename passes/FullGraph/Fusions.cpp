@@ -48,7 +48,8 @@ std::optional<double> constantScalar(Value v) {
 
 bool isScalar(Value v, double expected, double relTol = 1e-6) {
   std::optional<double> c = constantScalar(v);
-  return c && std::abs(*c - expected) <= relTol * std::abs(expected);
+  return c && (*c == expected ||
+               std::abs(*c - expected) <= relTol * std::abs(expected));
 }
 
 template <typename OpT>
@@ -461,11 +462,106 @@ std::optional<std::pair<Value, int64_t>> matchRepeatKv(Value v) {
   return std::make_pair(kv, n);
 }
 
+// The batched operand of the math SDPA: view(expand?(x)) from [B, H, m, n]
+// to [B*H, m, n]. Returns x.
+Value matchBatched(Value v) {
+  auto view = def<ViewOp>(v);
+  if (!view)
+    return {};
+  Value x = view.getSelf();
+  if (auto expand = def<ExpandOp>(x))
+    x = expand.getSelf();
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  return type && type.getRank() == 4 ? x : Value();
+}
+
+// `x * s` with a constant scalar s, or x (s = 1).
+std::pair<Value, double> matchScaled(Value v) {
+  if (auto mul = def<MulOp>(v))
+    for (auto [x, c] : {std::pair{mul.getSelf(), mul.getOther()},
+                        std::pair{mul.getOther(), mul.getSelf()}})
+      if (std::optional<double> s = constantScalar(c);
+          s && isa<RankedTensorType>(x.getType()))
+        return {x, *s};
+  return {v, 1.0};
+}
+
+// PyTorch's _safe_softmax: softmax, with rows whose scores are all -inf set
+// to 0. Returns the scores.
+Value matchSafeSoftmax(Value v) {
+  auto isLast = [](SoftmaxOp sm) {
+    return isLastDim(static_cast<int64_t>(sm.getDim()), sm.getType().getRank());
+  };
+  if (auto sm = def<SoftmaxOp>(v))
+    return isLast(sm) && !sm.getHalfToFloat() ? sm.getSelf() : Value();
+  auto where = def<WhereOp>(v);
+  auto sm = where ? def<SoftmaxOp>(where.getOther()) : SoftmaxOp();
+  auto zeros = where ? def<FullLikeOp>(where.getSelf()) : FullLikeOp();
+  if (!sm || !zeros || !isLast(sm) || sm.getHalfToFloat() ||
+      zeros.getSelf() != sm.getResult())
+    return {};
+  if (auto f = dyn_cast<FloatAttr>(zeros.getFillValue());
+      !f || f.getValueAsDouble() != 0.0)
+    return {};
+  Value scores = sm.getSelf();
+  auto notAny = def<LogicalNotOp>(where.getCondition());
+  auto any = notAny ? def<AnyOp>(notAny.getSelf()) : AnyOp();
+  auto notEq = any ? def<LogicalNotOp>(any.getSelf()) : LogicalNotOp();
+  auto eq = notEq ? def<EqOp>(notEq.getSelf()) : EqOp();
+  if (!eq || eq.getSelf() != scores ||
+      !isScalar(eq.getOther(), -std::numeric_limits<double>::infinity()) ||
+      !reducesLastDimKeep(any.getDimsAttr(), any.getKeepdim(), 4))
+    return {};
+  return scores;
+}
+
+struct MathAttention {
+  Value query, key, value, mask;
+  double scale;
+};
+
+// PyTorch's math SDPA as captured: batched matmuls through views,
+// q and k^T each scaled, an additive mask, (safe) softmax.
+std::optional<MathAttention> matchMathAttention(ViewOp root) {
+  auto pv = def<BmmOp>(root.getSelf());
+  if (!pv || root.getType().getRank() != 4)
+    return std::nullopt;
+  Value probs = matchBatched(pv.getSelf()), value = matchBatched(pv.getMat2());
+  Value scores = probs ? matchSafeSoftmax(probs) : Value();
+  if (!scores || !value)
+    return std::nullopt;
+  MathAttention m{{}, {}, value, {}, 1.0};
+  Value s0 = scores;
+  if (auto add = def<AddOp>(scores); add && noAlpha(add)) {
+    s0 = add.getSelf();
+    m.mask = add.getOther();
+    if (!isa<RankedTensorType>(m.mask.getType()))
+      return std::nullopt;
+  }
+  auto sview = def<ViewOp>(s0);
+  auto qk = sview ? def<BmmOp>(sview.getSelf()) : BmmOp();
+  if (!qk || sview.getType().getRank() != 4)
+    return std::nullopt;
+  Value qs = matchBatched(qk.getSelf()), ks = matchBatched(qk.getMat2());
+  if (!qs || !ks)
+    return std::nullopt;
+  auto [q, sq] = matchScaled(qs);
+  auto [kt, sk] = matchScaled(ks);
+  auto transpose = def<PermuteOp>(kt);
+  if (!transpose || transpose.getDims() != ArrayRef<int64_t>{0, 1, 3, 2})
+    return std::nullopt;
+  m.query = q;
+  m.key = transpose.getSelf();
+  m.scale = sq * sk;
+  return m;
+}
+
 struct FuseAttentionPass : magi::impl::FuseAttentionBase<FuseAttentionPass> {
   void runOnOperation() override {
+    OpBuilder b(&getContext());
+    // The SDPA kernels' ops.
     SmallVector<EfficientAttentionOp> roots;
     getOperation().walk([&](EfficientAttentionOp op) { roots.push_back(op); });
-    OpBuilder b(&getContext());
     for (EfficientAttentionOp root : roots) {
       if (!onlyBoundExcept(root.getLogSumexp()) ||
           !onlyBoundExcept(root.getPhiloxSeed()) ||
@@ -488,6 +584,20 @@ struct FuseAttentionPass : magi::impl::FuseAttentionBase<FuseAttentionPass> {
       root.getResult().replaceAllUsesWith(fused.getResult());
       root.erase();
       ++numFused;
+    }
+    // The math SDPA spelled out in primitive ops.
+    SmallVector<ViewOp> views;
+    getOperation().walk([&](ViewOp op) { views.push_back(op); });
+    for (ViewOp root : views) {
+      std::optional<MathAttention> m = matchMathAttention(root);
+      if (!m)
+        continue;
+      b.setInsertionPoint(root);
+      auto fused = AttentionOp::create(
+          b, root.getLoc(), root.getType(), m->query, m->key, m->value, m->mask,
+          BoolAttr(), b.getF64FloatAttr(m->scale), FloatAttr());
+      if (replaceIfSameType(root, fused))
+        ++numFused;
     }
   }
 };

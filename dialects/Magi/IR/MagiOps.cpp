@@ -15,6 +15,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include <limits>
 
 using namespace mlir;
@@ -35,6 +36,16 @@ static RankedTensorType tensorTypeOf(Value v) {
 
 static RankedTensorType makeTensor(ArrayRef<int64_t> shape, Type dtype) {
   return RankedTensorType::get(shape, dtype);
+}
+
+// Same rank, and equal sizes wherever both are static.
+static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return false;
+  return true;
 }
 
 // The constant value of a scalar operand (an arith.constant), if any.
@@ -202,7 +213,10 @@ static OpFoldResult foldSymBinary(MLIRContext *context,
   return IntegerAttr::get(IndexType::get(context), *r);
 }
 
-static int64_t floorDiv(int64_t a, int64_t b) {
+// Python's a // b; nothing when undefined or out of range.
+static std::optional<int64_t> floorDiv(int64_t a, int64_t b) {
+  if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
+    return std::nullopt;
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -212,7 +226,7 @@ OpFoldResult SymAddOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return foldSymBinary(getContext(), adaptor.getOperands(),
                        [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                         return a + b;
+                         return llvm::checkedAdd(a, b);
                        });
 }
 
@@ -221,7 +235,7 @@ OpFoldResult SymSubOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return foldSymBinary(getContext(), adaptor.getOperands(),
                        [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                         return a - b;
+                         return llvm::checkedSub(a, b);
                        });
 }
 
@@ -230,7 +244,7 @@ OpFoldResult SymMulOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return foldSymBinary(getContext(), adaptor.getOperands(),
                        [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                         return a * b;
+                         return llvm::checkedMul(a, b);
                        });
 }
 
@@ -239,8 +253,6 @@ OpFoldResult SymFloorDivOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return foldSymBinary(getContext(), adaptor.getOperands(),
                        [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                         if (b == 0)
-                           return std::nullopt;
                          return floorDiv(a, b);
                        });
 }
@@ -248,9 +260,11 @@ OpFoldResult SymFloorDivOp::fold(FoldAdaptor adaptor) {
 OpFoldResult SymModOp::fold(FoldAdaptor adaptor) {
   return foldSymBinary(getContext(), adaptor.getOperands(),
                        [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                         if (b == 0)
+                         std::optional<int64_t> q = floorDiv(a, b);
+                         if (!q)
                            return std::nullopt;
-                         return a - floorDiv(a, b) * b;
+                         // |a - q*b| < |b|: no overflow once q exists.
+                         return a - *q * b;
                        });
 }
 
@@ -325,9 +339,12 @@ LogicalResult ArangeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   std::optional<double> step = constantScalar(adaptor.getStep());
   if (step && *step == 0)
     return emitOptionalError(loc, "step must be nonzero");
-  if (start && end && step)
-    length = std::max<int64_t>(
-        0, static_cast<int64_t>(std::ceil((*end - *start) / *step)));
+  if (start && end && step) {
+    double n = std::ceil((*end - *start) / *step);
+    if (!std::isfinite(n) || n > static_cast<double>(1LL << 62))
+      return emitOptionalError(loc, "arange length is not a finite size");
+    length = std::max<int64_t>(0, static_cast<int64_t>(n));
+  }
   types.push_back(makeTensor({length}, adaptor.getDtype()));
   return success();
 }
@@ -361,7 +378,6 @@ static LogicalResult inferElementwise(ValueRange operands, Type dtype,
     types.push_back(adaptor.getSelf().getType());                              \
     return success();                                                          \
   }
-MAGI_SAME_TYPE_UNARY(NegOp)
 MAGI_SAME_TYPE_UNARY(AbsOp)
 MAGI_SAME_TYPE_UNARY(ReluOp)
 MAGI_SAME_TYPE_UNARY(ClampOp)
@@ -386,9 +402,35 @@ MAGI_FLOAT_UNARY(ReciprocalOp)
 MAGI_FLOAT_UNARY(SigmoidOp)
 MAGI_FLOAT_UNARY(TanhOp)
 MAGI_FLOAT_UNARY(ErfOp)
-MAGI_FLOAT_UNARY(SiluOp)
-MAGI_FLOAT_UNARY(GeluOp)
 #undef MAGI_FLOAT_UNARY
+
+// Activations with floating-point kernels only.
+#define MAGI_FLOAT_ONLY_UNARY(OP, NAME)                                        \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    auto type = tensorTypeOf(adaptor.getSelf());                               \
+    if (getDtypeCategory(type.getElementType()) != DtypeCategory::Float)       \
+      return emitOptionalError(loc, NAME " needs a floating-point tensor, "    \
+                                         "got ",                               \
+                               type.getElementType());                         \
+    types.push_back(type);                                                     \
+    return success();                                                          \
+  }
+MAGI_FLOAT_ONLY_UNARY(SiluOp, "silu")
+MAGI_FLOAT_ONLY_UNARY(GeluOp, "gelu")
+#undef MAGI_FLOAT_ONLY_UNARY
+
+LogicalResult NegOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  Type t = adaptor.getSelf().getType();
+  if (cast<RankedTensorType>(t).getElementType().isInteger(1))
+    return emitOptionalError(loc, "neg of a bool tensor is not supported "
+                                  "(use logical_not)");
+  types.push_back(t);
+  return success();
+}
 
 LogicalResult LogicalNotOp::inferReturnTypes(MLIRContext *context, OptLoc,
                                              Adaptor adaptor,
@@ -525,9 +567,9 @@ LogicalResult CopyOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       broadcastShapes({self.getShape(), src.getShape()}, loc);
   if (failed(shape))
     return failure();
-  if (shape->size() != static_cast<size_t>(self.getRank()))
-    return emitOptionalError(loc, "source of rank ", src.getRank(),
-                             " does not broadcast to rank ", self.getRank());
+  if (!shapesCompatible(self.getShape(), *shape))
+    return emitOptionalError(loc, "source of shape ", src,
+                             " does not broadcast to ", self);
   types.push_back(self);
   return success();
 }
@@ -571,6 +613,10 @@ LogicalResult SumOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 LogicalResult MeanOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
+  if (TypeAttr dtype = adaptor.getDtypeAttr();
+      dtype && getDtypeCategory(dtype.getValue()) != DtypeCategory::Float)
+    return emitOptionalError(loc, "mean needs a floating-point dtype, got ",
+                             dtype.getValue());
   return inferReduction(
       adaptor, loc,
       [](Type t) -> Type {
@@ -721,6 +767,17 @@ LogicalResult ViewOp::canonicalize(ViewOp op, PatternRewriter &rewriter) {
   auto inner = op.getSelf().getDefiningOp<ViewOp>();
   if (!inner)
     return failure();
+  // Viewing the inner operand directly must not infer a more static type
+  // than the one declared.
+  SmallVector<Type> inferred;
+  SmallVector<Value> operands{inner.getSelf()};
+  llvm::append_range(operands, op.getSizes());
+  if (failed(ViewOp::inferReturnTypes(
+          op.getContext(), std::nullopt, operands,
+          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+          op->getRegions(), inferred)) ||
+      !isRefinementOf(op.getType(), inferred[0]))
+    return failure();
   rewriter.modifyOpInPlace(
       op, [&] { op.getSelfMutable().assign(inner.getSelf()); });
   return success();
@@ -795,6 +852,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  if (getSelf().getType() != getType())
+    return {};
   for (auto [i, d] : llvm::enumerate(getDims()))
     if (static_cast<int64_t>(i) != d)
       return {};
@@ -855,7 +914,7 @@ static int64_t sliceLength(int64_t size, int64_t start, int64_t end,
     return std::min(std::max<int64_t>(v, 0), size);
   };
   int64_t s = clamp(start), e = clamp(end);
-  return e <= s ? 0 : (e - s + step - 1) / step;
+  return e <= s ? 0 : (e - s - 1) / step + 1;
 }
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -1199,9 +1258,9 @@ LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       broadcastShapes({self.getShape(), product.getShape()}, loc);
   if (failed(shape))
     return failure();
-  if (shape->size() != 2)
-    return emitOptionalError(loc, "self of rank ", self.getRank(),
-                             " does not broadcast to the 2-d product");
+  if (!shapesCompatible(product.getShape(), *shape))
+    return emitOptionalError(loc, "self ", self,
+                             " does not broadcast to the product ", product);
   return success();
 }
 

@@ -131,6 +131,19 @@ def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
   ];
 }
 
+def DeadCode : Pass<"magi-dce", "mlir::func::FuncOp"> {
+  let summary = "Removes side-effect-free ops whose results are unused or only bound";
+  let description = [{
+    Dead-code elimination that sees through shape bindings: an op without
+    side effects whose results are used by nothing but
+    `magi.bind_symbolic_shape` is erased with its bindings. Upstream DCE keeps
+    such ops alive, since a binding is a use.
+  }];
+  let statistics = [
+    Statistic<"numErased", "num-erased", "Number of ops erased">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Split phase
 //===----------------------------------------------------------------------===//

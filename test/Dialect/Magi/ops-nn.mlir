@@ -1,6 +1,7 @@
 // RUN: magi-opt %s | FileCheck %s
 // RUN: magi-opt %s | magi-opt | FileCheck %s
 // RUN: magi-opt %s -emit-bytecode | magi-opt | FileCheck %s
+// RUN: magi-opt %s --verify-roundtrip | FileCheck %s
 // RUN: magi-opt %s -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 
 // Positive tests for the normalization, softmax, attention and fused ops:
@@ -90,21 +91,21 @@ func.func @rotary_embedding(%x: tensor<1x32x?x128xbf16>, %cos: tensor<1x1x?x128x
 }
 
 // CHECK-LABEL: func.func @softmax
-// CHECK-SAME: (%[[X:.*]]: tensor<2x?x64xbf16>, %[[Y:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f16>)
-func.func @softmax(%x: tensor<2x?x64xbf16>, %y: tensor<4x8xf32>, %s: tensor<f16>) {
+// CHECK-SAME: (%[[X:.*]]: tensor<2x?x64xbf16>, %[[Y:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f16>, %[[H:.*]]: tensor<2x?x64xf16>)
+func.func @softmax(%x: tensor<2x?x64xbf16>, %y: tensor<4x8xf32>, %s: tensor<f16>, %h: tensor<2x?x64xf16>) {
   // CHECK: magi.softmax %[[X]] {dim = -1 : i64} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xbf16>
   %0 = magi.softmax %x {dim = -1 : i64} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xbf16>
-  // half_to_float gives f32 for a half input.
-  // CHECK: magi.softmax %[[X]] {dim = 1 : i64, half_to_float = true} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xf32>
-  %1 = magi.softmax %x {dim = 1 : i64, half_to_float = true} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xf32>
+  // half_to_float gives f32 for an f16 input.
+  // CHECK: magi.softmax %[[H]] {dim = 1 : i64, half_to_float = true} : (tensor<2x?x64xf16>) -> tensor<2x?x64xf32>
+  %1 = magi.softmax %h {dim = 1 : i64, half_to_float = true} : (tensor<2x?x64xf16>) -> tensor<2x?x64xf32>
   // CHECK: magi.softmax %[[Y]] {dim = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %2 = magi.softmax %y {dim = 0 : i64, half_to_float = false} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   // CHECK: magi.softmax %[[S]] {dim = 0 : i64} : (tensor<f16>) -> tensor<f16>
   %3 = magi.softmax %s {dim = 0 : i64} : (tensor<f16>) -> tensor<f16>
   // CHECK: magi.log_softmax %[[X]] {dim = -1 : i64} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xbf16>
   %4 = magi.log_softmax %x {dim = -1 : i64} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xbf16>
-  // CHECK: magi.log_softmax %[[X]] {dim = 2 : i64, half_to_float = true} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xf32>
-  %5 = magi.log_softmax %x {dim = 2 : i64, half_to_float = true} : (tensor<2x?x64xbf16>) -> tensor<2x?x64xf32>
+  // CHECK: magi.log_softmax %[[H]] {dim = 2 : i64, half_to_float = true} : (tensor<2x?x64xf16>) -> tensor<2x?x64xf32>
+  %5 = magi.log_softmax %h {dim = 2 : i64, half_to_float = true} : (tensor<2x?x64xf16>) -> tensor<2x?x64xf32>
   // CHECK: magi.log_softmax %[[Y]] {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %6 = magi.log_softmax %y {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return

@@ -1,6 +1,7 @@
 // RUN: magi-opt %s | FileCheck %s
 // RUN: magi-opt %s | magi-opt | FileCheck %s
 // RUN: magi-opt %s -emit-bytecode | magi-opt | FileCheck %s
+// RUN: magi-opt %s --verify-roundtrip | FileCheck %s
 
 // Positive tests for magi.assert_tensor_metadata and magi.opaque.
 

@@ -1,6 +1,7 @@
 // RUN: magi-opt %s | FileCheck %s
 // RUN: magi-opt %s | magi-opt | FileCheck %s
 // RUN: magi-opt %s -emit-bytecode | magi-opt | FileCheck %s
+// RUN: magi-opt %s --verify-roundtrip | FileCheck %s
 
 // Positive tests for the reductions: magi.sum, magi.mean, magi.amax,
 // magi.amin, magi.any, magi.all, magi.max_dim, magi.argmax and magi.cumsum.

@@ -1,6 +1,7 @@
 // RUN: magi-opt %s | FileCheck %s
 // RUN: magi-opt %s | magi-opt | FileCheck %s
 // RUN: magi-opt %s -emit-bytecode | magi-opt | FileCheck %s
+// RUN: magi-opt %s --verify-roundtrip | FileCheck %s
 
 // Positive tests for the shape ops: magi.view, magi.expand, magi.permute,
 // magi.unsqueeze, magi.squeeze, magi.slice, magi.select, magi.cat,
@@ -185,21 +186,29 @@ func.func @split_with_sizes(%x: tensor<2x6x4xf32>, %y: tensor<?x8xf16>, %s: inde
 }
 
 // CHECK-LABEL: func.func @constant_pad_nd
-// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[Y:.*]]: tensor<?x4xi64>)
-func.func @constant_pad_nd(%x: tensor<2x3x4xf32>, %y: tensor<?x4xi64>) {
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[Y:.*]]: tensor<?x4xi64>, %[[N:.*]]: index)
+func.func @constant_pad_nd(%x: tensor<2x3x4xf32>, %y: tensor<?x4xi64>, %n: index) {
   // Pairs start from the last dimension. The default value 0.0 is not printed.
-  // CHECK: magi.constant_pad_nd %[[X]] {pad = array<i64: 1, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x7xf32>
-  %0 = magi.constant_pad_nd %x {pad = array<i64: 1, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x7xf32>
-  // CHECK: magi.constant_pad_nd %[[X]] {pad = array<i64: 0, 0, 1, 1, 2, 0>, value = -1.000000e+00 : f64} : (tensor<2x3x4xf32>) -> tensor<4x5x4xf32>
-  %1 = magi.constant_pad_nd %x {pad = array<i64: 0, 0, 1, 1, 2, 0>, value = -1.0} : (tensor<2x3x4xf32>) -> tensor<4x5x4xf32>
+  // CHECK: magi.constant_pad_nd %[[X]] [1, 2] : tensor<2x3x4xf32> -> tensor<2x3x7xf32>
+  %0 = magi.constant_pad_nd %x [1, 2] : tensor<2x3x4xf32> -> tensor<2x3x7xf32>
+  // CHECK: magi.constant_pad_nd %[[X]] [0, 0, 1, 1, 2, 0] {value = -1.000000e+00 : f64} : tensor<2x3x4xf32> -> tensor<4x5x4xf32>
+  %1 = magi.constant_pad_nd %x [0, 0, 1, 1, 2, 0] {value = -1.0 : f64} : tensor<2x3x4xf32> -> tensor<4x5x4xf32>
   // Negative amounts crop.
-  // CHECK: magi.constant_pad_nd %[[X]] {pad = array<i64: -1, -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x2xf32>
-  %2 = magi.constant_pad_nd %x {pad = array<i64: -1, -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x2xf32>
+  // CHECK: magi.constant_pad_nd %[[X]] [-1, -1] : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+  %2 = magi.constant_pad_nd %x [-1, -1] : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
   // A dynamic dimension stays dynamic.
-  // CHECK: magi.constant_pad_nd %[[Y]] {pad = array<i64: 0, 1, 3, 3>} : (tensor<?x4xi64>) -> tensor<?x5xi64>
-  %3 = magi.constant_pad_nd %y {pad = array<i64: 0, 1, 3, 3>} : (tensor<?x4xi64>) -> tensor<?x5xi64>
+  // CHECK: magi.constant_pad_nd %[[Y]] [0, 1, 3, 3] : tensor<?x4xi64> -> tensor<?x5xi64>
+  %3 = magi.constant_pad_nd %y [0, 1, 3, 3] : tensor<?x4xi64> -> tensor<?x5xi64>
   // An empty pad.
-  // CHECK: magi.constant_pad_nd %[[Y]] {pad = array<i64>} : (tensor<?x4xi64>) -> tensor<?x4xi64>
-  %4 = magi.constant_pad_nd %y {pad = array<i64>} : (tensor<?x4xi64>) -> tensor<?x4xi64>
+  // CHECK: magi.constant_pad_nd %[[Y]] [] : tensor<?x4xi64> -> tensor<?x4xi64>
+  %4 = magi.constant_pad_nd %y [] : tensor<?x4xi64> -> tensor<?x4xi64>
+  // A symbolic amount makes the padded dimension dynamic.
+  // CHECK: magi.constant_pad_nd %[[X]] [0, %[[N]]] {value = 1.000000e+00 : f64} : tensor<2x3x4xf32> -> tensor<2x3x?xf32>
+  %5 = magi.constant_pad_nd %x [0, %n] {value = 1.0 : f64} : tensor<2x3x4xf32> -> tensor<2x3x?xf32>
+  // CHECK: magi.constant_pad_nd %[[X]] [%[[N]], %[[N]], 1, 1] : tensor<2x3x4xf32> -> tensor<2x5x?xf32>
+  %6 = magi.constant_pad_nd %x [%n, %n, 1, 1] : tensor<2x3x4xf32> -> tensor<2x5x?xf32>
+  // The dynamic size may be declared static.
+  // CHECK: magi.constant_pad_nd %[[X]] [0, %[[N]]] : tensor<2x3x4xf32> -> tensor<2x3x8xf32>
+  %7 = magi.constant_pad_nd %x [0, %n] : tensor<2x3x4xf32> -> tensor<2x3x8xf32>
   return
 }

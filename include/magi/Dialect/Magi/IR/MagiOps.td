@@ -34,6 +34,9 @@ def Magi_Scalar : AnyTypeOf<[F64, I64, I1, Index], "Python scalar">;
 def Magi_TensorOrScalar : AnyTypeOf<[Magi_Tensor, Magi_Scalar],
                                     "tensor or Python scalar">;
 
+// A dtype given as an attribute.
+def Magi_DtypeAttr : TypeAttrOf<Magi_ElementType>;
+
 // A Python scalar given as a constant argument: a float, int or bool attribute.
 def Magi_ScalarAttr : AnyAttrOf<[F64Attr, I64Attr, BoolAttr]>;
 
@@ -148,14 +151,14 @@ def Magi_ConstantOp : Magi_Op<"constant",
 
 def Magi_ScalarTensorOp : Magi_TensorOp<"scalar_tensor"> {
   let summary = "A 0-d tensor holding a scalar (aten.scalar_tensor)";
-  let arguments = (ins Magi_Scalar:$value, TypeAttr:$dtype);
+  let arguments = (ins Magi_Scalar:$value, Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
 def Magi_FullOp : Magi_TensorOp<"full"> {
   let summary = "A tensor filled with one value (aten.full)";
   let arguments = (ins Variadic<Index>:$sizes, DenseI64ArrayAttr:$static_sizes,
-                       Magi_ScalarAttr:$fill_value, TypeAttr:$dtype);
+                       Magi_ScalarAttr:$fill_value, Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
   let assemblyFormat = [{
     custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($result)
@@ -165,7 +168,7 @@ def Magi_FullOp : Magi_TensorOp<"full"> {
 def Magi_FullLikeOp : Magi_TensorOp<"full_like"> {
   let summary = "A tensor shaped like `self`, filled with one value (aten.full_like)";
   let arguments = (ins Magi_Tensor:$self, Magi_ScalarAttr:$fill_value,
-                       TypeAttr:$dtype);
+                       Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
@@ -176,7 +179,7 @@ def Magi_ArangeOp : Magi_TensorOp<"arange"> {
     operands are constants, else `?`.
   }];
   let arguments = (ins Magi_Scalar:$start, Magi_Scalar:$end, Magi_Scalar:$step,
-                       TypeAttr:$dtype);
+                       Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
@@ -296,7 +299,7 @@ def Magi_ToCopyOp : Magi_TensorOp<"to_copy"> {
     Device, layout and memory-format arguments of `aten._to_copy` are not
     represented: Magi's tensors are values, placed by later phases.
   }];
-  let arguments = (ins Magi_Tensor:$self, TypeAttr:$dtype);
+  let arguments = (ins Magi_Tensor:$self, Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
   let hasFolder = 1;
 }
@@ -325,7 +328,7 @@ class Magi_ReductionOp<string mnemonic, string aten>
   let summary = "Reduction " # aten;
   let arguments = (ins Magi_Tensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dims,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim,
-                       OptionalAttr<TypeAttr>:$dtype);
+                       OptionalAttr<Magi_DtypeAttr>:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
@@ -353,7 +356,7 @@ def Magi_ArgmaxOp : Magi_TensorOp<"argmax"> {
 def Magi_CumsumOp : Magi_TensorOp<"cumsum"> {
   let summary = "Inclusive prefix sum along `dim` (aten.cumsum; integers sum to i64)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
-                       OptionalAttr<TypeAttr>:$dtype);
+                       OptionalAttr<Magi_DtypeAttr>:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
@@ -578,7 +581,7 @@ def Magi_RmsNormOp : Magi_Op<"rms_norm",
     result dtype is the promotion of the input and weight dtypes.
   }];
   let arguments = (ins Magi_Tensor:$input, Optional<Magi_Tensor>:$weight,
-                       F64Attr:$eps, OptionalAttr<TypeAttr>:$compute_dtype);
+                       F64Attr:$eps, OptionalAttr<Magi_DtypeAttr>:$compute_dtype);
   let results = (outs Magi_Tensor:$result);
   let assemblyFormat = [{
     $input (`weight` $weight^)? attr-dict `:` functional-type(operands, results)
@@ -635,7 +638,9 @@ def Magi_AttentionOp : Magi_Op<"attention",
     additive (floating point) or boolean (`false` masks out) and broadcasts to
     `[..., Hq, L, S]`. `is_causal` masks `j > i`. When `Hq != Hkv`, `Hq` must be
     a multiple of `Hkv` and each key/value head serves `Hq / Hkv` query heads
-    (grouped-query attention). This is Magi's default splitting op.
+    (grouped-query attention). A query row whose scores are all `-inf` (fully
+    masked) gives zeros, as PyTorch's `_safe_softmax` does. This is Magi's
+    default splitting op.
   }];
   let arguments = (ins Magi_Tensor:$query, Magi_Tensor:$key, Magi_Tensor:$value,
                        Optional<Magi_Tensor>:$mask,
@@ -679,7 +684,7 @@ def Magi_AssertTensorMetadataOp : Magi_Op<"assert_tensor_metadata"> {
     Kept until the graph passes remove it. A dtype that contradicts the
     operand's type is a verifier error.
   }];
-  let arguments = (ins Magi_Tensor:$self, OptionalAttr<TypeAttr>:$dtype);
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<Magi_DtypeAttr>:$dtype);
   let assemblyFormat = "$self attr-dict `:` type($self)";
   let hasVerifier = 1;
   // The verifier proves the assertion statically, so canonicalization drops it.
