@@ -154,6 +154,7 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   post.addPass(createTopologicalSortPass());
   post.addPass(createCanonicalizerPass());
   post.addPass(createDeadCode());
+  post.addPass(createFoldTransposes());
   post.addPass(createExplicitPromotion());
   post.addPass(createCSEPass());
   if (!options.postGradExtra.empty() &&

@@ -1206,13 +1206,26 @@ static int64_t mergeSizes(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) ? b : a;
 }
 
+// `t` with its last two dimensions swapped when `transposed`.
+static RankedTensorType maybeTransposed(RankedTensorType t, bool transposed) {
+  if (!transposed || t.getRank() < 2)
+    return t;
+  Shape shape(t.getShape());
+  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  return makeTensor(shape, t.getElementType());
+}
+
 static LogicalResult inferMatmul(RankedTensorType a, RankedTensorType b,
                                  int64_t rank, OptLoc loc,
-                                 SmallVectorImpl<Type> &types) {
+                                 SmallVectorImpl<Type> &types,
+                                 bool transposeA = false,
+                                 bool transposeB = false) {
   if (a.getRank() != rank || b.getRank() != rank)
     return emitOptionalError(loc, "operands must be ", rank,
                              "-d, got ranks ", a.getRank(), " and ",
                              b.getRank());
+  a = maybeTransposed(a, transposeA);
+  b = maybeTransposed(b, transposeB);
   if (failed(checkSameDtype(a, b, loc)) ||
       failed(checkSizesMatch(a.getDimSize(rank - 1), b.getDimSize(rank - 2),
                              "contraction sizes", loc)))
@@ -1234,21 +1247,25 @@ LogicalResult MmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                      Adaptor adaptor,
                                      SmallVectorImpl<Type> &types) {
   return inferMatmul(tensorTypeOf(adaptor.getSelf()),
-                     tensorTypeOf(adaptor.getMat2()), 2, loc, types);
+                     tensorTypeOf(adaptor.getMat2()), 2, loc, types,
+                     adaptor.getTransposeSelf(), adaptor.getTransposeMat2());
 }
 
 LogicalResult BmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &types) {
   return inferMatmul(tensorTypeOf(adaptor.getSelf()),
-                     tensorTypeOf(adaptor.getMat2()), 3, loc, types);
+                     tensorTypeOf(adaptor.getMat2()), 3, loc, types,
+                     adaptor.getTransposeSelf(), adaptor.getTransposeMat2());
 }
 
 LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
   if (failed(inferMatmul(tensorTypeOf(adaptor.getMat1()),
-                         tensorTypeOf(adaptor.getMat2()), 2, loc, types)))
+                         tensorTypeOf(adaptor.getMat2()), 2, loc, types,
+                         adaptor.getTransposeMat1(),
+                         adaptor.getTransposeMat2())))
     return failure();
   auto product = cast<RankedTensorType>(types.back());
   auto self = tensorTypeOf(adaptor.getSelf());

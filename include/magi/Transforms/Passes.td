@@ -208,6 +208,19 @@ def ExplicitPromotion : Pass<"magi-explicit-promotion", "mlir::func::FuncOp"> {
   ];
 }
 
+def FoldTransposes : Pass<"magi-fold-transposes", "mlir::func::FuncOp"> {
+  let summary = "Folds transposes of matrix operands into mm, bmm and addmm";
+  let description = [{
+    A matrix operand that is `magi.permute` swapping its last two dimensions
+    (`[1, 0]` for mm/addmm, `[0, 2, 1]` for bmm) is replaced by the permute's
+    input, and the op's `transpose_*` flag is toggled: `x @ w.T` reads `w`
+    as it is stored instead of materializing its transpose.
+  }];
+  let statistics = [
+    Statistic<"numFolded", "num-folded", "Number of transposes folded">,
+  ];
+}
+
 def Specialize : Pass<"magi-specialize", "mlir::ModuleOp"> {
   let summary = "Clones the graph for a concrete value of a symbol and folds shapes";
   let description = [{

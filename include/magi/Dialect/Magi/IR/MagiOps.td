@@ -512,15 +512,19 @@ def Magi_GatherOp : Magi_TensorOp<"gather"> {
 // Matrix products
 //===----------------------------------------------------------------------===//
 
+// `transpose_*` mark an operand used with its last two dimensions swapped:
+// the post-grad pass magi-fold-transposes folds a `magi.permute` into them.
 def Magi_MmOp : Magi_TensorOp<"mm"> {
   let summary = "Matrix product of 2-d tensors (aten.mm)";
-  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2);
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2,
+                       UnitAttr:$transpose_self, UnitAttr:$transpose_mat2);
   let results = (outs Magi_Tensor:$result);
 }
 
 def Magi_BmmOp : Magi_TensorOp<"bmm"> {
   let summary = "Batched matrix product of 3-d tensors (aten.bmm)";
-  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2);
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2,
+                       UnitAttr:$transpose_self, UnitAttr:$transpose_mat2);
   let results = (outs Magi_Tensor:$result);
 }
 
@@ -528,7 +532,8 @@ def Magi_AddmmOp : Magi_TensorOp<"addmm"> {
   let summary = "`beta * self + alpha * (mat1 @ mat2)` (aten.addmm)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat1, Magi_Tensor:$mat2,
                        DefaultValuedAttr<F64Attr, "1.0">:$beta,
-                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       UnitAttr:$transpose_mat1, UnitAttr:$transpose_mat2);
   let results = (outs Magi_Tensor:$result);
 }
 
