@@ -20,15 +20,20 @@
 
 namespace cl = llvm::cl;
 
+static cl::OptionCategory importCategory("magi-import options");
 static cl::opt<std::string> inputPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.pt2>"));
+                                      cl::desc("<model.pt2>"),
+                                      cl::cat(importCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
-                                       cl::value_desc("file"), cl::init("-"));
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(importCategory));
 static cl::opt<bool> emitBytecode("emit-bytecode",
-                                  cl::desc("Write MLIR bytecode instead of text"));
+                                  cl::desc("Write MLIR bytecode instead of text"),
+                                  cl::cat(importCategory));
 static cl::opt<std::string> functionName("function-name",
                                          cl::desc("Name of the graph function"),
-                                         cl::init("main"));
+                                         cl::init("main"),
+                                         cl::cat(importCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -36,6 +41,8 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { magi::printVersion(os); });
+  // --help lists Magi's options, not every LLVM backend's.
+  cl::HideUnrelatedOptions(importCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "magi-import: torch.export archive (.pt2) to magi IR\n");
 
