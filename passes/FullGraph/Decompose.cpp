@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <cmath>
 #include <limits>
 
 namespace magi {
@@ -102,6 +103,40 @@ LogicalResult decompose(LayerNormOp op, OpBuilder &b) {
   return finish(op, native.getResult());
 }
 
+// softmax(x) = exp(x - amax(x)) / sum(exp(x - amax(x))), computed in f32 for
+// a half input with half_to_float.
+LogicalResult decompose(SoftmaxOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value x = toDtype(b, loc, op.getSelf(), op.getType().getElementType());
+  auto dims = b.getDenseI64ArrayAttr({static_cast<int64_t>(op.getDim())});
+  Value max = AmaxOp::create(b, loc, x, dims, b.getBoolAttr(true), TypeAttr());
+  Value e = ExpOp::create(b, loc, SubOp::create(b, loc, x, max, FloatAttr()));
+  Value sum = SumOp::create(b, loc, e, dims, b.getBoolAttr(true), TypeAttr());
+  return finish(op, DivOp::create(b, loc, e, sum, StringAttr()));
+}
+
+// gelu(x) = 0.5 x (1 + erf(x / sqrt 2)), or the tanh approximation.
+LogicalResult decompose(GeluOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  Value inner;
+  if (op.getApproximate() == "tanh") {
+    Value cube = PowOp::create(b, loc, x, f64Constant(b, loc, 3.0));
+    Value poly = AddOp::create(
+        b, loc, x, MulOp::create(b, loc, cube, f64Constant(b, loc, 0.044715)),
+        FloatAttr());
+    inner = TanhOp::create(
+        b, loc,
+        MulOp::create(b, loc, poly, f64Constant(b, loc, std::sqrt(2.0 / M_PI))));
+  } else {
+    inner = ErfOp::create(b, loc,
+                          MulOp::create(b, loc, x, f64Constant(b, loc, M_SQRT1_2)));
+  }
+  Value half = MulOp::create(b, loc, x, f64Constant(b, loc, 0.5));
+  Value onePlus = AddOp::create(b, loc, inner, f64Constant(b, loc, 1.0), FloatAttr());
+  return finish(op, MulOp::create(b, loc, half, onePlus));
+}
+
 // A dimension of `v` as a size: a constant, or magi.sym_size when dynamic.
 std::pair<int64_t, Value> sizeOf(OpBuilder &b, Location loc, Value v,
                                  int64_t dim) {
@@ -148,8 +183,9 @@ LogicalResult decompose(AttentionOp op, OpBuilder &b) {
     value = repeatHeads(b, loc, value, hq / hk);
   }
   auto sdpa = EfficientAttentionOp::create(
-      b, loc, op.getQuery(), key, value, op.getMask(), BoolAttr(),
-      op.getDropoutPAttr(), op.getIsCausalAttr(), op.getScaleAttr());
+      b, loc, op.getQuery(), key, value, op.getMask(), b.getBoolAttr(false),
+      b.getF64FloatAttr(op.getDropoutP().convertToDouble()),
+      b.getBoolAttr(op.getIsCausal()), op.getScaleAttr());
   return finish(op, sdpa.getResult());
 }
 
@@ -165,7 +201,7 @@ public:
     SmallVector<Operation *> fused;
     getOperation().walk([&](Operation *op) {
       if (isa<RmsNormOp, SiluAndMulOp, RotaryEmbeddingOp, LayerNormOp,
-              AttentionOp>(op) &&
+              AttentionOp, SoftmaxOp, GeluOp>(op) &&
           wanted(op))
         fused.push_back(op);
     });
@@ -175,7 +211,8 @@ public:
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
               .Case<RmsNormOp, SiluAndMulOp, RotaryEmbeddingOp, LayerNormOp,
-                    AttentionOp>([&](auto typed) { return decompose(typed, b); });
+                    AttentionOp, SoftmaxOp, GeluOp>(
+                  [&](auto typed) { return decompose(typed, b); });
       if (failed(result))
         return signalPassFailure();
       ++numDecomposed;

@@ -576,8 +576,9 @@ struct FuseAttentionPass : magi::impl::FuseAttentionBase<FuseAttentionPass> {
       b.setInsertionPoint(root);
       auto fused = AttentionOp::create(
           b, root.getLoc(), root.getResult().getType(), root.getQuery(), key,
-          value, root.getAttnBias(), root.getIsCausalAttr(), root.getScaleAttr(),
-          root.getDropoutPAttr());
+          value, root.getAttnBias(), b.getBoolAttr(root.getIsCausal()),
+          root.getScaleAttr(),
+          b.getF64FloatAttr(root.getDropoutP().convertToDouble()));
       for (Value unused :
            {root.getLogSumexp(), root.getPhiloxSeed(), root.getPhiloxOffset()})
         eraseBindings(unused);
@@ -595,7 +596,8 @@ struct FuseAttentionPass : magi::impl::FuseAttentionBase<FuseAttentionPass> {
       b.setInsertionPoint(root);
       auto fused = AttentionOp::create(
           b, root.getLoc(), root.getType(), m->query, m->key, m->value, m->mask,
-          BoolAttr(), b.getF64FloatAttr(m->scale), FloatAttr());
+          b.getBoolAttr(false), b.getF64FloatAttr(m->scale),
+          b.getF64FloatAttr(0.0));
       if (replaceIfSameType(root, fused))
         ++numFused;
     }

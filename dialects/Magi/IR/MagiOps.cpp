@@ -73,6 +73,10 @@ static LogicalResult checkMixedList(ArrayRef<int64_t> statics,
   return success();
 }
 
+// A boolean attribute with a default of false; C++ builders may leave it
+// null, so adaptors are read through this.
+static bool isSet(BoolAttr attr) { return attr && attr.getValue(); }
+
 static Type floatIfNotFloat(Type dtype) {
   if (getDtypeCategory(dtype) == DtypeCategory::Float)
     return dtype;
@@ -594,7 +598,7 @@ static LogicalResult inferReduction(AdaptorT adaptor, OptLoc loc,
                              type.getElementType(),
                              " without an explicit floating-point dtype");
   types.push_back(makeTensor(
-      reduceShape(type.getShape(), *reduced, adaptor.getKeepdim()), dtype));
+      reduceShape(type.getShape(), *reduced, isSet(adaptor.getKeepdimAttr())), dtype));
   return success();
 }
 
@@ -663,7 +667,7 @@ LogicalResult MaxDimOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
   SmallVector<bool> reduced(rank, false);
   if (rank)
     reduced[*dim] = true;
-  Shape shape = reduceShape(type.getShape(), reduced, adaptor.getKeepdim());
+  Shape shape = reduceShape(type.getShape(), reduced, isSet(adaptor.getKeepdimAttr()));
   types.push_back(makeTensor(shape, type.getElementType()));
   types.push_back(makeTensor(shape, IntegerType::get(context, 64)));
   return success();
@@ -684,7 +688,7 @@ LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
       reduced[*dim] = true;
   }
   types.push_back(
-      makeTensor(reduceShape(type.getShape(), reduced, adaptor.getKeepdim()),
+      makeTensor(reduceShape(type.getShape(), reduced, isSet(adaptor.getKeepdimAttr())),
                  IntegerType::get(context, 64)));
   return success();
 }
@@ -1390,7 +1394,7 @@ static LogicalResult inferSoftmax(AdaptorT adaptor, OptLoc loc,
     return emitOptionalError(loc, "softmax needs a floating-point input, got ",
                              type.getElementType());
   Type dtype = type.getElementType();
-  if (adaptor.getHalfToFloat()) {
+  if (isSet(adaptor.getHalfToFloatAttr())) {
     if (!isHalfDtype(dtype))
       return emitOptionalError(loc, "half_to_float needs an f16 or bf16 "
                                     "input, got ",
@@ -1483,7 +1487,7 @@ EfficientAttentionOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
   if (failed(shape))
     return failure();
   int64_t lseLength = 0;
-  if (adaptor.getComputeLogSumexp()) {
+  if (isSet(adaptor.getComputeLogSumexpAttr())) {
     int64_t l = q.getDimSize(2);
     lseLength = ShapedType::isDynamic(l) ? kDyn : (l + 31) / 32 * 32;
   }

@@ -21,6 +21,7 @@
 #define MAGI_CACHE_CACHESTORE_H
 
 #include "magi/Cache/CacheKey.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/Error.h"
@@ -278,10 +279,29 @@ private:
              WarningHandler onWarning);
   void warn(const llvm::Twine &message);
   std::string absolute(llvm::StringRef relative) const;
-  /// Reads and verifies the entry at `key`; the error says what is damaged.
-  /// Returns an empty optional (no error) if there is no such entry.
-  llvm::Expected<std::optional<CacheEntry>> readEntry(const CacheKey &key,
-                                                      bool loadData);
+  struct ReadResult {
+    enum class Status {
+      Missing,
+      Valid,
+      /// The entry is wrong: remove it.
+      Damaged,
+      /// The entry cannot be read here (permissions, I/O): leave it alone.
+      Unreadable,
+    };
+    Status status = Status::Missing;
+    std::string why;
+    CacheEntry entry;
+  };
+  /// Reads and verifies the entry at `key` (its file contents only if
+  /// `loadData`).
+  ReadResult readEntry(const CacheKey &key, bool loadData);
+  /// `dirName`'s index; an error if unreadable, an empty index if missing.
+  llvm::Expected<ModelIndex> readIndexDir(llvm::StringRef dirName);
+  /// Rewrites every index without the records `keep` rejects; the dropped
+  /// ones are described in `dropped`. Returns how many were dropped.
+  unsigned
+  filterIndexes(llvm::function_ref<bool(const IndexRecord &)> keep,
+                std::vector<std::string> *dropped, bool write);
   /// Renames `absPath` into tmp/ and deletes it there.
   std::error_code discard(llvm::StringRef absPath, llvm::StringRef why);
   /// Writes `files` and the manifest into a fresh temporary directory and
@@ -290,8 +310,8 @@ private:
                                           const KeyFactorList &factors,
                                           llvm::ArrayRef<CacheFile> files);
   std::error_code writeIndex(const ModelIndex &index);
+  /// The items dead writers left in tmp/ (removing them if `remove`).
   std::vector<std::string> scanTemporaries(bool remove);
-  unsigned dropDanglingRecords(std::vector<std::string> *report, bool fix);
 
   std::string root_;
   CacheMode requestedMode_;

@@ -31,8 +31,8 @@ namespace magi::interp {
 /// an argument does not match, an op cannot be interpreted (`magi.opaque`,
 /// ops of other dialects than arith.constant), a symbol leaves its range, or
 /// a computed shape contradicts a declared one.
-mlir::FailureOr<llvm::SmallVector<Tensor>> interpret(mlir::func::FuncOp func,
-                                                     llvm::ArrayRef<Tensor> args);
+mlir::FailureOr<llvm::SmallVector<Tensor>>
+interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
 
 /// How an argument of an imported graph is fed (its `magi.input_kind`).
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
@@ -54,8 +54,7 @@ std::string getArgumentName(mlir::func::FuncOp func, unsigned index);
 /// type. Each zip entry is read once.
 class WeightLoader {
 public:
-  explicit WeightLoader(const TorchExportArchive &archive)
-      : archive(archive) {}
+  explicit WeightLoader(const TorchExportArchive &archive) : archive(archive) {}
   /// The tensor of argument `index` of `func`; failure with a diagnostic at
   /// the function when the attribute is missing or malformed, the entry is
   /// missing, or the strided view does not fit in it.

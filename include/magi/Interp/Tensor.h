@@ -23,7 +23,18 @@ namespace magi::interp {
 
 /// The element types a tensor can hold: PyTorch's dtypes as Magi spells them
 /// (f64 f32 f16 bf16 i64 i32 i16 i8 ui8 i1).
-enum class ElementKind : uint8_t { F64, F32, F16, BF16, I64, I32, I16, I8, UI8, Bool };
+enum class ElementKind : uint8_t {
+  F64,
+  F32,
+  F16,
+  BF16,
+  I64,
+  I32,
+  I16,
+  I8,
+  UI8,
+  Bool
+};
 
 /// The kind of `dtype`, or nothing when it is not one of Magi's dtypes.
 std::optional<ElementKind> getElementKind(mlir::Type dtype);

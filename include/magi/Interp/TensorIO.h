@@ -37,10 +37,10 @@ llvm::Error writeRawTensor(const Tensor &tensor, llvm::StringRef binPath,
 /// The header of a `.npy` file.
 struct NpyHeader {
   unsigned majorVersion = 0;
-  std::string descr;        // `<f4`
+  std::string descr; // `<f4`
   bool fortranOrder = false;
   llvm::SmallVector<int64_t> shape;
-  size_t dataOffset = 0;    // bytes from the start of the file to the data
+  size_t dataOffset = 0; // bytes from the start of the file to the data
 };
 
 /// Parses the magic, version and header dictionary at the start of `file`.

@@ -118,9 +118,11 @@ def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
   let summary = "Rewrites fused ops back into primitive magi ops";
   let description = [{
     The inverse of the fusion passes: `rms_norm`, `silu_and_mul`,
-    `rotary_embedding`, `layer_norm` and `attention` become the primitive ops
-    their documentation defines them by. `ops` restricts it to some of them
-    (by op name).
+    `rotary_embedding`, `layer_norm`, `attention`, `softmax` and `gelu` become
+    the primitive ops their documentation defines them by (`attention` the
+    SDPA op with K/V repeated for grouped-query heads, `layer_norm`
+    `native_layer_norm`, `softmax` and `gelu` their formulas). `ops`
+    restricts it to some of them (by op name).
   }];
   let options = [
     ListOption<"ops", "ops", "std::string",
