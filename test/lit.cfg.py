@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 
 config.name = "Magi"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.magi_obj_root, "test")
@@ -27,4 +27,4 @@ if os.path.isdir(fixtures):
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.magi_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["magi-opt", "magi-import", "magi-interp"], tool_dirs)
+llvm_config.add_tool_substitutions(["magi-opt", "magi-import", "magi-interp", "magi-cache"], tool_dirs)

@@ -1014,7 +1014,9 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   static const llvm::StringSet<> unary = {
       "neg",  "abs",  "relu", "bitwise_not", "logical_not", "cos",
       "sin",  "exp",  "log",  "sqrt",        "rsqrt",       "reciprocal",
-      "sigmoid", "tanh", "erf", "silu", "clone", "lift_fresh_copy", "alias"};
+      "sigmoid", "tanh", "erf", "silu", "clone", "lift_fresh_copy", "alias",
+      "log1p", "expm1", "log2", "floor", "ceil", "round", "trunc", "sign",
+      "isnan", "isinf"};
   if (unary.contains(base) && overload == "default") {
     FailureOr<Value> self = tensor("self");
     if (failed(self))
@@ -1041,7 +1043,9 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
       {"maximum", "magi.maximum"}, {"minimum", "magi.minimum"},
       {"bitwise_and", "magi.bitwise_and"}, {"bitwise_or", "magi.bitwise_or"},
       {"bitwise_xor", "magi.bitwise_xor"}, {"logical_and", "magi.logical_and"},
-      {"logical_or", "magi.logical_or"}, {"eq", "magi.eq"}, {"ne", "magi.ne"},
+      {"logical_or", "magi.logical_or"}, {"logical_xor", "magi.logical_xor"},
+      {"fmod", "magi.fmod"}, {"atan2", "magi.atan2"},
+      {"eq", "magi.eq"}, {"ne", "magi.ne"},
       {"lt", "magi.lt"}, {"le", "magi.le"}, {"gt", "magi.gt"}, {"ge", "magi.ge"}};
   if (auto it = binary.find(base.str()); it != binary.end()) {
     // pow.Tensor_Scalar and pow.Scalar name their second operand `exponent`.
@@ -1114,7 +1118,15 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   // Reductions.
   static const std::map<std::string, std::string> reductions = {
       {"sum", "magi.sum"}, {"mean", "magi.mean"}, {"amax", "magi.amax"},
-      {"amin", "magi.amin"}, {"any", "magi.any"}, {"all", "magi.all"}};
+      {"amin", "magi.amin"}, {"any", "magi.any"}, {"all", "magi.all"},
+      {"prod", "magi.prod"}};
+  // max.default / min.default reduce everything.
+  if ((base == "max" || base == "min") && overload == "default") {
+    FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
+    return emit(base == "max" ? "magi.amax" : "magi.amin", {*self});
+  }
   if (auto it = reductions.find(base.str()); it != reductions.end()) {
     FailureOr<Value> self = tensor("self");
     if (failed(self))
@@ -1131,15 +1143,15 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
       attrs.push_back(named("dtype", TypeAttr::get(*dtype)));
     return emit(it->second, {*self}, attrs);
   }
-  if (base == "max" && overload == "dim") {
+  if ((base == "max" || base == "min") && overload == "dim") {
     FailureOr<Value> self = tensor("self");
     if (failed(self))
       return failure();
-    return emit("magi.max_dim", {*self},
+    return emit(base == "max" ? "magi.max_dim" : "magi.min_dim", {*self},
                 {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
                  named("keepdim", b.getBoolAttr(boolArg(args, "keepdim").value_or(false)))});
   }
-  if (base == "argmax") {
+  if (base == "argmax" || base == "argmin") {
     FailureOr<Value> self = tensor("self");
     if (failed(self))
       return failure();
@@ -1147,7 +1159,139 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     if (auto dim = intArg(args, "dim"))
       attrs.push_back(named("dim", b.getI64IntegerAttr(*dim)));
     attrs.push_back(named("keepdim", b.getBoolAttr(boolArg(args, "keepdim").value_or(false))));
-    return emit("magi.argmax", {*self}, attrs);
+    return emit(("magi." + base).str(), {*self}, attrs);
+  }
+  if (base == "var" && overload == "correction") {
+    FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
+    SmallVector<NamedAttribute> attrs{
+        named("correction",
+              b.getF64FloatAttr(floatArg(args, "correction").value_or(1.0))),
+        named("keepdim", b.getBoolAttr(boolArg(args, "keepdim").value_or(false)))};
+    if (auto dims = intsArg(args, "dim"))
+      attrs.push_back(named("dims", b.getDenseI64ArrayAttr(*dims)));
+    return emit("magi.var", {*self}, attrs);
+  }
+  if (base == "topk") {
+    FailureOr<Value> self = tensor("self");
+    std::optional<int64_t> k = intArg(args, "k");
+    if (failed(self))
+      return failure();
+    if (!k) // a symbolic k stays opaque
+      return convertOpaque(target, args, resultTypes, loc, results);
+    return emit("magi.topk", {*self},
+                {named("k", b.getI64IntegerAttr(*k)),
+                 named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(-1))),
+                 named("largest", b.getBoolAttr(boolArg(args, "largest").value_or(true))),
+                 named("sorted", b.getBoolAttr(boolArg(args, "sorted").value_or(true)))});
+  }
+  if (base == "sort" && (overload == "default" || overload == "stable")) {
+    FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
+    return emit("magi.sort", {*self},
+                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(-1))),
+                 named("descending",
+                       b.getBoolAttr(boolArg(args, "descending").value_or(false)))});
+  }
+  if (base == "leaky_relu") {
+    FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
+    return emit("magi.leaky_relu", {*self},
+                {named("negative_slope", b.getF64FloatAttr(
+                                             floatArg(args, "negative_slope").value_or(0.01)))});
+  }
+  if (base == "hardtanh" || base == "clamp_min" || base == "clamp_max") {
+    FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
+    SmallVector<NamedAttribute> attrs;
+    if (base == "hardtanh") {
+      attrs.push_back(named("min", b.getF64FloatAttr(floatArg(args, "min_val").value_or(-1.0))));
+      attrs.push_back(named("max", b.getF64FloatAttr(floatArg(args, "max_val").value_or(1.0))));
+    } else if (auto v = floatArg(args, base == "clamp_min" ? "min" : "max")) {
+      attrs.push_back(named(base == "clamp_min" ? "min" : "max", b.getF64FloatAttr(*v)));
+    } else {
+      return convertOpaque(target, args, resultTypes, loc, results);
+    }
+    return emit("magi.clamp", {*self}, attrs);
+  }
+  if (base == "flip" || base == "repeat" || base == "tril" || base == "triu") {
+    FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
+    if (base == "tril" || base == "triu")
+      return emit(("magi." + base).str(), {*self},
+                  {named("diagonal",
+                         b.getI64IntegerAttr(intArg(args, "diagonal").value_or(0)))});
+    std::optional<SmallVector<int64_t>> list =
+        intsArg(args, base == "flip" ? "dims" : "repeats");
+    if (!list)
+      return convertOpaque(target, args, resultTypes, loc, results);
+    return emit(("magi." + base).str(), {*self},
+                {named(base == "flip" ? "dims" : "repeats",
+                       b.getDenseI64ArrayAttr(*list))});
+  }
+  if (base == "scatter" || base == "scatter_add") {
+    FailureOr<Value> self = tensor("self"), index = tensor("index");
+    FailureOr<Value> src = scalar(args.get("src") ? "src" : "value");
+    if (failed(self) || failed(index) || failed(src))
+      return failure();
+    SmallVector<NamedAttribute> attrs{
+        named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))};
+    if (base == "scatter_add")
+      attrs.push_back(named("reduce", b.getStringAttr("add")));
+    else if (const json::Object *r = args.get("reduce"))
+      if (auto mode = r->getString("as_string"))
+        attrs.push_back(named("reduce", b.getStringAttr(*mode)));
+    return emit("magi.scatter", {*self, *index, *src}, attrs);
+  }
+  if (base == "slice_scatter") {
+    FailureOr<Value> self = tensor("self"), src = tensor("src");
+    if (failed(self) || failed(src))
+      return failure();
+    SmallVector<int64_t> statics;
+    SmallVector<Value> operands{*self, *src};
+    for (auto [n, dflt] : {std::pair<StringRef, int64_t>{"start", 0},
+                           {"end", INT64_MAX},
+                           {"step", 1}}) {
+      const json::Object *a = args.get(n);
+      if (!a) {
+        statics.push_back(dflt);
+      } else if (auto i = a->getInteger("as_int")) {
+        statics.push_back(*i);
+      } else {
+        FailureOr<Value> v = scalarValue(a, loc);
+        if (failed(v) || !v->getType().isIndex())
+          return convertOpaque(target, args, resultTypes, loc, results);
+        statics.push_back(ShapedType::kDynamic);
+        operands.push_back(*v);
+      }
+    }
+    return emit("magi.slice_scatter", operands,
+                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
+                 named("static_bounds", b.getDenseI64ArrayAttr(statics))});
+  }
+  if (base == "select_scatter") {
+    FailureOr<Value> self = tensor("self"), src = tensor("src");
+    if (failed(self) || failed(src))
+      return failure();
+    SmallVector<Value> operands{*self, *src};
+    int64_t index;
+    if (auto i = intArg(args, "index")) {
+      index = *i;
+    } else {
+      FailureOr<Value> v = scalar("index");
+      if (failed(v) || !v->getType().isIndex())
+        return convertOpaque(target, args, resultTypes, loc, results);
+      operands.push_back(*v);
+      index = ShapedType::kDynamic;
+    }
+    return emit("magi.select_scatter", operands,
+                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
+                 named("static_index", b.getDenseI64ArrayAttr({index}))});
   }
   if (base == "cumsum") {
     FailureOr<Value> self = tensor("self");
@@ -1375,7 +1519,7 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     return emit("magi.embedding", {*w, *i},
                 {named("padding_idx", b.getI64IntegerAttr(intArg(args, "padding_idx").value_or(-1)))});
   }
-  if (base == "index" && overload == "Tensor") {
+  if ((base == "index" && overload == "Tensor") || base == "index_put") {
     FailureOr<Value> self = tensor("self");
     const json::Object *a = args.get("indices");
     if (failed(self) || !a)
@@ -1407,7 +1551,17 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     for (Value v : ArrayRef(operands).drop_front())
       if (cast<RankedTensorType>(v.getType()).getElementType().isInteger(1))
         return convertOpaque(target, args, resultTypes, loc, results);
-    return emit("magi.index", operands, {named("indexed_dims", b.getDenseI64ArrayAttr(dims))});
+    if (base == "index")
+      return emit("magi.index", operands,
+                  {named("indexed_dims", b.getDenseI64ArrayAttr(dims))});
+    FailureOr<Value> values = tensor("values");
+    if (failed(values))
+      return failure();
+    operands.push_back(*values);
+    return emit("magi.index_put", operands,
+                {named("indexed_dims", b.getDenseI64ArrayAttr(dims)),
+                 named("accumulate",
+                       b.getBoolAttr(boolArg(args, "accumulate").value_or(false)))});
   }
   if (base == "index_select" || base == "gather") {
     FailureOr<Value> self = tensor("self"), index = tensor("index");

@@ -114,15 +114,13 @@ Tensor Tensor::scalarInt(Type dtype, int64_t value) {
   return t;
 }
 
-template <typename T>
-static T load(const char *p) {
+template <typename T> static T load(const char *p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
   return v;
 }
 
-template <typename T>
-static void store(char *p, T v) {
+template <typename T> static void store(char *p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
@@ -264,8 +262,7 @@ Tensor Tensor::reshaped(ArrayRef<int64_t> newShape) && {
   return std::move(*this);
 }
 
-// Rounds `v` to the float kind `kind` (exactly as storing it would).
-static double roundToKind(double v, ElementKind kind) {
+double roundToKind(double v, ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
     return roundToF32(v);
@@ -283,12 +280,22 @@ std::string formatFloat(double value, ElementKind kind) {
     return "nan";
   if (std::isinf(value))
     return value < 0 ? "-inf" : "inf";
+  // The fewest significant digits that read back to `value`...
   char buffer[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+  int precision = 1;
+  for (; precision < 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*e", precision - 1, value);
     if (roundToKind(std::strtod(buffer, nullptr), kind) == value)
       break;
   }
+  // ...written as Python writes floats: positional for exponents in
+  // [-4, 16), else scientific.
+  const char *e = std::strchr(buffer, 'e');
+  int exponent = e ? std::atoi(e + 1) : 0;
+  if (exponent < -4 || exponent >= 16)
+    return buffer;
+  std::snprintf(buffer, sizeof(buffer), "%.*f",
+                std::max(0, precision - 1 - exponent), value);
   return buffer;
 }
 

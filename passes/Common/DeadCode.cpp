@@ -14,9 +14,15 @@ using namespace magi;
 
 namespace {
 
+// True when every use of the op's results is as the tensor a binding binds
+// (a symbol a binding refers to is a real use).
 bool onlyBound(Operation *op) {
-  return llvm::all_of(op->getUsers(),
-                      [](Operation *u) { return isa<BindSymbolicShapeOp>(u); });
+  for (Value result : op->getResults())
+    for (OpOperand &use : result.getUses())
+      if (!isa<BindSymbolicShapeOp>(use.getOwner()) ||
+          use.getOperandNumber() != 0)
+        return false;
+  return true;
 }
 
 class DeadCodePass : public magi::impl::DeadCodeBase<DeadCodePass> {

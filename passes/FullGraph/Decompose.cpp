@@ -194,6 +194,15 @@ public:
   using DecomposeFusedBase::DecomposeFusedBase;
 
   void runOnOperation() override {
+    static constexpr llvm::StringLiteral known[] = {
+        "magi.rms_norm",  "magi.silu_and_mul", "magi.rotary_embedding",
+        "magi.layer_norm", "magi.attention",   "magi.softmax", "magi.gelu"};
+    for (const std::string &name : ops)
+      if (!llvm::is_contained(known, name)) {
+        getOperation().emitError("magi-decompose-fused: '")
+            << name << "' is not a fused op it decomposes";
+        return signalPassFailure();
+      }
     auto wanted = [&](Operation *op) {
       return ops.empty() ||
              llvm::is_contained(ops, op->getName().getStringRef().str());

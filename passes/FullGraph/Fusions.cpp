@@ -48,8 +48,11 @@ std::optional<double> constantScalar(Value v) {
 
 bool isScalar(Value v, double expected, double relTol = 1e-6) {
   std::optional<double> c = constantScalar(v);
-  return c && (*c == expected ||
-               std::abs(*c - expected) <= relTol * std::abs(expected));
+  if (!c)
+    return false;
+  if (!std::isfinite(expected))
+    return *c == expected;
+  return std::abs(*c - expected) <= relTol * std::abs(expected);
 }
 
 template <typename OpT>
@@ -59,19 +62,20 @@ OpT def(Value v) {
 
 // A binary op `op(a, c)` or `op(c, a)` with `c` a constant scalar ≈ expected:
 // returns `a`.
+bool noAlpha(Operation *op) { return !op->hasAttr("alpha"); }
+
 template <typename OpT>
 Value withScalar(Value v, double expected) {
   auto op = def<OpT>(v);
-  if (!op)
+  if (!op || !noAlpha(op))
     return {};
   if (isScalar(op.getOther(), expected))
     return op.getSelf();
-  if (isScalar(op.getSelf(), expected))
+  // Only a commutative op may have the constant on the left.
+  if (!isa<DivOp, SubOp>(op.getOperation()) && isScalar(op.getSelf(), expected))
     return op.getOther();
   return {};
 }
-
-bool noAlpha(Operation *op) { return !op->hasAttr("alpha"); }
 
 // The dimension `dims` names when it is exactly the last one of `rank`.
 bool isLastDim(int64_t dim, int64_t rank) { return dim == -1 || dim == rank - 1; }
@@ -87,13 +91,22 @@ bool onlyBoundExcept(Value v, Operation *except = nullptr) {
   });
 }
 
-// Replaces `root` by `fused` when their types agree.
+// Replaces `root` by `fused` when the fused op verifies (its inferred type
+// agrees with the root's type it was given) and erases the root.
 bool replaceIfSameType(Operation *root, Operation *fused) {
-  if (root->getResultTypes() != fused->getResultTypes()) {
+  auto infer = dyn_cast<InferTypeOpInterface>(fused);
+  SmallVector<Type> inferred;
+  if (root->getResultTypes() != fused->getResultTypes() || !infer ||
+      failed(infer.inferReturnTypes(
+          fused->getContext(), std::nullopt, fused->getOperands(),
+          fused->getRawDictionaryAttrs(), fused->getPropertiesStorage(),
+          fused->getRegions(), inferred)) ||
+      !areRefinementsOf(fused->getResultTypes(), inferred)) {
     fused->erase();
     return false;
   }
   root->replaceAllUsesWith(fused->getResults());
+  root->erase();
   return true;
 }
 
@@ -171,6 +184,36 @@ struct FuseRmsNormPass : magi::impl::FuseRmsNormBase<FuseRmsNormPass> {
           break;
         }
       }
+    }
+    // Without a weight: the normalized value itself, cast back to the input
+    // dtype (or computed in it throughout).
+    SmallVector<Operation *> plain;
+    getOperation().walk([&](Operation *op) {
+      if (isa<ToCopyOp, MulOp>(op) && !onlyBoundExcept(op->getResult(0)))
+        plain.push_back(op);
+    });
+    for (Operation *root : plain) {
+      Value core = root->getResult(0);
+      Type outDtype;
+      if (auto down = dyn_cast<ToCopyOp>(root)) {
+        core = down.getSelf();
+        outDtype = down.getType().getElementType();
+      }
+      std::optional<RmsMatch> m = matchRmsCore(core);
+      if (!m)
+        continue;
+      Type inputDtype =
+          cast<RankedTensorType>(m->input.getType()).getElementType();
+      if ((outDtype ? outDtype : m->computeDtype) != inputDtype)
+        continue;
+      b.setInsertionPoint(root);
+      TypeAttr compute = m->computeDtype.isF32() ? TypeAttr()
+                                                 : TypeAttr::get(m->computeDtype);
+      auto fused = RmsNormOp::create(b, root->getLoc(),
+                                     root->getResult(0).getType(), m->input,
+                                     Value(), b.getF64FloatAttr(m->eps), compute);
+      if (replaceIfSameType(root, fused))
+        ++numFused;
     }
   }
 };
@@ -459,6 +502,15 @@ std::optional<std::pair<Value, int64_t>> matchRepeatKv(Value v) {
   if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(n) ||
       expanded.getDimSize(1) != heads || viewed.getDimSize(1) != heads * n)
     return std::nullopt;
+  // Batch, sequence and head size pass through unchanged.
+  auto same = [](int64_t a, int64_t b) {
+    return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+  };
+  for (auto [kvDim, expDim] : {std::pair{0, 0}, {2, 3}, {3, 4}})
+    if (!same(kvType.getDimSize(kvDim), expanded.getDimSize(expDim)) ||
+        !same(kvType.getDimSize(kvDim),
+              viewed.getDimSize(kvDim == 0 ? 0 : kvDim)))
+      return std::nullopt;
   return std::make_pair(kv, n);
 }
 
@@ -535,7 +587,11 @@ std::optional<MathAttention> matchMathAttention(ViewOp root) {
   if (auto add = def<AddOp>(scores); add && noAlpha(add)) {
     s0 = add.getSelf();
     m.mask = add.getOther();
-    if (!isa<RankedTensorType>(m.mask.getType()))
+    // An added mask is additive: only a floating-point one means the same
+    // as attention's mask operand.
+    auto maskType = dyn_cast<RankedTensorType>(m.mask.getType());
+    if (!maskType ||
+        getDtypeCategory(maskType.getElementType()) != DtypeCategory::Float)
       return std::nullopt;
   }
   auto sview = def<ViewOp>(s0);

@@ -3,7 +3,6 @@
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Verifier.h"
 
 namespace magi {
 #define GEN_PASS_DEF_ITEMTOTENSOR
@@ -58,11 +57,25 @@ public:
         Type dtype = wrappedDtype(scalar.getType());
         if (dtype != tensorType.getElementType())
           zeroD = ToCopyOp::create(b, item.getLoc(), zeroD, TypeAttr::get(dtype));
-        SmallVector<Type> before(user->getResultTypes());
         use.set(zeroD);
-        // Keep the rewrite only where the op still verifies with its types.
-        if (failed(mlir::verify(user))) {
+        // Keep the rewrite only where the op's types still hold.
+        auto infer = cast<InferTypeOpInterface>(user);
+        SmallVector<Type> inferred;
+        if (failed(infer.inferReturnTypes(
+                user->getContext(), std::nullopt, user->getOperands(),
+                user->getRawDictionaryAttrs(), user->getPropertiesStorage(),
+                user->getRegions(), inferred)) ||
+            !areRefinementsOf(user->getResultTypes(), inferred)) {
           use.set(scalar);
+          // Drop the view (and cast) made for nothing.
+          Operation *made = zeroD.getDefiningOp();
+          while (made && made->use_empty()) {
+            Operation *next = made->getNumOperands()
+                                  ? made->getOperand(0).getDefiningOp()
+                                  : nullptr;
+            made->erase();
+            made = next == item ? nullptr : next;
+          }
           continue;
         }
         ++numRewritten;

@@ -42,7 +42,8 @@ public:
     }
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isExternal() && !func->hasAttr("magi.specialized")) {
+      if (!func.isExternal() && func.isPublic() &&
+          !func->hasAttr("magi.specialized")) {
         bool hasSymbol = false;
         func.walk([&](SymbolicIntOp op) { hasSymbol |= op.getName() == symbol; });
         if (hasSymbol)
@@ -54,6 +55,12 @@ public:
     }
     SymbolTable symbols(module);
     for (func::FuncOp func : funcs) {
+      // A split graph passes shapes across calls: specialize before the split.
+      if (func->hasAttr(kSplitAttr) || func->hasAttr(kPieceIndexAttr)) {
+        func.emitError("magi-specialize works on a graph before magi-split: '")
+            << func.getName() << "' is split";
+        return signalPassFailure();
+      }
       func::FuncOp target = func;
       if (!replace) {
         target = func.clone();
@@ -86,7 +93,8 @@ private:
       auto max = decl.getMaxVal();
       if (value < min || (max && value > static_cast<int64_t>(*max)))
         return decl.emitError("cannot specialize '")
-               << symbol << "' to " << value << ": outside its range [" << min
+               << symbol << "' to " << static_cast<int64_t>(value)
+               << ": outside its range [" << min
                << ", " << (max ? std::to_string(static_cast<int64_t>(*max)) : "inf")
                << "]";
       b.setInsertionPoint(decl);
@@ -105,8 +113,36 @@ private:
         allConstant &= static_cast<bool>(c);
         operands.push_back(c ? b.getIndexAttr(c.value()) : Attribute());
       }
-      if (!allConstant)
+      if (!allConstant) {
+        // Other symbols remain: fold the constant ones into the expressions.
+        AffineMap map = bind.getShapeExpressions();
+        SmallVector<AffineExpr> replacements;
+        SmallVector<Value> kept;
+        for (auto [s, c] : llvm::zip(bind.getShapeSymbols(), operands)) {
+          if (c) {
+            replacements.push_back(b.getAffineConstantExpr(
+                cast<IntegerAttr>(c).getInt()));
+          } else {
+            replacements.push_back(b.getAffineSymbolExpr(kept.size()));
+            kept.push_back(s);
+          }
+        }
+        AffineMap folded = map.replaceDimsAndSymbols({}, replacements, 0,
+                                                     kept.size());
+        // Dimensions that became constant are static now.
+        auto type = cast<RankedTensorType>(bind.getOperand().getType());
+        SmallVector<int64_t> shape(type.getShape());
+        for (auto [i, e] : llvm::enumerate(folded.getResults()))
+          if (auto c = dyn_cast<AffineConstantExpr>(e))
+            shape[i] = c.getValue();
+        bind.getOperand().setType(
+            RankedTensorType::get(shape, type.getElementType()));
+        b.setInsertionPoint(bind);
+        BindSymbolicShapeOp::create(b, bind.getLoc(), bind.getOperand(), kept,
+                                    folded);
+        bind.erase();
         continue;
+      }
       SmallVector<Attribute> sizes;
       if (failed(bind.getShapeExpressions().constantFold(operands, sizes)))
         continue;
@@ -118,7 +154,8 @@ private:
       auto refined = meet(type, RankedTensorType::get(shape, type.getElementType()));
       if (!refined)
         return bind.emitError("specializing '")
-               << symbol << "' to " << value << " contradicts the type " << type;
+               << symbol << "' to " << static_cast<int64_t>(value)
+               << " contradicts the type " << type;
       tensor.setType(refined);
       bind.erase();
     }

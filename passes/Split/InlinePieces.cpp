@@ -78,9 +78,12 @@ public:
         }
       }
     });
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-      if (func->hasAttr(kPieceIndexAttr) && SymbolTable::symbolKnownUseEmpty(func, module))
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      func->removeAttr(kSplitAttr);
+      if (func->hasAttr(kPieceIndexAttr) &&
+          SymbolTable::symbolKnownUseEmpty(func, module))
         func.erase();
+    }
   }
 };
 

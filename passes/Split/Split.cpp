@@ -98,7 +98,9 @@ public:
 
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() || func->hasAttr(kPieceIndexAttr))
+      // Pieces, and functions split already, are not split again.
+      if (func.isExternal() || func->hasAttr(kPieceIndexAttr) ||
+          func->hasAttr(kSplitAttr))
         continue;
       if (function.empty() ? func.isPublic() : func.getName() == function)
         funcs.push_back(func);
@@ -162,6 +164,15 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   if (!func.getBody().hasOneBlock())
     return func.emitError("magi-split needs a function with one block");
   Block &body = func.getBody().front();
+  // Symbols are declared first, so every piece call can receive them.
+  Operation *lastSymbol = nullptr;
+  for (auto sym : llvm::make_early_inc_range(body.getOps<SymbolicIntOp>())) {
+    if (lastSymbol)
+      sym->moveAfter(lastSymbol);
+    else
+      sym->moveBefore(&body, body.begin());
+    lastSymbol = sym;
+  }
 
   // Partition the ops, in order. A binding goes with the op defining its
   // tensor; bindings of arguments stay on top.
@@ -299,10 +310,14 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
       });
     // Bindings of outputs are repeated on top for the call results.
     b.setInsertionPointAfter(call);
-    for (auto [v, result] : llvm::zip(outputs, call.getResults()))
-      for (const Binding &bind : bindings.lookup(v))
+    for (auto [v, result] : llvm::zip(outputs, call.getResults())) {
+      SmallVector<Binding> binds = bindings.lookup(v);
+      for (const Binding &bind : binds)
         BindSymbolicShapeOp::create(b, bind.loc, result, bind.symbols,
                                     bind.map);
+      // Later pieces receive the call result: they need its shape too.
+      bindings[result] = binds;
+    }
 
     if (piece.isSplitting)
       ++numSplittingPieces;
@@ -327,6 +342,7 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
             << "\" [label=\"" << operand.getType() << "\"];\n";
   dot << "  }\n";
 
+  func->setAttr(kSplitAttr, UnitAttr::get(func.getContext()));
   // Constants no longer used on top go.
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
     if (op.hasTrait<OpTrait::ConstantLike>() && op.use_empty())

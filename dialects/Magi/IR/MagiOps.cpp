@@ -173,6 +173,18 @@ LogicalResult BindSymbolicShapeOp::verify() {
 LogicalResult BindSymbolicShapeOp::canonicalize(BindSymbolicShapeOp op,
                                                 PatternRewriter &rewriter) {
   Value tensor = op.getOperand();
+  // A binding saying what an earlier one in the block says already goes
+  // (CSE merges tensors, and with them their bindings).
+  for (Operation *user : tensor.getUsers()) {
+    auto other = dyn_cast<BindSymbolicShapeOp>(user);
+    if (other && other != op && other->getBlock() == op->getBlock() &&
+        other->isBeforeInBlock(op) &&
+        other.getShapeSymbols() == op.getShapeSymbols() &&
+        other.getShapeExpressions() == op.getShapeExpressions()) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+  }
   if (isa<BlockArgument>(tensor) || !tensor.hasOneUse())
     return failure();
   rewriter.eraseOp(op);
@@ -383,6 +395,11 @@ static LogicalResult inferElementwise(ValueRange operands, Type dtype,
     return success();                                                          \
   }
 MAGI_SAME_TYPE_UNARY(AbsOp)
+MAGI_SAME_TYPE_UNARY(FloorOp)
+MAGI_SAME_TYPE_UNARY(CeilOp)
+MAGI_SAME_TYPE_UNARY(RoundOp)
+MAGI_SAME_TYPE_UNARY(TruncOp)
+MAGI_SAME_TYPE_UNARY(SignOp)
 MAGI_SAME_TYPE_UNARY(ReluOp)
 MAGI_SAME_TYPE_UNARY(ClampOp)
 MAGI_SAME_TYPE_UNARY(CloneOp)
@@ -406,6 +423,9 @@ MAGI_FLOAT_UNARY(ReciprocalOp)
 MAGI_FLOAT_UNARY(SigmoidOp)
 MAGI_FLOAT_UNARY(TanhOp)
 MAGI_FLOAT_UNARY(ErfOp)
+MAGI_FLOAT_UNARY(Log1pOp)
+MAGI_FLOAT_UNARY(Expm1Op)
+MAGI_FLOAT_UNARY(Log2Op)
 #undef MAGI_FLOAT_UNARY
 
 // Activations with floating-point kernels only.
@@ -423,6 +443,7 @@ MAGI_FLOAT_UNARY(ErfOp)
   }
 MAGI_FLOAT_ONLY_UNARY(SiluOp, "silu")
 MAGI_FLOAT_ONLY_UNARY(GeluOp, "gelu")
+MAGI_FLOAT_ONLY_UNARY(LeakyReluOp, "leaky_relu")
 #undef MAGI_FLOAT_ONLY_UNARY
 
 LogicalResult NegOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -435,6 +456,18 @@ LogicalResult NegOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   types.push_back(t);
   return success();
 }
+
+#define MAGI_PREDICATE_UNARY(OP)                                               \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context, OptLoc,             \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    types.push_back(makeTensor(tensorTypeOf(adaptor.getSelf()).getShape(),     \
+                               IntegerType::get(context, 1)));                 \
+    return success();                                                          \
+  }
+MAGI_PREDICATE_UNARY(IsNanOp)
+MAGI_PREDICATE_UNARY(IsInfOp)
+#undef MAGI_PREDICATE_UNARY
 
 LogicalResult LogicalNotOp::inferReturnTypes(MLIRContext *context, OptLoc,
                                              Adaptor adaptor,
@@ -483,6 +516,7 @@ MAGI_PROMOTING_BINARY(RemainderOp)
 MAGI_PROMOTING_BINARY(MaximumOp)
 MAGI_PROMOTING_BINARY(MinimumOp)
 MAGI_PROMOTING_BINARY(SiluAndMulOp)
+MAGI_PROMOTING_BINARY(FmodOp)
 #undef MAGI_PROMOTING_BINARY
 
 #define MAGI_BITWISE_BINARY(OP)                                                \
@@ -510,6 +544,7 @@ MAGI_BITWISE_BINARY(BitwiseXorOp)
   }
 MAGI_BOOL_BINARY(LogicalAndOp)
 MAGI_BOOL_BINARY(LogicalOrOp)
+MAGI_BOOL_BINARY(LogicalXorOp)
 MAGI_BOOL_BINARY(EqOp)
 MAGI_BOOL_BINARY(NeOp)
 MAGI_BOOL_BINARY(LtOp)
@@ -532,6 +567,13 @@ LogicalResult DivOp::verify() {
     return emitOpError("rounding_mode must be \"trunc\" or \"floor\", got \"")
            << *mode << "\"";
   return success();
+}
+
+LogicalResult Atan2Op::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  Type dtype = floatIfNotFloat(resultDtype(adaptor.getOperands().getTypes()));
+  return inferElementwise(adaptor.getOperands(), dtype, loc, types);
 }
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -614,6 +656,29 @@ LogicalResult SumOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return inferReduction(adaptor, loc, sumDtype, types);
 }
 
+LogicalResult ProdOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferReduction(adaptor, loc, sumDtype, types);
+}
+
+LogicalResult VarOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  if (getDtypeCategory(type.getElementType()) != DtypeCategory::Float)
+    return emitOptionalError(loc, "var needs a floating-point tensor, got ",
+                             type.getElementType());
+  FailureOr<SmallVector<bool>> reduced =
+      reducedDims(adaptor.getDimsAttr(), type.getRank(), loc);
+  if (failed(reduced))
+    return failure();
+  types.push_back(makeTensor(
+      reduceShape(type.getShape(), *reduced, isSet(adaptor.getKeepdimAttr())),
+      type.getElementType()));
+  return success();
+}
+
 LogicalResult MeanOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
@@ -655,9 +720,10 @@ LogicalResult AllOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return inferReduction(adaptor, loc, boolDtype, types);
 }
 
-LogicalResult MaxDimOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &types) {
+template <typename AdaptorT>
+static LogicalResult inferValuesAndIndices(MLIRContext *context, OptLoc loc,
+                                           AdaptorT adaptor,
+                                           SmallVectorImpl<Type> &types) {
   auto type = tensorTypeOf(adaptor.getSelf());
   int64_t rank = type.getRank();
   FailureOr<int64_t> dim =
@@ -667,15 +733,29 @@ LogicalResult MaxDimOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
   SmallVector<bool> reduced(rank, false);
   if (rank)
     reduced[*dim] = true;
-  Shape shape = reduceShape(type.getShape(), reduced, isSet(adaptor.getKeepdimAttr()));
+  Shape shape =
+      reduceShape(type.getShape(), reduced, isSet(adaptor.getKeepdimAttr()));
   types.push_back(makeTensor(shape, type.getElementType()));
   types.push_back(makeTensor(shape, IntegerType::get(context, 64)));
   return success();
 }
 
-LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+LogicalResult MaxDimOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
+  return inferValuesAndIndices(context, loc, adaptor, types);
+}
+
+LogicalResult MinDimOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferValuesAndIndices(context, loc, adaptor, types);
+}
+
+template <typename AdaptorT>
+static LogicalResult inferArgReduction(MLIRContext *context, OptLoc loc,
+                                       AdaptorT adaptor,
+                                       SmallVectorImpl<Type> &types) {
   auto type = tensorTypeOf(adaptor.getSelf());
   int64_t rank = type.getRank();
   SmallVector<bool> reduced(rank, true);
@@ -687,9 +767,55 @@ LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
     if (rank)
       reduced[*dim] = true;
   }
-  types.push_back(
-      makeTensor(reduceShape(type.getShape(), reduced, isSet(adaptor.getKeepdimAttr())),
-                 IntegerType::get(context, 64)));
+  types.push_back(makeTensor(
+      reduceShape(type.getShape(), reduced, isSet(adaptor.getKeepdimAttr())),
+      IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferArgReduction(context, loc, adaptor, types);
+}
+
+LogicalResult ArgminOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferArgReduction(context, loc, adaptor, types);
+}
+
+LogicalResult TopkOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  int64_t dimAttr = adaptor.getDimAttr() ? adaptor.getDimAttr().getInt() : -1;
+  FailureOr<int64_t> dim = normalizeDim(dimAttr, type.getRank(), loc);
+  if (failed(dim))
+    return failure();
+  int64_t k = static_cast<int64_t>(adaptor.getK());
+  Shape shape(type.getShape());
+  if (!shape.empty()) {
+    if (k < 0 || (!ShapedType::isDynamic(shape[*dim]) && k > shape[*dim]))
+      return emitOptionalError(loc, "k = ", k, " is out of range for a "
+                                               "dimension of size ",
+                               shape[*dim]);
+    shape[*dim] = k;
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  types.push_back(makeTensor(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  int64_t dimAttr = adaptor.getDimAttr() ? adaptor.getDimAttr().getInt() : -1;
+  if (failed(normalizeDim(dimAttr, type.getRank(), loc)))
+    return failure();
+  types.push_back(type);
+  types.push_back(makeTensor(type.getShape(), IntegerType::get(context, 64)));
   return success();
 }
 
@@ -1186,6 +1312,146 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   types.push_back(makeTensor(index.getShape(), type.getElementType()));
   return success();
 }
+
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  auto index = tensorTypeOf(adaptor.getIndex());
+  if (index.getRank() != type.getRank())
+    return emitOptionalError(loc, "index has rank ", index.getRank(),
+                             " but self has rank ", type.getRank());
+  if (auto src = tensorTypeOf(adaptor.getSrc());
+      src && src.getRank() != type.getRank())
+    return emitOptionalError(loc, "src has rank ", src.getRank(),
+                             " but self has rank ", type.getRank());
+  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                          type.getRank(), loc)))
+    return failure();
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult ScatterOp::verify() {
+  if (auto reduce = getReduce(); reduce && *reduce != "add" && *reduce != "multiply")
+    return emitOpError("reduce must be \"add\" or \"multiply\", got \"")
+           << *reduce << "\"";
+  return success();
+}
+
+LogicalResult IndexPutOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> dims = adaptor.getIndexedDims();
+  if (adaptor.getIndices().size() != dims.size() || dims.empty())
+    return emitOptionalError(loc, "got ", adaptor.getIndices().size(),
+                             " index tensors for ", dims.size(),
+                             " indexed dimensions");
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d < 0 || d >= type.getRank() || (i > 0 && d <= dims[i - 1]))
+      return emitOptionalError(loc, "indexed_dims must be increasing "
+                                    "dimensions of self (rank ",
+                               type.getRank(), ")");
+  if (tensorTypeOf(adaptor.getValues()).getElementType() !=
+      type.getElementType())
+    return emitOptionalError(loc, "values must have the dtype of self, ",
+                             type.getElementType());
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult
+SliceScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                 SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  auto src = tensorTypeOf(adaptor.getSrc());
+  ArrayRef<int64_t> bounds = adaptor.getStaticBounds();
+  if (bounds.size() != 3)
+    return emitOptionalError(loc, "expected [start, end, step], got ",
+                             bounds.size(), " bounds");
+  if (failed(checkMixedList(bounds, adaptor.getBounds(), "bounds", loc)))
+    return failure();
+  if (src.getRank() != type.getRank() ||
+      src.getElementType() != type.getElementType())
+    return emitOptionalError(loc, "src ", src,
+                             " must have the rank and dtype of self ", type);
+  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                          type.getRank(), loc)))
+    return failure();
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult
+SelectScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                  SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  auto src = tensorTypeOf(adaptor.getSrc());
+  ArrayRef<int64_t> index = adaptor.getStaticIndex();
+  if (index.size() != 1)
+    return emitOptionalError(loc, "expected one index, got ", index.size());
+  if (failed(checkMixedList(index, adaptor.getIndex(), "index", loc)))
+    return failure();
+  if (src.getRank() + 1 != type.getRank() ||
+      src.getElementType() != type.getElementType())
+    return emitOptionalError(loc, "src ", src,
+                             " must have the dtype of self and one dimension "
+                             "less than ",
+                             type);
+  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                          type.getRank(), loc)))
+    return failure();
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult FlipOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  for (int64_t d : adaptor.getDims())
+    if (failed(normalizeDim(d, type.getRank(), loc)))
+      return failure();
+  types.push_back(type);
+  return success();
+}
+
+LogicalResult RepeatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  ArrayRef<int64_t> repeats = adaptor.getRepeats();
+  int64_t rank = repeats.size();
+  if (rank < type.getRank())
+    return emitOptionalError(loc, "repeat needs at least ", type.getRank(),
+                             " repeats, got ", rank);
+  Shape shape;
+  for (auto [i, r] : llvm::enumerate(repeats)) {
+    if (r < 0)
+      return emitOptionalError(loc, "repeat count ", r, " is negative");
+    int64_t d = static_cast<int64_t>(i) - (rank - type.getRank());
+    int64_t size = d < 0 ? 1 : type.getDimSize(d);
+    shape.push_back(ShapedType::isDynamic(size) ? kDyn : size * r);
+  }
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
+#define MAGI_TRIANGLE(OP)                                                      \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    auto type = tensorTypeOf(adaptor.getSelf());                               \
+    if (type.getRank() < 2)                                                    \
+      return emitOptionalError(loc, "needs a tensor of rank >= 2, got ",      \
+                               type.getRank());                                \
+    types.push_back(type);                                                     \
+    return success();                                                          \
+  }
+MAGI_TRIANGLE(TrilOp)
+MAGI_TRIANGLE(TriuOp)
+#undef MAGI_TRIANGLE
 
 //===----------------------------------------------------------------------===//
 // Matrix products

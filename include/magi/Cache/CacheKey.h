@@ -29,7 +29,9 @@ public:
 
   const std::string &hex() const { return hex_; }
   /// The first 16 digits, for messages.
-  llvm::StringRef shortHex() const { return llvm::StringRef(hex_).take_front(16); }
+  llvm::StringRef shortHex() const {
+    return llvm::StringRef(hex_).take_front(16);
+  }
   bool isValid() const { return !hex_.empty(); }
 
   bool operator==(const CacheKey &other) const { return hex_ == other.hex_; }

@@ -204,6 +204,7 @@ public:
   /// Opens the cache at `root`. In readwrite mode, creates the directories;
   /// if the root cannot be written, warns and continues read-only. Nothing is
   /// created in the other modes. Fails only on an unusable `root` argument.
+  /// (What dead writers left in tmp/ is removed by the first store.)
   static llvm::Expected<std::unique_ptr<CacheStore>>
   open(llvm::StringRef root, CacheMode mode, WarningHandler onWarning = {});
   ~CacheStore();
@@ -299,9 +300,8 @@ private:
   llvm::Expected<ModelIndex> readIndexDir(llvm::StringRef dirName);
   /// Rewrites every index without the records `keep` rejects; the dropped
   /// ones are described in `dropped`. Returns how many were dropped.
-  unsigned
-  filterIndexes(llvm::function_ref<bool(const IndexRecord &)> keep,
-                std::vector<std::string> *dropped, bool write);
+  unsigned filterIndexes(llvm::function_ref<bool(const IndexRecord &)> keep,
+                         std::vector<std::string> *dropped, bool write);
   /// Renames `absPath` into tmp/ and deletes it there.
   std::error_code discard(llvm::StringRef absPath, llvm::StringRef why);
   /// Writes `files` and the manifest into a fresh temporary directory and
@@ -319,6 +319,7 @@ private:
   WarningHandler onWarning_;
   CacheCounters counters_;
   CacheTestHooks hooks_;
+  bool cleanedTemporaries_ = false;
 };
 
 } // namespace magi::cache

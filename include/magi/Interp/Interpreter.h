@@ -29,8 +29,9 @@ namespace magi::interp {
 /// 0-d tensors (f64, i64, i1, i64). Returns the values of `func.return`, or
 /// failure after emitting a diagnostic (at the offending op's location) when
 /// an argument does not match, an op cannot be interpreted (`magi.opaque`,
-/// ops of other dialects than arith.constant), a symbol leaves its range, or
-/// a computed shape contradicts a declared one.
+/// ops of other dialects than arith.constant and func.call), a symbol leaves
+/// its range, or a computed shape contradicts a declared one. `func.call`
+/// runs the callee (the pieces of a split graph) the same way.
 mlir::FailureOr<llvm::SmallVector<Tensor>>
 interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
 

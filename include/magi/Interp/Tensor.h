@@ -114,6 +114,9 @@ int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
 llvm::SmallVector<int64_t> getContiguousStrides(llvm::ArrayRef<int64_t> shape);
 /// `[1, 32, 128]`.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
+/// `value` rounded to the dtype `kind` as storing it would round it (floats
+/// to nearest-even; integer kinds leave it unchanged).
+double roundToKind(double value, ElementKind kind);
 /// The shortest decimal form of `value` that reads back to the same value of
 /// the float kind `kind` (`0.1`, `-inf`, `nan`).
 std::string formatFloat(double value, ElementKind kind);

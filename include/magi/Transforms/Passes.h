@@ -19,6 +19,8 @@ inline constexpr llvm::StringLiteral kPieceIndexAttr = "magi.piece_index";
 inline constexpr llvm::StringLiteral kGraphIndexAttr = "magi.graph_index";
 inline constexpr llvm::StringLiteral kIsSplittingAttr = "magi.is_splitting";
 inline constexpr llvm::StringLiteral kSymbolArgAttr = "magi.symbol";
+/// Unit attribute on a function that magi-split has split into pieces.
+inline constexpr llvm::StringLiteral kSplitAttr = "magi.split";
 /// Unit attribute by which any op declares itself a splitting op.
 inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
 

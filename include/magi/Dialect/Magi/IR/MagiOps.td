@@ -216,6 +216,23 @@ def Magi_SigmoidOp : Magi_FloatUnaryOp<"sigmoid", "aten.sigmoid">;
 def Magi_TanhOp : Magi_FloatUnaryOp<"tanh", "aten.tanh">;
 def Magi_ErfOp : Magi_FloatUnaryOp<"erf", "aten.erf">;
 def Magi_SiluOp : Magi_FloatUnaryOp<"silu", "aten.silu: x * sigmoid(x)">;
+def Magi_Log1pOp : Magi_FloatUnaryOp<"log1p", "aten.log1p">;
+def Magi_Expm1Op : Magi_FloatUnaryOp<"expm1", "aten.expm1">;
+def Magi_Log2Op : Magi_FloatUnaryOp<"log2", "aten.log2">;
+def Magi_FloorOp : Magi_SameTypeUnaryOp<"floor", "aten.floor (identity on integers)">;
+def Magi_CeilOp : Magi_SameTypeUnaryOp<"ceil", "aten.ceil (identity on integers)">;
+def Magi_RoundOp : Magi_SameTypeUnaryOp<"round", "aten.round (half to even; identity on integers)">;
+def Magi_TruncOp : Magi_SameTypeUnaryOp<"trunc", "aten.trunc (identity on integers)">;
+def Magi_SignOp : Magi_SameTypeUnaryOp<"sign", "aten.sign">;
+def Magi_IsNanOp : Magi_SameTypeUnaryOp<"isnan", "aten.isnan (result is bool)">;
+def Magi_IsInfOp : Magi_SameTypeUnaryOp<"isinf", "aten.isinf (result is bool)">;
+
+def Magi_LeakyReluOp : Magi_TensorOp<"leaky_relu"> {
+  let summary = "Elementwise `x >= 0 ? x : negative_slope * x` (aten.leaky_relu)";
+  let arguments = (ins Magi_Tensor:$self,
+                       DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+  let results = (outs Magi_Tensor:$result);
+}
 
 def Magi_GeluOp : Magi_TensorOp<"gelu"> {
   let summary = "Elementwise GELU (aten.gelu)";
@@ -266,6 +283,9 @@ def Magi_BitwiseOrOp : Magi_BinaryOp<"bitwise_or", "aten.bitwise_or">;
 def Magi_BitwiseXorOp : Magi_BinaryOp<"bitwise_xor", "aten.bitwise_xor">;
 def Magi_LogicalAndOp : Magi_BinaryOp<"logical_and", "aten.logical_and (result is bool)">;
 def Magi_LogicalOrOp : Magi_BinaryOp<"logical_or", "aten.logical_or (result is bool)">;
+def Magi_LogicalXorOp : Magi_BinaryOp<"logical_xor", "aten.logical_xor (result is bool)">;
+def Magi_FmodOp : Magi_BinaryOp<"fmod", "aten.fmod (sign of self, as C fmod)">;
+def Magi_Atan2Op : Magi_BinaryOp<"atan2", "aten.atan2 (integers promote to f32)">;
 
 // Comparison: broadcast, compare in the promoted type, result is bool.
 class Magi_CompareOp<string mnemonic, string aten>
@@ -343,6 +363,50 @@ def Magi_MaxDimOp : Magi_TensorOp<"max_dim"> {
   let summary = "Maximum along `dim` and its index (aten.max.dim)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
+}
+
+def Magi_ProdOp : Magi_ReductionOp<"prod", "aten.prod (integers and bool multiply in i64)">;
+
+def Magi_VarOp : Magi_TensorOp<"var"> {
+  let summary = "Variance over `dims` with `correction` (aten.var.correction)";
+  let description = [{
+    `sum((x - mean(x))^2) / max(0, N - correction)` over `dims` (all when
+    absent); `correction = 1` is the unbiased estimator.
+  }];
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dims,
+                       DefaultValuedAttr<F64Attr, "1.0">:$correction,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_MinDimOp : Magi_TensorOp<"min_dim"> {
+  let summary = "Minimum along `dim` and its index (aten.min.dim)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
+}
+
+def Magi_ArgminOp : Magi_TensorOp<"argmin"> {
+  let summary = "Index of the minimum along `dim`, or of the flattened tensor (aten.argmin)";
+  let arguments = (ins Magi_Tensor:$self, OptionalAttr<I64Attr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_TopkOp : Magi_TensorOp<"topk"> {
+  let summary = "The `k` largest (or smallest) entries along `dim` and their indices (aten.topk)";
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$k,
+                       DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest,
+                       DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
+}
+
+def Magi_SortOp : Magi_TensorOp<"sort"> {
+  let summary = "Sorts along `dim`, returning values and indices (aten.sort, stable)";
+  let arguments = (ins Magi_Tensor:$self, DefaultValuedAttr<I64Attr, "-1">:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$descending);
   let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
 }
 
@@ -507,6 +571,78 @@ def Magi_GatherOp : Magi_TensorOp<"gather"> {
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index);
   let results = (outs Magi_Tensor:$result);
 }
+
+def Magi_ScatterOp : Magi_TensorOp<"scatter"> {
+  let summary = "`self` with `src` written at `index` along `dim` (aten.scatter, aten.scatter_add)";
+  let description = [{
+    For dim 0: `out[index[i][j]][j] = src[i][j]`, or `+=` when `reduce` is
+    `"add"` (aten.scatter_add). `src` may be a Python scalar
+    (aten.scatter.value).
+  }];
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index,
+                       Magi_TensorOrScalar:$src, OptionalAttr<StrAttr>:$reduce);
+  let results = (outs Magi_Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def Magi_IndexPutOp : Magi_TensorOp<"index_put"> {
+  let summary = "`self` with `values` written at advanced `indices` (aten.index_put)";
+  let description = [{
+    The inverse of `magi.index`: `indexed_dims` as there; `values` broadcasts
+    to the indexed shape; with `accumulate`, values add up.
+  }];
+  let arguments = (ins Magi_Tensor:$self, Variadic<Magi_IndexTensor>:$indices,
+                       Magi_Tensor:$values, DenseI64ArrayAttr:$indexed_dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$accumulate);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self `[` $indices `]` `,` $values attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_SliceScatterOp : Magi_TensorOp<"slice_scatter"> {
+  let summary = "`self` with `src` written into `start:end:step` along `dim` (aten.slice_scatter)";
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src, I64Attr:$dim,
+                       Variadic<Index>:$bounds, DenseI64ArrayAttr:$static_bounds);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self `,` $src `,` $dim custom<DynamicIndexList>($bounds, $static_bounds) attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_SelectScatterOp : Magi_TensorOp<"select_scatter"> {
+  let summary = "`self` with `src` written at `index` along `dim` (aten.select_scatter)";
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src, I64Attr:$dim,
+                       Variadic<Index>:$index, DenseI64ArrayAttr:$static_index);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $self `,` $src `,` $dim custom<DynamicIndexList>($index, $static_index) attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Magi_FlipOp : Magi_TensorOp<"flip"> {
+  let summary = "Reverses the order of elements along `dims` (aten.flip)";
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_RepeatOp : Magi_TensorOp<"repeat"> {
+  let summary = "Tiles `self` `repeats[i]` times along each dimension (aten.repeat)";
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$repeats);
+  let results = (outs Magi_Tensor:$result);
+}
+
+class Magi_TriangleOp<string mnemonic, string which> : Magi_TensorOp<mnemonic> {
+  let summary = "The " # which # " triangle of the last two dimensions (aten." # mnemonic # ")";
+  let description = [{
+    Elements on and below (`tril`) or above (`triu`) the diagonal offset by
+    `diagonal` are kept; the others are zero.
+  }];
+  let arguments = (ins Magi_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$diagonal);
+  let results = (outs Magi_Tensor:$result);
+}
+def Magi_TrilOp : Magi_TriangleOp<"tril", "lower">;
+def Magi_TriuOp : Magi_TriangleOp<"triu", "upper">;
 
 //===----------------------------------------------------------------------===//
 // Matrix products

@@ -1,0 +1,513 @@
+//===- EvalShape.cpp - Shape, view and indexing ops -----------------------===//
+//
+// Tensors are values, so views are materialized: each op builds a strided
+// view of its operand and copies it out. Indices are checked against the
+// sizes at run time (PyTorch raises where an index is out of range).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Eval.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace magi::interp::detail {
+namespace {
+
+FailureOr<int64_t> normalize(Operation *op, int64_t dim, int64_t rank) {
+  return magi::normalizeDim(dim, rank, op->getLoc());
+}
+
+LogicalResult evalView(ViewOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  SmallVector<int64_t> sizes =
+      resolveMixedList(op.getStaticSizes(), op.getSizes(), env);
+  int64_t known = 1, inferredAt = -1;
+  for (auto [i, s] : llvm::enumerate(sizes)) {
+    if (s == -1 && inferredAt < 0) {
+      inferredAt = static_cast<int64_t>(i);
+      continue;
+    }
+    if (s < 0)
+      return op.emitError("invalid size ")
+             << s << " in view sizes " << formatShape(sizes);
+    known *= s;
+  }
+  int64_t numel = self.getNumElements();
+  if (inferredAt >= 0) {
+    if (known == 0 || numel % known != 0)
+      return op.emitError("cannot view ")
+             << numel << " elements as " << formatShape(sizes);
+    sizes[inferredAt] = numel / known;
+  } else if (known != numel) {
+    return op.emitError("cannot view a tensor of shape ")
+           << formatShape(self.getShape()) << " (" << numel << " elements) as "
+           << formatShape(sizes) << " (" << known << " elements)";
+  }
+  env.set(op.getResult(), self.reshaped(sizes));
+  return success();
+}
+
+LogicalResult evalExpand(ExpandOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  SmallVector<int64_t> sizes =
+      resolveMixedList(op.getStaticSizes(), op.getSizes(), env);
+  int64_t rank = sizes.size();
+  if (rank < self.getRank())
+    return op.emitError("cannot expand a tensor of rank ")
+           << self.getRank() << " to " << rank << " sizes";
+  int64_t lead = rank - self.getRank();
+  SmallVector<int64_t> selfStrides = getContiguousStrides(self.getShape());
+  SmallVector<int64_t> strides(rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < lead) {
+      if (sizes[d] < 0)
+        return op.emitError("size ")
+               << sizes[d] << " is not allowed for new dimension " << d;
+      continue;
+    }
+    int64_t in = self.getShape()[d - lead];
+    if (sizes[d] == -1)
+      sizes[d] = in;
+    if (sizes[d] < 0 || (in != 1 && in != sizes[d]))
+      return op.emitError("cannot expand shape ")
+             << formatShape(self.getShape()) << " to " << formatShape(sizes);
+    strides[d] = in == 1 ? 0 : selfStrides[d - lead];
+  }
+  env.set(op.getResult(), gatherStrided(self, sizes, strides));
+  return success();
+}
+
+LogicalResult evalPermute(PermuteOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  ArrayRef<int64_t> dims = op.getDims();
+  if (static_cast<int64_t>(dims.size()) != self.getRank())
+    return op.emitError("permutation of ")
+           << dims.size() << " dimensions for a tensor of rank "
+           << self.getRank();
+  SmallVector<int64_t> selfStrides = getContiguousStrides(self.getShape());
+  SmallVector<int64_t> shape, strides;
+  SmallVector<bool> seen(self.getRank(), false);
+  for (int64_t d : dims) {
+    FailureOr<int64_t> n = normalize(op, d, self.getRank());
+    if (failed(n))
+      return failure();
+    if (seen[*n])
+      return op.emitError("dims is not a permutation");
+    seen[*n] = true;
+    shape.push_back(self.getShape()[*n]);
+    strides.push_back(selfStrides[*n]);
+  }
+  env.set(op.getResult(), gatherStrided(self, shape, strides));
+  return success();
+}
+
+// Python slice bounds `start:end:step` over a dimension of `size`.
+struct SliceRange {
+  int64_t start, length;
+};
+
+SliceRange resolveSlice(int64_t size, int64_t start, int64_t end,
+                        int64_t step) {
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v = v < -size ? 0 : v + size;
+    return std::min(v, size);
+  };
+  int64_t s = clamp(start), e = clamp(end);
+  return {s, e <= s ? 0 : (e - s + step - 1) / step};
+}
+
+LogicalResult evalSlice(SliceOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  if (self.getRank() == 0)
+    return op.emitError("cannot slice a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> bounds =
+      resolveMixedList(op.getStaticBounds(), op.getBounds(), env);
+  if (bounds.size() != 3)
+    return op.emitError("expected [start, end, step]");
+  if (bounds[2] <= 0)
+    return op.emitError("slice step must be positive, got ") << bounds[2];
+  SliceRange range =
+      resolveSlice(self.getShape()[*dim], bounds[0], bounds[1], bounds[2]);
+  SmallVector<int64_t> shape(self.getShape());
+  SmallVector<int64_t> strides = getContiguousStrides(shape);
+  int64_t offset = range.start * strides[*dim];
+  shape[*dim] = range.length;
+  strides[*dim] *= bounds[2];
+  env.set(op.getResult(), gatherStrided(self, shape, strides, offset));
+  return success();
+}
+
+LogicalResult evalSelect(SelectOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  if (self.getRank() == 0)
+    return op.emitError("cannot select from a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t index =
+      resolveMixedList(op.getStaticIndex(), op.getIndex(), env).front();
+  int64_t size = self.getShape()[*dim];
+  if (index < -size || index >= size)
+    return op.emitError("index ") << index << " is out of range for dimension "
+                                  << *dim << " of size " << size;
+  if (index < 0)
+    index += size;
+  SmallVector<int64_t> shape(self.getShape());
+  SmallVector<int64_t> strides = getContiguousStrides(shape);
+  int64_t offset = index * strides[*dim];
+  shape.erase(shape.begin() + *dim);
+  strides.erase(strides.begin() + *dim);
+  env.set(op.getResult(), gatherStrided(self, shape, strides, offset));
+  return success();
+}
+
+LogicalResult evalCat(CatOp op, Env &env) {
+  SmallVector<const Tensor *> inputs;
+  for (Value v : op.getTensors())
+    inputs.push_back(&env.get(v));
+  const Tensor &first = *inputs.front();
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), first.getRank());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  if (shape.empty())
+    return op.emitError("cannot concatenate 0-d tensors");
+  shape[*dim] = 0;
+  for (auto [i, t] : llvm::enumerate(inputs)) {
+    for (int64_t d = 0; d < first.getRank(); ++d)
+      if (d != *dim && (t->getRank() != first.getRank() ||
+                        t->getShape()[d] != first.getShape()[d]))
+        return op.emitError("tensor ")
+               << i << " of shape " << formatShape(t->getShape())
+               << " does not match tensor 0 of shape "
+               << formatShape(first.getShape()) << " outside dimension "
+               << *dim;
+    shape[*dim] += t->getShape()[*dim];
+  }
+  Tensor out(getDeclaredDtype(op.getResult()), shape);
+  DimSplit s = splitAt(shape, *dim);
+  int64_t at = 0; // position along `dim` where the next input goes
+  for (const Tensor *t : inputs) {
+    int64_t n = t->getShape()[*dim];
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t k = 0; k < n * s.inner; ++k)
+        out.setFrom(o * s.size * s.inner + at * s.inner + k, *t,
+                    o * n * s.inner + k);
+    at += n;
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult evalSplit(SplitWithSizesOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  if (self.getRank() == 0)
+    return op.emitError("cannot split a 0-d tensor");
+  SmallVector<int64_t> sizes =
+      resolveMixedList(op.getStaticSplitSizes(), op.getSplitSizes(), env);
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return op.emitError("split size ") << s << " is negative";
+    total += s;
+  }
+  if (total != self.getShape()[*dim])
+    return op.emitError("split sizes ")
+           << formatShape(sizes) << " add up to " << total << ", but dimension "
+           << *dim << " has size " << self.getShape()[*dim];
+  if (sizes.size() != op.getNumResults())
+    return op.emitError("got ") << sizes.size() << " split sizes for "
+                                << op.getNumResults() << " results";
+  SmallVector<int64_t> strides = getContiguousStrides(self.getShape());
+  int64_t start = 0;
+  for (auto [size, result] : llvm::zip(sizes, op.getResults())) {
+    SmallVector<int64_t> shape(self.getShape());
+    shape[*dim] = size;
+    env.set(result, gatherStrided(self, shape, strides, start * strides[*dim]));
+    start += size;
+  }
+  return success();
+}
+
+LogicalResult evalPad(ConstantPadNdOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  SmallVector<int64_t> pad =
+      resolveMixedList(op.getStaticPad(), op.getPad(), env);
+  int64_t rank = self.getRank();
+  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) > 2 * rank)
+    return op.emitError("pad must hold pairs for at most ")
+           << rank << " dimensions";
+  SmallVector<int64_t> before(rank, 0), shape(self.getShape());
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t d = rank - 1 - static_cast<int64_t>(i);
+    before[d] = pad[2 * i];
+    shape[d] += pad[2 * i] + pad[2 * i + 1];
+    if (shape[d] < 0)
+      return op.emitError("padding makes dimension ")
+             << d << " of size " << self.getShape()[d] << " negative";
+  }
+  Tensor out(self.getDtype(), shape);
+  double value = op.getValue().convertToDouble();
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i)
+    out.setDouble(i, value);
+  // Copy each input element that lands inside the output (negative padding
+  // crops).
+  SmallVector<int64_t> outStrides = getContiguousStrides(shape);
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t i = 0, e = self.getNumElements(); i < e; ++i) {
+    int64_t at = 0;
+    bool inside = true;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t o = index[d] + before[d];
+      inside &= o >= 0 && o < shape[d];
+      at += o * outStrides[d];
+    }
+    if (inside)
+      out.setFrom(at, self, i);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < self.getShape()[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+// Reads index `i` of `indices` for a dimension of `size`: negative indices
+// count from the end; out-of-range ones are an error.
+FailureOr<int64_t> readIndex(Operation *op, const Tensor &indices, int64_t i,
+                             int64_t size) {
+  int64_t v = indices.getInt(i);
+  if (v < -size || v >= size)
+    return op->emitError("index ")
+           << v << " is out of range for a dimension of size " << size;
+  return v < 0 ? v + size : v;
+}
+
+LogicalResult evalEmbedding(EmbeddingOp op, Env &env) {
+  const Tensor &weight = env.get(op.getWeight());
+  const Tensor &indices = env.get(op.getIndices());
+  if (weight.getRank() != 2)
+    return op.emitError("embedding weight must be 2-d");
+  int64_t rows = weight.getShape()[0], width = weight.getShape()[1];
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(width);
+  Tensor out(weight.getDtype(), shape);
+  for (int64_t i = 0, e = indices.getNumElements(); i < e; ++i) {
+    int64_t v = indices.getInt(i);
+    if (v < 0 || v >= rows)
+      return op.emitError("embedding index ")
+             << v << " is out of range for " << rows << " rows";
+    for (int64_t k = 0; k < width; ++k)
+      out.setFrom(i * width + k, weight, v * width + k);
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+// Unravels the linear index `i` of `shape` into `index`.
+void unravel(int64_t i, ArrayRef<int64_t> shape,
+             MutableArrayRef<int64_t> index) {
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    index[d] = shape[d] ? i % shape[d] : 0;
+    i = shape[d] ? i / shape[d] : 0;
+  }
+}
+
+LogicalResult evalIndex(IndexOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  ArrayRef<int64_t> dims = op.getIndexedDims();
+  SmallVector<const Tensor *> indices;
+  SmallVector<ArrayRef<int64_t>> indexShapes;
+  for (Value v : op.getIndices()) {
+    indices.push_back(&env.get(v));
+    indexShapes.push_back(indices.back()->getShape());
+  }
+  if (dims.empty() || dims.size() != indices.size())
+    return op.emitError("expected one index tensor per indexed dimension");
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d < 0 || d >= self.getRank() || (i > 0 && d <= dims[i - 1]))
+      return op.emitError("indexed_dims must be increasing dimensions of "
+                          "self");
+  FailureOr<SmallVector<int64_t>> indexShape =
+      broadcastRuntimeShapes(indexShapes, op.getLoc());
+  if (failed(indexShape))
+    return failure();
+  SmallVector<SmallVector<int64_t>> indexStrides;
+  for (const Tensor *t : indices)
+    indexStrides.push_back(getBroadcastStrides(t->getShape(), *indexShape));
+
+  // Result layout: the broadcast index shape replaces adjacent indexed
+  // dimensions in place; otherwise it comes first.
+  ArrayRef<int64_t> selfShape = self.getShape();
+  bool adjacent =
+      dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  int64_t indexAt = adjacent ? dims.front() : 0;
+  SmallVector<int64_t> plainDims; // dimensions of self taken whole
+  for (int64_t d = 0; d < self.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      plainDims.push_back(d);
+  SmallVector<int64_t> shape;
+  for (int64_t d : plainDims)
+    shape.push_back(selfShape[d]);
+  shape.insert(shape.begin() + indexAt, indexShape->begin(), indexShape->end());
+
+  Tensor out(self.getDtype(), shape);
+  SmallVector<int64_t> selfStrides = getContiguousStrides(selfShape);
+  int64_t indexRank = indexShape->size();
+  SmallVector<int64_t> outIndex(shape.size()), bIndex(indexRank);
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    unravel(i, shape, outIndex);
+    int64_t at = 0;
+    // The plain dimensions, around the block of index dimensions.
+    for (auto [k, d] : llvm::enumerate(plainDims)) {
+      int64_t pos = static_cast<int64_t>(k) < indexAt
+                        ? static_cast<int64_t>(k)
+                        : static_cast<int64_t>(k) + indexRank;
+      at += outIndex[pos] * selfStrides[d];
+    }
+    for (auto [k, t] : llvm::enumerate(indices)) {
+      int64_t offset = 0;
+      for (int64_t b = 0; b < indexRank; ++b)
+        offset += outIndex[indexAt + b] * indexStrides[k][b];
+      FailureOr<int64_t> v = readIndex(op, *t, offset, selfShape[dims[k]]);
+      if (failed(v))
+        return failure();
+      at += *v * selfStrides[dims[k]];
+    }
+    out.setFrom(i, self, at);
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult evalIndexSelect(IndexSelectOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  const Tensor &index = env.get(op.getIndex());
+  if (index.getRank() > 1)
+    return op.emitError("index must be 0-d or 1-d");
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> shape(self.getShape());
+  int64_t n = index.getNumElements();
+  if (!shape.empty())
+    shape[*dim] = n;
+  Tensor out(self.getDtype(), shape);
+  DimSplit in = splitAt(self.getShape(), *dim);
+  for (int64_t j = 0; j < n; ++j) {
+    FailureOr<int64_t> v = readIndex(op, index, j, in.size);
+    if (failed(v))
+      return failure();
+    for (int64_t o = 0; o < in.outer; ++o)
+      for (int64_t k = 0; k < in.inner; ++k)
+        out.setFrom(o * n * in.inner + j * in.inner + k, self,
+                    o * in.size * in.inner + *v * in.inner + k);
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult evalGather(GatherOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  const Tensor &index = env.get(op.getIndex());
+  int64_t rank = self.getRank();
+  if (index.getRank() != rank)
+    return op.emitError("index has rank ")
+           << index.getRank() << " but self has rank " << rank;
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), rank);
+  if (failed(dim))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *dim && index.getShape()[d] > self.getShape()[d])
+      return op.emitError("index shape ")
+             << formatShape(index.getShape()) << " exceeds self shape "
+             << formatShape(self.getShape()) << " in dimension " << d;
+  Tensor out(self.getDtype(), index.getShape());
+  SmallVector<int64_t> selfStrides = getContiguousStrides(self.getShape());
+  SmallVector<int64_t> at(rank);
+  int64_t size = rank ? self.getShape()[*dim] : 1;
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    unravel(i, index.getShape(), at);
+    FailureOr<int64_t> v = readIndex(op, index, i, size);
+    if (failed(v))
+      return failure();
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += (d == *dim ? *v : at[d]) * selfStrides[d];
+    out.setFrom(i, self, offset);
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+} // namespace
+
+std::optional<LogicalResult> evalShapeOp(Operation *op, Env &env) {
+  using Result = std::optional<LogicalResult>;
+  return llvm::TypeSwitch<Operation *, Result>(op)
+      .Case([&](ViewOp v) -> Result { return evalView(v, env); })
+      .Case([&](ExpandOp e) -> Result { return evalExpand(e, env); })
+      .Case([&](PermuteOp p) -> Result { return evalPermute(p, env); })
+      .Case([&](UnsqueezeOp u) -> Result {
+        const Tensor &self = env.get(u.getSelf());
+        int64_t rank = self.getRank() + 1;
+        auto dim = static_cast<int64_t>(u.getDim());
+        if (dim < -rank || dim >= rank)
+          return op->emitError("dimension ")
+                 << dim << " is out of range to unsqueeze a tensor of rank "
+                 << self.getRank();
+        if (dim < 0)
+          dim += rank;
+        SmallVector<int64_t> shape(self.getShape());
+        shape.insert(shape.begin() + dim, 1);
+        env.set(u.getResult(), self.reshaped(shape));
+        return success();
+      })
+      .Case([&](SqueezeOp s) -> Result {
+        const Tensor &self = env.get(s.getSelf());
+        SmallVector<bool> drop(self.getRank(), false);
+        for (int64_t d : s.getDims()) {
+          FailureOr<int64_t> n = normalize(op, d, self.getRank());
+          if (failed(n))
+            return failure();
+          // Dimensions whose size is not 1 stay, as in PyTorch.
+          if (self.getRank() && self.getShape()[*n] == 1)
+            drop[*n] = true;
+        }
+        SmallVector<int64_t> shape;
+        for (auto [size, d] : llvm::zip(self.getShape(), drop))
+          if (!d)
+            shape.push_back(size);
+        env.set(s.getResult(), self.reshaped(shape));
+        return success();
+      })
+      .Case([&](SliceOp s) -> Result { return evalSlice(s, env); })
+      .Case([&](SelectOp s) -> Result { return evalSelect(s, env); })
+      .Case([&](CatOp c) -> Result { return evalCat(c, env); })
+      .Case([&](SplitWithSizesOp s) -> Result { return evalSplit(s, env); })
+      .Case([&](ConstantPadNdOp p) -> Result { return evalPad(p, env); })
+      .Case([&](EmbeddingOp e) -> Result { return evalEmbedding(e, env); })
+      .Case([&](IndexOp i) -> Result { return evalIndex(i, env); })
+      .Case([&](IndexSelectOp i) -> Result { return evalIndexSelect(i, env); })
+      .Case([&](GatherOp g) -> Result { return evalGather(g, env); })
+      .Default([](Operation *) -> Result { return std::nullopt; });
+}
+
+} // namespace magi::interp::detail

@@ -1,0 +1,487 @@
+//===- Interpreter.cpp - Reference interpreter: the driver ----------------===//
+//
+// Walks the function body in order. Symbolic integers get their values from
+// `magi.bind_symbolic_shape` on actual tensors; the scalar ops (arith.constant,
+// magi.sym_*) compute on 0-d tensors; every tensor op goes to its op group.
+// After each op, the computed results are checked against the declared types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Interp/Interpreter.h"
+#include "Eval.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace magi::interp::detail;
+
+namespace magi::interp {
+
+namespace {
+
+// Python's floor division and modulo on int64 (rounding toward -inf).
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+class Interpreter {
+public:
+  explicit Interpreter(unsigned depth = 0) : depth(depth) {}
+  FailureOr<SmallVector<Tensor>> run(func::FuncOp func, ArrayRef<Tensor> args);
+
+private:
+  LogicalResult checkArguments(func::FuncOp func, ArrayRef<Tensor> args);
+  LogicalResult evalOp(Operation *op);
+  LogicalResult checkOperands(Operation *op);
+  LogicalResult checkResults(Operation *op);
+  LogicalResult evalBind(BindSymbolicShapeOp op);
+  LogicalResult bindSymbol(BindSymbolicShapeOp op, Value symbol, int64_t value);
+  LogicalResult evalConstant(Operation *op, Attribute value);
+  LogicalResult evalSymBinary(Operation *op);
+  LogicalResult evalCall(func::CallOp call);
+
+  Env env;
+  // How many calls deep this function runs (split graphs call their pieces).
+  unsigned depth;
+};
+
+// Deeper than any graph of pieces needs; it stops runaway recursion.
+constexpr unsigned kMaxCallDepth = 64;
+
+} // namespace
+
+// The tensor a scalar argument of MLIR type `type` is passed as.
+static Type scalarTensorDtype(Type type) {
+  if (type.isIndex())
+    return IntegerType::get(type.getContext(), 64);
+  return type;
+}
+
+LogicalResult Interpreter::checkArguments(func::FuncOp func,
+                                          ArrayRef<Tensor> args) {
+  if (args.size() != func.getNumArguments())
+    return func.emitError("expected ")
+           << func.getNumArguments() << " arguments, got " << args.size();
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    Type type = func.getArgument(i).getType();
+    auto describe = [&, i = i]() {
+      return "argument " + std::to_string(i) + " (" + getArgumentName(func, i) +
+             ")";
+    };
+    if (!arg.hasDtype())
+      return func.emitError() << describe() << " has no value";
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    Type dtype =
+        tensorType ? tensorType.getElementType() : scalarTensorDtype(type);
+    if (arg.getDtype() != dtype)
+      return func.emitError() << describe() << " has dtype " << arg.getDtype()
+                              << ", but the graph expects " << dtype;
+    ArrayRef<int64_t> expected =
+        tensorType ? tensorType.getShape() : ArrayRef<int64_t>();
+    bool matches = static_cast<int64_t>(expected.size()) == arg.getRank();
+    for (size_t d = 0; matches && d < expected.size(); ++d)
+      matches = ShapedType::isDynamic(expected[d]) ||
+                expected[d] == arg.getShape()[d];
+    if (!matches)
+      return func.emitError()
+             << describe() << " has shape " << formatShape(arg.getShape())
+             << ", but the graph expects " << type;
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Tensor>> Interpreter::run(func::FuncOp func,
+                                                ArrayRef<Tensor> args) {
+  if (func.isExternal())
+    return func.emitError("cannot interpret a function without a body");
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("cannot interpret a function with several blocks");
+  if (failed(checkArguments(func, args)))
+    return failure();
+  for (auto [value, arg] : llvm::zip(func.getArguments(), args))
+    if (!value.use_empty())
+      env.set(value, arg);
+
+  // Values are dropped after their last use, so memory holds only the live
+  // ones.
+  Block &body = func.getBody().front();
+  DenseMap<Value, Operation *> lastUser;
+  for (Operation &op : body)
+    for (Value v : op.getOperands())
+      lastUser[v] = &op;
+
+  for (Operation &op : body) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      if (failed(checkOperands(&op)))
+        return failure();
+      SmallVector<Tensor> results;
+      for (Value v : ret.getOperands())
+        results.push_back(env.get(v));
+      return results;
+    }
+    if (failed(evalOp(&op)))
+      return failure();
+    for (Value v : op.getOperands())
+      if (lastUser.lookup(v) == &op)
+        env.erase(v);
+    for (Value v : op.getResults())
+      if (v.use_empty())
+        env.erase(v);
+  }
+  return func.emitError("the function body does not end in func.return");
+}
+
+LogicalResult Interpreter::checkOperands(Operation *op) {
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    if (env.contains(v))
+      continue;
+    if (auto symbol = v.getDefiningOp<SymbolicIntOp>())
+      return op->emitError("symbol '")
+             << symbol.getName()
+             << "' has no value: no magi.bind_symbolic_shape before this op "
+                "binds it to a size";
+    return op->emitError("operand ") << i << " has no value";
+  }
+  return success();
+}
+
+LogicalResult Interpreter::checkResults(Operation *op) {
+  for (Value result : op->getResults()) {
+    if (!env.contains(result))
+      return op->emitError("the interpreter computed no value for result ")
+             << cast<OpResult>(result).getResultNumber();
+    const Tensor &value = env.get(result);
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type)
+      continue;
+    bool matches = value.getDtype() == type.getElementType() &&
+                   value.getRank() == type.getRank();
+    for (int64_t d = 0; matches && d < type.getRank(); ++d)
+      matches =
+          type.isDynamicDim(d) || type.getDimSize(d) == value.getShape()[d];
+    if (!matches)
+      return op->emitError("computed a result of shape ")
+             << formatShape(value.getShape()) << " and dtype "
+             << value.getDtype() << " that contradicts the declared type "
+             << type;
+  }
+  return success();
+}
+
+LogicalResult Interpreter::evalOp(Operation *op) {
+  // Symbols have no value until a binding gives them one.
+  if (isa<SymbolicIntOp>(op))
+    return success();
+  if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
+    return evalBind(bind);
+  if (auto opaque = dyn_cast<OpaqueOp>(op))
+    return op->emitError("cannot interpret '")
+           << op->getName() << "' (\"" << opaque.getOpName() << "\")";
+  if (op->getNumRegions() != 0)
+    return op->emitError("cannot interpret '")
+           << op->getName() << "': ops with regions are not supported";
+  if (failed(checkOperands(op)))
+    return failure();
+
+  std::optional<LogicalResult> result =
+      llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+          .Case([&](arith::ConstantOp c) {
+            return evalConstant(op, c.getValue());
+          })
+          .Case([&](ConstantOp c) { return evalConstant(op, c.getValue()); })
+          .Case([&](SymSizeOp s) -> LogicalResult {
+            const Tensor &self = env.get(s.getSelf());
+            auto dim = static_cast<int64_t>(s.getDim());
+            if (dim < 0 || dim >= self.getRank())
+              return op->emitError("dimension ")
+                     << dim << " is out of range for a tensor of rank "
+                     << self.getRank();
+            env.set(s.getResult(),
+                    Tensor::scalarInt(IntegerType::get(op->getContext(), 64),
+                                      self.getShape()[dim]));
+            return success();
+          })
+          .Case<SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMinOp,
+                SymMaxOp>([&](Operation *) { return evalSymBinary(op); })
+          .Case([&](func::CallOp call) { return evalCall(call); })
+          .Case([&](AssertTensorMetadataOp a) -> LogicalResult {
+            std::optional<Type> dtype = a.getDtype();
+            Type actual = env.get(a.getSelf()).getDtype();
+            if (dtype && *dtype != actual)
+              return op->emitError("assertion failed: the tensor has dtype ")
+                     << actual << ", expected " << *dtype;
+            return success();
+          })
+          .Default([&](Operation *) -> std::optional<LogicalResult> {
+            if (auto r = evalElementwiseOp(op, env))
+              return r;
+            if (auto r = evalReductionOp(op, env))
+              return r;
+            if (auto r = evalShapeOp(op, env))
+              return r;
+            if (auto r = evalNNOp(op, env))
+              return r;
+            return std::nullopt;
+          });
+  if (!result)
+    return op->emitError("cannot interpret '") << op->getName() << "'";
+  if (failed(*result))
+    return failure();
+  return checkResults(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Symbols and scalars
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::bindSymbol(BindSymbolicShapeOp op, Value symbol,
+                                      int64_t value) {
+  if (auto decl = symbol.getDefiningOp<SymbolicIntOp>()) {
+    auto min = static_cast<int64_t>(decl.getMinVal());
+    std::optional<uint64_t> max = decl.getMaxVal();
+    if (value < min || (max && value > static_cast<int64_t>(*max))) {
+      std::string range =
+          "[" + std::to_string(min) + ", " +
+          (max ? std::to_string(static_cast<int64_t>(*max)) : "inf") + "]";
+      return op.emitError("symbol '")
+             << decl.getName() << "' would be " << value
+             << ", outside its range " << range;
+    }
+  }
+  env.set(symbol,
+          Tensor::scalarInt(IntegerType::get(op.getContext(), 64), value));
+  return success();
+}
+
+static std::string toString(AffineExpr expr) {
+  std::string text;
+  llvm::raw_string_ostream(text) << expr;
+  return text;
+}
+
+// Evaluates `expr` with symbol values `values` (nothing where unbound).
+static std::optional<int64_t>
+evalAffine(AffineExpr expr, ArrayRef<std::optional<int64_t>> values) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return cast<AffineConstantExpr>(expr).getValue();
+  case AffineExprKind::SymbolId:
+    return values[cast<AffineSymbolExpr>(expr).getPosition()];
+  case AffineExprKind::DimId:
+    return std::nullopt;
+  default:
+    break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  std::optional<int64_t> lhs = evalAffine(binary.getLHS(), values);
+  std::optional<int64_t> rhs = evalAffine(binary.getRHS(), values);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return *lhs + *rhs;
+  case AffineExprKind::Mul:
+    return *lhs * *rhs;
+  case AffineExprKind::FloorDiv:
+    return *rhs == 0 ? std::nullopt : std::optional(floorDiv(*lhs, *rhs));
+  case AffineExprKind::CeilDiv:
+    return *rhs == 0 ? std::nullopt : std::optional(-floorDiv(-*lhs, *rhs));
+  case AffineExprKind::Mod:
+    return *rhs == 0 ? std::nullopt
+                     : std::optional(*lhs - floorDiv(*lhs, *rhs) * *rhs);
+  default:
+    return std::nullopt;
+  }
+}
+
+LogicalResult Interpreter::evalBind(BindSymbolicShapeOp op) {
+  if (!env.contains(op.getOperand()))
+    return checkOperands(op);
+  ArrayRef<int64_t> shape = env.get(op.getOperand()).getShape();
+  AffineMap map = op.getShapeExpressions();
+  ValueRange symbols = op.getShapeSymbols();
+  if (map.getNumResults() != shape.size())
+    return op.emitError("binds ")
+           << map.getNumResults() << " sizes, but the tensor has rank "
+           << shape.size();
+
+  auto currentValues = [&]() {
+    SmallVector<std::optional<int64_t>> values;
+    for (Value s : symbols)
+      values.push_back(env.contains(s) ? std::optional(env.getInt(s))
+                                       : std::nullopt);
+    return values;
+  };
+  // Bind what can be bound: a bare symbol takes the size as is; an affine
+  // expression with one unbound symbol `a * s + b` is solved for it. Repeat
+  // while that binds something new.
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      SmallVector<std::optional<int64_t>> values = currentValues();
+      if (evalAffine(expr, values))
+        continue;
+      SmallVector<unsigned> unbound;
+      for (unsigned s = 0; s < symbols.size(); ++s)
+        if (!values[s] && expr.isFunctionOfSymbol(s))
+          unbound.push_back(s);
+      if (unbound.size() != 1 || !expr.isPureAffine())
+        continue;
+      unsigned s = unbound.front();
+      values[s] = 0;
+      std::optional<int64_t> b = evalAffine(expr, values);
+      values[s] = 1;
+      std::optional<int64_t> aPlusB = evalAffine(expr, values);
+      if (!b || !aPlusB || *aPlusB == *b)
+        continue;
+      int64_t a = *aPlusB - *b;
+      if ((shape[d] - *b) % a != 0)
+        return op.emitError("dimension ")
+               << d << " has size " << shape[d] << ", which " << toString(expr)
+               << " cannot take";
+      if (failed(bindSymbol(op, symbols[s], (shape[d] - *b) / a)))
+        return failure();
+      progress = true;
+    }
+  }
+  // Every expression must now agree with the actual size.
+  SmallVector<std::optional<int64_t>> values = currentValues();
+  for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+    std::optional<int64_t> expected = evalAffine(expr, values);
+    if (expected && *expected != shape[d])
+      return op.emitError("dimension ")
+             << d << " has size " << shape[d] << ", but it is bound to "
+             << toString(expr) << " = " << *expected;
+  }
+  return success();
+}
+
+LogicalResult Interpreter::evalConstant(Operation *op, Attribute value) {
+  Value result = op->getResult(0);
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    Type dtype = scalarTensorDtype(result.getType());
+    if (!getElementKind(dtype))
+      return op->emitError("cannot interpret a constant of type ")
+             << result.getType();
+    int64_t v = i.getType().isInteger(1) || i.getType().isUnsignedInteger()
+                    ? static_cast<int64_t>(i.getValue().getZExtValue())
+                    : i.getValue().getSExtValue();
+    env.set(result, Tensor::scalarInt(dtype, v));
+    return success();
+  }
+  if (auto f = dyn_cast<FloatAttr>(value)) {
+    if (!getElementKind(f.getType()))
+      return op->emitError("cannot interpret a constant of type ")
+             << f.getType();
+    env.set(result, Tensor::scalar(f.getType(), f.getValueAsDouble()));
+    return success();
+  }
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || !getElementKind(type.getElementType()) || !type.hasStaticShape())
+    return op->emitError("cannot interpret a constant of type ")
+           << result.getType();
+  Tensor tensor(type.getElementType(), type.getShape());
+  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(value)) {
+    if (isFloatDtype(type.getElementType())) {
+      for (auto [i, v] : llvm::enumerate(dense.getValues<APFloat>()))
+        tensor.setDouble(i, v.convertToDouble());
+    } else {
+      bool isUnsigned = type.getElementType().isUnsignedInteger() ||
+                        type.getElementType().isInteger(1);
+      for (auto [i, v] : llvm::enumerate(dense.getValues<APInt>()))
+        tensor.setInt(i, isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                                    : v.getSExtValue());
+    }
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    // A blob in the dtype's own layout (one byte per bool).
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return op->emitError("the constant's resource blob '")
+             << resource.getRawHandle().getKey() << "' is missing";
+    ArrayRef<char> data = blob->getData();
+    MutableArrayRef<char> bytes = tensor.getMutableBytes();
+    if (data.size() != bytes.size())
+      return op->emitError("the constant's resource blob holds ")
+             << data.size() << " bytes, expected " << bytes.size();
+    llvm::copy(data, bytes.begin());
+  } else {
+    return op->emitError("cannot interpret a constant attribute of kind ")
+           << value;
+  }
+  env.set(result, std::move(tensor));
+  return success();
+}
+
+LogicalResult Interpreter::evalSymBinary(Operation *op) {
+  int64_t a = env.getInt(op->getOperand(0));
+  int64_t b = env.getInt(op->getOperand(1));
+  auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+  std::optional<int64_t> r =
+      llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
+          .Case([&](SymAddOp) {
+            return wrap(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+          })
+          .Case([&](SymSubOp) {
+            return wrap(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+          })
+          .Case([&](SymMulOp) {
+            return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+          })
+          .Case([&](SymFloorDivOp) -> std::optional<int64_t> {
+            if (b == 0)
+              return std::nullopt;
+            return floorDiv(a, b);
+          })
+          .Case([&](SymModOp) -> std::optional<int64_t> {
+            if (b == 0)
+              return std::nullopt;
+            return a - floorDiv(a, b) * b;
+          })
+          .Case([&](SymMinOp) { return std::min(a, b); })
+          .Case([&](SymMaxOp) { return std::max(a, b); })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!r)
+    return op->emitError("integer division by zero");
+  env.set(op->getResult(0),
+          Tensor::scalarInt(IntegerType::get(op->getContext(), 64), *r));
+  return success();
+}
+
+LogicalResult Interpreter::evalCall(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee)
+    return call.emitError("cannot find the callee @") << call.getCallee();
+  if (depth >= kMaxCallDepth)
+    return call.emitError("calls nest deeper than ")
+           << kMaxCallDepth << " functions";
+  SmallVector<Tensor> args;
+  for (Value v : call.getOperands())
+    args.push_back(env.get(v));
+  Interpreter nested(depth + 1);
+  FailureOr<SmallVector<Tensor>> results = nested.run(callee, args);
+  if (failed(results))
+    return call.emitError("in this call of @") << call.getCallee();
+  if (results->size() != call.getNumResults())
+    return call.emitError("@") << call.getCallee() << " returned "
+                               << results->size() << " values, the call expects "
+                               << call.getNumResults();
+  for (auto [value, result] : llvm::zip(call.getResults(), *results))
+    env.set(value, std::move(result));
+  return success();
+}
+
+FailureOr<SmallVector<Tensor>> interpret(func::FuncOp func,
+                                         ArrayRef<Tensor> args) {
+  Interpreter interpreter;
+  return interpreter.run(func, args);
+}
+
+} // namespace magi::interp

@@ -1,0 +1,86 @@
+// Errors name the op and its location, and make magi-interp exit nonzero.
+
+// RUN: not magi-interp %s --function=opaque 2>&1 | FileCheck %s --check-prefix=OPAQUE
+// OPAQUE: magi-interp: error: cannot interpret 'magi.opaque' ("aten::topk.default") at {{.*}}errors.mlir:[[@LINE+3]]:12
+func.func @opaque() -> tensor<2x2xf32> {
+  %x = magi.constant dense<1.0> : tensor<2x4xf32>
+  %v, %i = magi.opaque "aten::topk.default"(%x) {k = 2 : i64} : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+  return %v : tensor<2x2xf32>
+}
+
+// RUN: not magi-interp %s --function=other_dialect 2>&1 | FileCheck %s --check-prefix=OTHER
+// OTHER: magi-interp: error: cannot interpret 'tensor.empty' at {{.*}}errors.mlir:[[@LINE+2]]:8
+func.func @other_dialect() -> tensor<2xf32> {
+  %e = tensor.empty() : tensor<2xf32>
+  return %e : tensor<2xf32>
+}
+
+// RUN: not magi-interp %s --function=out_of_range 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: magi-interp: error: index 3 is out of range for a dimension of size 3 at {{.*}}errors.mlir:[[@LINE+4]]:8
+func.func @out_of_range() -> tensor<2xf32> {
+  %x = magi.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %i = magi.constant dense<[0, 3]> : tensor<2xi64>
+  %y = magi.index %x[%i] {indexed_dims = array<i64: 0>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// RUN: not magi-interp %s --function=embedding_range 2>&1 | FileCheck %s --check-prefix=EMB
+// EMB: magi-interp: error: embedding index -1 is out of range for 2 rows
+func.func @embedding_range() -> tensor<1x2xf32> {
+  %w = magi.constant dense<1.0> : tensor<2x2xf32>
+  %i = magi.constant dense<[-1]> : tensor<1xi64>
+  %y = magi.embedding %w, %i : (tensor<2x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// RUN: not magi-interp %s --function=div_zero 2>&1 | FileCheck %s --check-prefix=DIV
+// DIV: magi-interp: error: integer division by zero at {{.*}}errors.mlir:[[@LINE+4]]:8
+func.func @div_zero() -> tensor<2xi64> {
+  %x = magi.constant dense<[1, 2]> : tensor<2xi64>
+  %z = magi.constant dense<[1, 0]> : tensor<2xi64>
+  %y = magi.div %x, %z {rounding_mode = "floor"} : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %y : tensor<2xi64>
+}
+
+// A computed shape must agree with the static sizes the graph declares.
+// RUN: not magi-interp %s --function=declared_shape 2>&1 | FileCheck %s --check-prefix=DECL
+// DECL: magi-interp: error: computed a result of shape [3] and dtype 'f32' that contradicts the declared type 'tensor<2xf32>' at {{.*}}errors.mlir:[[@LINE+5]]:8
+func.func @declared_shape() -> tensor<2xf32> {
+  %x = magi.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %three = arith.constant 3 : index
+  // Inference knows only `?`; the declared 2 is wrong at run time.
+  %y = magi.slice %x, 0 [0, %three, 1] : tensor<4xf32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// RUN: not magi-interp %s --function=bad_view 2>&1 | FileCheck %s --check-prefix=VIEW
+// VIEW: magi-interp: error: cannot view a tensor of shape [3] (3 elements) as [2, 2] (4 elements)
+func.func @bad_view() -> tensor<2x2xf32> {
+  %x = magi.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %three = arith.constant 3 : index
+  %y = magi.slice %x, 0 [0, %three, 1] : tensor<4xf32> -> tensor<?xf32>
+  %z = magi.view %y [2, 2] : tensor<?xf32> -> tensor<2x2xf32>
+  return %z : tensor<2x2xf32>
+}
+
+// A symbol is unknown until a binding gives it a value.
+// RUN: not magi-interp %s --function=unbound 2>&1 | FileCheck %s --check-prefix=UNBOUND
+// UNBOUND: magi-interp: error: symbol 's3' has no value: no magi.bind_symbolic_shape before this op binds it to a size
+func.func @unbound() -> tensor<?xf32> {
+  %s3 = magi.symbolic_int "s3" min 0
+  %y = magi.full [%s3] {fill_value = 1.0 : f64, dtype = f32} : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// RUN: not magi-interp %s --function=dropout 2>&1 | FileCheck %s --check-prefix=DROPOUT
+// DROPOUT: magi-interp: error: attention with dropout (dropout_p = 5.000000e-01) is random; the interpreter supports dropout_p = 0 only
+func.func @dropout() -> tensor<1x2x2xf32> {
+  %q = magi.constant dense<1.0> : tensor<1x2x2xf32>
+  %y = magi.attention %q, %q, %q {dropout_p = 0.5 : f64} : (tensor<1x2x2xf32>, tensor<1x2x2xf32>, tensor<1x2x2xf32>) -> tensor<1x2x2xf32>
+  return %y : tensor<1x2x2xf32>
+}
+
+// RUN: not magi-interp %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// NOFUNC: magi-interp: error: '{{.*}}errors.mlir' has no function @nope
+// RUN: not magi-interp %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: magi-interp: error: {{.*}}

@@ -1,0 +1,59 @@
+// Parameters, buffers and constants come from a torch.export archive through
+// their magi.weight = {entry, offset (bytes), strides (elements)} attribute.
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/Inputs/tensors.py zip %t/model.pt2 m/data/weights/w0=float32:0,1,2,3,4,5,6,7 m/data/weights/w1=bfloat16:0.5,-1 m/data/constants/c0=int64:7,8,9 m/version=uint8:1
+// RUN: %python %S/Inputs/tensors.py npy %t/x.npy float32 3 1,1,1
+// RUN: magi-interp %s --weights %t/model.pt2 --input %t/x.npy | FileCheck %s
+// CHECK:      out0: tensor<2x3xf32> = {{\[}}[2, 4, 6], [3, 5, 7]]
+// CHECK-NEXT: out1: tensor<2xbf16> = [0.5, -1]
+// CHECK-NEXT: out2: tensor<i64> = 9
+// CHECK-NEXT: out3: tensor<2xf32> = [12, 15]
+
+func.func @main(
+    // Element (i, j) is float number 2 + i + 2 j of the entry: a transposed,
+    // offset view of its storage.
+    %w: tensor<2x3xf32> {magi.input_kind = "parameter", magi.name = "w",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 8 : i64, strides = array<i64: 1, 2>}},
+    // Entry names may leave out the archive's folder.
+    %b: tensor<2xbf16> {magi.input_kind = "buffer", magi.name = "b",
+                        magi.weight = {entry = "data/weights/w1", offset = 0 : i64, strides = array<i64: 1>}},
+    %c: tensor<i64> {magi.input_kind = "constant", magi.name = "c",
+                     magi.weight = {entry = "m/data/constants/c0", offset = 16 : i64, strides = array<i64>}},
+    %x: tensor<3xf32> {magi.input_kind = "user_input", magi.name = "x"})
+    -> (tensor<2x3xf32>, tensor<2xbf16>, tensor<i64>, tensor<2xf32>) {
+  %x2 = magi.unsqueeze %x {dim = 1 : i64} : (tensor<3xf32>) -> tensor<3x1xf32>
+  %y = magi.mm %w, %x2 : (tensor<2x3xf32>, tensor<3x1xf32>) -> tensor<2x1xf32>
+  %yv = magi.view %y [2] : tensor<2x1xf32> -> tensor<2xf32>
+  return %w, %b, %c, %yv : tensor<2x3xf32>, tensor<2xbf16>, tensor<i64>, tensor<2xf32>
+}
+
+// RUN: not magi-interp %s --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=NOARCHIVE
+// NOARCHIVE: magi-interp: error: argument 0 ('w') is a weight, but no archive was given to read it from
+
+// RUN: not magi-interp %s --function=outside --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=OUTSIDE
+// OUTSIDE: magi-interp: error: argument 0 ('w'): the view (offset 12 bytes, strides [1, 2]) reaches bytes [12, 36) but entry 'm/data/weights/w0' holds 32 bytes
+func.func @outside(
+    %w: tensor<2x3xf32> {magi.input_kind = "parameter", magi.name = "w",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 12 : i64, strides = array<i64: 1, 2>}})
+    -> tensor<2x3xf32> {
+  return %w : tensor<2x3xf32>
+}
+
+// RUN: not magi-interp %s --function=no_entry --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=NOENTRY
+// NOENTRY: magi-interp: error: the archive has no entry 'm/data/weights/w9'
+func.func @no_entry(
+    %w: tensor<2xf32> {magi.input_kind = "parameter", magi.name = "w",
+                       magi.weight = {entry = "m/data/weights/w9", offset = 0 : i64, strides = array<i64: 1>}})
+    -> tensor<2xf32> {
+  return %w : tensor<2xf32>
+}
+
+// RUN: not magi-interp %s --function=no_attr --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=NOATTR
+// NOATTR: magi-interp: error: argument 0 ('w') has no magi.weight attribute saying where its data is
+func.func @no_attr(%w: tensor<2xf32> {magi.input_kind = "parameter", magi.name = "w"}) -> tensor<2xf32> {
+  return %w : tensor<2xf32>
+}
+
+// RUN: not magi-interp %s --weights %t/x.npy --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=NOTZIP
+// NOTZIP: magi-interp: error: cannot open '{{.*}}x.npy' as a zip archive: {{.*}}
