@@ -218,20 +218,43 @@ LogicalResult evalCompare(Operation *op, Env &env, Predicate p) {
       });
 }
 
-LogicalResult evalLogical(Operation *op, Env &env, bool isAnd) {
+// logical_and/or/xor on the truth values of the operands.
+LogicalResult evalLogical(Operation *op, Env &env,
+                          function_ref<bool(bool, bool)> fn) {
   const Tensor &a = env.get(op->getOperand(0));
   const Tensor &b = env.get(op->getOperand(1));
-  FailureOr<Tensor> out =
-      mapBroadcast(op->getLoc(), {&a, &b}, getDeclaredDtype(op->getResult(0)),
-                   [&](const IndexWalker &w, Tensor &out, int64_t i) {
-                     bool x = a.isNonZero(w.offset(0)),
-                          y = b.isNonZero(w.offset(1));
-                     out.setInt(i, isAnd ? (x && y) : (x || y));
-                   });
+  FailureOr<Tensor> out = mapBroadcast(
+      op->getLoc(), {&a, &b}, getDeclaredDtype(op->getResult(0)),
+      [&](const IndexWalker &w, Tensor &out, int64_t i) {
+        out.setInt(i, fn(a.isNonZero(w.offset(0)), b.isNonZero(w.offset(1))));
+      });
   if (failed(out))
     return failure();
   env.set(op->getResult(0), std::move(*out));
   return success();
+}
+
+// A predicate on each element (isnan, isinf); integers are never NaN or
+// infinite.
+LogicalResult evalPredicate(Operation *op, Env &env,
+                            function_ref<bool(double)> fn) {
+  const Tensor &input = env.get(op->getOperand(0));
+  Tensor out(getDeclaredDtype(op->getResult(0)), input.getShape());
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i)
+    out.setInt(i, input.isFloat() && fn(input.getDouble(i)));
+  env.set(op->getResult(0), std::move(out));
+  return success();
+}
+
+// Rounds to the nearest integer, ties to even, as torch.round.
+double roundHalfToEven(double x) {
+  if (std::fabs(x - std::trunc(x)) == 0.5)
+    return 2.0 * std::round(x / 2.0);
+  return std::round(x);
+}
+
+template <typename T> T signOf(T x) {
+  return static_cast<T>((T(0) < x) - (x < T(0)));
 }
 
 LogicalResult evalWhere(WhereOp op, Env &env) {
@@ -442,6 +465,46 @@ std::optional<LogicalResult> evalElementwiseOp(Operation *op, Env &env) {
         return evalUnary(op, env,
                          [&](double x) { return gelu(x, approximate); });
       })
+      .Case([&](Log1pOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::log1p(x); });
+      })
+      .Case([&](Expm1Op) -> Result {
+        return evalUnary(op, env, [](double x) { return std::expm1(x); });
+      })
+      .Case([&](Log2Op) -> Result {
+        return evalUnary(op, env, [](double x) { return std::log2(x); });
+      })
+      // Rounding is the identity on integers.
+      .Case([&](FloorOp) -> Result {
+        return evalUnary(
+            op, env, [](double x) { return std::floor(x); }, identityInt);
+      })
+      .Case([&](CeilOp) -> Result {
+        return evalUnary(
+            op, env, [](double x) { return std::ceil(x); }, identityInt);
+      })
+      .Case([&](RoundOp) -> Result {
+        return evalUnary(op, env, roundHalfToEven, identityInt);
+      })
+      .Case([&](TruncOp) -> Result {
+        return evalUnary(
+            op, env, [](double x) { return std::trunc(x); }, identityInt);
+      })
+      // sign: -1, 0 or 1 (0 for NaN, as PyTorch's (0 < x) - (x < 0)).
+      .Case([&](SignOp) -> Result {
+        return evalUnary(op, env, signOf<double>, signOf<int64_t>);
+      })
+      .Case([&](IsNanOp) -> Result {
+        return evalPredicate(op, env, [](double x) { return std::isnan(x); });
+      })
+      .Case([&](IsInfOp) -> Result {
+        return evalPredicate(op, env, [](double x) { return std::isinf(x); });
+      })
+      .Case([&](LeakyReluOp l) -> Result {
+        double slope = l.getNegativeSlope().convertToDouble();
+        return evalUnary(op, env,
+                         [&](double x) { return x >= 0 ? x : slope * x; });
+      })
       .Case([&](ClampOp c) -> Result {
         std::optional<double> lo, hi;
         if (auto min = c.getMinAttr())
@@ -558,11 +621,34 @@ std::optional<LogicalResult> evalElementwiseOp(Operation *op, Env &env) {
                   return true;
                 });
           })
+      // fmod: the sign of the dividend, as C's fmod.
+      .Case([&](FmodOp) -> Result {
+        return evalArithmetic(
+            op, env, promotedDtype(op),
+            [](double x, double y) { return std::fmod(x, y); },
+            [](int64_t x, int64_t y, int64_t &r) {
+              if (y == 0)
+                return false;
+              r = y == -1 ? 0 : x % y;
+              return true;
+            },
+            "integer division by zero in fmod");
+      })
+      // atan2 computes in its (floating-point) result dtype.
+      .Case([&](Atan2Op a) -> Result {
+        return evalArithmetic(
+            op, env, getDeclaredDtype(a.getResult()),
+            [](double y, double x) { return std::atan2(y, x); },
+            [](int64_t, int64_t, int64_t &) { return false; });
+      })
+      .Case([&](LogicalXorOp) -> Result {
+        return evalLogical(op, env, [](bool x, bool y) { return x != y; });
+      })
       .Case([&](LogicalAndOp) -> Result {
-        return evalLogical(op, env, /*isAnd=*/true);
+        return evalLogical(op, env, [](bool x, bool y) { return x && y; });
       })
       .Case([&](LogicalOrOp) -> Result {
-        return evalLogical(op, env, /*isAnd=*/false);
+        return evalLogical(op, env, [](bool x, bool y) { return x || y; });
       })
       // Comparisons.
       .Case([&](EqOp) -> Result { return evalCompare(op, env, Predicate::Eq); })

@@ -81,9 +81,23 @@ LogicalResult checkMatmulShapes(Operation *op, const Tensor &a, const Tensor &b,
   return success();
 }
 
-LogicalResult evalMatmul(Operation *op, Env &env, int64_t rank) {
-  const Tensor &a = env.get(op->getOperand(0));
-  const Tensor &b = env.get(op->getOperand(1));
+// `t` with its last two dimensions swapped when `transpose` is set (the
+// `transpose_*` flags of the matrix products).
+Tensor maybeTransposed(const Tensor &t, bool transpose) {
+  if (!transpose || t.getRank() < 2)
+    return t;
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> shape(t.getShape());
+  SmallVector<int64_t> strides = getContiguousStrides(shape);
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  std::swap(strides[rank - 1], strides[rank - 2]);
+  return gatherStrided(t, shape, strides);
+}
+
+template <typename OpT>
+LogicalResult evalMatmul(OpT op, Env &env, int64_t rank) {
+  Tensor a = maybeTransposed(env.get(op.getSelf()), op.getTransposeSelf());
+  Tensor b = maybeTransposed(env.get(op.getMat2()), op.getTransposeMat2());
   if (failed(checkMatmulShapes(op, a, b, rank)))
     return failure();
   int64_t batch = rank == 3 ? a.getShape()[0] : 1;
@@ -93,19 +107,19 @@ LogicalResult evalMatmul(Operation *op, Env &env, int64_t rank) {
   if (rank == 3)
     shape.push_back(batch);
   shape.append({n, m});
-  Tensor out(getDeclaredDtype(op->getResult(0)), shape);
+  Tensor out(getDeclaredDtype(op.getResult()), shape);
   if (failed(batchedMatmul(
           op, a, b, batch, n, k, m,
           [&](int64_t i, double v) { out.setDouble(i, v); },
           [&](int64_t i, int64_t v) { out.setInt(i, v); })))
     return failure();
-  env.set(op->getResult(0), std::move(out));
+  env.set(op.getResult(), std::move(out));
   return success();
 }
 
 LogicalResult evalAddmm(AddmmOp op, Env &env) {
-  const Tensor &a = env.get(op.getMat1());
-  const Tensor &b = env.get(op.getMat2());
+  Tensor a = maybeTransposed(env.get(op.getMat1()), op.getTransposeMat1());
+  Tensor b = maybeTransposed(env.get(op.getMat2()), op.getTransposeMat2());
   if (failed(checkMatmulShapes(op, a, b, 2)))
     return failure();
   int64_t n = a.getShape()[0], k = a.getShape()[1], m = b.getShape()[1];
@@ -561,8 +575,8 @@ LogicalResult evalEfficientAttention(EfficientAttentionOp op, Env &env) {
 std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
   using Result = std::optional<LogicalResult>;
   return llvm::TypeSwitch<Operation *, Result>(op)
-      .Case([&](MmOp) -> Result { return evalMatmul(op, env, 2); })
-      .Case([&](BmmOp) -> Result { return evalMatmul(op, env, 3); })
+      .Case([&](MmOp m) -> Result { return evalMatmul(m, env, 2); })
+      .Case([&](BmmOp m) -> Result { return evalMatmul(m, env, 3); })
       .Case([&](AddmmOp a) -> Result { return evalAddmm(a, env); })
       .Case([&](NativeLayerNormOp n) -> Result {
         return evalLayerNorm(n, env, /*withStats=*/true);

@@ -1,8 +1,9 @@
 //===- EvalShape.cpp - Shape, view and indexing ops -----------------------===//
 //
 // Tensors are values, so views are materialized: each op builds a strided
-// view of its operand and copies it out. Indices are checked against the
-// sizes at run time (PyTorch raises where an index is out of range).
+// view of its operand and copies it out, and the scatter ops write into a
+// copy. Indices are checked against the sizes at run time (PyTorch raises
+// where an index is out of range).
 //
 //===----------------------------------------------------------------------===//
 
@@ -328,50 +329,60 @@ void unravel(int64_t i, ArrayRef<int64_t> shape,
   }
 }
 
-LogicalResult evalIndex(IndexOp op, Env &env) {
-  const Tensor &self = env.get(op.getSelf());
-  ArrayRef<int64_t> dims = op.getIndexedDims();
+// Advanced indexing `self[indices]` with `indices[k]` indexing dimension
+// `dims[k]`: the result shape, and for each result element the offset of the
+// element of `self` it reads (magi.index) or writes (magi.index_put).
+struct AdvancedIndexing {
+  SmallVector<int64_t> shape;
+  SmallVector<int64_t> offsets;
+};
+
+FailureOr<AdvancedIndexing> resolveAdvancedIndexing(Operation *op,
+                                                    ArrayRef<int64_t> selfShape,
+                                                    ValueRange indexValues,
+                                                    ArrayRef<int64_t> dims,
+                                                    const Env &env) {
+  auto rank = static_cast<int64_t>(selfShape.size());
   SmallVector<const Tensor *> indices;
   SmallVector<ArrayRef<int64_t>> indexShapes;
-  for (Value v : op.getIndices()) {
+  for (Value v : indexValues) {
     indices.push_back(&env.get(v));
     indexShapes.push_back(indices.back()->getShape());
   }
   if (dims.empty() || dims.size() != indices.size())
-    return op.emitError("expected one index tensor per indexed dimension");
+    return op->emitError("expected one index tensor per indexed dimension");
   for (auto [i, d] : llvm::enumerate(dims))
-    if (d < 0 || d >= self.getRank() || (i > 0 && d <= dims[i - 1]))
-      return op.emitError("indexed_dims must be increasing dimensions of "
-                          "self");
+    if (d < 0 || d >= rank || (i > 0 && d <= dims[i - 1]))
+      return op->emitError("indexed_dims must be increasing dimensions of "
+                           "self");
   FailureOr<SmallVector<int64_t>> indexShape =
-      broadcastRuntimeShapes(indexShapes, op.getLoc());
+      broadcastRuntimeShapes(indexShapes, op->getLoc());
   if (failed(indexShape))
     return failure();
   SmallVector<SmallVector<int64_t>> indexStrides;
   for (const Tensor *t : indices)
     indexStrides.push_back(getBroadcastStrides(t->getShape(), *indexShape));
 
-  // Result layout: the broadcast index shape replaces adjacent indexed
-  // dimensions in place; otherwise it comes first.
-  ArrayRef<int64_t> selfShape = self.getShape();
+  // The broadcast index shape replaces adjacent indexed dimensions in place;
+  // otherwise it comes first.
   bool adjacent =
       dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
   int64_t indexAt = adjacent ? dims.front() : 0;
   SmallVector<int64_t> plainDims; // dimensions of self taken whole
-  for (int64_t d = 0; d < self.getRank(); ++d)
+  for (int64_t d = 0; d < rank; ++d)
     if (!llvm::is_contained(dims, d))
       plainDims.push_back(d);
-  SmallVector<int64_t> shape;
+  AdvancedIndexing result;
   for (int64_t d : plainDims)
-    shape.push_back(selfShape[d]);
-  shape.insert(shape.begin() + indexAt, indexShape->begin(), indexShape->end());
+    result.shape.push_back(selfShape[d]);
+  result.shape.insert(result.shape.begin() + indexAt, indexShape->begin(),
+                      indexShape->end());
 
-  Tensor out(self.getDtype(), shape);
   SmallVector<int64_t> selfStrides = getContiguousStrides(selfShape);
   int64_t indexRank = indexShape->size();
-  SmallVector<int64_t> outIndex(shape.size()), bIndex(indexRank);
-  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
-    unravel(i, shape, outIndex);
+  SmallVector<int64_t> outIndex(result.shape.size());
+  for (int64_t i = 0, e = getNumElements(result.shape); i < e; ++i) {
+    unravel(i, result.shape, outIndex);
     int64_t at = 0;
     // The plain dimensions, around the block of index dimensions.
     for (auto [k, d] : llvm::enumerate(plainDims)) {
@@ -389,9 +400,252 @@ LogicalResult evalIndex(IndexOp op, Env &env) {
         return failure();
       at += *v * selfStrides[dims[k]];
     }
+    result.offsets.push_back(at);
+  }
+  return result;
+}
+
+LogicalResult evalIndex(IndexOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  FailureOr<AdvancedIndexing> indexing = resolveAdvancedIndexing(
+      op, self.getShape(), op.getIndices(), op.getIndexedDims(), env);
+  if (failed(indexing))
+    return failure();
+  Tensor out(self.getDtype(), indexing->shape);
+  for (auto [i, at] : llvm::enumerate(indexing->offsets))
     out.setFrom(i, self, at);
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+// Writes element `from` of `src` into element `at` of `out`, or adds it
+// there when `accumulate`.
+void writeElement(Tensor &out, int64_t at, const Tensor &src, int64_t from,
+                  bool accumulate) {
+  if (!accumulate)
+    return out.setFrom(at, src, from);
+  if (out.isFloat())
+    out.setDouble(at, out.getDouble(at) + src.getDouble(from));
+  else
+    out.setInt(at,
+               static_cast<int64_t>(static_cast<uint64_t>(out.getInt(at)) +
+                                    static_cast<uint64_t>(src.getInt(from))));
+}
+
+LogicalResult evalIndexPut(IndexPutOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  FailureOr<AdvancedIndexing> indexing = resolveAdvancedIndexing(
+      op, self.getShape(), op.getIndices(), op.getIndexedDims(), env);
+  if (failed(indexing))
+    return failure();
+  const Tensor &values = env.get(op.getValues());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastRuntimeShapes({values.getShape(), indexing->shape}, op.getLoc());
+  if (failed(shape))
+    return failure();
+  if (ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(indexing->shape))
+    return op.emitError("values of shape ")
+           << formatShape(values.getShape())
+           << " do not broadcast to the indexed shape "
+           << formatShape(indexing->shape);
+  Tensor src = broadcastTo(values, indexing->shape, self.getDtype());
+  Tensor out = self;
+  // Repeated indices: the last write wins, or every value adds up.
+  for (auto [i, at] : llvm::enumerate(indexing->offsets))
+    writeElement(out, at, src, i, op.getAccumulate());
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult evalScatter(ScatterOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  const Tensor &index = env.get(op.getIndex());
+  const Tensor &src = env.get(op.getSrc());
+  bool scalarSrc = !isa<RankedTensorType>(op.getSrc().getType());
+  int64_t rank = self.getRank();
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), rank);
+  if (failed(dim))
+    return failure();
+  if (index.getRank() != rank || (!scalarSrc && src.getRank() != rank))
+    return op.emitError("index and src must have the rank of self");
+  // PyTorch's bounds: index fits in src, and in self outside `dim`.
+  for (int64_t d = 0; d < rank; ++d)
+    if ((!scalarSrc && index.getShape()[d] > src.getShape()[d]) ||
+        (d != *dim && index.getShape()[d] > self.getShape()[d]))
+      return op.emitError("index of shape ")
+             << formatShape(index.getShape()) << " does not fit self "
+             << formatShape(self.getShape()) << " and src "
+             << formatShape(src.getShape());
+  std::optional<StringRef> reduce = op.getReduce();
+  SmallVector<int64_t> selfStrides = getContiguousStrides(self.getShape());
+  SmallVector<int64_t> srcStrides = getContiguousStrides(src.getShape());
+  SmallVector<int64_t> at(rank);
+  Tensor out = self;
+  int64_t size = rank ? self.getShape()[*dim] : 1;
+  for (int64_t i = 0, e = index.getNumElements(); i < e; ++i) {
+    unravel(i, index.getShape(), at);
+    FailureOr<int64_t> v = readIndex(op, index, i, size);
+    if (failed(v))
+      return failure();
+    int64_t to = 0, from = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      to += (d == *dim ? *v : at[d]) * selfStrides[d];
+      if (!scalarSrc)
+        from += at[d] * srcStrides[d];
+    }
+    if (!reduce) {
+      out.setFrom(to, src, from);
+    } else if (*reduce == "add") {
+      writeElement(out, to, src, from, /*accumulate=*/true);
+    } else if (out.isFloat()) {
+      out.setDouble(to, out.getDouble(to) * src.getDouble(from));
+    } else {
+      out.setInt(to,
+                 static_cast<int64_t>(static_cast<uint64_t>(out.getInt(to)) *
+                                      static_cast<uint64_t>(src.getInt(from))));
+    }
   }
   env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+// Copies `src` into the strided view (`shape`, `strides`, `offset`) of a copy
+// of `self`; `src` must have the view's shape.
+LogicalResult scatterStrided(Operation *op, const Tensor &self,
+                             const Tensor &src, ArrayRef<int64_t> shape,
+                             ArrayRef<int64_t> strides, int64_t offset,
+                             Value result, Env &env) {
+  if (src.getShape() != shape)
+    return op->emitError("src of shape ")
+           << formatShape(src.getShape()) << " does not match the target "
+           << formatShape(shape);
+  Tensor out = self;
+  SmallVector<int64_t> s(strides.begin(), strides.end());
+  IndexWalker walker(shape, {s}, {offset});
+  for (int64_t i = 0, e = src.getNumElements(); i < e; ++i, walker.next())
+    out.setFrom(walker.offset(0), src, i);
+  env.set(result, std::move(out));
+  return success();
+}
+
+LogicalResult evalSliceScatter(SliceScatterOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  if (self.getRank() == 0)
+    return op.emitError("cannot slice a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> bounds =
+      resolveMixedList(op.getStaticBounds(), op.getBounds(), env);
+  if (bounds.size() != 3 || bounds[2] <= 0)
+    return op.emitError("expected [start, end, step] with a positive step");
+  SliceRange range =
+      resolveSlice(self.getShape()[*dim], bounds[0], bounds[1], bounds[2]);
+  SmallVector<int64_t> shape(self.getShape());
+  SmallVector<int64_t> strides = getContiguousStrides(shape);
+  int64_t offset = range.start * strides[*dim];
+  shape[*dim] = range.length;
+  strides[*dim] *= bounds[2];
+  return scatterStrided(op, self, env.get(op.getSrc()), shape, strides, offset,
+                        op.getResult(), env);
+}
+
+LogicalResult evalSelectScatter(SelectScatterOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  if (self.getRank() == 0)
+    return op.emitError("cannot select from a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t index =
+      resolveMixedList(op.getStaticIndex(), op.getIndex(), env).front();
+  int64_t size = self.getShape()[*dim];
+  if (index < -size || index >= size)
+    return op.emitError("index ") << index << " is out of range for dimension "
+                                  << *dim << " of size " << size;
+  if (index < 0)
+    index += size;
+  SmallVector<int64_t> shape(self.getShape());
+  SmallVector<int64_t> strides = getContiguousStrides(shape);
+  int64_t offset = index * strides[*dim];
+  shape.erase(shape.begin() + *dim);
+  strides.erase(strides.begin() + *dim);
+  return scatterStrided(op, self, env.get(op.getSrc()), shape, strides, offset,
+                        op.getResult(), env);
+}
+
+LogicalResult evalFlip(FlipOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  SmallVector<int64_t> strides = getContiguousStrides(self.getShape());
+  int64_t offset = 0;
+  SmallVector<bool> flipped(self.getRank(), false);
+  for (int64_t d : op.getDims()) {
+    FailureOr<int64_t> n = normalize(op, d, self.getRank());
+    if (failed(n))
+      return failure();
+    if (self.getRank() == 0 || flipped[*n])
+      continue;
+    flipped[*n] = true;
+    // Walk the dimension backwards from its last element.
+    offset += (self.getShape()[*n] - 1) * strides[*n];
+    strides[*n] = -strides[*n];
+  }
+  if (self.getNumElements() == 0)
+    offset = 0;
+  env.set(op.getResult(),
+          gatherStrided(self, self.getShape(), strides, offset));
+  return success();
+}
+
+LogicalResult evalRepeat(RepeatOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  ArrayRef<int64_t> repeats = op.getRepeats();
+  auto rank = static_cast<int64_t>(repeats.size());
+  if (rank < self.getRank())
+    return op.emitError("repeat needs at least ")
+           << self.getRank() << " repeats, got " << rank;
+  // Leading new dimensions have size 1 in `self`.
+  SmallVector<int64_t> inShape(rank - self.getRank(), 1);
+  inShape.append(self.getShape().begin(), self.getShape().end());
+  SmallVector<int64_t> shape;
+  for (auto [size, r] : llvm::zip(inShape, repeats)) {
+    if (r < 0)
+      return op.emitError("repeat count ") << r << " is negative";
+    shape.push_back(size * r);
+  }
+  Tensor out(self.getDtype(), shape);
+  SmallVector<int64_t> inStrides = getContiguousStrides(inShape);
+  SmallVector<int64_t> at(rank);
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    unravel(i, shape, at);
+    int64_t from = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      from += (at[d] % inShape[d]) * inStrides[d];
+    out.setFrom(i, self, from);
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+// tril/triu: keeps element (i, j) of the last two dimensions where
+// `keep(j - i)`, zeroes the others.
+LogicalResult evalTriangle(Operation *op, Env &env,
+                           function_ref<bool(int64_t)> keep) {
+  const Tensor &self = env.get(op->getOperand(0));
+  if (self.getRank() < 2)
+    return op->emitError("needs a tensor of rank >= 2");
+  int64_t rows = self.getShape()[self.getRank() - 2];
+  int64_t cols = self.getShape()[self.getRank() - 1];
+  Tensor out(self.getDtype(), self.getShape());
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    int64_t col = i % cols, row = (i / cols) % rows;
+    if (keep(col - row))
+      out.setFrom(i, self, i);
+  }
+  env.set(op->getResult(0), std::move(out));
   return success();
 }
 
@@ -507,6 +761,23 @@ std::optional<LogicalResult> evalShapeOp(Operation *op, Env &env) {
       .Case([&](IndexOp i) -> Result { return evalIndex(i, env); })
       .Case([&](IndexSelectOp i) -> Result { return evalIndexSelect(i, env); })
       .Case([&](GatherOp g) -> Result { return evalGather(g, env); })
+      .Case([&](ScatterOp g) -> Result { return evalScatter(g, env); })
+      .Case([&](IndexPutOp i) -> Result { return evalIndexPut(i, env); })
+      .Case(
+          [&](SliceScatterOp s) -> Result { return evalSliceScatter(s, env); })
+      .Case([&](SelectScatterOp s) -> Result {
+        return evalSelectScatter(s, env);
+      })
+      .Case([&](FlipOp f) -> Result { return evalFlip(f, env); })
+      .Case([&](RepeatOp r) -> Result { return evalRepeat(r, env); })
+      .Case([&](TrilOp t) -> Result {
+        auto diagonal = static_cast<int64_t>(t.getDiagonal());
+        return evalTriangle(op, env, [&](int64_t d) { return d <= diagonal; });
+      })
+      .Case([&](TriuOp t) -> Result {
+        auto diagonal = static_cast<int64_t>(t.getDiagonal());
+        return evalTriangle(op, env, [&](int64_t d) { return d >= diagonal; });
+      })
       .Default([](Operation *) -> Result { return std::nullopt; });
 }
 

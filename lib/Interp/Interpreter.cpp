@@ -470,9 +470,9 @@ LogicalResult Interpreter::evalCall(func::CallOp call) {
   if (failed(results))
     return call.emitError("in this call of @") << call.getCallee();
   if (results->size() != call.getNumResults())
-    return call.emitError("@") << call.getCallee() << " returned "
-                               << results->size() << " values, the call expects "
-                               << call.getNumResults();
+    return call.emitError("@")
+           << call.getCallee() << " returned " << results->size()
+           << " values, the call expects " << call.getNumResults();
   for (auto [value, result] : llvm::zip(call.getResults(), *results))
     env.set(value, std::move(result));
   return success();

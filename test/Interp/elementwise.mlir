@@ -86,7 +86,8 @@ func.func @integers() -> (tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4x
 // CMP-NEXT: out7: tensor<3xi1> = [true, false, false]
 // CMP-NEXT: out8: tensor<2x3xbf16> = {{\[}}[1, -inf, 3], [-inf, 2, -inf]]
 // CMP-NEXT: out9: tensor<3xi1> = [false, true, false]
-func.func @compare() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xbf16>, tensor<3xi1>) {
+// CMP-NEXT: out10: tensor<3xi1> = [false, true, false]
+func.func @compare() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xbf16>, tensor<3xi1>, tensor<3xi1>) {
   %i = magi.constant dense<[1, 2, 1]> : tensor<3xi64>
   %f = arith.constant 1.5 : f64
   %one = arith.constant 1 : i64
@@ -109,7 +110,9 @@ func.func @compare() -> (tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>,
   %ninf = arith.constant 0xFFF0000000000000 : f64
   %w = magi.where %mask, %v, %ninf : (tensor<2x3xi1>, tensor<3xbf16>, f64) -> tensor<2x3xbf16>
   %bnot = magi.bitwise_not %eqi : (tensor<3xi1>) -> tensor<3xi1>
-  return %gt, %lt, %eq, %ne, %le, %eqi, %land, %lnot, %w, %bnot : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xbf16>, tensor<3xi1>
+  %two = arith.constant 2 : i64
+  %ge = magi.ge %i, %two : (tensor<3xi64>, i64) -> tensor<3xi1>
+  return %gt, %lt, %eq, %ne, %le, %eqi, %land, %lnot, %w, %bnot, %ge : tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<3xi1>, tensor<2x3xbf16>, tensor<3xi1>, tensor<3xi1>
 }
 
 // ROUND:      out0: tensor<4xbf16> = [1, 1.016, 1.016, -0.996]
@@ -140,7 +143,7 @@ func.func @rounding() -> (tensor<4xbf16>, tensor<5xf16>, tensor<3xbf16>, tensor<
   return %sum, %hc, %fc, %r : tensor<4xbf16>, tensor<5xf16>, tensor<3xbf16>, tensor<2xf32>
 }
 
-// UNARY:      out0: tensor<8xf32> = [1, 0, 2, 0.5, 0.25, 0.5, 0, 0]
+// UNARY:      out0: tensor<9xf32> = [1, 0, 2, 0.5, 0.25, 0.5, 0, 0, 1]
 // UNARY-NEXT: out1: tensor<3xf32> = [-0.15880801, 0, 0.841192]
 // UNARY-NEXT: out2: tensor<3xf32> = [-0.15865526, 0, 0.8413448]
 // UNARY-NEXT: out3: tensor<3xf32> = [-0.26894143, 0, 0.7310586]
@@ -152,7 +155,7 @@ func.func @rounding() -> (tensor<4xbf16>, tensor<5xf16>, tensor<3xbf16>, tensor<
 // UNARY-NEXT: out9: tensor<3xf32> = [0.36787945, 1, 2.7182817]
 // UNARY-NEXT: out10: tensor<3xf32> = [-0.7615942, 0, 0.7615942]
 // UNARY-NEXT: out11: tensor<3xf32> = [-0.8427008, 0, 0.8427008]
-func.func @unary() -> (tensor<8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi64>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+func.func @unary() -> (tensor<9xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi64>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
   %zero = magi.constant dense<0.0> : tensor<1xf32>
   %one = magi.constant dense<1.0> : tensor<1xf32>
   %four = magi.constant dense<4.0> : tensor<1xf32>
@@ -164,7 +167,8 @@ func.func @unary() -> (tensor<8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32
   %g0 = magi.sigmoid %zero : (tensor<1xf32>) -> tensor<1xf32>
   %t0 = magi.tanh %zero : (tensor<1xf32>) -> tensor<1xf32>
   %sn0 = magi.sin %zero : (tensor<1xf32>) -> tensor<1xf32>
-  %all = magi.cat %e0, %l1, %s4, %r4, %i4, %g0, %t0, %sn0 {dim = 0 : i64} : (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<8xf32>
+  %cs0 = magi.cos %zero : (tensor<1xf32>) -> tensor<1xf32>
+  %all = magi.cat %e0, %l1, %s4, %r4, %i4, %g0, %t0, %sn0, %cs0 {dim = 0 : i64} : (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<9xf32>
   %x = magi.constant dense<[-1.0, 0.0, 1.0]> : tensor<3xf32>
   %gt = magi.gelu %x {approximate = "tanh"} : (tensor<3xf32>) -> tensor<3xf32>
   %ge = magi.gelu %x : (tensor<3xf32>) -> tensor<3xf32>
@@ -180,7 +184,7 @@ func.func @unary() -> (tensor<8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32
   %exp = magi.exp %ei : (tensor<3xi64>) -> tensor<3xf32>
   %tanh = magi.tanh %x : (tensor<3xf32>) -> tensor<3xf32>
   %erf = magi.erf %x : (tensor<3xf32>) -> tensor<3xf32>
-  return %all, %gt, %ge, %silu, %neg, %abs, %relu, %clamp, %ci, %exp, %tanh, %erf : tensor<8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi64>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  return %all, %gt, %ge, %silu, %neg, %abs, %relu, %clamp, %ci, %exp, %tanh, %erf : tensor<9xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xi64>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
 }
 
 // CONV:      out0: tensor<4xi32> = [-2, 2, 0, 300]
@@ -200,6 +204,70 @@ func.func @conversions() -> (tensor<4xi32>, tensor<4xi1>, tensor<4xui8>, tensor<
   // copy: broadcast and convert into the destination's shape and dtype.
   %dst = magi.constant dense<0.0> : tensor<2x3xbf16>
   %src = magi.constant dense<[[1.5], [2.5]]> : tensor<2x1xf32>
-  %c = magi.copy %dst, %src : (tensor<2x3xbf16>, tensor<2x1xf32>) -> tensor<2x3xbf16>
+  %c0 = magi.copy %dst, %src : (tensor<2x3xbf16>, tensor<2x1xf32>) -> tensor<2x3xbf16>
+  %c = magi.clone %c0 : (tensor<2x3xbf16>) -> tensor<2x3xbf16>
   return %i, %b, %u, %d, %c : tensor<4xi32>, tensor<4xi1>, tensor<4xui8>, tensor<3xf64>, tensor<2x3xbf16>
+}
+
+// RUN: magi-interp %s --function=rounding_ops | FileCheck %s --check-prefix=RND
+// RND:      out0: tensor<6xf32> = [-2, -1, 0, 1, 2, 3]
+// RND-NEXT: out1: tensor<6xf32> = [-1, -0, 1, 2, 3, 3]
+// RND-NEXT: out2: tensor<6xf32> = [-2, -0, 0, 2, 2, 3]
+// RND-NEXT: out3: tensor<6xf32> = [-1, -0, 0, 1, 2, 3]
+// RND-NEXT: out4: tensor<6xf32> = [-1, -1, 1, 1, 1, 1]
+// RND-NEXT: out5: tensor<3xi64> = [-1, 0, 1]
+// RND-NEXT: out6: tensor<3xi64> = [-7, 0, 7]
+// RND-NEXT: out7: tensor<4xi1> = [false, true, false, false]
+// RND-NEXT: out8: tensor<4xi1> = [false, false, true, true]
+// RND-NEXT: out9: tensor<4xf32> = [1, 0, 1, -1]
+// RND-NEXT: out10: tensor<4xf32> = [-1, 8, 0.5, 0]
+// RND-NEXT: out11: tensor<4xf32> = [nan, 3, -1, -inf]
+// RND-NEXT: out12: tensor<2xf32> = [0, 1]
+// RND-NEXT: out13: tensor<2xf32> = [0, 0.6931472]
+func.func @rounding_ops() -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<3xi64>, tensor<3xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %x = magi.constant dense<[-1.5, -0.5, 0.5, 1.5, 2.5, 3.0]> : tensor<6xf32>
+  %floor = magi.floor %x : (tensor<6xf32>) -> tensor<6xf32>
+  %ceil = magi.ceil %x : (tensor<6xf32>) -> tensor<6xf32>
+  // Halves round to even.
+  %round = magi.round %x : (tensor<6xf32>) -> tensor<6xf32>
+  %trunc = magi.trunc %x : (tensor<6xf32>) -> tensor<6xf32>
+  %sign = magi.sign %x : (tensor<6xf32>) -> tensor<6xf32>
+  %i = magi.constant dense<[-7, 0, 7]> : tensor<3xi64>
+  %signi = magi.sign %i : (tensor<3xi64>) -> tensor<3xi64>
+  %floori = magi.floor %i : (tensor<3xi64>) -> tensor<3xi64>
+  %s = magi.constant dense<[1.0, 0x7FC00000, 0x7F800000, 0xFF800000]> : tensor<4xf32>
+  %nan = magi.isnan %s : (tensor<4xf32>) -> tensor<4xi1>
+  %inf = magi.isinf %s : (tensor<4xf32>) -> tensor<4xi1>
+  // sign(NaN) is 0.
+  %z = magi.sign %s : (tensor<4xf32>) -> tensor<4xf32>
+  %v = magi.constant dense<[-2.0, 8.0, 0.5, 0.0]> : tensor<4xf32>
+  %lr = magi.leaky_relu %v {negative_slope = 0.5 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %lg = magi.log2 %v : (tensor<4xf32>) -> tensor<4xf32>
+  %ln2 = magi.constant dense<[0.0, 0.6931471805599453]> : tensor<2xf32>
+  %em = magi.expm1 %ln2 : (tensor<2xf32>) -> tensor<2xf32>
+  %lp = magi.log1p %em : (tensor<2xf32>) -> tensor<2xf32>
+  return %floor, %ceil, %round, %trunc, %sign, %signi, %floori, %nan, %inf, %z, %lr, %lg, %em, %lp : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<3xi64>, tensor<3xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// RUN: magi-interp %s --function=more_binary | FileCheck %s --check-prefix=MORE
+// MORE:      out0: tensor<4xf32> = [1, -1, 1, -1]
+// MORE-NEXT: out1: tensor<4xi64> = [1, -1, 1, -1]
+// MORE-NEXT: out2: tensor<4xf32> = [0.7853982, 2.3561945, -0.7853982, -2.3561945]
+// MORE-NEXT: out3: tensor<3xi1> = [false, true, true]
+func.func @more_binary() -> (tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<3xi1>) {
+  %a = magi.constant dense<[7.0, -7.0, 7.0, -7.0]> : tensor<4xf32>
+  %b = magi.constant dense<[2.0, 2.0, -2.0, -2.0]> : tensor<4xf32>
+  // fmod keeps the sign of the dividend (remainder: of the divisor).
+  %fmod = magi.fmod %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %ai = magi.to_copy %a {dtype = i64} : (tensor<4xf32>) -> tensor<4xi64>
+  %bi = magi.to_copy %b {dtype = i64} : (tensor<4xf32>) -> tensor<4xi64>
+  %fmodi = magi.fmod %ai, %bi : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  // atan2 promotes integers to f32.
+  %y = magi.constant dense<[1, 1, -1, -1]> : tensor<4xi64>
+  %x = magi.constant dense<[1, -1, 1, -1]> : tensor<4xi64>
+  %at = magi.atan2 %y, %x : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xf32>
+  %p = magi.constant dense<[true, true, false]> : tensor<3xi1>
+  %q = magi.constant dense<[1.0, 0.0, 2.0]> : tensor<3xf32>
+  %xor = magi.logical_xor %p, %q : (tensor<3xi1>, tensor<3xf32>) -> tensor<3xi1>
+  return %fmod, %fmodi, %at, %xor : tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<3xi1>
 }

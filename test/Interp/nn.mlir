@@ -11,7 +11,10 @@
 // MM-NEXT: out2: tensor<2x2xf32> = {{\[}}[11.5, 9], [23.5, 23]]
 // MM-NEXT: out3: tensor<1x1xbf16> = {{\[}}[258]]
 // MM-NEXT: out4: tensor<2x2xi64> = {{\[}}[19, 22], [43, 50]]
-func.func @matmul() -> (tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>, tensor<1x1xbf16>, tensor<2x2xi64>) {
+// MM-NEXT: out5: tensor<2x2xf32> = {{\[}}[19, 22], [43, 50]]
+// MM-NEXT: out6: tensor<2x2x2xf32> = {{\[}}{{\[}}[19, 22], [43, 50]], {{\[}}[1, 2], [3, 4]]]
+// MM-NEXT: out7: tensor<2x2xf32> = {{\[}}[11.5, 9], [23.5, 23]]
+func.func @matmul() -> (tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>, tensor<1x1xbf16>, tensor<2x2xi64>, tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>) {
   %a = magi.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   %b = magi.constant dense<[[5.0, 6.0], [7.0, 8.0]]> : tensor<2x2xf32>
   %mm = magi.mm %a, %b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
@@ -32,7 +35,14 @@ func.func @matmul() -> (tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>, ten
   %ai = magi.to_copy %a {dtype = i64} : (tensor<2x2xf32>) -> tensor<2x2xi64>
   %bi = magi.to_copy %b {dtype = i64} : (tensor<2x2xf32>) -> tensor<2x2xi64>
   %mmi = magi.mm %ai, %bi : (tensor<2x2xi64>, tensor<2x2xi64>) -> tensor<2x2xi64>
-  return %mm, %bmm, %addmm, %acc, %mmi : tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>, tensor<1x1xbf16>, tensor<2x2xi64>
+  // transpose_* flags read an operand with its last two dimensions swapped.
+  %at = magi.permute %a {dims = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %bt = magi.permute %b {dims = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %mmt = magi.mm %at, %bt {transpose_self, transpose_mat2} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b3t = magi.permute %b3v {dims = array<i64: 0, 2, 1>} : (tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %bmmt = magi.bmm %a3v, %b3t {transpose_mat2} : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %addmmt = magi.addmm %bias, %at, %b {beta = 2.0 : f64, alpha = 0.5 : f64, transpose_mat1} : (tensor<2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %mm, %bmm, %addmm, %acc, %mmi, %mmt, %bmmt, %addmmt : tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>, tensor<1x1xbf16>, tensor<2x2xi64>, tensor<2x2xf32>, tensor<2x2x2xf32>, tensor<2x2xf32>
 }
 
 // NORM:      out0: tensor<2x4xf32> = {{\[}}[-1.3416408, -0.4472136, 0.8944272, 3.6832817], [-1.3416408, -0.4472136, 0.8944272, 3.6832817]]

@@ -77,3 +77,53 @@ func.func @indexing() -> (tensor<2x2x2xbf16>, tensor<2x3xf32>, tensor<2x4xf32>, 
   %gather = magi.gather %x, %g {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
   return %emb, %idx, %nonadj, %adj, %sel, %gather : tensor<2x2x2xbf16>, tensor<2x3xf32>, tensor<2x4xf32>, tensor<2x2x2xf32>, tensor<3x3xf32>, tensor<2x2xf32>
 }
+
+// RUN: magi-interp %s --function=writes | FileCheck %s --check-prefix=WRITE
+// WRITE:      out0: tensor<2x3xf32> = {{\[}}[0, 0, 3], [4, 0, 0]]
+// WRITE-NEXT: out1: tensor<2x3xf32> = {{\[}}[0, 0, 4], [2, 4, 0]]
+// WRITE-NEXT: out2: tensor<2x3xf32> = {{\[}}[7, 0, 7], [0, 0, 0]]
+// WRITE-NEXT: out3: tensor<2x3xf32> = {{\[}}[0, 9, 0], [0, 0, 9]]
+// WRITE-NEXT: out4: tensor<2x3xf32> = {{\[}}[0, 18, 0], [0, 0, 9]]
+// WRITE-NEXT: out5: tensor<2x3xf32> = {{\[}}[1, 0, 3], [2, 0, 4]]
+// WRITE-NEXT: out6: tensor<2x3xf32> = {{\[}}[0, 0, 0], [5, 6, 7]]
+func.func @writes() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %zeros = magi.constant dense<0.0> : tensor<2x3xf32>
+  %src = magi.constant dense<[[1.0, 3.0], [2.0, 4.0]]> : tensor<2x2xf32>
+  // dim 1: out[i][index[i][j]] = src[i][j]; a repeated index: the last wins,
+  // or values add up with reduce = "add".
+  %idx = magi.constant dense<[[2, 2], [0, 0]]> : tensor<2x2xi64>
+  %sc = magi.scatter %zeros, %idx, %src {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  %idx1 = magi.constant dense<[[2, 2], [0, 1]]> : tensor<2x2xi64>
+  %sa = magi.scatter %zeros, %idx1, %src {dim = 1 : i64, reduce = "add"} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  // A Python scalar as src.
+  %seven = arith.constant 7.0 : f64
+  %idx2 = magi.constant dense<[[0, 2]]> : tensor<1x2xi64>
+  %ss = magi.scatter %zeros, %idx2, %seven {dim = 1 : i64} : (tensor<2x3xf32>, tensor<1x2xi64>, f64) -> tensor<2x3xf32>
+  // index_put: self[rows, cols] = values, values broadcast; accumulate adds.
+  %rows = magi.constant dense<[0, 1, 0]> : tensor<3xi64>
+  %cols = magi.constant dense<[1, 2, 1]> : tensor<3xi64>
+  %nine = magi.constant dense<9.0> : tensor<1xf32>
+  %put = magi.index_put %zeros[%rows, %cols], %nine {indexed_dims = array<i64: 0, 1>} : (tensor<2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<1xf32>) -> tensor<2x3xf32>
+  %acc = magi.index_put %zeros[%rows, %cols], %nine {indexed_dims = array<i64: 0, 1>, accumulate = true} : (tensor<2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<1xf32>) -> tensor<2x3xf32>
+  // slice_scatter writes columns 0 and 2; select_scatter row 1.
+  %sls = magi.slice_scatter %zeros, %src, 1 [0, 3, 2] : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  %row = magi.constant dense<[5.0, 6.0, 7.0]> : tensor<3xf32>
+  %sel = magi.select_scatter %zeros, %row, 0 [-1] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %sc, %sa, %ss, %put, %acc, %sls, %sel : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// RUN: magi-interp %s --function=arrange | FileCheck %s --check-prefix=ARRANGE
+// ARRANGE:      out0: tensor<2x3xi64> = {{\[}}[5, 4, 3], [2, 1, 0]]
+// ARRANGE-NEXT: out1: tensor<2x2x3xi64> = {{\[}}{{\[}}[0, 1, 2], [0, 1, 2]], {{\[}}[3, 4, 5], [3, 4, 5]]]
+// ARRANGE-NEXT: out2: tensor<2x3xi64> = {{\[}}[0, 1, 0], [3, 4, 5]]
+// ARRANGE-NEXT: out3: tensor<2x3xi64> = {{\[}}[0, 0, 2], [0, 0, 0]]
+func.func @arrange() -> (tensor<2x3xi64>, tensor<2x2x3xi64>, tensor<2x3xi64>, tensor<2x3xi64>) {
+  %x = magi.constant dense<[[0, 1, 2], [3, 4, 5]]> : tensor<2x3xi64>
+  %flip = magi.flip %x {dims = array<i64: 0, -1>} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  // repeat adds a leading dimension: [2, 1, 1] tiles of a [1, 2, 3] view.
+  %x2 = magi.view %x [2, 1, 3] : tensor<2x3xi64> -> tensor<2x1x3xi64>
+  %rep = magi.repeat %x2 {repeats = array<i64: 1, 2, 1>} : (tensor<2x1x3xi64>) -> tensor<2x2x3xi64>
+  %tril = magi.tril %x {diagonal = 1 : i64} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  %triu = magi.triu %x {diagonal = 2 : i64} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  return %flip, %rep, %tril, %triu : tensor<2x3xi64>, tensor<2x2x3xi64>, tensor<2x3xi64>, tensor<2x3xi64>
+}

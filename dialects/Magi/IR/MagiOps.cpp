@@ -795,13 +795,15 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
     return failure();
   int64_t k = static_cast<int64_t>(adaptor.getK());
   Shape shape(type.getShape());
-  if (!shape.empty()) {
-    if (k < 0 || (!ShapedType::isDynamic(shape[*dim]) && k > shape[*dim]))
-      return emitOptionalError(loc, "k = ", k, " is out of range for a "
-                                               "dimension of size ",
-                               shape[*dim]);
+  // A 0-d tensor has one element to select from.
+  int64_t size = shape.empty() ? 1 : shape[*dim];
+  if (k < 0)
+    return emitOptionalError(loc, "k = ", k, " is negative");
+  if (!ShapedType::isDynamic(size) && k > size)
+    return emitOptionalError(loc, "k = ", k,
+                             " is out of range for a dimension of size ", size);
+  if (!shape.empty())
     shape[*dim] = k;
-  }
   types.push_back(makeTensor(shape, type.getElementType()));
   types.push_back(makeTensor(shape, IntegerType::get(context, 64)));
   return success();
@@ -1232,12 +1234,10 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
-LogicalResult IndexOp::inferReturnTypes(MLIRContext *, OptLoc loc,
-                                        Adaptor adaptor,
-                                        SmallVectorImpl<Type> &types) {
-  auto type = tensorTypeOf(adaptor.getSelf());
-  ValueRange indices = adaptor.getIndices();
-  ArrayRef<int64_t> dims = adaptor.getIndexedDims();
+// The shape of `self[indices]` with `indices[i]` indexing dimension `dims[i]`.
+static FailureOr<Shape> advancedIndexShape(RankedTensorType type,
+                                           ValueRange indices,
+                                           ArrayRef<int64_t> dims, OptLoc loc) {
   if (indices.size() != dims.size())
     return emitOptionalError(loc, "got ", indices.size(),
                              " index tensors for ", dims.size(),
@@ -1275,7 +1275,18 @@ LogicalResult IndexOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       if (!llvm::is_contained(dims, d))
         shape.push_back(type.getDimSize(d));
   }
-  types.push_back(makeTensor(shape, type.getElementType()));
+  return shape;
+}
+
+LogicalResult IndexOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  FailureOr<Shape> shape = advancedIndexShape(
+      type, adaptor.getIndices(), adaptor.getIndexedDims(), loc);
+  if (failed(shape))
+    return failure();
+  types.push_back(makeTensor(*shape, type.getElementType()));
   return success();
 }
 
@@ -1321,13 +1332,28 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (index.getRank() != type.getRank())
     return emitOptionalError(loc, "index has rank ", index.getRank(),
                              " but self has rank ", type.getRank());
-  if (auto src = tensorTypeOf(adaptor.getSrc());
-      src && src.getRank() != type.getRank())
+  auto src = tensorTypeOf(adaptor.getSrc());
+  if (src && src.getRank() != type.getRank())
     return emitOptionalError(loc, "src has rank ", src.getRank(),
                              " but self has rank ", type.getRank());
-  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
-                          type.getRank(), loc)))
+  if (src && src.getElementType() != type.getElementType())
+    return emitOptionalError(loc, "src has dtype ", src.getElementType(),
+                             " but self has dtype ", type.getElementType());
+  FailureOr<int64_t> dim = normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                                        type.getRank(), loc);
+  if (failed(dim))
     return failure();
+  // index may not reach past src, nor past self outside `dim`.
+  auto exceeds = [](int64_t a, int64_t b) {
+    return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a > b;
+  };
+  for (int64_t d = 0; d < index.getRank(); ++d) {
+    if ((src && exceeds(index.getDimSize(d), src.getDimSize(d))) ||
+        (d != *dim && exceeds(index.getDimSize(d), type.getDimSize(d))))
+      return emitOptionalError(loc, "index size ", index.getDimSize(d),
+                               " in dimension ", d,
+                               " exceeds the size of src or self");
+  }
   types.push_back(type);
   return success();
 }
@@ -1343,20 +1369,22 @@ LogicalResult IndexPutOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
   auto type = tensorTypeOf(adaptor.getSelf());
-  ArrayRef<int64_t> dims = adaptor.getIndexedDims();
-  if (adaptor.getIndices().size() != dims.size() || dims.empty())
-    return emitOptionalError(loc, "got ", adaptor.getIndices().size(),
-                             " index tensors for ", dims.size(),
-                             " indexed dimensions");
-  for (auto [i, d] : llvm::enumerate(dims))
-    if (d < 0 || d >= type.getRank() || (i > 0 && d <= dims[i - 1]))
-      return emitOptionalError(loc, "indexed_dims must be increasing "
-                                    "dimensions of self (rank ",
-                               type.getRank(), ")");
-  if (tensorTypeOf(adaptor.getValues()).getElementType() !=
-      type.getElementType())
+  FailureOr<Shape> indexed = advancedIndexShape(
+      type, adaptor.getIndices(), adaptor.getIndexedDims(), loc);
+  if (failed(indexed))
+    return failure();
+  auto values = tensorTypeOf(adaptor.getValues());
+  if (values.getElementType() != type.getElementType())
     return emitOptionalError(loc, "values must have the dtype of self, ",
-                             type.getElementType());
+                             type.getElementType(), ", got ",
+                             values.getElementType());
+  // values broadcast to the indexed shape.
+  FailureOr<Shape> shape =
+      broadcastShapes({*indexed, values.getShape()}, std::nullopt);
+  if (failed(shape) || !shapesCompatible(*shape, *indexed))
+    return emitOptionalError(loc, "values ", values,
+                             " do not broadcast to the indexed shape ",
+                             makeTensor(*indexed, type.getElementType()));
   types.push_back(type);
   return success();
 }
@@ -1376,9 +1404,24 @@ SliceScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
       src.getElementType() != type.getElementType())
     return emitOptionalError(loc, "src ", src,
                              " must have the rank and dtype of self ", type);
-  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
-                          type.getRank(), loc)))
+  FailureOr<int64_t> dim = normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                                        type.getRank(), loc);
+  if (failed(dim))
     return failure();
+  int64_t start = bounds[0], end = bounds[1], step = bounds[2];
+  if (!ShapedType::isDynamic(step) && step <= 0)
+    return emitOptionalError(loc, "slice step must be positive, got ", step);
+  // src has the slice's shape.
+  Shape slice(type.getShape());
+  if (llvm::any_of(bounds, ShapedType::isDynamic) ||
+      ShapedType::isDynamic(slice[*dim]))
+    slice[*dim] = kDyn;
+  else
+    slice[*dim] = sliceLength(slice[*dim], start, end, step);
+  if (!shapesCompatible(src.getShape(), slice))
+    return emitOptionalError(loc, "src ", src, " does not have the shape of "
+                                               "the slice, ",
+                             makeTensor(slice, type.getElementType()));
   types.push_back(type);
   return success();
 }
@@ -1399,9 +1442,20 @@ SelectScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
                              " must have the dtype of self and one dimension "
                              "less than ",
                              type);
-  if (failed(normalizeDim(static_cast<int64_t>(adaptor.getDim()),
-                          type.getRank(), loc)))
+  FailureOr<int64_t> dim = normalizeDim(static_cast<int64_t>(adaptor.getDim()),
+                                        type.getRank(), loc);
+  if (failed(dim))
     return failure();
+  int64_t size = type.getDimSize(*dim);
+  if (!ShapedType::isDynamic(index[0]) && !ShapedType::isDynamic(size) &&
+      (index[0] < -size || index[0] >= size))
+    return emitOptionalError(loc, "index ", index[0],
+                             " is out of range for a dimension of size ", size);
+  Shape selected(type.getShape());
+  selected.erase(selected.begin() + *dim);
+  if (!shapesCompatible(src.getShape(), selected))
+    return emitOptionalError(loc, "src ", src,
+                             " does not have the shape of the selected slice");
   types.push_back(type);
   return success();
 }
@@ -1410,9 +1464,14 @@ LogicalResult FlipOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
   auto type = tensorTypeOf(adaptor.getSelf());
-  for (int64_t d : adaptor.getDims())
-    if (failed(normalizeDim(d, type.getRank(), loc)))
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t d : adaptor.getDims()) {
+    FailureOr<int64_t> n = normalizeDim(d, type.getRank(), loc);
+    if (failed(n))
       return failure();
+    if (!seen.insert(*n).second)
+      return emitOptionalError(loc, "dimension ", d, " appears more than once");
+  }
   types.push_back(type);
   return success();
 }
