@@ -311,6 +311,9 @@ private:
   FailureOr<Type> dtypeArg(const NodeArgs &args, StringRef name,
                            Location loc);
   Value indexConstant(int64_t v, Location loc);
+  /// `[start, end, step]` of a slice-like node as a mixed list (absent: 0,
+  /// INT64_MAX, 1); failure when a bound is no integer.
+  FailureOr<MixedList> sliceBounds(const NodeArgs &args, Location loc);
 
   LogicalResult convert(StringRef target, const NodeArgs &args,
                         TypeRange resultTypes, Location loc,
@@ -676,6 +679,28 @@ FailureOr<Value> Importer::optTensorArg(const NodeArgs &args, StringRef name,
   if (!args.get(name))
     return Value();
   return tensorArg(args, name, loc);
+}
+
+FailureOr<MixedList> Importer::sliceBounds(const NodeArgs &args,
+                                           Location loc) {
+  MixedList bounds;
+  for (auto [name, dflt] : {std::pair<StringRef, int64_t>{"start", 0},
+                            {"end", INT64_MAX},
+                            {"step", 1}}) {
+    const json::Object *a = args.get(name);
+    if (!a) {
+      bounds.statics.push_back(dflt);
+    } else if (auto i = a->getInteger("as_int")) {
+      bounds.statics.push_back(*i);
+    } else {
+      FailureOr<Value> v = scalarValue(a, loc);
+      if (failed(v) || !v->getType().isIndex())
+        return failure();
+      bounds.statics.push_back(ShapedType::kDynamic);
+      bounds.dynamics.push_back(*v);
+    }
+  }
+  return bounds;
 }
 
 Value Importer::indexConstant(int64_t v, Location loc) {
@@ -1252,27 +1277,14 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     FailureOr<Value> self = tensor("self"), src = tensor("src");
     if (failed(self) || failed(src))
       return failure();
-    SmallVector<int64_t> statics;
+    FailureOr<MixedList> bounds = sliceBounds(args, loc);
+    if (failed(bounds))
+      return convertOpaque(target, args, resultTypes, loc, results);
     SmallVector<Value> operands{*self, *src};
-    for (auto [n, dflt] : {std::pair<StringRef, int64_t>{"start", 0},
-                           {"end", INT64_MAX},
-                           {"step", 1}}) {
-      const json::Object *a = args.get(n);
-      if (!a) {
-        statics.push_back(dflt);
-      } else if (auto i = a->getInteger("as_int")) {
-        statics.push_back(*i);
-      } else {
-        FailureOr<Value> v = scalarValue(a, loc);
-        if (failed(v) || !v->getType().isIndex())
-          return convertOpaque(target, args, resultTypes, loc, results);
-        statics.push_back(ShapedType::kDynamic);
-        operands.push_back(*v);
-      }
-    }
+    operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
     return emit("magi.slice_scatter", operands,
                 {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("static_bounds", b.getDenseI64ArrayAttr(statics))});
+                 named("static_bounds", b.getDenseI64ArrayAttr(bounds->statics))});
   }
   if (base == "select_scatter") {
     FailureOr<Value> self = tensor("self"), src = tensor("src");
@@ -1438,29 +1450,14 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     FailureOr<Value> self = tensor("self");
     if (failed(self))
       return failure();
-    SmallVector<int64_t> statics;
-    SmallVector<Value> dynamics{*self};
-    for (auto [n, dflt] : {std::pair<StringRef, int64_t>{"start", 0},
-                           {"end", INT64_MAX},
-                           {"step", 1}}) {
-      const json::Object *a = args.get(n);
-      if (!a) {
-        statics.push_back(dflt);
-      } else if (auto i = a->getInteger("as_int")) {
-        statics.push_back(*i);
-      } else {
-        FailureOr<Value> v = scalarValue(a, loc);
-        if (failed(v))
-          return failure();
-        if (!v->getType().isIndex())
-          return error(loc) << "slice bound '" << n << "' is not an integer";
-        statics.push_back(ShapedType::kDynamic);
-        dynamics.push_back(*v);
-      }
-    }
-    return emit("magi.slice", dynamics,
+    FailureOr<MixedList> bounds = sliceBounds(args, loc);
+    if (failed(bounds))
+      return error(loc) << "slice bounds must be integers";
+    SmallVector<Value> operands{*self};
+    operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
+    return emit("magi.slice", operands,
                 {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("static_bounds", b.getDenseI64ArrayAttr(statics))});
+                 named("static_bounds", b.getDenseI64ArrayAttr(bounds->statics))});
   }
   if (base == "select" && overload == "int") {
     FailureOr<Value> self = tensor("self");

@@ -35,16 +35,7 @@ namespace {
 // Matching helpers
 //===----------------------------------------------------------------------===//
 
-std::optional<double> constantScalar(Value v) {
-  Attribute attr;
-  if (!v || !matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return static_cast<double>(i.getValue().getSExtValue());
-  return std::nullopt;
-}
+std::optional<double> constantScalar(Value v) { return getConstantScalar(v); }
 
 bool isScalar(Value v, double expected, double relTol = 1e-6) {
   std::optional<double> c = constantScalar(v);

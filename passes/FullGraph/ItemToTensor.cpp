@@ -14,20 +14,6 @@ using namespace magi;
 
 namespace {
 
-// The dtype a Python scalar of `type` stands for in PyTorch's promotion.
-Type wrappedDtype(Type type) {
-  MLIRContext *context = type.getContext();
-  switch (getDtypeCategory(type)) {
-  case DtypeCategory::Float:
-    return defaultFloatDtype(context);
-  case DtypeCategory::Integer:
-    return IntegerType::get(context, 64);
-  case DtypeCategory::Bool:
-    return IntegerType::get(context, 1);
-  }
-  return type;
-}
-
 class ItemToTensorPass : public magi::impl::ItemToTensorBase<ItemToTensorPass> {
 public:
   void runOnOperation() override {
@@ -54,7 +40,7 @@ public:
             b, item.getLoc(),
             RankedTensorType::get({}, tensorType.getElementType()),
             item.getArgs()[0], ValueRange(), b.getDenseI64ArrayAttr({}));
-        Type dtype = wrappedDtype(scalar.getType());
+        Type dtype = wrappedNumberDtype(scalar.getType());
         if (dtype != tensorType.getElementType())
           zeroD = ToCopyOp::create(b, item.getLoc(), zeroD, TypeAttr::get(dtype));
         use.set(zeroD);

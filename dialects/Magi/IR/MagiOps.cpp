@@ -48,18 +48,6 @@ static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return true;
 }
 
-// The constant value of a scalar operand (an arith.constant), if any.
-static std::optional<double> constantScalar(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return static_cast<double>(i.getValue().getSExtValue());
-  return std::nullopt;
-}
-
 // Sizes from a mixed static/dynamic list: dynamic entries become `?`.
 static LogicalResult checkMixedList(ArrayRef<int64_t> statics,
                                     ValueRange dynamics, StringRef what,
@@ -350,9 +338,9 @@ LogicalResult ArangeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
   int64_t length = kDyn;
-  std::optional<double> start = constantScalar(adaptor.getStart());
-  std::optional<double> end = constantScalar(adaptor.getEnd());
-  std::optional<double> step = constantScalar(adaptor.getStep());
+  std::optional<double> start = getConstantScalar(adaptor.getStart());
+  std::optional<double> end = getConstantScalar(adaptor.getEnd());
+  std::optional<double> step = getConstantScalar(adaptor.getStep());
   if (step && *step == 0)
     return emitOptionalError(loc, "step must be nonzero");
   if (start && end && step) {

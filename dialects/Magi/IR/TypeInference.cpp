@@ -2,6 +2,7 @@
 
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -49,8 +50,7 @@ Type promoteDtypes(Type a, Type b) {
   return IntegerType::get(a.getContext(), 16);
 }
 
-// The dtype a Python scalar of MLIR type `type` contributes as a wrapped number.
-static Type wrappedNumberDtype(Type type) {
+Type wrappedNumberDtype(Type type) {
   MLIRContext *context = type.getContext();
   switch (getDtypeCategory(type)) {
   case DtypeCategory::Float:
@@ -130,6 +130,17 @@ FailureOr<int64_t> normalizeDim(int64_t dim, int64_t rank,
     return emitOptionalError(loc, "dimension ", dim,
                              " is out of range for a tensor of rank ", rank);
   return dim < 0 ? dim + bound : dim;
+}
+
+std::optional<double> getConstantScalar(Value value) {
+  Attribute attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return static_cast<double>(i.getValue().getSExtValue());
+  return std::nullopt;
 }
 
 bool isRefinementOf(Type declared, Type inferred) {

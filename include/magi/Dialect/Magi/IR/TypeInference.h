@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include <optional>
 
@@ -28,6 +29,14 @@ mlir::Type promoteDtypes(mlir::Type a, mlir::Type b);
 /// (dimensioned or 0-d) and Python scalars (`f64`, `i64`, `i1`, `index`),
 /// following PyTorch's three priority classes. Null when there is no operand.
 mlir::Type resultDtype(mlir::TypeRange operandTypes);
+
+/// The dtype a Python scalar of MLIR type `type` (f64, i64, i1, index)
+/// stands for in promotion: the default float dtype, int64 or bool.
+mlir::Type wrappedNumberDtype(mlir::Type type);
+
+/// The value of a constant scalar (an `arith.constant` of a float or integer
+/// type), if `value` is one.
+std::optional<double> getConstantScalar(mlir::Value value);
 
 /// The default floating-point dtype (`torch.get_default_dtype()`, f32).
 mlir::Type defaultFloatDtype(mlir::MLIRContext *context);
