@@ -28,3 +28,18 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.magi_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["magi-opt", "magi-import", "magi-interp", "magi-cache"], tool_dirs)
+
+# The lowering tests run lowered code with upstream tools (mlir-opt,
+# mlir-runner and its runtime libraries) and check PTX with ptxas.
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+runner_utils = os.path.join(llvm_lib_dir, "libmlir_runner_utils.so")
+c_runner_utils = os.path.join(llvm_lib_dir, "libmlir_c_runner_utils.so")
+config.substitutions.append(("%mlir_runner_utils", runner_utils))
+config.substitutions.append(("%mlir_c_runner_utils", c_runner_utils))
+if (os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner"))
+        and os.path.exists(runner_utils) and os.path.exists(c_runner_utils)):
+    config.available_features.add("mlir-runner")
+ptxas = "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -1,6 +1,6 @@
 //===- Passes.td - Magi's graph passes ---------------------*- tablegen -*-===//
 //
-// The passes of the full-graph, split and post-grad phases.
+// The passes of the full-graph, split, post-grad and lower phases.
 //
 //===----------------------------------------------------------------------===//
 
@@ -237,6 +237,46 @@ def Specialize : Pass<"magi-specialize", "mlir::ModuleOp"> {
     Option<"value", "value", "int64_t", "0", "Value to specialize for">,
     Option<"replace", "replace", "bool", "false",
            "Specialize in place instead of adding a clone">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Lower phase
+//===----------------------------------------------------------------------===//
+
+def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lowers elementwise ops, reductions and matmuls to linalg on tensors";
+  let description = [{
+    The first step of the lower phase. On ranked tensors with static or
+    dynamic dimensions, with value semantics:
+    - elementwise ops (neg, abs, relu, exp, log, sqrt, rsqrt, sigmoid, tanh,
+      erf, cos, sin, silu, gelu (both forms), reciprocal, add/sub (alpha),
+      mul, div (true, trunc, floor), pow, maximum, minimum, eq..ge, where,
+      to_copy, clone) become one `linalg.generic` each. Operands broadcast by
+      their indexing maps: a static size-1 dimension is read at index 0. A
+      dynamic dimension is assumed to equal the result's, never to be 1
+      (torch.export symbols have min >= 2). Operands are converted to the
+      op's compute dtype in the body; bf16 and f16 compute in f32 and
+      truncate once (PyTorch's opmath). Python scalar operands are cast with
+      arith ops and used in the body.
+    - `sum`, `mean`, `amax` become a `linalg.generic` with reduction
+      iterators over a `linalg.fill`ed init (f32 accumulation for half
+      types; mean divides by the count), then `tensor.expand_shape` for
+      keepdim.
+    - `mm` and `bmm` become `linalg.matmul` / `linalg.batch_matmul` (a
+      `linalg.generic` with transposed maps when a `transpose_*` flag is
+      set); half types accumulate in f32 and truncate.
+    Other ops stay as they are. With `fail-on-unconverted`, any magi op left
+    (other than `magi.bind_symbolic_shape`, `magi.symbolic_int` and
+    `magi.sym_*`) is an error.
+  }];
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+  ];
+  let options = [
+    Option<"failOnUnconverted", "fail-on-unconverted", "bool", "false",
+           "Report every magi op left unconverted as an error">,
   ];
 }
 
