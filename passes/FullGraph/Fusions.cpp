@@ -140,72 +140,64 @@ std::optional<RmsMatch> matchRmsCore(Value core) {
   return std::nullopt;
 }
 
+// The normalized value `y` (core, or core cast back by to_copy) of an RMSNorm
+// whose result returns to its input's dtype.
+std::optional<RmsMatch> matchNormalized(Value y) {
+  Value core = y;
+  Type outDtype;
+  if (auto down = def<ToCopyOp>(y)) {
+    core = down.getSelf();
+    outDtype = down.getType().getElementType();
+  }
+  std::optional<RmsMatch> m = matchRmsCore(core);
+  if (!m)
+    return std::nullopt;
+  Type inputDtype = cast<RankedTensorType>(m->input.getType()).getElementType();
+  if ((outDtype ? outDtype : m->computeDtype) != inputDtype)
+    return std::nullopt;
+  return m;
+}
+
 struct FuseRmsNormPass : magi::impl::FuseRmsNormBase<FuseRmsNormPass> {
+  // Replaces `root` by an rms_norm of `m` (with `weight` when given).
+  bool fuse(OpBuilder &b, Operation *root, const RmsMatch &m, Value weight) {
+    b.setInsertionPoint(root);
+    TypeAttr compute =
+        m.computeDtype.isF32() ? TypeAttr() : TypeAttr::get(m.computeDtype);
+    auto fused = RmsNormOp::create(b, root->getLoc(),
+                                   root->getResult(0).getType(), m.input,
+                                   weight, b.getF64FloatAttr(m.eps), compute);
+    if (!replaceIfSameType(root, fused))
+      return false;
+    ++numFused;
+    return true;
+  }
+
   void runOnOperation() override {
+    OpBuilder b(&getContext());
+    // With a 1-d weight: weight * normalized.
     SmallVector<MulOp> roots;
     getOperation().walk([&](MulOp op) { roots.push_back(op); });
-    OpBuilder b(&getContext());
     for (MulOp root : roots) {
       for (auto [weight, y] : {std::pair{root.getSelf(), root.getOther()},
                                std::pair{root.getOther(), root.getSelf()}}) {
         auto weightType = dyn_cast<RankedTensorType>(weight.getType());
         if (!weightType || weightType.getRank() != 1)
           continue;
-        Value core = y;
-        Type outDtype;
-        if (auto down = def<ToCopyOp>(y)) {
-          core = down.getSelf();
-          outDtype = down.getType().getElementType();
-        }
-        std::optional<RmsMatch> m = matchRmsCore(core);
-        if (!m)
-          continue;
-        Type inputDtype =
-            cast<RankedTensorType>(m->input.getType()).getElementType();
-        // The normalized value returns to the input's dtype before the weight.
-        if ((outDtype ? outDtype : m->computeDtype) != inputDtype)
-          continue;
-        b.setInsertionPoint(root);
-        TypeAttr compute = m->computeDtype.isF32() ? TypeAttr()
-                                                   : TypeAttr::get(m->computeDtype);
-        auto fused = RmsNormOp::create(b, root.getLoc(), root.getType(), m->input,
-                                       weight, b.getF64FloatAttr(m->eps), compute);
-        if (replaceIfSameType(root, fused)) {
-          ++numFused;
+        std::optional<RmsMatch> m = matchNormalized(y);
+        if (m && fuse(b, root, *m, weight))
           break;
-        }
       }
     }
-    // Without a weight: the normalized value itself, cast back to the input
-    // dtype (or computed in it throughout).
+    // Without a weight: the normalized value itself.
     SmallVector<Operation *> plain;
     getOperation().walk([&](Operation *op) {
       if (isa<ToCopyOp, MulOp>(op) && !onlyBoundExcept(op->getResult(0)))
         plain.push_back(op);
     });
-    for (Operation *root : plain) {
-      Value core = root->getResult(0);
-      Type outDtype;
-      if (auto down = dyn_cast<ToCopyOp>(root)) {
-        core = down.getSelf();
-        outDtype = down.getType().getElementType();
-      }
-      std::optional<RmsMatch> m = matchRmsCore(core);
-      if (!m)
-        continue;
-      Type inputDtype =
-          cast<RankedTensorType>(m->input.getType()).getElementType();
-      if ((outDtype ? outDtype : m->computeDtype) != inputDtype)
-        continue;
-      b.setInsertionPoint(root);
-      TypeAttr compute = m->computeDtype.isF32() ? TypeAttr()
-                                                 : TypeAttr::get(m->computeDtype);
-      auto fused = RmsNormOp::create(b, root->getLoc(),
-                                     root->getResult(0).getType(), m->input,
-                                     Value(), b.getF64FloatAttr(m->eps), compute);
-      if (replaceIfSameType(root, fused))
-        ++numFused;
-    }
+    for (Operation *root : plain)
+      if (std::optional<RmsMatch> m = matchNormalized(root->getResult(0)))
+        fuse(b, root, *m, Value());
   }
 };
 
