@@ -120,53 +120,83 @@ SliceRange resolveSlice(int64_t size, int64_t start, int64_t end,
   return {s, e <= s ? 0 : (e - s + step - 1) / step};
 }
 
-LogicalResult evalSlice(SliceOp op, Env &env) {
-  const Tensor &self = env.get(op.getSelf());
+// A strided window into a contiguous tensor: what slice and select read and
+// what slice_scatter and select_scatter write.
+struct StridedView {
+  SmallVector<int64_t> shape, strides;
+  int64_t offset = 0;
+};
+
+// The view of `start:end:step` along `dimAttr` of `self`.
+FailureOr<StridedView> sliceView(Operation *op, const Tensor &self,
+                                 int64_t dimAttr, ArrayRef<int64_t> staticBounds,
+                                 ValueRange dynamicBounds, Env &env) {
   if (self.getRank() == 0)
-    return op.emitError("cannot slice a 0-d tensor");
-  FailureOr<int64_t> dim =
-      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
+    return op->emitError("cannot slice a 0-d tensor");
+  FailureOr<int64_t> dim = normalize(op, dimAttr, self.getRank());
   if (failed(dim))
     return failure();
   SmallVector<int64_t> bounds =
-      resolveMixedList(op.getStaticBounds(), op.getBounds(), env);
+      resolveMixedList(staticBounds, dynamicBounds, env);
   if (bounds.size() != 3)
-    return op.emitError("expected [start, end, step]");
+    return op->emitError("expected [start, end, step]");
   if (bounds[2] <= 0)
-    return op.emitError("slice step must be positive, got ") << bounds[2];
+    return op->emitError("slice step must be positive, got ") << bounds[2];
   SliceRange range =
       resolveSlice(self.getShape()[*dim], bounds[0], bounds[1], bounds[2]);
-  SmallVector<int64_t> shape(self.getShape());
-  SmallVector<int64_t> strides = getContiguousStrides(shape);
-  int64_t offset = range.start * strides[*dim];
-  shape[*dim] = range.length;
-  strides[*dim] *= bounds[2];
-  env.set(op.getResult(), gatherStrided(self, shape, strides, offset));
+  StridedView view{SmallVector<int64_t>(self.getShape()), {}, 0};
+  view.strides = getContiguousStrides(view.shape);
+  view.offset = range.start * view.strides[*dim];
+  view.shape[*dim] = range.length;
+  view.strides[*dim] *= bounds[2];
+  return view;
+}
+
+// The view of index `index` along `dimAttr` of `self`, that dimension dropped.
+FailureOr<StridedView> selectView(Operation *op, const Tensor &self,
+                                  int64_t dimAttr, ArrayRef<int64_t> staticIndex,
+                                  ValueRange dynamicIndex, Env &env) {
+  if (self.getRank() == 0)
+    return op->emitError("cannot select from a 0-d tensor");
+  FailureOr<int64_t> dim = normalize(op, dimAttr, self.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t index = resolveMixedList(staticIndex, dynamicIndex, env).front();
+  int64_t size = self.getShape()[*dim];
+  if (index < -size || index >= size)
+    return op->emitError("index ") << index << " is out of range for dimension "
+                                   << *dim << " of size " << size;
+  if (index < 0)
+    index += size;
+  StridedView view{SmallVector<int64_t>(self.getShape()), {}, 0};
+  view.strides = getContiguousStrides(view.shape);
+  view.offset = index * view.strides[*dim];
+  view.shape.erase(view.shape.begin() + *dim);
+  view.strides.erase(view.strides.begin() + *dim);
+  return view;
+}
+
+LogicalResult evalSlice(SliceOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  FailureOr<StridedView> view =
+      sliceView(op, self, static_cast<int64_t>(op.getDim()),
+                op.getStaticBounds(), op.getBounds(), env);
+  if (failed(view))
+    return failure();
+  env.set(op.getResult(),
+          gatherStrided(self, view->shape, view->strides, view->offset));
   return success();
 }
 
 LogicalResult evalSelect(SelectOp op, Env &env) {
   const Tensor &self = env.get(op.getSelf());
-  if (self.getRank() == 0)
-    return op.emitError("cannot select from a 0-d tensor");
-  FailureOr<int64_t> dim =
-      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
-  if (failed(dim))
+  FailureOr<StridedView> view =
+      selectView(op, self, static_cast<int64_t>(op.getDim()),
+                 op.getStaticIndex(), op.getIndex(), env);
+  if (failed(view))
     return failure();
-  int64_t index =
-      resolveMixedList(op.getStaticIndex(), op.getIndex(), env).front();
-  int64_t size = self.getShape()[*dim];
-  if (index < -size || index >= size)
-    return op.emitError("index ") << index << " is out of range for dimension "
-                                  << *dim << " of size " << size;
-  if (index < 0)
-    index += size;
-  SmallVector<int64_t> shape(self.getShape());
-  SmallVector<int64_t> strides = getContiguousStrides(shape);
-  int64_t offset = index * strides[*dim];
-  shape.erase(shape.begin() + *dim);
-  strides.erase(strides.begin() + *dim);
-  env.set(op.getResult(), gatherStrided(self, shape, strides, offset));
+  env.set(op.getResult(),
+          gatherStrided(self, view->shape, view->strides, view->offset));
   return success();
 }
 
@@ -531,50 +561,24 @@ LogicalResult scatterStrided(Operation *op, const Tensor &self,
 
 LogicalResult evalSliceScatter(SliceScatterOp op, Env &env) {
   const Tensor &self = env.get(op.getSelf());
-  if (self.getRank() == 0)
-    return op.emitError("cannot slice a 0-d tensor");
-  FailureOr<int64_t> dim =
-      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
-  if (failed(dim))
+  FailureOr<StridedView> view =
+      sliceView(op, self, static_cast<int64_t>(op.getDim()),
+                op.getStaticBounds(), op.getBounds(), env);
+  if (failed(view))
     return failure();
-  SmallVector<int64_t> bounds =
-      resolveMixedList(op.getStaticBounds(), op.getBounds(), env);
-  if (bounds.size() != 3 || bounds[2] <= 0)
-    return op.emitError("expected [start, end, step] with a positive step");
-  SliceRange range =
-      resolveSlice(self.getShape()[*dim], bounds[0], bounds[1], bounds[2]);
-  SmallVector<int64_t> shape(self.getShape());
-  SmallVector<int64_t> strides = getContiguousStrides(shape);
-  int64_t offset = range.start * strides[*dim];
-  shape[*dim] = range.length;
-  strides[*dim] *= bounds[2];
-  return scatterStrided(op, self, env.get(op.getSrc()), shape, strides, offset,
-                        op.getResult(), env);
+  return scatterStrided(op, self, env.get(op.getSrc()), view->shape,
+                        view->strides, view->offset, op.getResult(), env);
 }
 
 LogicalResult evalSelectScatter(SelectScatterOp op, Env &env) {
   const Tensor &self = env.get(op.getSelf());
-  if (self.getRank() == 0)
-    return op.emitError("cannot select from a 0-d tensor");
-  FailureOr<int64_t> dim =
-      normalize(op, static_cast<int64_t>(op.getDim()), self.getRank());
-  if (failed(dim))
+  FailureOr<StridedView> view =
+      selectView(op, self, static_cast<int64_t>(op.getDim()),
+                 op.getStaticIndex(), op.getIndex(), env);
+  if (failed(view))
     return failure();
-  int64_t index =
-      resolveMixedList(op.getStaticIndex(), op.getIndex(), env).front();
-  int64_t size = self.getShape()[*dim];
-  if (index < -size || index >= size)
-    return op.emitError("index ") << index << " is out of range for dimension "
-                                  << *dim << " of size " << size;
-  if (index < 0)
-    index += size;
-  SmallVector<int64_t> shape(self.getShape());
-  SmallVector<int64_t> strides = getContiguousStrides(shape);
-  int64_t offset = index * strides[*dim];
-  shape.erase(shape.begin() + *dim);
-  strides.erase(strides.begin() + *dim);
-  return scatterStrided(op, self, env.get(op.getSrc()), shape, strides, offset,
-                        op.getResult(), env);
+  return scatterStrided(op, self, env.get(op.getSrc()), view->shape,
+                        view->strides, view->offset, op.getResult(), env);
 }
 
 LogicalResult evalFlip(FlipOp op, Env &env) {
