@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - Magi's compilation pipeline by phases ---------------===//
 
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "magi/Pipeline/Pipeline.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -104,9 +105,9 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   if (!last)
     return err("unknown phase '" + options.compileTo + "' (phases: " +
                phaseNames() + ")");
-  if (*last > Phase::PostGrad)
+  if (*last > Phase::Lower)
     return err("phase '" + options.compileTo +
-               "' is not implemented yet: the pipeline stops at post-grad");
+               "' is not a pipeline phase: binaries are made by magi-compile");
 
   addDump(pm, options, Phase::Import);
   if (*last == Phase::Import)
@@ -161,7 +162,23 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
       failed(parsePassPipeline(options.postGradExtra, post)))
     return err("cannot parse post-grad-extra '" + options.postGradExtra + "'");
   addDump(pm, options, Phase::PostGrad);
+  if (*last == Phase::PostGrad)
+    return success();
+
+  addLowerToLinalgPasses(pm);
+  addDump(pm, options, Phase::Lower);
   return success();
+}
+
+void addLowerToLinalgPasses(OpPassManager &pm) {
+  OpPassManager &lower = pm.nest<func::FuncOp>();
+  LowerToLinalgOptions toLinalg;
+  toLinalg.failOnUnconverted = true;
+  lower.addPass(createLowerToLinalg(toLinalg));
+  lower.addPass(createCanonicalizerPass());
+  lower.addPass(createCSEPass());
+  lower.addPass(createLinalgElementwiseOpFusionPass());
+  lower.addPass(createCanonicalizerPass());
 }
 
 void registerPasses() {

@@ -646,6 +646,10 @@ public:
   using LowerToLinalgBase::LowerToLinalgBase;
 
   void runOnOperation() override {
+    // The split graph only calls the pieces; it stays in the magi dialect
+    // (its calls are what the runtime's plan follows).
+    if (getOperation()->hasAttr("magi.split"))
+      return;
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ElementwisePattern, ReductionPattern, MatmulPattern<MmOp>,

@@ -11,13 +11,11 @@
 // RUN: magi-opt %s --magi-compile-to=import > %t.import.mlir
 // RUN: diff %t.plain.mlir %t.import.mlir
 
-// Unknown and unimplemented phases.
+// Unknown phases, and binary (magi-compile's, not magi-opt's).
 // RUN: not magi-opt %s --magi-compile-to=bogus 2>&1 | FileCheck %s --check-prefix=BOGUS
-// RUN: not magi-opt %s --magi-compile-to=lower 2>&1 | FileCheck %s --check-prefix=LOWER
 // RUN: not magi-opt %s --magi-compile-to=binary 2>&1 | FileCheck %s --check-prefix=BINARY
 // BOGUS: magi-opt: unknown phase 'bogus' (phases: import, full-graph, split, post-grad, lower, binary)
-// LOWER: magi-opt: phase 'lower' is not implemented yet: the pipeline stops at post-grad
-// BINARY: magi-opt: phase 'binary' is not implemented yet: the pipeline stops at post-grad
+// BINARY: magi-opt: phase 'binary' is not a pipeline phase: binaries are made by magi-compile
 
 // The options that configure the pipeline need it.
 // RUN: not magi-opt %s --magi-dump-dir=%t/nodump 2>&1 | FileCheck %s --check-prefix=NEEDS

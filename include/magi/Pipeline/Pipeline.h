@@ -29,8 +29,8 @@ std::string phaseNames();
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> compileTo{
       *this, "compile-to",
-      llvm::cl::desc("Last phase to run: import, full-graph, split, post-grad "
-                     "(lower and binary are not implemented yet)"),
+      llvm::cl::desc("Last phase to run: import, full-graph, split, post-grad, "
+                     "lower (binary is magi-compile's)"),
       llvm::cl::init("post-grad")};
   ListOption<std::string> splittingOps{
       *this, "splitting-ops",
@@ -65,6 +65,12 @@ mlir::LogicalResult
 buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
               llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
                   errorHandler);
+
+/// The lower phase on a split module: every piece function becomes linalg,
+/// tensor, arith and math on tensors (no magi op left; an op that cannot be
+/// lowered is an error naming it), then elementwise producers fuse into their
+/// consumers. The split graph itself stays as it is.
+void addLowerToLinalgPasses(mlir::OpPassManager &pm);
 
 /// Registers the passes and the `magi-pipeline` pass pipeline.
 void registerPasses();
