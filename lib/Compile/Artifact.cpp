@@ -4,10 +4,13 @@
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Interp/Interpreter.h"
 #include "magi/Support/Version.h"
+#include "magi/Pipeline/Pipeline.h"
 #include "magi/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -62,6 +65,15 @@ json::Object valueKind(Type type) {
   return json::Object{{"kind", "index"}};
 }
 
+// What a piece compiles to, as the artifact and the cache keep it.
+struct PieceBinary {
+  std::string ptx;
+  std::optional<std::string> cubin;
+  /// kernels, values, plan and results of the variant.
+  json::Object body;
+  size_t kernels = 0;
+};
+
 class ArtifactWriter {
 public:
   ArtifactWriter(ModuleOp module, const TorchExportArchive *archive,
@@ -72,6 +84,7 @@ public:
     graph = findGraph();
     if (!graph)
       return failure();
+    modelId = makeModelId();
     if (std::error_code ec = llvm::sys::fs::create_directories(dir + "/pieces"))
       return module.emitError() << "cannot create '" << dir
                                 << "/pieces': " << ec.message();
@@ -121,6 +134,26 @@ private:
   llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
   std::string weights;
   std::string ptxas;
+  std::string ptxasVersionText;
+  /// Pieces compiled (or found) in this run, by cache key.
+  std::map<std::string, PieceBinary> compiledByKey;
+  /// The lowered module of the piece compiled last (for its cache entry).
+  std::string loweredBytecode;
+  cache::ModelId modelId;
+
+  // The cache index of this model: its file name and a digest of the graph.
+  cache::ModelId makeModelId() {
+    cache::ModelId id;
+    for (char c : llvm::sys::path::stem(options.sourcePath))
+      id.tag += (llvm::isAlnum(c) || c == '.' || c == '_' || c == '-') ? c : '_';
+    if (id.tag.empty() || id.tag[0] == '.')
+      id.tag = "model" + id.tag;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().useLocalScope());
+    id.graphHash = cache::sha256Hex(text).substr(0, 16);
+    return id;
+  }
 
   func::FuncOp findGraph() {
     func::FuncOp found;
@@ -311,49 +344,207 @@ private:
     return success();
   }
 
+
+  // The piece as the key sees it: its IR without the piece's name, position
+  // or locations, so identical pieces share one entry.
+  std::string canonicalPieceIR(func::FuncOp piece) {
+    OpBuilder b(piece.getContext());
+    auto clone = cast<func::FuncOp>(b.clone(*piece));
+    clone.setSymName("piece");
+    clone->removeAttr(kPieceIndexAttr);
+    clone->removeAttr(kGraphIndexAttr);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    clone->print(os, OpPrintingFlags().useLocalScope());
+    clone.erase();
+    return text;
+  }
+
+  cache::CacheKeyFactors pieceFactors(func::FuncOp piece) {
+    cache::CacheKeyFactors factors = cache::CacheKeyFactors::forThisBuild();
+    const GpuTargetOptions &t = options.target;
+    factors.pieceIR = canonicalPieceIR(piece);
+    bool cubin = options.emitCubin && !t.cudaPath.empty();
+    factors.pipelineOptions =
+        "lower;bufferize;map{block-size=" + std::to_string(t.blockSize) +
+        ",reduction-block-size=" + std::to_string(t.reductionBlockSize) +
+        "};nvvm{O" + std::to_string(t.optLevel) + ",libdevice=" +
+        (findLibdevice(t.cudaPath).empty() ? "no" : "yes") +
+        "};cubin=" + (cubin ? "yes" : "no");
+    factors.targetChip = t.chip;
+    factors.targetFeatures = t.features;
+    StringRef isa = StringRef(t.features).rsplit("ptx").second;
+    if (isa.size() >= 2)
+      factors.ptxISA = (isa.drop_back() + "." + isa.take_back()).str();
+    if (cubin && ptxasVersionText.empty())
+      ptxasVersionText = ptxasVersion(t.cudaPath); // one process, once
+    factors.ptxasVersion = cubin ? ptxasVersionText : "";
+    factors.salt = options.cacheSalt;
+    return factors;
+  }
+
+  // The lower phase and the GPU compilation of one piece.
+  FailureOr<PieceBinary> compileFresh(func::FuncOp piece, StringRef cubinPath) {
+    OpBuilder b(piece.getContext());
+    OwningOpRef<ModuleOp> holder = ModuleOp::create(piece.getLoc());
+    auto clone = cast<func::FuncOp>(b.clone(*piece));
+    holder->getBody()->push_back(clone);
+    PassManager pm(piece.getContext());
+    addLowerToLinalgPasses(pm);
+    if (failed(pm.run(*holder)))
+      return piece.emitError() << "piece @" << piece.getSymName()
+                               << " failed in the lower phase";
+    FailureOr<CompiledPiece> compiled = compilePieceForGpu(clone, options.target);
+    if (failed(compiled))
+      return failure();
+    PieceBinary binary;
+    binary.ptx = std::move(compiled->ptx);
+    binary.kernels = compiled->plan.kernels.size();
+    if (options.emitCubin && !options.target.cudaPath.empty()) {
+      std::string error;
+      if (failed(assemblePtx(binary.ptx, cubinPath, options.target, error)))
+        return piece.emitError() << "piece @" << piece.getSymName() << ": "
+                                 << error;
+      auto bytes = llvm::MemoryBuffer::getFile(cubinPath);
+      if (!bytes)
+        return piece.emitError() << "cannot read back '" << cubinPath << "'";
+      binary.cubin = (*bytes)->getBuffer().str();
+    }
+    json::Array kernels;
+    for (auto &[name, config] : compiled->kernelConfigs)
+      kernels.push_back(json::Object{{"name", name}, {"config", std::move(config)}});
+    binary.body = json::Object{{"kernels", std::move(kernels)},
+                               {"values", std::move(compiled->plan.values)},
+                               {"plan", std::move(compiled->plan.steps)},
+                               {"results", std::move(compiled->plan.results)}};
+    loweredBytecode = std::move(compiled->loweredBytecode);
+    return binary;
+  }
+
+  std::optional<PieceBinary> fromCacheEntry(const cache::CacheEntry &entry) {
+    const cache::CacheFile *ptx = entry.file("piece.ptx");
+    const cache::CacheFile *plan = entry.file("plan.json");
+    if (!ptx || !plan)
+      return std::nullopt;
+    llvm::Expected<json::Value> body = json::parse(plan->data);
+    if (!body || !body->getAsObject()) {
+      llvm::consumeError(body.takeError());
+      return std::nullopt;
+    }
+    PieceBinary binary;
+    binary.ptx = ptx->data;
+    if (const cache::CacheFile *cubin = entry.file("piece.cubin"))
+      binary.cubin = cubin->data;
+    binary.body = std::move(*body->getAsObject());
+    if (const json::Array *kernels = binary.body.getArray("kernels"))
+      binary.kernels = kernels->size();
+    return binary;
+  }
+
+  void storeInCache(const cache::CacheKey &key,
+                    const cache::CacheKeyFactors &factors,
+                    const PieceBinary &binary, func::FuncOp piece,
+                    int64_t graphIndex) {
+    std::string plan;
+    llvm::raw_string_ostream os(plan);
+    os << json::Value(json::Object(binary.body));
+    std::vector<cache::CacheFile> files = {{"piece.ptx", binary.ptx},
+                                           {"plan.json", plan},
+                                           {"lowered.mlirbc", loweredBytecode}};
+    if (binary.cubin)
+      files.push_back({"piece.cubin", *binary.cubin});
+    llvm::Expected<cache::StoreOutcome> stored =
+        options.cache->store(key, factors, files);
+    if (!stored) {
+      // The compile goes on without caching (read-only or full disk).
+      piece.emitWarning() << "piece @" << piece.getSymName()
+                          << " was not cached: "
+                          << llvm::toString(stored.takeError());
+      return;
+    }
+    if (graphIndex < 0)
+      return;
+    cache::IndexRecord record;
+    record.graphIndex = graphIndex;
+    record.backend = binary.cubin ? "cuda-cubin" : "cuda-ptx";
+    record.key = key;
+    if (llvm::Error e = options.cache->recordInIndex(modelId, record))
+      piece.emitWarning() << "the cache index was not updated: "
+                          << llvm::toString(std::move(e));
+  }
+
   FailureOr<json::Object> compilePiece(func::FuncOp piece, PieceReport &report) {
     unsigned index = pieceIndex[piece];
     auto splittingAttr = piece->getAttrOfType<BoolAttr>(kIsSplittingAttr);
-  bool splitting = splittingAttr && splittingAttr.getValue();
+    bool splitting = splittingAttr && splittingAttr.getValue();
     auto graphIndex = piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
     report.name = piece.getSymName().str();
     report.kind = splitting ? "splitting" : "compute";
     report.graphIndex = graphIndex ? graphIndex.getInt() : -1;
+    std::string base = "pieces/piece_" + std::to_string(index);
 
     auto start = std::chrono::steady_clock::now();
-    FailureOr<CompiledPiece> compiled = compilePieceForGpu(piece, options.target);
-    if (failed(compiled))
+    cache::CacheKeyFactors factors = pieceFactors(piece);
+    cache::CacheKey key = factors.computeKey();
+    report.cacheKey = key.hex();
+    if (options.explainCache)
+      *options.explainCache << "piece " << index << " @" << piece.getSymName()
+                            << ": key " << key.shortHex() << "\n"
+                            << factors.describe();
+
+    std::optional<PieceBinary> binary;
+    auto seen = compiledByKey.find(key.hex());
+    if (seen != compiledByKey.end()) {
+      binary = seen->second;
+      report.source = "reused";
+    }
+    if (!binary && options.cache) {
+      llvm::Expected<std::optional<cache::CacheEntry>> entry =
+          options.cache->lookupPiece(factors, piece.getSymName());
+      if (!entry)
+        return piece.emitError() << llvm::toString(entry.takeError());
+      if (*entry) {
+        binary = fromCacheEntry(**entry);
+        if (binary)
+          report.source = "hit";
+      } else if (options.explainCache) {
+        *options.explainCache << "  miss: "
+                              << options.cache->explainMiss(factors) << "\n";
+      }
+    }
+    if (!binary) {
+      FailureOr<PieceBinary> fresh =
+          compileFresh(piece, dir + "/" + base + ".cubin");
+      if (failed(fresh))
+        return failure();
+      binary = std::move(*fresh);
+      report.source = "compiled";
+      if (options.cache)
+        storeInCache(key, factors, *binary, piece, report.graphIndex);
+    }
+    compiledByKey.insert({key.hex(), *binary});
+
+    if (failed(writeFile(base + ".ptx", binary->ptx)))
       return failure();
-    std::string base = "pieces/piece_" + std::to_string(index);
-    if (failed(writeFile(base + ".ptx", compiled->ptx)))
-      return failure();
-    json::Object variant{{"symbols", json::Object{}},
-                         {"ptx", base + ".ptx"}};
-    if (options.emitCubin && !options.target.cudaPath.empty()) {
-      std::string error;
-      if (failed(assemblePtx(compiled->ptx, dir + "/" + base + ".cubin",
-                             options.target, error)))
-        return piece.emitError() << "piece @" << piece.getSymName() << ": "
-                                 << error;
+    json::Object variant{{"symbols", json::Object{}}, {"ptx", base + ".ptx"}};
+    if (binary->cubin) {
+      if (failed(writeFile(base + ".cubin", *binary->cubin)))
+        return failure();
       variant["cubin"] = base + ".cubin";
       if (ptxas.empty())
-        ptxas = ptxasVersion(options.target.cudaPath);
+        ptxas = factors.ptxasVersion;
     }
+    for (auto &field : json::Object(binary->body))
+      variant[field.first] = field.second;
+    report.kernels = binary->kernels;
+    if (const json::Array *steps = binary->body.getArray("plan"))
+      for (const json::Value &step : *steps)
+        if (auto *obj = step.getAsObject())
+          if (obj->getString("op") == StringRef("gemm"))
+            ++report.libraryCalls;
     report.seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
-    json::Array kernels;
-    for (auto &[name, config] : compiled->kernelConfigs)
-      kernels.push_back(json::Object{{"name", name}, {"config", std::move(config)}});
-    report.kernels = compiled->plan.kernels.size();
-    for (const json::Value &step : compiled->plan.steps)
-      if (auto *obj = step.getAsObject())
-        if (obj->getString("op") == StringRef("gemm"))
-          ++report.libraryCalls;
-    variant["kernels"] = std::move(kernels);
-    variant["values"] = std::move(compiled->plan.values);
-    variant["plan"] = std::move(compiled->plan.steps);
-    variant["results"] = std::move(compiled->plan.results);
 
     json::Array args, results;
     for (Type t : piece.getArgumentTypes())

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -123,6 +124,7 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
                              << " failed in " << stage;
   };
 
+  CompiledPiece compiled;
   // Loops, configured and mapped to blocks and threads.
   if (failed(bufferize(*module)))
     return fail("bufferization");
@@ -139,7 +141,6 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
       })))
     return fail("bufferization and mapping to threads");
 
-  CompiledPiece compiled;
   module->walk([&](gpu::LaunchOp launch) {
     llvm::json::Object config;
     if (auto dict =
@@ -165,6 +166,11 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
         fn.addPass(createCSEPass());
       })))
     return fail("kernel outlining");
+  {
+    llvm::raw_string_ostream os(compiled.loweredBytecode);
+    if (failed(writeBytecodeToFile(*module, os)))
+      return fail("bytecode serialization");
+  }
   auto host = module->lookupSymbol<func::FuncOp>(clone.getSymName());
   FailureOr<LaunchPlan> plan = extractLaunchPlan(host);
   if (failed(plan))

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Cache/CacheStore.h"
 #include "magi/Compile/Artifact.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/InitAllDialects.h"
@@ -71,6 +72,32 @@ static cl::opt<std::string>
             cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Print no summary"),
                            cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Compile cache root (default: $MAGI_CACHE_DIR, else "
+             "~/.cache/magi)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    cacheModeText("cache-mode", cl::init("readwrite"),
+                  cl::desc("readwrite, readonly, must-hit or off"),
+                  cl::cat(category));
+static cl::opt<std::string> cacheSalt("cache-salt",
+                                      cl::desc("Extra key factor (forces "
+                                               "recompilation when changed)"),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    cacheMaxSize("cache-max-size",
+                 cl::desc("After compiling, evict least recently used entries "
+                          "until the cache holds at most this (e.g. 2G)"),
+                 cl::cat(category));
+static cl::opt<bool> explainCache(
+    "explain-cache",
+    cl::desc("Print each piece's key factors, and for a miss the factor "
+             "that differs from the closest stored entry"),
+    cl::cat(category));
+// `--stats` (the cache counters) is read before LLVM's parser, which owns
+// an option of that name (LLVM's statistics, compiled out of release builds).
+static bool stats = false;
 
 static constexpr const char *kTool = "magi-compile";
 
@@ -100,11 +127,24 @@ static std::string defaultCudaPath() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (i > 0 && (arg == "--stats" || arg == "-stats"))
+      stats = true;
+    else
+      args.push_back(argv[i]);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   cl::HideUnrelatedOptions(category);
   cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { magi::printVersion(os); });
   cl::ParseCommandLineOptions(
-      argc, argv, "magi-compile: compile a captured graph for an NVIDIA GPU\n");
+      argc, argv,
+      "magi-compile: compile a captured graph for an NVIDIA GPU\n\n"
+      "  --stats  print the cache counters (hits, misses, stored, bytes) at "
+      "the end\n");
   auto start = std::chrono::steady_clock::now();
 
   DialectRegistry registry;
@@ -135,9 +175,32 @@ int main(int argc, char **argv) {
       return fail(error);
   }
 
-  // The pipeline through the lower phase: pieces in linalg form.
+  // The cache, before any work: a bad mode or root fails early.
+  std::optional<magi::cache::CacheMode> cacheMode =
+      magi::cache::parseCacheMode(cacheModeText);
+  if (!cacheMode)
+    return fail("unknown --cache-mode '" + cacheModeText +
+                "' (readwrite, readonly, must-hit, off)");
+  std::optional<uint64_t> maxBytes;
+  if (!cacheMaxSize.empty() &&
+      !(maxBytes = magi::cache::parseByteSize(cacheMaxSize)))
+    return fail("malformed --cache-max-size '" + cacheMaxSize + "'");
+  std::unique_ptr<magi::cache::CacheStore> cache;
+  if (*cacheMode != magi::cache::CacheMode::Off) {
+    auto opened = magi::cache::CacheStore::open(
+        magi::cache::resolveCacheRoot(cacheDir), *cacheMode,
+        [](const std::string &message) {
+          llvm::errs() << kTool << ": warning: cache: " << message << "\n";
+        });
+    if (!opened)
+      return fail("cache: " + llvm::toString(opened.takeError()));
+    cache = std::move(*opened);
+  }
+
+  // The pipeline through post-grad; each piece is lowered when it misses
+  // the cache.
   magi::PipelineOptions pipeline;
-  pipeline.compileTo = "lower";
+  pipeline.compileTo = "post-grad";
   for (const std::string &op : splittingOps)
     pipeline.splittingOps.push_back(op);
   pipeline.dumpDir = dumpDir;
@@ -158,11 +221,36 @@ int main(int argc, char **argv) {
   options.target.blockSize = blockSize;
   options.target.reductionBlockSize = reductionBlockSize;
   options.emitCubin = !noCubin;
+  options.cache = cache.get();
+  options.cacheSalt = cacheSalt;
+  if (explainCache)
+    options.explainCache = &llvm::outs();
   std::vector<magi::PieceReport> reports;
   if (failed(magi::writeArtifact(*module, archive.get(), outputDir, options,
                                  reports)))
     return 1;
 
+  if (cache && maxBytes && cache->writable()) {
+    llvm::Expected<magi::cache::PruneReport> pruned = cache->prune(*maxBytes);
+    if (!pruned)
+      llvm::errs() << kTool << ": warning: cache prune failed: "
+                   << llvm::toString(pruned.takeError()) << "\n";
+  }
+  if (stats) {
+    size_t compiled = 0, hits = 0, reused = 0;
+    for (const magi::PieceReport &r : reports) {
+      compiled += r.source == "compiled";
+      hits += r.source == "hit";
+      reused += r.source == "reused";
+    }
+    llvm::outs() << "pieces: " << reports.size() << " (" << compiled
+                 << " compiled, " << hits << " from the cache, " << reused
+                 << " identical to an earlier piece)\n";
+    if (cache)
+      cache->counters().print(llvm::outs());
+    else
+      llvm::outs() << "cache: off\n";
+  }
   if (quiet)
     return 0;
   double seconds = std::chrono::duration<double>(
@@ -170,10 +258,10 @@ int main(int argc, char **argv) {
                        .count();
   size_t kernels = 0;
   for (const magi::PieceReport &r : reports) {
-    llvm::outs() << llvm::format("piece %-3zu %-16s %-9s graph %-2lld %3zu kernels %7.1f ms\n",
-                                 &r - reports.data(), r.name.c_str(),
-                                 r.kind.c_str(), (long long)r.graphIndex,
-                                 r.kernels, r.seconds * 1e3);
+    llvm::outs() << llvm::format(
+        "piece %-3zu %-16s %-9s graph %-2lld %3zu kernels %7.1f ms  %s\n",
+        &r - reports.data(), r.name.c_str(), r.kind.c_str(),
+        (long long)r.graphIndex, r.kernels, r.seconds * 1e3, r.source.c_str());
     kernels += r.kernels;
   }
   llvm::outs() << llvm::format("%s: %zu pieces, %zu kernels, %s -> %s in %.2f s\n",

@@ -8,6 +8,7 @@
 #ifndef MAGI_COMPILE_ARTIFACT_H
 #define MAGI_COMPILE_ARTIFACT_H
 
+#include "magi/Cache/CacheStore.h"
 #include "magi/Compile/GpuCompiler.h"
 #include "magi/Import/TorchExport.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,6 +23,14 @@ struct ArtifactOptions {
   std::string sourcePath;
   /// Assemble each PTX with ptxas into a cubin (needs target.cudaPath).
   bool emitCubin = true;
+  /// The compile cache, or null for none. Lowered pieces are looked up by
+  /// their key; misses are compiled and stored.
+  cache::CacheStore *cache = nullptr;
+  /// The key's salt factor (forces recompilation when changed).
+  std::string cacheSalt;
+  /// Print each piece's key factors, and for a miss what differs from the
+  /// closest stored entry, to this stream (null: not at all).
+  llvm::raw_ostream *explainCache = nullptr;
 };
 
 /// What happened to one piece, for the summary and --stats.
@@ -32,13 +41,16 @@ struct PieceReport {
   size_t kernels = 0;
   size_t libraryCalls = 0;
   double seconds = 0;
+  /// "hit" (from the cache), "compiled", or "reused" (an identical piece
+  /// compiled earlier in the same run).
+  std::string source;
+  std::string cacheKey;
 };
 
-/// Compiles every piece of `module` (a split graph in linalg form: the
-/// pipeline's lower phase) and writes the artifact into `dir` (created).
-/// `postGrad` is the same graph before the lower phase; its split function
-/// and piece signatures describe the graph. Weights come from `archive`.
-mlir::LogicalResult writeArtifact(mlir::ModuleOp lowered,
+/// Compiles every piece of `module` (a split graph after the post-grad
+/// phase: each piece goes through the lower phase, then to PTX) and writes
+/// the artifact into `dir` (created). Weights come from `archive`.
+mlir::LogicalResult writeArtifact(mlir::ModuleOp module,
                                   const TorchExportArchive *archive,
                                   llvm::StringRef dir,
                                   const ArtifactOptions &options,

@@ -29,6 +29,9 @@ struct GpuTargetOptions {
 
 struct CompiledPiece {
   std::string ptx;
+  /// The module after kernel outlining (host function and kernels, before
+  /// NVVM), as MLIR bytecode: what the cache keeps of the lowered piece.
+  std::string loweredBytecode;
   LaunchPlan plan;
   /// Each kernel's configuration, by entry name ({block_size, strategy}).
   std::vector<std::pair<std::string, llvm::json::Object>> kernelConfigs;
