@@ -236,11 +236,12 @@ private:
           {"kind", kind ? kind.getValue().str() : "user_input"},
           {"dtype", dtypeName(type.getElementType())},
           {"shape", std::move(shape)}};
-      if (kind && kind.getValue() != "user_input") {
+      if (kind && kind.getValue() != "user_input" && !options.noWeights) {
         if (!loader)
           return graph.emitError() << "argument " << i
                                    << " is a weight, but no archive was given "
-                                      "to read it from (--weights)";
+                                      "to read it from (--weights, or "
+                                      "--no-weights to compile without them)";
         FailureOr<interp::Tensor> tensor = loader->load(graph, i);
         if (failed(tensor))
           return failure();
