@@ -170,7 +170,7 @@ private:
     if (word.empty())
       fail(std::string("unexpected '") + c + "'");
     if (word == "floordiv" || word == "ceildiv" || word == "mod")
-      fail("'" + word + "' needs a left operand");
+      fail("'" + word + "' is an infix operator ('a " + word + " b') and needs a left operand");
     pos_ += word.size();
     skipSpace();
     if (pos_ < text_.size() && text_[pos_] == '(')

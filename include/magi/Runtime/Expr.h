@@ -1,7 +1,7 @@
 //===- Expr.h - Integer expressions of the artifact format ------*- C++ -*-===//
 //
 // Sizes, offsets, grids and scalar arguments in a manifest are integers or
-// strings such as "arg0.d1 * 128" or "ceildiv(s70, 4)". They are parsed once
+// strings such as "arg0.d1 * 128" or "s70 ceildiv 4". They are parsed once
 // when the manifest is loaded and evaluated at run time in 64-bit signed
 // arithmetic with Python's floor division and modulo; a zero divisor, an
 // overflow or an unknown name is an error.
