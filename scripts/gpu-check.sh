@@ -83,6 +83,10 @@ check_artifact() {
 selftest=test/Runtime/selftest
 check_artifact selftest "$selftest/artifact" "$selftest/fixture" --verbose
 
+# Four gemms: f32/bf16/f16, bias, broadcast and batched b, a transposed,
+# c column-major, an operand that is not 16-byte aligned.
+check_artifact gemm test/Runtime/gemm/artifact test/Runtime/gemm/fixture --verbose
+
 # The self-test's error paths: a wrong input must be refused before running.
 echo
 echo "== selftest: a wrong input is an error, not a run"

@@ -521,3 +521,21 @@ TEST(RuntimeExecutor, GemmChecks) {
 }
 
 } // namespace
+
+namespace {
+
+// The gemm artifact (test/Runtime/gemm) runs only on a GPU; here its
+// manifest and fixture inputs must at least be valid.
+TEST(RuntimeManifest, GemmArtifactIsValid) {
+  std::string dir = std::string(MAGI_SOURCE_DIR) + "/test/Runtime/gemm";
+  Manifest m = loadManifest(dir + "/artifact");
+  std::vector<HostTensor> inputs;
+  for (int i = 0; i < 4; ++i) {
+    std::string stem = dir + "/fixture/case0_in" + std::to_string(i);
+    inputs.push_back(readRawTensor(stem + ".bin", stem + ".json"));
+  }
+  EXPECT_TRUE(bindInputs(m.graph, inputs).empty());
+  EXPECT_EQ(m.pieces[0].variants[0].plan.size(), 9u);
+}
+
+} // namespace
