@@ -535,7 +535,7 @@ TEST(RuntimeManifest, GemmArtifactIsValid) {
     inputs.push_back(readRawTensor(stem + ".bin", stem + ".json"));
   }
   EXPECT_TRUE(bindInputs(m.graph, inputs).empty());
-  EXPECT_EQ(m.pieces[0].variants[0].plan.size(), 9u);
+  EXPECT_EQ(m.pieces[0].variants[0].plan.size(), 10u);
 }
 
 } // namespace
