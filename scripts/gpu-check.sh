@@ -98,6 +98,22 @@ else
   failed=1
 fi
 
+# A plan whose launch passes fewer parameters than the kernel takes must be
+# refused (checked against the kernel), not launched.
+echo
+echo "== selftest: a launch with a missing kernel parameter is an error"
+broken="$(mktemp -d)"
+cp -r "$selftest/artifact/." "$broken/"
+sed -i 's/{"i64": "arg1"},//' "$broken/manifest.json"
+run_case "$broken" --fixture "$selftest/fixture/case0"
+if [[ $status -eq 1 ]] && grep -q "takes 16 parameter" <<<"$(timeout "$run_limit" "$magi_run" "$broken" --fixture "$selftest/fixture/case0" 2>&1)"; then
+  rows+=("| selftest (bad kernel parameters refused) | - | - | OK | - |")
+else
+  rows+=("| selftest (bad kernel parameters refused) | - | - | FAIL | - |")
+  failed=1
+fi
+rm -rf "$broken"
+
 if [[ -d "$artifacts" ]]; then
   for dir in "$artifacts"/*/; do
     dir="${dir%/}"

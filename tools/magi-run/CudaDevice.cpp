@@ -14,8 +14,10 @@ void checkCuda(CUresult result, const char *call, const std::string &context) {
   const char *name = nullptr, *text = nullptr;
   cuGetErrorName(result, &name);
   cuGetErrorString(result, &text);
-  std::string message = std::string(call) + " failed: " + (name ? name : "unknown CUDA error") +
-                        " (" + (text ? text : "no description") + ")";
+  // The driver names its errors; a stub or broken libcuda may not.
+  std::string message = std::string(call) + " failed: " +
+                        (name ? std::string(name) : "CUDA error " + std::to_string(int(result))) +
+                        " (" + (text ? text : "no description from the driver") + ")";
   if (!context.empty())
     message += " in " + context;
   throw RuntimeError(message);

@@ -59,7 +59,7 @@ struct Options {
 };
 
 [[noreturn]] void usageError(const std::string &message) {
-  std::cerr << "magi-run: " << message << "\n" << kUsage;
+  std::cerr << "magi-run: " << message << "\n(magi-run --help lists the options)\n";
   std::exit(2);
 }
 
@@ -270,8 +270,8 @@ int run(const Options &options) {
       checkCuda(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
       times.push_back(ms);
     }
-    cuEventDestroy(start);
-    cuEventDestroy(stop);
+    checkCuda(cuEventDestroy(start), "cuEventDestroy");
+    checkCuda(cuEventDestroy(stop), "cuEventDestroy");
     std::sort(times.begin(), times.end());
     size_t n = times.size();
     double median = n % 2 ? times[n / 2] : 0.5 * (double(times[n / 2 - 1]) + times[n / 2]);
