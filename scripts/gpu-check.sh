@@ -98,6 +98,21 @@ else
   failed=1
 fi
 
+# --input and --save-outputs: out1 (y = 2x + s0) is exact, so the saved file
+# equals the reference byte for byte.
+echo
+echo "== selftest: --input and --save-outputs"
+saved="$(mktemp -d)"
+run_case "$selftest/artifact" --input "$selftest/fixture/case0_in0.bin" --save-outputs "$saved"
+if [[ $status -eq 0 ]] && cmp "$saved/out1.bin" "$selftest/fixture/case0_out1.bin" &&
+   [[ "$(cat "$saved/out1.json")" == "$(cat "$selftest/fixture/case0_out1.json")" ]]; then
+  rows+=("| selftest (--input, --save-outputs) | - | - | OK | - |")
+else
+  rows+=("| selftest (--input, --save-outputs) | - | - | FAIL | - |")
+  failed=1
+fi
+rm -rf "$saved"
+
 # A plan whose launch passes fewer parameters than the kernel takes must be
 # refused (checked against the kernel), not launched.
 echo
