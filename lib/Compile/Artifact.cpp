@@ -557,7 +557,9 @@ private:
     return json::Object{{"index", int64_t(index)},
                         {"name", piece.getSymName().str()},
                         {"kind", report.kind},
-                        {"graph_index", report.graphIndex},
+                        {"graph_index", report.graphIndex < 0
+                                            ? json::Value(nullptr)
+                                            : json::Value(report.graphIndex)},
                         {"cuda_graph", !splitting},
                         {"args", std::move(args)},
                         {"results", std::move(results)},

@@ -430,7 +430,12 @@ private:
     if (kind != "compute" && kind != "splitting")
       r_.fail(path + ".kind", "expected \"compute\" or \"splitting\", got \"" + kind + "\"");
     piece.isSplitting = kind == "splitting";
-    piece.graphIndex = r_.nonNegativeField(value, path, "graph_index");
+    // Splitting pieces are not compiled graphs of the split: null.
+    piece.graphIndex = -1;
+    if (r_.optionalField(value, "graph_index"))
+      piece.graphIndex = r_.nonNegativeField(value, path, "graph_index");
+    else if (!piece.isSplitting)
+      r_.fail(path + ".graph_index", "a compute piece needs a graph index");
     piece.cudaGraph = r_.boolField(value, path, "cuda_graph");
     const auto &args = r_.arrayField(value, path, "args");
     for (size_t i = 0; i < args.size(); ++i)

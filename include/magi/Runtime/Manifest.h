@@ -133,6 +133,7 @@ struct Piece {
   int64_t index = 0;
   std::string name;
   bool isSplitting = false;
+  /// -1 for a splitting piece (its graph_index is null).
   int64_t graphIndex = 0;
   bool cudaGraph = false;
   std::vector<ValueType> args;
