@@ -1,5 +1,7 @@
-// magi-compile with the compile cache: a second compile is all hits and
-// gives the same artifact bytes; a damaged entry is detected, recompiled and
+// magi-compile with the compile cache: a second compile restores the whole
+// artifact from one entry (no import, no lowering) with the same bytes; a
+// first compile also stores every piece on its own, so a changed graph that
+// shares pieces still hits them; a damaged entry is detected, recompiled and
 // replaced; must-hit turns a miss into an error naming the piece; readonly
 // never writes; --explain-cache names the factor that differs.
 // REQUIRES: ptxas
@@ -7,11 +9,11 @@
 // RUN: magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/cold --cache-dir=%t/cache --stats | FileCheck %s --check-prefix=COLD
 // COLD: pieces: 3 (3 compiled, 0 from the cache, 0 identical to an earlier piece)
 // COLD: hits: 0
-// COLD: misses: 3 (0 damaged)
-// COLD: stored: 3 (0 already present, 0 failed)
+// COLD: misses: 4 (0 damaged)
+// COLD: stored: 4 (0 already present, 0 failed)
 // RUN: magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/warm --cache-dir=%t/cache --stats | FileCheck %s --check-prefix=WARM
 // WARM: pieces: 3 (0 compiled, 3 from the cache, 0 identical to an earlier piece)
-// WARM: hits: 3
+// WARM: hits: 1
 // WARM: misses: 0 (0 damaged)
 // WARM: stored: 0
 // WARM: piece 0 {{.*}} hit
@@ -19,17 +21,18 @@
 // WARM: piece 2 {{.*}} hit
 // RUN: diff -r %t/cold %t/warm
 // RUN: magi-cache verify --cache-dir=%t/cache | FileCheck %s --check-prefix=VERIFY
-// VERIFY: verified 3 entries: all good
+// VERIFY: verified 4 entries: all good
 
-// Damage: flip the PTX of every entry. The next compile reports each entry,
-// recompiles, stores it again, and writes the same artifact.
-// RUN: for f in %t/cache/store/*/*/piece.ptx; do printf 'X' | dd of=$f bs=1 seek=10 conv=notrunc 2>/dev/null; done
+// Damage: flip a byte of the PTX in every entry (the artifact's and each
+// piece's). The next compile reports each entry, recompiles, stores it
+// again, and writes the same artifact.
+// RUN: for f in %t/cache/store/*/*/*.ptx; do printf 'X' | dd of=$f bs=1 seek=10 conv=notrunc 2>/dev/null; done
 // RUN: magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/repaired --cache-dir=%t/cache --stats 2>%t/damage.err | FileCheck %s --check-prefix=DAMAGED
 // RUN: FileCheck %s --check-prefix=DAMAGE-WARN --input-file=%t/damage.err
 // DAMAGED: pieces: 3 (3 compiled, 0 from the cache, 0 identical to an earlier piece)
-// DAMAGED: misses: 3 (3 damaged)
-// DAMAGED: stored: 3
-// DAMAGE-WARN: magi-compile: warning: cache: {{.*}}piece.ptx
+// DAMAGED: misses: 4 (4 damaged)
+// DAMAGED: stored: 4
+// DAMAGE-WARN: magi-compile: warning: cache: {{.*}}.ptx
 // RUN: diff -r %t/cold %t/repaired
 // RUN: magi-cache verify --cache-dir=%t/cache | FileCheck %s --check-prefix=VERIFY
 
@@ -45,7 +48,20 @@
 
 // --explain-cache: a changed salt misses, and the closest entry says why.
 // RUN: magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/salted --cache-dir=%t/cache --cache-salt=v2 --explain-cache --quiet | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: artifact: key
+// EXPLAIN:   salt: 'v2'
+// EXPLAIN:   miss: closest entry store/{{.*}} differs in salt (wanted 'v2', entry has (empty))
 // EXPLAIN: piece 0 @main_piece_0: key
 // EXPLAIN:   piece_ir: 'sha256:
 // EXPLAIN:   salt: 'v2'
 // EXPLAIN:   miss: closest entry store/{{.*}} has 9 of 10 key factors equal; differs in salt (wanted 'v2', entry has (empty))
+
+// Eight processes compiling the same graph into one cache at once: all
+// succeed, their artifacts are identical, and the cache verifies clean.
+// RUN: rm -rf %t/par && mkdir -p %t/par
+// RUN: sh %S/Inputs/parallel-compile.sh magi-compile 8 %S/Inputs/small-graph.mlir %t/par %t/par/cache --splitting-ops=magi.mm | FileCheck %s --check-prefix=PARALLEL
+// PARALLEL-NOT: failed
+// PARALLEL: all 8 processes done
+// RUN: for i in 2 3 4 5 6 7 8; do diff -r %t/par/out1 %t/par/out$i; done
+// RUN: diff -r %t/cold %t/par/out1
+// RUN: magi-cache verify --cache-dir=%t/par/cache | FileCheck %s --check-prefix=VERIFY

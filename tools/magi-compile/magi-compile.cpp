@@ -9,6 +9,7 @@
 
 #include "magi/Cache/CacheStore.h"
 #include "magi/Compile/Artifact.h"
+#include "magi/Compile/ArtifactCache.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/InitAllDialects.h"
 #include "magi/Pipeline/Pipeline.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -130,112 +132,58 @@ static std::string defaultCudaPath() {
   return "";
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  std::vector<char *> args;
-  for (int i = 0; i < argc; ++i) {
-    llvm::StringRef arg(argv[i]);
-    if (i > 0 && (arg == "--stats" || arg == "-stats"))
-      stats = true;
-    else
-      args.push_back(argv[i]);
-  }
-  argc = static_cast<int>(args.size());
-  argv = args.data();
-  cl::HideUnrelatedOptions(category);
-  cl::AddExtraVersionPrinter(
-      [](llvm::raw_ostream &os) { magi::printVersion(os); });
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "magi-compile: compile a captured graph for an NVIDIA GPU\n\n"
-      "  --stats  print the cache counters (hits, misses, stored, bytes) at "
-      "the end\n");
-  auto start = std::chrono::steady_clock::now();
-
-  DialectRegistry registry;
-  magi::registerAllDialects(registry);
-  magi::registerGpuCompilation(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-
-  OwningOpRef<ModuleOp> module;
-  std::string archivePath = weightsPath;
-  if (isZipArchive(inputPath)) {
-    module = magi::importTorchExport(inputPath, &context);
-    if (archivePath.empty())
-      archivePath = inputPath;
-  } else {
-    llvm::SourceMgr sourceMgr;
-    module = parseSourceFile<ModuleOp>(inputPath, sourceMgr,
-                                       ParserConfig(&context));
-  }
-  if (!module)
-    return 1;
-  std::unique_ptr<magi::TorchExportArchive> archive;
-  if (!archivePath.empty()) {
-    std::string error;
-    archive = magi::TorchExportArchive::open(archivePath, error);
-    if (!archive)
-      return fail(error);
-  }
-
-  // The cache, before any work: a bad mode or root fails early.
-  std::optional<magi::cache::CacheMode> cacheMode =
-      magi::cache::parseCacheMode(cacheModeText);
-  if (!cacheMode)
-    return fail("unknown --cache-mode '" + cacheModeText +
-                "' (readwrite, readonly, must-hit, off)");
-  std::optional<uint64_t> maxBytes;
-  if (!cacheMaxSize.empty() &&
-      !(maxBytes = magi::cache::parseByteSize(cacheMaxSize)))
-    return fail("malformed --cache-max-size '" + cacheMaxSize + "'");
-  std::unique_ptr<magi::cache::CacheStore> cache;
-  if (*cacheMode != magi::cache::CacheMode::Off) {
-    auto opened = magi::cache::CacheStore::open(
-        magi::cache::resolveCacheRoot(cacheDir), *cacheMode,
-        [](const std::string &message) {
-          llvm::errs() << kTool << ": warning: cache: " << message << "\n";
-        });
-    if (!opened)
-      return fail("cache: " + llvm::toString(opened.takeError()));
-    cache = std::move(*opened);
-  }
-
-  // The pipeline through post-grad; each piece is lowered when it misses
-  // the cache.
-  magi::PipelineOptions pipeline;
-  pipeline.compileTo = "post-grad";
+// Every option that changes the artifact's bytes, for the artifact's key.
+static std::string optionsText() {
+  std::string text = "splitting-ops=";
   for (const std::string &op : splittingOps)
-    pipeline.splittingOps.push_back(op);
-  pipeline.dumpDir = dumpDir;
-  PassManager pm(&context);
-  if (failed(magi::buildPipeline(pm, pipeline, [](const llvm::Twine &msg) {
-        fail(msg);
-        return failure();
-      })))
-    return 1;
-  if (failed(pm.run(*module)))
-    return 1;
+    text += op + ",";
+  text += ";no-weights=" + std::to_string(noWeights) +
+          ";no-cubin=" + std::to_string(noCubin) +
+          ";block-size=" + std::to_string(blockSize) +
+          ";reduction-block-size=" + std::to_string(reductionBlockSize);
+  return text;
+}
 
-  magi::ArtifactOptions options;
-  options.sourcePath = inputPath;
-  options.target.chip = chip;
-  options.target.features = features;
-  options.target.cudaPath = defaultCudaPath();
-  options.target.blockSize = blockSize;
-  options.target.reductionBlockSize = reductionBlockSize;
-  options.emitCubin = !noCubin;
-  options.noWeights = noWeights;
-  options.cache = cache.get();
-  options.cacheSalt = cacheSalt;
-  if (explainCache)
-    options.explainCache = &llvm::outs();
-  std::vector<magi::PieceReport> reports;
-  if (failed(magi::writeArtifact(*module, archive.get(), outputDir, options,
-                                 reports)))
-    return 1;
+// The summary of an artifact restored from the cache, from its manifest.
+static bool readReports(std::vector<magi::PieceReport> &reports) {
+  auto buffer = llvm::MemoryBuffer::getFile(outputDir + "/manifest.json");
+  if (!buffer)
+    return false;
+  llvm::Expected<llvm::json::Value> manifest =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!manifest) {
+    llvm::consumeError(manifest.takeError());
+    return false;
+  }
+  const llvm::json::Array *pieces =
+      manifest->getAsObject() ? manifest->getAsObject()->getArray("pieces")
+                              : nullptr;
+  if (!pieces)
+    return false;
+  for (const llvm::json::Value &value : *pieces) {
+    const llvm::json::Object *piece = value.getAsObject();
+    if (!piece)
+      return false;
+    magi::PieceReport report;
+    report.name = piece->getString("name").value_or("").str();
+    report.kind = piece->getString("kind").value_or("").str();
+    report.graphIndex = piece->getInteger("graph_index").value_or(-1);
+    if (const llvm::json::Array *variants = piece->getArray("variants"))
+      if (!variants->empty() && variants->front().getAsObject())
+        if (const llvm::json::Array *kernels =
+                variants->front().getAsObject()->getArray("kernels"))
+          report.kernels = kernels->size();
+    report.source = "hit";
+    reports.push_back(report);
+  }
+  return true;
+}
 
+// Pruning, --stats and the summary: the end of every successful compile.
+static int finish(magi::cache::CacheStore *cache,
+                  const std::vector<magi::PieceReport> &reports,
+                  std::chrono::steady_clock::time_point start,
+                  std::optional<uint64_t> maxBytes) {
   if (cache && maxBytes && cache->writable()) {
     llvm::Expected<magi::cache::PruneReport> pruned = cache->prune(*maxBytes);
     if (!pruned)
@@ -274,4 +222,154 @@ int main(int argc, char **argv) {
                                kTool, reports.size(), kernels, chip.c_str(),
                                outputDir.c_str(), seconds);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (i > 0 && (arg == "--stats" || arg == "-stats"))
+      stats = true;
+    else
+      args.push_back(argv[i]);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+  cl::HideUnrelatedOptions(category);
+  cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { magi::printVersion(os); });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "magi-compile: compile a captured graph for an NVIDIA GPU\n\n"
+      "  --stats  print the cache counters (hits, misses, stored, bytes) at "
+      "the end\n");
+  auto start = std::chrono::steady_clock::now();
+
+  // The cache, before any work: a bad mode or root fails early.
+  std::optional<magi::cache::CacheMode> cacheMode =
+      magi::cache::parseCacheMode(cacheModeText);
+  if (!cacheMode)
+    return fail("unknown --cache-mode '" + cacheModeText +
+                "' (readwrite, readonly, must-hit, off)");
+  std::optional<uint64_t> maxBytes;
+  if (!cacheMaxSize.empty() &&
+      !(maxBytes = magi::cache::parseByteSize(cacheMaxSize)))
+    return fail("malformed --cache-max-size '" + cacheMaxSize + "'");
+  std::unique_ptr<magi::cache::CacheStore> cache;
+  if (*cacheMode != magi::cache::CacheMode::Off) {
+    auto opened = magi::cache::CacheStore::open(
+        magi::cache::resolveCacheRoot(cacheDir), *cacheMode,
+        [](const std::string &message) {
+          llvm::errs() << kTool << ": warning: cache: " << message << "\n";
+        });
+    if (!opened)
+      return fail("cache: " + llvm::toString(opened.takeError()));
+    cache = std::move(*opened);
+  }
+
+  // The whole artifact first: a hit skips import, pipeline and pieces.
+  std::string resolvedCudaPath = defaultCudaPath();
+  std::optional<magi::cache::CacheKeyFactors> artifactFactors;
+  if (cache) {
+    magi::ArtifactKeyInputs keyInputs;
+    keyInputs.inputFiles.push_back(inputPath);
+    if (!weightsPath.empty())
+      keyInputs.inputFiles.push_back(weightsPath);
+    keyInputs.options = optionsText();
+    keyInputs.chip = chip;
+    keyInputs.features = features;
+    keyInputs.cudaPath = resolvedCudaPath;
+    keyInputs.salt = cacheSalt;
+    llvm::Expected<magi::cache::CacheKeyFactors> factors =
+        magi::artifactKeyFactors(keyInputs);
+    if (!factors)
+      return fail(llvm::toString(factors.takeError()));
+    artifactFactors = std::move(*factors);
+    if (explainCache)
+      llvm::outs() << "artifact: key "
+                   << artifactFactors->computeKey().shortHex() << "\n"
+                   << artifactFactors->describe();
+    llvm::Expected<bool> restored =
+        magi::restoreArtifact(*cache, *artifactFactors, outputDir);
+    if (!restored)
+      return fail(llvm::toString(restored.takeError()));
+    if (*restored) {
+      std::vector<magi::PieceReport> reports;
+      if (!readReports(reports))
+        return fail("the cached artifact's manifest cannot be read back");
+      return finish(cache.get(), reports, start, maxBytes);
+    }
+    if (explainCache)
+      llvm::outs() << "  miss: " << cache->explainMiss(*artifactFactors)
+                   << "\n";
+  }
+
+  // MLIR only now: loading its dialects costs more than a warm compile.
+  DialectRegistry registry;
+  magi::registerAllDialects(registry);
+  magi::registerGpuCompilation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+
+  OwningOpRef<ModuleOp> module;
+  std::string archivePath = weightsPath;
+  if (isZipArchive(inputPath)) {
+    module = magi::importTorchExport(inputPath, &context);
+    if (archivePath.empty())
+      archivePath = inputPath;
+  } else {
+    llvm::SourceMgr sourceMgr;
+    module = parseSourceFile<ModuleOp>(inputPath, sourceMgr,
+                                       ParserConfig(&context));
+  }
+  if (!module)
+    return 1;
+  std::unique_ptr<magi::TorchExportArchive> archive;
+  if (!archivePath.empty()) {
+    std::string error;
+    archive = magi::TorchExportArchive::open(archivePath, error);
+    if (!archive)
+      return fail(error);
+  }
+
+  // The pipeline through post-grad; each piece is lowered when it misses
+  // the cache.
+  magi::PipelineOptions pipeline;
+  pipeline.compileTo = "post-grad";
+  for (const std::string &op : splittingOps)
+    pipeline.splittingOps.push_back(op);
+  pipeline.dumpDir = dumpDir;
+  PassManager pm(&context);
+  if (failed(magi::buildPipeline(pm, pipeline, [](const llvm::Twine &msg) {
+        fail(msg);
+        return failure();
+      })))
+    return 1;
+  if (failed(pm.run(*module)))
+    return 1;
+
+  magi::ArtifactOptions options;
+  options.sourcePath = inputPath;
+  options.target.chip = chip;
+  options.target.features = features;
+  options.target.cudaPath = resolvedCudaPath;
+  options.target.blockSize = blockSize;
+  options.target.reductionBlockSize = reductionBlockSize;
+  options.emitCubin = !noCubin;
+  options.noWeights = noWeights;
+  options.cache = cache.get();
+  options.cacheSalt = cacheSalt;
+  if (explainCache)
+    options.explainCache = &llvm::outs();
+  std::vector<magi::PieceReport> reports;
+  if (failed(magi::writeArtifact(*module, archive.get(), outputDir, options,
+                                 reports)))
+    return 1;
+  if (cache && cache->writable())
+    if (llvm::Error e = magi::storeArtifact(*cache, *artifactFactors, outputDir))
+      llvm::errs() << kTool << ": warning: the artifact was not cached: "
+                   << llvm::toString(std::move(e)) << "\n";
+  return finish(cache.get(), reports, start, maxBytes);
 }

@@ -1,0 +1,51 @@
+//===- ArtifactCache.h - whole artifacts in the compile cache ---*- C++ -*-===//
+//
+// A warm compile should cost little more than starting the process: the
+// whole artifact is cached under a key of the input's bytes and the options,
+// so a hit skips import, the pipeline and every piece. A miss falls back to
+// the per-piece cache (pieces shared with other models still hit).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAGI_COMPILE_ARTIFACTCACHE_H
+#define MAGI_COMPILE_ARTIFACTCACHE_H
+
+#include "magi/Cache/CacheStore.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace magi {
+
+/// Everything that decides an artifact's bytes, besides Magi's and LLVM's
+/// versions (which the key adds): the input files, the pipeline and target
+/// options.
+struct ArtifactKeyInputs {
+  /// The graph (.pt2 or .mlir) and, if separate, the weights archive.
+  std::vector<std::string> inputFiles;
+  /// Every option that changes the artifact, as text.
+  std::string options;
+  std::string chip, features;
+  /// The CUDA toolkit used for libdevice and ptxas ("" for none).
+  std::string cudaPath;
+  std::string salt;
+};
+
+/// The key factors of the artifact; fails when an input cannot be read.
+llvm::Expected<cache::CacheKeyFactors>
+artifactKeyFactors(const ArtifactKeyInputs &inputs);
+
+/// Writes the cached artifact into `dir` and returns true on a hit; false on
+/// a miss. (In must-hit mode a miss is not an error here: the pieces may
+/// still all hit.)
+llvm::Expected<bool> restoreArtifact(cache::CacheStore &cache,
+                                     const cache::CacheKeyFactors &factors,
+                                     llvm::StringRef dir);
+
+/// Stores the artifact in `dir` under `factors`' key.
+llvm::Error storeArtifact(cache::CacheStore &cache,
+                          const cache::CacheKeyFactors &factors,
+                          llvm::StringRef dir);
+
+} // namespace magi
+
+#endif // MAGI_COMPILE_ARTIFACTCACHE_H

@@ -1,0 +1,116 @@
+//===- ArtifactCache.cpp - whole artifacts in the compile cache -----------===//
+
+#include "magi/Compile/ArtifactCache.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace magi {
+
+using cache::CacheFile;
+
+// Entry file names are flat: "pieces/piece_0.ptx" is stored as
+// "pieces.piece_0.ptx".
+static constexpr llvm::StringLiteral kPiecesPrefix = "pieces.";
+
+llvm::Expected<cache::CacheKeyFactors>
+artifactKeyFactors(const ArtifactKeyInputs &inputs) {
+  cache::CacheKeyFactors factors = cache::CacheKeyFactors::forThisBuild();
+  factors.pieceIR = "artifact";
+  for (const std::string &path : inputs.inputFiles) {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(),
+                                     "cannot read '" + path + "'");
+    factors.pieceIR += "\n" + llvm::sys::path::filename(path).str() +
+                       " sha256:" + cache::sha256Hex((*buffer)->getBuffer());
+  }
+  factors.pipelineOptions = "artifact;" + inputs.options;
+  factors.targetChip = inputs.chip;
+  factors.targetFeatures = inputs.features;
+  llvm::StringRef isa = llvm::StringRef(inputs.features).rsplit("ptx").second;
+  if (isa.size() >= 2)
+    factors.ptxISA = (isa.drop_back() + "." + isa.take_back()).str();
+  // The toolkit by identity rather than by running ptxas --version, which
+  // would cost a process start on every warm compile.
+  if (!inputs.cudaPath.empty()) {
+    llvm::SmallString<256> ptxas(inputs.cudaPath);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(ptxas, status))
+      factors.ptxasVersion =
+          ptxas.str().str() + " size " + std::to_string(status.getSize()) +
+          " mtime " +
+          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
+  }
+  factors.salt = inputs.salt;
+  return factors;
+}
+
+static llvm::Error writeWhole(llvm::StringRef path, llvm::StringRef data) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '" + path + "'");
+  os << data;
+  return llvm::Error::success();
+}
+
+llvm::Expected<bool> restoreArtifact(cache::CacheStore &cache,
+                                     const cache::CacheKeyFactors &factors,
+                                     llvm::StringRef dir) {
+  std::optional<cache::CacheEntry> entry = cache.lookup(factors.computeKey());
+  if (!entry || !entry->file("manifest.json"))
+    return false;
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(dir + "/pieces"))
+    return llvm::createStringError(ec, "cannot create '" + dir + "/pieces'");
+  for (const CacheFile &file : entry->files) {
+    llvm::StringRef name = file.name;
+    std::string path = name.starts_with(kPiecesPrefix)
+                           ? (dir + "/pieces/" + name.drop_front(kPiecesPrefix.size())).str()
+                           : (dir + "/" + name).str();
+    if (llvm::Error e = writeWhole(path, file.data))
+      return std::move(e);
+  }
+  return true;
+}
+
+llvm::Error storeArtifact(cache::CacheStore &cache,
+                          const cache::CacheKeyFactors &factors,
+                          llvm::StringRef dir) {
+  std::vector<CacheFile> files;
+  auto add = [&](llvm::StringRef path, std::string name) -> llvm::Error {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(),
+                                     "cannot read '" + path + "'");
+    files.push_back({std::move(name), (*buffer)->getBuffer().str()});
+    return llvm::Error::success();
+  };
+  for (const char *name : {"manifest.json", "weights.bin"})
+    if (llvm::Error e = add((dir + "/" + name).str(), name))
+      return e;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir + "/pieces", ec), end;
+       it != end && !ec; it.increment(ec)) {
+    std::string name = llvm::sys::path::filename(it->path()).str();
+    if (llvm::Error e = add(it->path(), kPiecesPrefix.str() + name))
+      return e;
+  }
+  if (ec)
+    return llvm::createStringError(ec, "cannot list '" + dir + "/pieces'");
+  // Directory order is not stable; the entry's file list should be.
+  llvm::sort(files, [](const CacheFile &a, const CacheFile &b) {
+    return a.name < b.name;
+  });
+  llvm::Expected<cache::StoreOutcome> stored =
+      cache.store(factors.computeKey(), factors, files);
+  if (!stored)
+    return stored.takeError();
+  return llvm::Error::success();
+}
+
+} // namespace magi
