@@ -91,6 +91,9 @@ public:
     json::Object graphJSON;
     if (failed(describeGraph(graphJSON)))
       return failure();
+    if (!options.compileSizes.empty() && symbolName.empty())
+      return graph.emitError("--compile-sizes needs a graph with a symbolic "
+                             "size; this one has none");
     json::Array pieces;
     for (func::FuncOp piece : pieceFunctions) {
       PieceReport report;
@@ -140,6 +143,8 @@ private:
   /// The lowered module of the piece compiled last (for its cache entry).
   std::string loweredBytecode;
   cache::ModelId modelId;
+  /// The symbol --compile-sizes specializes (the graph's only symbol).
+  std::string symbolName;
 
   // The cache index of this model: its file name and a digest of the graph.
   cache::ModelId makeModelId() {
@@ -286,6 +291,23 @@ private:
       if (!entry.get("input"))
         return sym.emitError() << "symbol " << sym.getName()
                                << " is not a size of any user input";
+      if (!options.compileSizes.empty()) {
+        if (!symbolName.empty())
+          return sym.emitError() << "--compile-sizes needs a graph with one "
+                                    "symbol; this one has "
+                                 << symbolName << " and " << sym.getName();
+        symbolName = sym.getName().str();
+        for (int64_t size : options.compileSizes) {
+          int64_t min = static_cast<int64_t>(sym.getMinVal());
+          auto max = sym.getMaxVal();
+          if (size < min || (max && size > static_cast<int64_t>(*max)))
+            return sym.emitError()
+                   << "compile size " << size << " is outside " << sym.getName()
+                   << "'s range [" << min << ", "
+                   << (max ? std::to_string(static_cast<int64_t>(*max)) : "inf")
+                   << "]";
+        }
+      }
       refs.insert_or_assign(sym.getResult().getAsOpaquePointer(),
                             json::Object{{"symbol", sym.getName().str()}});
       symbols.push_back(std::move(entry));
@@ -474,30 +496,43 @@ private:
                           << llvm::toString(std::move(e));
   }
 
-  FailureOr<json::Object> compilePiece(func::FuncOp piece, PieceReport &report) {
-    unsigned index = pieceIndex[piece];
-    auto splittingAttr = piece->getAttrOfType<BoolAttr>(kIsSplittingAttr);
-    bool splitting = splittingAttr && splittingAttr.getValue();
-    auto graphIndex = piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
-    report.name = piece.getSymName().str();
-    report.kind = splitting ? "splitting" : "compute";
-    report.graphIndex = graphIndex ? graphIndex.getInt() : -1;
-    std::string base = "pieces/piece_" + std::to_string(index);
-
-    auto start = std::chrono::steady_clock::now();
-    cache::CacheKeyFactors factors = pieceFactors(piece);
+  // One variant of a piece: for any size (`size` empty) or specialized for
+  // `symbolName == *size`. Written as `<base>.ptx` (and `.cubin`).
+  FailureOr<json::Object> compileVariant(func::FuncOp piece, unsigned index,
+                                         std::optional<int64_t> size,
+                                         StringRef base, PieceReport &report) {
+    // A specialized variant compiles a specialized copy of the piece.
+    OwningOpRef<ModuleOp> holder;
+    func::FuncOp source = piece;
+    std::string shape = "dynamic";
+    if (size) {
+      holder = ModuleOp::create(piece.getLoc());
+      OpBuilder b(piece.getContext());
+      source = cast<func::FuncOp>(b.clone(*piece));
+      holder->getBody()->push_back(source);
+      if (failed(specializeSymbol(source, symbolName, *size)))
+        return piece.emitError() << "piece @" << piece.getSymName()
+                                 << " cannot be specialized for "
+                                 << symbolName << " = " << *size;
+      shape = symbolName + "=" + std::to_string(*size);
+    }
+    cache::CacheKeyFactors factors = pieceFactors(source);
+    factors.runtimeShape = shape;
     cache::CacheKey key = factors.computeKey();
-    report.cacheKey = key.hex();
+    if (!size)
+      report.cacheKey = key.hex();
     if (options.explainCache)
       *options.explainCache << "piece " << index << " @" << piece.getSymName()
-                            << ": key " << key.shortHex() << "\n"
+                            << " (" << shape << "): key " << key.shortHex()
+                            << "\n"
                             << factors.describe();
 
     std::optional<PieceBinary> binary;
+    std::string source_ = "compiled";
     auto seen = compiledByKey.find(key.hex());
     if (seen != compiledByKey.end()) {
       binary = seen->second;
-      report.source = "reused";
+      source_ = "reused";
     }
     if (!binary && options.cache) {
       llvm::Expected<std::optional<cache::CacheEntry>> entry =
@@ -507,7 +542,7 @@ private:
       if (*entry) {
         binary = fromCacheEntry(**entry);
         if (binary)
-          report.source = "hit";
+          source_ = "hit";
       } else if (options.explainCache) {
         *options.explainCache << "  miss: "
                               << options.cache->explainMiss(factors) << "\n";
@@ -515,34 +550,79 @@ private:
     }
     if (!binary) {
       FailureOr<PieceBinary> fresh =
-          compileFresh(piece, dir + "/" + base + ".cubin");
+          compileFresh(source, dir + "/" + base.str() + ".cubin");
       if (failed(fresh))
         return failure();
       binary = std::move(*fresh);
-      report.source = "compiled";
       if (options.cache)
-        storeInCache(key, factors, *binary, piece, report.graphIndex);
+        storeInCache(key, factors, *binary, piece, size ? -1 : report.graphIndex);
     }
     compiledByKey.insert({key.hex(), *binary});
+    // The piece's source is that of its variant for any size.
+    if (!size)
+      report.source = source_;
 
-    if (failed(writeFile(base + ".ptx", binary->ptx)))
+    if (failed(writeFile(base.str() + ".ptx", binary->ptx)))
       return failure();
-    json::Object variant{{"symbols", json::Object{}}, {"ptx", base + ".ptx"}};
+    json::Object symbols;
+    if (size)
+      symbols[symbolName] = *size;
+    json::Object variant{{"symbols", std::move(symbols)},
+                         {"ptx", base.str() + ".ptx"}};
     if (binary->cubin) {
-      if (failed(writeFile(base + ".cubin", *binary->cubin)))
+      if (failed(writeFile(base.str() + ".cubin", *binary->cubin)))
         return failure();
-      variant["cubin"] = base + ".cubin";
+      variant["cubin"] = base.str() + ".cubin";
       if (ptxas.empty())
         ptxas = factors.ptxasVersion;
     }
     for (auto &field : json::Object(binary->body))
       variant[field.first] = field.second;
-    report.kernels = binary->kernels;
-    if (const json::Array *steps = binary->body.getArray("plan"))
-      for (const json::Value &step : *steps)
-        if (auto *obj = step.getAsObject())
-          if (obj->getString("op") == StringRef("gemm"))
-            ++report.libraryCalls;
+    if (!size) {
+      report.kernels = binary->kernels;
+      if (const json::Array *steps = binary->body.getArray("plan"))
+        for (const json::Value &step : *steps)
+          if (auto *obj = step.getAsObject())
+            if (obj->getString("op") == StringRef("gemm"))
+              ++report.libraryCalls;
+    }
+    return variant;
+  }
+
+  FailureOr<json::Object> compilePiece(func::FuncOp piece, PieceReport &report) {
+    unsigned index = pieceIndex[piece];
+    auto splittingAttr = piece->getAttrOfType<BoolAttr>(kIsSplittingAttr);
+    bool splitting = splittingAttr && splittingAttr.getValue();
+    auto graphIndex = piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
+    report.name = piece.getSymName().str();
+    report.kind = splitting ? "splitting" : "compute";
+    report.graphIndex = graphIndex ? graphIndex.getInt() : -1;
+    std::string base = "pieces/piece_" + std::to_string(index);
+    auto start = std::chrono::steady_clock::now();
+
+    // Specialized variants first (the runtime takes the first that fits),
+    // for the pieces that take the symbol; the variant for any size last.
+    bool takesSymbol = llvm::any_of(
+        llvm::seq<unsigned>(0, piece.getNumArguments()), [&](unsigned i) {
+          auto name = piece.getArgAttrOfType<StringAttr>(i, kSymbolArgAttr);
+          return name && name.getValue() == symbolName;
+        });
+    json::Array variants;
+    if (takesSymbol)
+      for (int64_t size : options.compileSizes) {
+        FailureOr<json::Object> variant = compileVariant(
+            piece, index, size,
+            base + "_" + symbolName + "_" + std::to_string(size), report);
+        if (failed(variant))
+          return failure();
+        variants.push_back(std::move(*variant));
+      }
+    FailureOr<json::Object> dynamic =
+        compileVariant(piece, index, std::nullopt, base, report);
+    if (failed(dynamic))
+      return failure();
+    variants.push_back(std::move(*dynamic));
+    report.variants = variants.size();
     report.seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
@@ -552,8 +632,6 @@ private:
       args.push_back(valueKind(t));
     for (Type t : piece.getResultTypes())
       results.push_back(valueKind(t));
-    json::Array variants;
-    variants.push_back(std::move(variant));
     return json::Object{{"index", int64_t(index)},
                         {"name", piece.getSymName().str()},
                         {"kind", report.kind},

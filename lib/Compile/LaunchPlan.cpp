@@ -144,6 +144,22 @@ private:
     FailureOr<std::string> b = expr(op->getOperand(1));
     if (failed(a) || failed(b))
       return failure();
+    // Static sizes fold here, so a specialized plan holds numbers.
+    int64_t x, y;
+    if (!StringRef(*a).getAsInteger(10, x) && !StringRef(*b).getAsInteger(10, y)) {
+      if (infix == "+")
+        return std::to_string(x + y);
+      if (infix == "-")
+        return std::to_string(x - y);
+      if (infix == "*")
+        return std::to_string(x * y);
+      if (y > 0 && x >= 0 && infix == "floordiv")
+        return std::to_string(x / y);
+      if (y > 0 && x >= 0 && infix == "ceildiv")
+        return std::to_string((x + y - 1) / y);
+      if (y > 0 && x >= 0 && infix == "mod")
+        return std::to_string(x % y);
+    }
     return define(wrap(*a) + " " + infix.str() + " " + wrap(*b));
   }
 
@@ -233,6 +249,20 @@ private:
     return result;
   }
 
+  // a * b, folded when both are numbers, a named value otherwise.
+  std::string multiply(const std::string &a, const std::string &b) {
+    int64_t x, y;
+    bool xn = !StringRef(a).getAsInteger(10, x);
+    bool yn = !StringRef(b).getAsInteger(10, y);
+    if (xn && yn)
+      return std::to_string(x * y);
+    if (xn && x == 1)
+      return b;
+    if (yn && y == 1)
+      return a;
+    return define(wrap(a) + " * " + wrap(b));
+  }
+
   // Row-major strides of `sizes`.
   SmallVector<std::string> denseStrides(ArrayRef<std::string> sizes) {
     SmallVector<std::string> strides(sizes.size());
@@ -240,8 +270,7 @@ private:
     for (int64_t i = sizes.size() - 1; i >= 0; --i) {
       strides[i] = running;
       if (i > 0)
-        running = running == "1" ? sizes[i]
-                                  : define(wrap(running) + " * " + wrap(sizes[i]));
+        running = multiply(running, sizes[i]);
     }
     return strides;
   }
@@ -341,13 +370,13 @@ private:
         size = std::to_string(type.getDimSize(d));
       }
       desc.sizes.push_back(size);
-      bytes = bytes + " * " + wrap(size);
+      bytes = multiply(bytes, size);
     }
     desc.strides = denseStrides(desc.sizes);
     descriptors[alloc.getResult()] = desc;
     plan.steps.push_back(json::Object{{"op", "alloc"},
                                       {"buffer", desc.base},
-                                      {"bytes", define(bytes)}});
+                                      {"bytes", Descriptor::exprValue(bytes)}});
     return success();
   }
 

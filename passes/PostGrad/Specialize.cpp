@@ -74,13 +74,19 @@ public:
                                               StringAttr::get(&getContext(), symbol),
                                               IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                                                value))}));
-      if (failed(specialize(target)))
+      if (failed(specializeSymbol(target, symbol, value)))
         return signalPassFailure();
     }
   }
 
-private:
-  LogicalResult specialize(func::FuncOp func) {
+};
+
+} // namespace
+
+namespace magi {
+
+LogicalResult specializeSymbol(func::FuncOp func, StringRef symbol,
+                              int64_t value) {
     OpBuilder b(func.getContext());
     // 1. The symbol becomes a constant.
     SmallVector<SymbolicIntOp> decls;
@@ -88,7 +94,17 @@ private:
       if (op.getName() == symbol)
         decls.push_back(op);
     });
-    for (SymbolicIntOp decl : decls) {
+    // In a piece, the symbol is an argument marked with its name.
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  kSymbolArgAttr);
+    if (!name || name.getValue() != symbol)
+      continue;
+    b.setInsertionPointToStart(&func.getBody().front());
+    Value c = arith::ConstantIndexOp::create(b, func.getLoc(), value);
+    arg.replaceAllUsesWith(c);
+  }
+  for (SymbolicIntOp decl : decls) {
       int64_t min = static_cast<int64_t>(decl.getMinVal());
       auto max = decl.getMaxVal();
       if (value < min || (max && value > static_cast<int64_t>(*max)))
@@ -197,6 +213,5 @@ private:
       name.getCanonicalizationPatterns(patterns, func.getContext());
     return applyPatternsGreedily(func, std::move(patterns));
   }
-};
 
-} // namespace
+} // namespace magi

@@ -51,7 +51,7 @@
 // EXPLAIN: artifact: key
 // EXPLAIN:   salt: 'v2'
 // EXPLAIN:   miss: closest entry store/{{.*}} differs in salt (wanted 'v2', entry has (empty))
-// EXPLAIN: piece 0 @main_piece_0: key
+// EXPLAIN: piece 0 @main_piece_0 (dynamic): key
 // EXPLAIN:   piece_ir: 'sha256:
 // EXPLAIN:   salt: 'v2'
 // EXPLAIN:   miss: closest entry store/{{.*}} has 9 of 10 key factors equal; differs in salt (wanted 'v2', entry has (empty))

@@ -8,9 +8,9 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/pieces/piece_0.ptx
 // RUN: ls %t/pieces | FileCheck %s --check-prefix=FILES
 
-// SUMMARY: piece 0   main_piece_0     compute   graph 0    1 kernels
-// SUMMARY: piece 1   main_piece_1     splitting graph -1   2 kernels
-// SUMMARY: piece 2   main_piece_2     compute   graph 1    3 kernels
+// SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 1 variants
+// SUMMARY: piece 1 main_piece_1 splitting graph -1 2 kernels 1 variants
+// SUMMARY: piece 2 main_piece_2 compute graph 1 3 kernels 1 variants
 // SUMMARY: magi-compile: 3 pieces, 6 kernels, sm_90 -> {{.*}} in {{.*}} s
 
 // FILES: piece_0.cubin
@@ -68,23 +68,50 @@
 // CHECK:            "plan": [
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "buffer": "b0",
-// CHECK-NEXT:           "bytes": "v0",
+// CHECK-NEXT:           "bytes": "v1",
 // CHECK-NEXT:           "op": "alloc"
 // CHECK:                "block": [
 // CHECK-NEXT:             256,
 // CHECK:                "grid": [
-// CHECK-NEXT:             "v2",
+// CHECK-NEXT:             "v3",
 // CHECK:                "kernel": "k0",
 // CHECK-NEXT:           "op": "launch",
 // CHECK:            "results": [
 // CHECK:                "tensor": {
 // CHECK-NEXT:             "base": "b0",
 // CHECK:            "values": [
-// CHECK-NEXT:         "4 * arg0.d0 * 64",
+// CHECK-NEXT:         "4 * arg0.d0",
+// CHECK-NEXT:         "v0 * 64",
 // CHECK-NEXT:         "arg0.d0 * 64",
-// CHECK-NEXT:         "v1 ceildiv 256"
+// CHECK-NEXT:         "v2 ceildiv 256"
 // The matmul piece is a splitting piece: outside CUDA graphs.
 // CHECK:        "cuda_graph": false,
 // CHECK:        "kind": "splitting",
 // CHECK:        "name": "main_piece_1",
 // CHECK:                "strategy": "serial-reduction"
+
+// --compile-sizes: a variant specialized for s0 = 8 before the one for any
+// size; its plan holds numbers only.
+// RUN: rm -rf %t.sized && magi-compile %S/Inputs/small-graph.mlir -o %t.sized --splitting-ops=magi.mm --cache-mode=off --compile-sizes=8 | FileCheck %s --check-prefix=SIZED-SUMMARY
+// SIZED-SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 2 variants
+// RUN: ls %t.sized/pieces | FileCheck %s --check-prefix=SIZED-FILES
+// SIZED-FILES: piece_0.ptx
+// SIZED-FILES: piece_0_s0_8.cubin
+// SIZED-FILES: piece_0_s0_8.ptx
+// RUN: FileCheck %s --check-prefix=SIZED --input-file=%t.sized/manifest.json
+// SIZED:      "variants": [
+// SIZED:          "bytes": 2048,
+// SIZED:          "grid": [
+// SIZED-NEXT:       2,
+// SIZED:        "ptx": "pieces/piece_0_s0_8.ptx",
+// SIZED:        "symbols": {
+// SIZED-NEXT:     "s0": 8
+// SIZED-NEXT:   },
+// SIZED-NEXT:   "values": []
+// SIZED:        "ptx": "pieces/piece_0.ptx",
+// SIZED:        "symbols": {},
+// Sizes outside the symbol's range, and graphs without a symbol, are refused.
+// RUN: not magi-compile %S/Inputs/small-graph.mlir -o %t.bad --splitting-ops=magi.mm --cache-mode=off --compile-sizes=1 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: error: compile size 1 is outside s0's range [2, inf]
+// RUN: not magi-compile %S/Inputs/weighted.mlir -o %t.bad --cache-mode=off --no-weights --compile-sizes=4 2>&1 | FileCheck %s --check-prefix=NOSYMBOL
+// NOSYMBOL: error: --compile-sizes needs a graph with a symbolic size; this one has none

@@ -48,6 +48,12 @@ static cl::opt<bool> noWeights(
     cl::desc("Compile without weights (the artifact cannot run; for a graph "
              "whose parameters have no archive)"),
     cl::cat(category));
+static cl::list<int64_t> compileSizes(
+    "compile-sizes", cl::CommaSeparated,
+    cl::desc("Also compile variants specialized for these values of the "
+             "graph's symbol (e.g. 1,16,512); the variant for any size is "
+             "always there"),
+    cl::cat(category));
 static cl::opt<std::string> chip("target", cl::init("sm_90"),
                                  cl::desc("GPU architecture (default sm_90)"),
                                  cl::cat(category));
@@ -137,6 +143,9 @@ static std::string optionsText() {
   std::string text = "splitting-ops=";
   for (const std::string &op : splittingOps)
     text += op + ",";
+  text += ";compile-sizes=";
+  for (int64_t size : compileSizes)
+    text += std::to_string(size) + ",";
   text += ";no-weights=" + std::to_string(noWeights) +
           ";no-cubin=" + std::to_string(noCubin) +
           ";block-size=" + std::to_string(blockSize) +
@@ -173,6 +182,8 @@ static bool readReports(std::vector<magi::PieceReport> &reports) {
         if (const llvm::json::Array *kernels =
                 variants->front().getAsObject()->getArray("kernels"))
           report.kernels = kernels->size();
+    if (const llvm::json::Array *variants = piece->getArray("variants"))
+      report.variants = variants->size();
     report.source = "hit";
     reports.push_back(report);
   }
@@ -213,9 +224,11 @@ static int finish(magi::cache::CacheStore *cache,
   size_t kernels = 0;
   for (const magi::PieceReport &r : reports) {
     llvm::outs() << llvm::format(
-        "piece %-3zu %-28s %-9s graph %-2lld %3zu kernels %7.1f ms  %s\n",
+        "piece %-3zu %-28s %-9s graph %-2lld %3zu kernels %2zu variants "
+        "%7.1f ms  %s\n",
         &r - reports.data(), r.name.c_str(), r.kind.c_str(),
-        (long long)r.graphIndex, r.kernels, r.seconds * 1e3, r.source.c_str());
+        (long long)r.graphIndex, r.kernels, r.variants, r.seconds * 1e3,
+        r.source.c_str());
     kernels += r.kernels;
   }
   llvm::outs() << llvm::format("%s: %zu pieces, %zu kernels, %s -> %s in %.2f s\n",
@@ -359,6 +372,7 @@ int main(int argc, char **argv) {
   options.target.reductionBlockSize = reductionBlockSize;
   options.emitCubin = !noCubin;
   options.noWeights = noWeights;
+  options.compileSizes.assign(compileSizes.begin(), compileSizes.end());
   options.cache = cache.get();
   options.cacheSalt = cacheSalt;
   if (explainCache)

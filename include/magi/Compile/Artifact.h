@@ -21,6 +21,9 @@ struct ArtifactOptions {
   GpuTargetOptions target;
   /// Where the graph came from (its file name goes into the manifest).
   std::string sourcePath;
+  /// Sizes of the graph's symbol to compile specialized variants for (the
+  /// variant for any size is always compiled).
+  std::vector<int64_t> compileSizes;
   /// Write no weights: parameters, buffers and constants then have no
   /// `weight` in the manifest (magi-run refuses to run such an artifact).
   bool noWeights = false;
@@ -43,6 +46,7 @@ struct PieceReport {
   int64_t graphIndex = 0;
   size_t kernels = 0;
   size_t libraryCalls = 0;
+  size_t variants = 1;
   double seconds = 0;
   /// "hit" (from the cache), "compiled", or "reused" (an identical piece
   /// compiled earlier in the same run).

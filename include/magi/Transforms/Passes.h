@@ -24,6 +24,13 @@ inline constexpr llvm::StringLiteral kSplitAttr = "magi.split";
 /// Unit attribute by which any op declares itself a splitting op.
 inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
 
+/// Specializes `func` for `symbol == value`: its declaration (a
+/// magi.symbolic_int, or in a piece an argument marked `magi.symbol`)
+/// becomes a constant, bound sizes become static and every result type is
+/// refolded. Fails on a value outside the declared range or a conflict.
+mlir::LogicalResult specializeSymbol(mlir::func::FuncOp func,
+                                     llvm::StringRef symbol, int64_t value);
+
 /// The splitting ops MagiCompiler splits at by default: attention.
 llvm::SmallVector<std::string> defaultSplittingOps();
 
