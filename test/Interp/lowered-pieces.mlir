@@ -111,3 +111,33 @@ func.func private @aliases_piece_0(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, ten
   %n = magi.neg %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %x, %n, %n : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// The other dtypes at the piece boundary: f16, f64, i32, i16, i8 (x * 1/3
+// rounds once; exp of f16 computes in f32 and rounds once).
+// RUN: magi-interp %s --function=dtypes --input %t/x.npy | FileCheck %s --check-prefix=DTYPES
+// RUN: magi-interp %s --lowered-pieces --function=dtypes --input %t/x.npy | FileCheck %s --check-prefix=DTYPES
+// DTYPES:      out0: tensor<2x3xf16> = {{\[}}[0.3333, 0.6665, 1], [-1.333, 0, 2]]
+// DTYPES-NEXT: out1: tensor<2x3xf64> = {{\[}}[0.3333333333333333, 0.6666666666666666, 1], [-1.3333333333333333, 0, 2]]
+// DTYPES-NEXT: out2: tensor<2x3xi32> = {{\[}}[1, 4, 9], [16, 0, 36]]
+// DTYPES-NEXT: out3: tensor<2x3xi16> = {{\[}}[1, 4, 9], [16, 0, 36]]
+// DTYPES-NEXT: out4: tensor<2x3xi8> = {{\[}}[1, 4, 9], [16, 0, 36]]
+// DTYPES-NEXT: out5: tensor<2x3xf32> = {{\[}}[2.71875, 7.390625, 20.078125], [0.018310547, 1, 403.5]]
+func.func @dtypes(%x: tensor<2x3xf32>) -> (tensor<2x3xf16>, tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi16>, tensor<2x3xi8>, tensor<2x3xf32>) attributes {magi.split} {
+  %h = magi.to_copy %x {dtype = f16} : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  %d = magi.to_copy %x {dtype = f64} : (tensor<2x3xf32>) -> tensor<2x3xf64>
+  %i = magi.to_copy %x {dtype = i32} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  %a, %b, %c, %e, %f, %g = call @dtypes_piece_0(%h, %d, %i) : (tensor<2x3xf16>, tensor<2x3xf64>, tensor<2x3xi32>) -> (tensor<2x3xf16>, tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi16>, tensor<2x3xi8>, tensor<2x3xf32>)
+  return %a, %b, %c, %e, %f, %g : tensor<2x3xf16>, tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi16>, tensor<2x3xi8>, tensor<2x3xf32>
+}
+func.func private @dtypes_piece_0(%h: tensor<2x3xf16>, %d: tensor<2x3xf64>, %i: tensor<2x3xi32>) -> (tensor<2x3xf16>, tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi16>, tensor<2x3xi8>, tensor<2x3xf32>)
+    attributes {magi.graph_index = 0 : i64, magi.is_splitting = false, magi.piece_index = 0 : i64} {
+  %third = arith.constant 0.3333333333333333 : f64
+  %h2 = magi.mul %h, %third : (tensor<2x3xf16>, f64) -> tensor<2x3xf16>
+  %d2 = magi.mul %d, %third : (tensor<2x3xf64>, f64) -> tensor<2x3xf64>
+  %i2 = magi.mul %i, %i : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %s = magi.to_copy %i2 {dtype = i16} : (tensor<2x3xi32>) -> tensor<2x3xi16>
+  %b = magi.to_copy %i2 {dtype = i8} : (tensor<2x3xi32>) -> tensor<2x3xi8>
+  %e = magi.exp %h : (tensor<2x3xf16>) -> tensor<2x3xf16>
+  %f = magi.to_copy %e {dtype = f32} : (tensor<2x3xf16>) -> tensor<2x3xf32>
+  return %h2, %d2, %i2, %s, %b, %f : tensor<2x3xf16>, tensor<2x3xf64>, tensor<2x3xi32>, tensor<2x3xi16>, tensor<2x3xi8>, tensor<2x3xf32>
+}
