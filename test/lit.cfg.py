@@ -27,7 +27,7 @@ if os.path.isdir(fixtures):
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.magi_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["magi-opt", "magi-import", "magi-interp", "magi-cache"], tool_dirs)
+llvm_config.add_tool_substitutions(["magi-opt", "magi-import", "magi-interp", "magi-cache", "magi-compile"], tool_dirs)
 
 # The lowering tests run lowered code with upstream tools (mlir-opt,
 # mlir-runner and its runtime libraries) and check PTX with ptxas.

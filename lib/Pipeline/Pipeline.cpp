@@ -1,9 +1,10 @@
 //===- Pipeline.cpp - Magi's compilation pipeline by phases ---------------===//
 
-#include "mlir/Dialect/Linalg/Passes.h"
 #include "magi/Pipeline/Pipeline.h"
+#include "magi/GPU/Passes.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -183,6 +184,7 @@ void addLowerToLinalgPasses(OpPassManager &pm) {
 
 void registerPasses() {
   registerMagiPasses();
+  registerMagiGPUPasses();
   registerPassPipeline(
       "magi-pipeline",
       "Magi's phased pipeline (full-graph → split → post-grad) up to "

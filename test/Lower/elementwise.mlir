@@ -55,17 +55,18 @@ func.func @bf16_silu(%a: tensor<4xbf16>) -> tensor<4xbf16> {
   return %0 : tensor<4xbf16>
 }
 
-// Python scalars are cast outside the generic and used in its body.
+// Python scalars are converted inside the generic's body (the host only
+// does index arithmetic).
 // CHECK-LABEL: func.func @scalars
 // CHECK-SAME: (%[[A:.*]]: tensor<4xf16>, %[[S:.*]]: f64, %[[I:.*]]: i64)
-// CHECK: %[[SF:.*]] = arith.truncf %[[S]] : f64 to f32
 // CHECK: linalg.generic
 // CHECK: ^bb0(%[[X:.*]]: f16, %{{.*}}: f16):
 // CHECK:   %[[XF:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK:   %[[SF:.*]] = arith.truncf %[[S]] : f64 to f32
 // CHECK:   %[[M:.*]] = arith.mulf %[[XF]], %[[SF]] : f32
 // CHECK:   arith.truncf %[[M]] : f32 to f16
-// CHECK: %[[IF:.*]] = arith.sitofp %[[I]] : i64 to f32
 // CHECK: linalg.generic
+// CHECK:   %[[IF:.*]] = arith.sitofp %[[I]] : i64 to f32
 // CHECK:   math.powf %{{.*}}, %[[IF]] : f32
 func.func @scalars(%a: tensor<4xf16>, %s: f64, %i: i64) -> tensor<4xf16> {
   %0 = magi.mul %a, %s : (tensor<4xf16>, f64) -> tensor<4xf16>
@@ -134,9 +135,9 @@ func.func @integers(%a: tensor<4xi64>, %b: tensor<4xi64>, %f: tensor<4xf32>) -> 
 // CHECK:   %[[XF:.*]] = arith.sitofp %[[X]] : i64 to f32
 // CHECK:   %[[C:.*]] = arith.cmpf olt, %[[XF]], %[[Y]] : f32
 // CHECK:   linalg.yield %[[C]] : i1
-// CHECK: %[[ZF:.*]] = arith.truncf %[[Z]] : f64 to f32
 // CHECK: linalg.generic
 // CHECK: ^bb0(%[[P:.*]]: i1, %[[V:.*]]: f32, %{{.*}}: f32):
+// CHECK:   %[[ZF:.*]] = arith.truncf %[[Z]] : f64 to f32
 // CHECK:   %[[S:.*]] = arith.select %[[P]], %[[V]], %[[ZF]] : f32
 // CHECK:   linalg.yield %[[S]] : f32
 func.func @compare_where(%a: tensor<4xi64>, %f: tensor<4xf32>) -> tensor<4xf32> {

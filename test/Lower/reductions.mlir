@@ -25,8 +25,8 @@ func.func @sum_keepdim(%x: tensor<?x8xf32>) -> tensor<?x1xf32> {
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK:   arith.extf %{{.*}} : bf16 to f32
 // CHECK:   arith.addf
-// CHECK: %[[N:.*]] = arith.sitofp %{{.*}} : i64 to f32
 // CHECK: linalg.generic
+// CHECK:   %[[N:.*]] = arith.sitofp %{{.*}} : i64 to f32
 // CHECK:   %[[Q:.*]] = arith.divf %{{.*}}, %[[N]] : f32
 // CHECK:   arith.truncf %[[Q]] : f32 to bf16
 // CHECK-NOT: tensor.expand_shape

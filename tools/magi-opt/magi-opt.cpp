@@ -11,6 +11,8 @@
 #include "magi/Pipeline/Pipeline.h"
 #include "magi/Support/Version.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -50,6 +52,10 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   magi::registerAllDialects(registry);
+  // Upstream interface models (bufferization of the lowered pieces, ...), so
+  // that upstream passes run on Magi's IR as in mlir-opt.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
   cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { magi::printVersion(os); });
 

@@ -1,0 +1,63 @@
+//===- GpuCompiler.h - one lowered piece to PTX and a launch plan -*- C++ -*-===//
+//
+// The binary phase for one piece in linalg form: bufferize, loops, kernel
+// configuration, mapping to blocks and threads, outlining, then the kernels
+// through NVVM to PTX and the host function into a launch plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAGI_COMPILE_GPUCOMPILER_H
+#define MAGI_COMPILE_GPUCOMPILER_H
+
+#include "magi/Compile/LaunchPlan.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include <string>
+
+namespace magi {
+
+struct GpuTargetOptions {
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  unsigned optLevel = 3;
+  /// The CUDA toolkit (for libdevice, which math functions need, and for
+  /// ptxas); empty when none is available.
+  std::string cudaPath;
+  /// Threads per block (magi-choose-kernel-config's options).
+  int64_t blockSize = 256;
+  int64_t reductionBlockSize = 128;
+};
+
+struct CompiledPiece {
+  std::string ptx;
+  /// The module after kernel outlining (host function and kernels, before
+  /// NVVM), as MLIR bytecode: what the cache keeps of the lowered piece.
+  std::string loweredBytecode;
+  LaunchPlan plan;
+  /// Each kernel's configuration, by entry name ({block_size, strategy}).
+  std::vector<std::pair<std::string, llvm::json::Object>> kernelConfigs;
+};
+
+/// Registers what the GPU path needs in `registry` (NVVM target, LLVM IR
+/// translations) and initializes the NVPTX backend. Call once per process.
+void registerGpuCompilation(mlir::DialectRegistry &registry);
+
+/// The path of libdevice under `cudaPath`, or "" when there is none.
+std::string findLibdevice(llvm::StringRef cudaPath);
+
+/// Compiles `piece` (a function whose body is in linalg form, as the lower
+/// phase leaves it) for `target`. The function is cloned; `piece` is not
+/// changed. Diagnostics name the piece.
+mlir::FailureOr<CompiledPiece> compilePieceForGpu(mlir::func::FuncOp piece,
+                                                  const GpuTargetOptions &target);
+
+/// Runs ptxas on `ptx`, writing `cubinPath`. Fails with a message in `error`.
+mlir::LogicalResult assemblePtx(llvm::StringRef ptx, llvm::StringRef cubinPath,
+                                const GpuTargetOptions &target,
+                                std::string &error);
+
+/// `ptxas --version`'s last line, or "" when there is no ptxas.
+std::string ptxasVersion(llvm::StringRef cudaPath);
+
+} // namespace magi
+
+#endif // MAGI_COMPILE_GPUCOMPILER_H

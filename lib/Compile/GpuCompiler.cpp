@@ -1,0 +1,278 @@
+//===- GpuCompiler.cpp - one lowered piece to PTX and a launch plan -------===//
+
+#include "magi/Compile/GpuCompiler.h"
+#include "magi/GPU/Passes.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+
+namespace magi {
+
+void registerGpuCompilation(DialectRegistry &registry) {
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  // convert-gpu-to-nvvm lowers every other dialect through these.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+}
+
+std::string findLibdevice(StringRef cudaPath) {
+  if (cudaPath.empty())
+    return "";
+  SmallString<256> path(cudaPath);
+  llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+  return llvm::sys::fs::exists(path) ? path.str().str() : "";
+}
+
+namespace {
+
+// Bufferization: function boundaries become dense row-major memrefs, and
+// copies are linalg.copy so that they become parallel loops (kernels), not
+// host code. (The pass's textual options cannot set the copy op.)
+LogicalResult bufferize(ModuleOp module) {
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  return bufferization::runOneShotModuleBufferize(module, options, state);
+}
+
+LogicalResult runPasses(ModuleOp module, StringRef what,
+                        function_ref<void(PassManager &)> build) {
+  PassManager pm(module.getContext());
+  build(pm);
+  if (succeeded(pm.run(module)))
+    return success();
+  return module.emitError() << "the " << what << " passes failed";
+}
+
+} // namespace
+
+FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
+                                            const GpuTargetOptions &target) {
+  MLIRContext *ctx = piece.getContext();
+  OpBuilder builder(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(piece.getLoc());
+  auto clone = cast<func::FuncOp>(builder.clone(*piece));
+  clone.setPublic();
+  // Attributes of the graph (piece index, ...) have no meaning below.
+  module->getBody()->push_back(clone);
+  // Shape bindings are facts for the graph passes; no code comes of them.
+  clone.walk([](Operation *op) {
+    if (op->getName().getStringRef() == "magi.bind_symbolic_shape")
+      op->erase();
+  });
+  auto fail = [&](const Twine &stage) {
+    return piece.emitError() << "piece @" << piece.getSymName()
+                             << " failed in " << stage;
+  };
+
+  CompiledPiece compiled;
+  // Loops, configured and mapped to blocks and threads.
+  if (failed(bufferize(*module)))
+    return fail("bufferization");
+  if (failed(runPasses(*module, "mapping", [&](PassManager &pm) {
+        pm.addPass(createCanonicalizerPass());
+        OpPassManager &fn = pm.nest<func::FuncOp>();
+        fn.addPass(createConvertLinalgToParallelLoopsPass());
+        fn.addPass(createCanonicalizerPass());
+        ChooseKernelConfigOptions config;
+        config.blockSize = target.blockSize;
+        config.reductionBlockSize = target.reductionBlockSize;
+        fn.addPass(createChooseKernelConfig(config));
+        fn.addPass(createMapToGPU());
+      })))
+    return fail("bufferization and mapping to threads");
+
+  module->walk([&](gpu::LaunchOp launch) {
+    llvm::json::Object config;
+    if (auto dict =
+            launch->getAttrOfType<DictionaryAttr>(kKernelConfigAttr))
+      for (NamedAttribute entry : dict) {
+        if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
+          config[entry.getName().str()] = i.getInt();
+        else if (auto s = dyn_cast<StringAttr>(entry.getValue()))
+          config[entry.getName().str()] = s.getValue().str();
+      }
+    compiled.kernelConfigs.push_back(
+        {launch.getFunction()->str(), std::move(config)});
+  });
+
+  // Kernels out of the host function; the host function into plain index
+  // arithmetic over views.
+  if (failed(runPasses(*module, "outlining", [&](PassManager &pm) {
+        pm.addPass(createGpuKernelOutliningPass());
+        OpPassManager &fn = pm.nest<func::FuncOp>();
+        fn.addPass(memref::createExpandStridedMetadataPass());
+        fn.addPass(createLowerAffinePass());
+        fn.addPass(createCanonicalizerPass());
+        fn.addPass(createCSEPass());
+      })))
+    return fail("kernel outlining");
+  {
+    llvm::raw_string_ostream os(compiled.loweredBytecode);
+    if (failed(writeBytecodeToFile(*module, os)))
+      return fail("bytecode serialization");
+  }
+  auto host = module->lookupSymbol<func::FuncOp>(clone.getSymName());
+  FailureOr<LaunchPlan> plan = extractLaunchPlan(host);
+  if (failed(plan))
+    return fail("launch-plan extraction");
+  compiled.plan = std::move(*plan);
+
+  // Kernels to NVVM, then PTX through LLVM's NVPTX backend.
+  std::string libdevice = findLibdevice(target.cudaPath);
+  if (failed(runPasses(*module, "NVVM", [&](PassManager &pm) {
+        OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+        kernels.addPass(memref::createExpandStridedMetadataPass());
+        kernels.addPass(createLowerAffinePass());
+        kernels.addPass(arith::createArithExpandOpsPass());
+        kernels.addPass(createSCFToControlFlowPass());
+        ConvertGpuOpsToNVVMOpsOptions nvvm;
+        nvvm.indexBitwidth = 64;
+        kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+        kernels.addPass(createCanonicalizerPass());
+        kernels.addPass(createCSEPass());
+        kernels.addPass(createReconcileUnrealizedCastsPass());
+        GpuNVVMAttachTargetOptions attach;
+        attach.chip = target.chip;
+        attach.features = target.features;
+        attach.optLevel = target.optLevel;
+        if (!libdevice.empty())
+          attach.linkLibs.push_back(libdevice);
+        pm.addPass(createGpuNVVMAttachTarget(attach));
+        GpuModuleToBinaryPassOptions binary;
+        binary.compilationTarget = "isa";
+        binary.toolkitPath = target.cudaPath;
+        pm.addPass(createGpuModuleToBinaryPass(binary));
+      })))
+    return fail("NVVM lowering and PTX generation");
+
+  module->walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto obj = dyn_cast<gpu::ObjectAttr>(object))
+        compiled.ptx += obj.getObject().getValue().str();
+  });
+  if (compiled.ptx.empty() && !compiled.plan.kernels.empty())
+    return fail("PTX generation (no PTX came out)");
+  // An unresolved math function would only fail at ptxas or load time.
+  if (StringRef(compiled.ptx).contains(".extern .func __nv_"))
+    return piece.emitError()
+           << "piece @" << piece.getSymName()
+           << " calls libdevice math functions, but no libdevice was "
+              "found: pass the CUDA toolkit path (--cuda-path)";
+  return compiled;
+}
+
+LogicalResult assemblePtx(StringRef ptx, StringRef cubinPath,
+                          const GpuTargetOptions &target, std::string &error) {
+  SmallString<256> ptxas(target.cudaPath);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  if (!llvm::sys::fs::can_execute(ptxas)) {
+    error = ("no ptxas at " + ptxas).str();
+    return failure();
+  }
+  SmallString<128> ptxPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("magi", "ptx",
+                                                              ptxPath)) {
+    error = "cannot create a temporary file: " + ec.message();
+    return failure();
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(ptxPath, ec);
+    os << ptx;
+  }
+  std::string opt = "-O" + std::to_string(std::min(target.optLevel, 3u));
+  SmallVector<StringRef> args = {ptxas,  "--gpu-name", target.chip, opt,
+                                 ptxPath, "-o",         cubinPath};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  llvm::sys::fs::remove(ptxPath);
+  if (rc != 0) {
+    error = "ptxas failed (exit " + std::to_string(rc) + ")" +
+            (message.empty() ? "" : ": " + message);
+    return failure();
+  }
+  return success();
+}
+
+std::string ptxasVersion(StringRef cudaPath) {
+  SmallString<256> ptxas(cudaPath);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  if (cudaPath.empty() || !llvm::sys::fs::can_execute(ptxas))
+    return "";
+  SmallString<128> out;
+  llvm::sys::fs::createTemporaryFile("magi-ptxas", "txt", out);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(out),
+                                          std::nullopt};
+  SmallVector<StringRef> args = {ptxas, "--version"};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  auto buffer = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(out);
+  if (rc != 0 || !buffer)
+    return "";
+  StringRef text = (*buffer)->getBuffer().trim();
+  return text.rsplit('\n').second.empty() ? text.str()
+                                          : text.rsplit('\n').second.str();
+}
+
+} // namespace magi

@@ -1,0 +1,447 @@
+//===- LaunchPlan.cpp - a host function as a runtime launch plan ----------===//
+//
+// Index values become expressions over the piece's arguments (`argN`,
+// `argN.dD`) and earlier values (`vN`); memrefs become descriptors (base,
+// offset, sizes, strides). The host function is expected after
+// expand-strided-metadata, so views are reinterpret_casts of a base buffer
+// whose metadata was extracted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Compile/LaunchPlan.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+namespace json = llvm::json;
+
+namespace magi {
+
+std::string dtypeName(Type type) {
+  if (type.isF64()) return "f64";
+  if (type.isF32()) return "f32";
+  if (type.isF16()) return "f16";
+  if (type.isBF16()) return "bf16";
+  if (type.isInteger(1)) return "i1";
+  if (type.isUnsignedInteger(8)) return "u8";
+  for (unsigned width : {8u, 16u, 32u, 64u})
+    if (type.isSignlessInteger(width) || type.isSignedInteger(width))
+      return "i" + std::to_string(width);
+  return "";
+}
+
+namespace {
+
+int64_t elementBytes(Type type) {
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+struct Descriptor {
+  std::string base;
+  std::string offset;
+  SmallVector<std::string> sizes, strides;
+
+  json::Object toJSON() const {
+    auto exprs = [](ArrayRef<std::string> list) {
+      json::Array array;
+      for (const std::string &e : list)
+        array.push_back(exprValue(e));
+      return array;
+    };
+    return json::Object{{"base", base},
+                        {"offset", exprValue(offset)},
+                        {"sizes", exprs(sizes)},
+                        {"strides", exprs(strides)}};
+  }
+  // Integers stay JSON numbers; anything else is an expression string.
+  static json::Value exprValue(StringRef e) {
+    int64_t n;
+    if (!e.getAsInteger(10, n))
+      return n;
+    return e.str();
+  }
+};
+
+// `e` as an operand of an infix operator: atoms (numbers, names) stay bare.
+std::string wrap(StringRef e) {
+  bool atom = llvm::all_of(e, [](char c) {
+    return llvm::isAlnum(c) || c == '.' || c == '_';
+  });
+  return atom ? e.str() : "(" + e.str() + ")";
+}
+
+class PlanBuilder {
+public:
+  explicit PlanBuilder(func::FuncOp host) : host(host) {}
+
+  FailureOr<LaunchPlan> build() {
+    for (Operation &op : host.getBody().front()) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](memref::AllocOp alloc) { return addAlloc(alloc); })
+              .Case([&](gpu::LaunchFuncOp launch) { return addLaunch(launch); })
+              .Case([&](func::ReturnOp ret) { return addResults(ret); })
+              // Buffers live until the graph has run; views and index
+              // arithmetic are computed when a launch or result needs them.
+              .Case<memref::DeallocOp>([](auto) { return success(); })
+              .Default([&](Operation *other) -> LogicalResult {
+                if (isPureBookkeeping(other))
+                  return success();
+                return other->emitError()
+                       << "'" << other->getName()
+                       << "' cannot run on the host of a launch plan (only "
+                          "allocations, views, index arithmetic and kernel "
+                          "launches can)";
+              });
+      if (failed(result))
+        return failure();
+    }
+    return std::move(plan);
+  }
+
+private:
+  func::FuncOp host;
+  LaunchPlan plan;
+  llvm::DenseMap<Value, std::string> exprs;
+  llvm::DenseMap<Value, Descriptor> descriptors;
+  unsigned nextBuffer = 0;
+
+  static bool isPureBookkeeping(Operation *op) {
+    return isa<arith::ArithDialect>(op->getDialect()) ||
+           isa<memref::DimOp, memref::ReinterpretCastOp,
+               memref::ExtractStridedMetadataOp, memref::CastOp>(op);
+  }
+
+  // A new named value `vN` holding `expr`.
+  std::string define(std::string expr) {
+    plan.values.push_back(expr);
+    return "v" + std::to_string(plan.values.size() - 1);
+  }
+
+  FailureOr<std::string> expr(OpFoldResult ofr) {
+    if (auto attr = dyn_cast<Attribute>(ofr))
+      return std::to_string(cast<IntegerAttr>(attr).getInt());
+    return expr(cast<Value>(ofr));
+  }
+
+  FailureOr<std::string> expr(Value v) {
+    auto it = exprs.find(v);
+    if (it != exprs.end())
+      return it->second;
+    FailureOr<std::string> e = computeExpr(v);
+    if (succeeded(e))
+      exprs[v] = *e;
+    return e;
+  }
+
+  FailureOr<std::string> binary(Operation *op, StringRef infix) {
+    FailureOr<std::string> a = expr(op->getOperand(0));
+    FailureOr<std::string> b = expr(op->getOperand(1));
+    if (failed(a) || failed(b))
+      return failure();
+    return define(wrap(*a) + " " + infix.str() + " " + wrap(*b));
+  }
+
+  FailureOr<std::string> call(Operation *op, StringRef fn) {
+    std::string text = fn.str() + "(";
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      FailureOr<std::string> e = expr(operand);
+      if (failed(e))
+        return failure();
+      text += (i ? ", " : "") + *e;
+    }
+    return define(text + ")");
+  }
+
+  FailureOr<std::string> computeExpr(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner()->getParentOp() != host ||
+          !(arg.getType().isIndex() || arg.getType().isInteger()))
+        return host.emitError() << "argument " << arg.getArgNumber()
+                                << " is not an integer the plan can read";
+      return "arg" + std::to_string(arg.getArgNumber());
+    }
+    Operation *op = v.getDefiningOp();
+    // Sizes and offsets are never negative, so the signed and unsigned,
+    // truncating and flooring forms of division agree on them.
+    auto result =
+        llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
+            .Case([&](arith::ConstantOp c) -> FailureOr<std::string> {
+              if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+                return std::to_string(i.getValue().getSExtValue());
+              return c.emitError("a non-integer constant used as a size");
+            })
+            .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+                  arith::ExtUIOp, arith::TruncIOp>(
+                [&](Operation *cast) { return expr(cast->getOperand(0)); })
+            .Case([&](arith::AddIOp o) { return binary(o, "+"); })
+            .Case([&](arith::SubIOp o) { return binary(o, "-"); })
+            .Case([&](arith::MulIOp o) { return binary(o, "*"); })
+            .Case<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(
+                [&](Operation *o) { return binary(o, "floordiv"); })
+            .Case<arith::CeilDivSIOp, arith::CeilDivUIOp>(
+                [&](Operation *o) { return binary(o, "ceildiv"); })
+            .Case<arith::RemSIOp, arith::RemUIOp>(
+                [&](Operation *o) { return binary(o, "mod"); })
+            .Case<arith::MinSIOp, arith::MinUIOp>(
+                [&](Operation *o) { return call(o, "min"); })
+            .Case<arith::MaxSIOp, arith::MaxUIOp>(
+                [&](Operation *o) { return call(o, "max"); })
+            .Case([&](arith::SelectOp o) { return call(o, "select"); })
+            .Case([&](arith::CmpIOp o) -> FailureOr<std::string> {
+              using P = arith::CmpIPredicate;
+              switch (o.getPredicate()) {
+              case P::eq: return call(o, "eq");
+              case P::ne: return call(o, "ne");
+              case P::slt: case P::ult: return call(o, "lt");
+              case P::sle: case P::ule: return call(o, "le");
+              case P::sgt: case P::ugt: return call(o, "gt");
+              case P::sge: case P::uge: return call(o, "ge");
+              }
+              return failure();
+            })
+            .Case([&](memref::DimOp dim) -> FailureOr<std::string> {
+              std::optional<int64_t> d = dim.getConstantIndex();
+              FailureOr<Descriptor> desc = descriptor(dim.getSource());
+              if (!d || failed(desc))
+                return dim.emitError("a memref.dim the plan cannot follow");
+              return desc->sizes[*d];
+            })
+            .Case([&](memref::ExtractStridedMetadataOp meta)
+                      -> FailureOr<std::string> {
+              FailureOr<Descriptor> desc = descriptor(meta.getSource());
+              if (failed(desc))
+                return failure();
+              unsigned n = cast<OpResult>(v).getResultNumber();
+              unsigned rank = desc->sizes.size();
+              if (n == 1)
+                return desc->offset;
+              if (n < 2 + rank)
+                return desc->sizes[n - 2];
+              return desc->strides[n - 2 - rank];
+            })
+            .Default([&](Operation *other) -> FailureOr<std::string> {
+              return other->emitError()
+                     << "'" << other->getName()
+                     << "' computes a size the launch plan cannot express";
+            });
+    return result;
+  }
+
+  // Row-major strides of `sizes`.
+  SmallVector<std::string> denseStrides(ArrayRef<std::string> sizes) {
+    SmallVector<std::string> strides(sizes.size());
+    std::string running = "1";
+    for (int64_t i = sizes.size() - 1; i >= 0; --i) {
+      strides[i] = running;
+      if (i > 0)
+        running = running == "1" ? sizes[i]
+                                  : define(wrap(running) + " * " + wrap(sizes[i]));
+    }
+    return strides;
+  }
+
+  FailureOr<Descriptor> descriptor(Value memref) {
+    auto it = descriptors.find(memref);
+    if (it != descriptors.end())
+      return it->second;
+    FailureOr<Descriptor> desc = computeDescriptor(memref);
+    if (succeeded(desc))
+      descriptors[memref] = *desc;
+    return desc;
+  }
+
+  FailureOr<Descriptor> computeDescriptor(Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (auto arg = dyn_cast<BlockArgument>(memref)) {
+      if (!type.getLayout().isIdentity())
+        return host.emitError() << "argument " << arg.getArgNumber()
+                                << " is not a dense row-major memref";
+      Descriptor desc;
+      std::string name = "arg" + std::to_string(arg.getArgNumber());
+      desc.base = name;
+      desc.offset = "0";
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        desc.sizes.push_back(type.isDynamicDim(d)
+                                 ? name + ".d" + std::to_string(d)
+                                 : std::to_string(type.getDimSize(d)));
+      desc.strides = denseStrides(desc.sizes);
+      return desc;
+    }
+    Operation *op = memref.getDefiningOp();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      // addAlloc described it when the walk met it.
+      return alloc.emitError("an allocation used before it was planned");
+    }
+    if (auto cast = dyn_cast<memref::CastOp>(op))
+      return descriptor(cast.getSource());
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
+      // The base buffer: only its base matters (reinterpret_cast gives the
+      // rest).
+      FailureOr<Descriptor> source = descriptor(meta.getSource());
+      if (failed(source))
+        return failure();
+      Descriptor base;
+      base.base = source->base;
+      base.offset = "0";
+      return base;
+    }
+    if (auto view = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      FailureOr<Descriptor> source = descriptor(view.getSource());
+      if (failed(source))
+        return failure();
+      Descriptor desc;
+      desc.base = source->base;
+      FailureOr<std::string> offset = expr(view.getMixedOffsets().front());
+      if (failed(offset))
+        return failure();
+      // A reinterpret_cast's offset is absolute from the base pointer.
+      desc.offset = *offset;
+      for (OpFoldResult size : view.getMixedSizes()) {
+        FailureOr<std::string> e = expr(size);
+        if (failed(e))
+          return failure();
+        desc.sizes.push_back(*e);
+      }
+      for (OpFoldResult stride : view.getMixedStrides()) {
+        FailureOr<std::string> e = expr(stride);
+        if (failed(e))
+          return failure();
+        desc.strides.push_back(*e);
+      }
+      return desc;
+    }
+    return op->emitError() << "'" << op->getName()
+                           << "' makes a memref the launch plan cannot "
+                              "describe (run expand-strided-metadata first)";
+  }
+
+  LogicalResult addAlloc(memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (!type.getLayout().isIdentity())
+      return alloc.emitError("an allocation with a non-identity layout");
+    Descriptor desc;
+    desc.base = "b" + std::to_string(nextBuffer++);
+    desc.offset = "0";
+    unsigned dynamic = 0;
+    std::string bytes = std::to_string(elementBytes(type.getElementType()));
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      std::string size;
+      if (type.isDynamicDim(d)) {
+        FailureOr<std::string> e = expr(alloc.getDynamicSizes()[dynamic++]);
+        if (failed(e))
+          return failure();
+        size = *e;
+      } else {
+        size = std::to_string(type.getDimSize(d));
+      }
+      desc.sizes.push_back(size);
+      bytes = bytes + " * " + wrap(size);
+    }
+    desc.strides = denseStrides(desc.sizes);
+    descriptors[alloc.getResult()] = desc;
+    plan.steps.push_back(json::Object{{"op", "alloc"},
+                                      {"buffer", desc.base},
+                                      {"bytes", define(bytes)}});
+    return success();
+  }
+
+  FailureOr<json::Array> dim3(gpu::KernelDim3 dims) {
+    json::Array array;
+    for (Value v : {dims.x, dims.y, dims.z}) {
+      FailureOr<std::string> e = expr(v);
+      if (failed(e))
+        return failure();
+      array.push_back(Descriptor::exprValue(*e));
+    }
+    return array;
+  }
+
+  LogicalResult addLaunch(gpu::LaunchFuncOp launch) {
+    FailureOr<json::Array> grid = dim3(launch.getGridSizeOperandValues());
+    FailureOr<json::Array> block = dim3(launch.getBlockSizeOperandValues());
+    if (failed(grid) || failed(block))
+      return failure();
+    std::string shared = "0";
+    if (Value size = launch.getDynamicSharedMemorySize()) {
+      FailureOr<std::string> e = expr(size);
+      if (failed(e))
+        return failure();
+      shared = *e;
+    }
+    json::Array args;
+    for (Value operand : launch.getKernelOperands()) {
+      Type type = operand.getType();
+      if (isa<MemRefType>(type)) {
+        FailureOr<Descriptor> desc = descriptor(operand);
+        if (failed(desc))
+          return failure();
+        args.push_back(json::Object{{"memref", desc->toJSON()}});
+        continue;
+      }
+      if (type.isIndex() || type.isInteger(64) || type.isInteger(32)) {
+        FailureOr<std::string> e = expr(operand);
+        if (failed(e))
+          return failure();
+        args.push_back(json::Object{{type.isInteger(32) ? "i32" : "i64",
+                                     Descriptor::exprValue(*e)}});
+        continue;
+      }
+      auto constant = operand.getDefiningOp<arith::ConstantOp>();
+      auto value = constant ? dyn_cast<FloatAttr>(constant.getValue())
+                            : FloatAttr();
+      if (value && (type.isF32() || type.isF64())) {
+        args.push_back(json::Object{
+            {type.isF32() ? "f32" : "f64", value.getValueAsDouble()}});
+        continue;
+      }
+      return launch.emitError()
+             << "kernel operand of type " << type
+             << " is neither a memref, an integer nor a float constant";
+    }
+    std::string kernel = launch.getKernelName().str();
+    if (!llvm::is_contained(plan.kernels, kernel))
+      plan.kernels.push_back(kernel);
+    plan.steps.push_back(json::Object{{"op", "launch"},
+                                      {"kernel", kernel},
+                                      {"grid", std::move(*grid)},
+                                      {"block", std::move(*block)},
+                                      {"shared_bytes",
+                                       Descriptor::exprValue(shared)},
+                                      {"args", std::move(args)}});
+    return success();
+  }
+
+  LogicalResult addResults(func::ReturnOp ret) {
+    for (Value operand : ret.getOperands()) {
+      if (auto type = dyn_cast<MemRefType>(operand.getType())) {
+        if (!type.getLayout().isIdentity())
+          return ret.emitError("a result that is not dense row-major");
+        FailureOr<Descriptor> desc = descriptor(operand);
+        if (failed(desc))
+          return failure();
+        plan.results.push_back(json::Object{{"tensor", desc->toJSON()}});
+        continue;
+      }
+      FailureOr<std::string> e = expr(operand);
+      if (failed(e))
+        return failure();
+      plan.results.push_back(
+          json::Object{{"index", Descriptor::exprValue(*e)}});
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp host) {
+  return PlanBuilder(host).build();
+}
+
+} // namespace magi

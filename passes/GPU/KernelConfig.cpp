@@ -1,0 +1,95 @@
+//===- KernelConfig.cpp - each future kernel's launch configuration -------===//
+//
+// One place decides how a loop nest becomes a kernel; magi-map-to-gpu only
+// executes the decision (see magi/GPU/Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/GPU/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace magi {
+#define GEN_PASS_DEF_CHOOSEKERNELCONFIG
+#include "magi/GPU/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+
+namespace magi {
+
+bool isDeviceWork(Operation *op) {
+  if (isa<func::ReturnOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op))
+    return false;
+  if (op->getNumRegions() != 0)
+    return true;
+  if (auto memory = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    memory.getEffects(effects);
+    return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect());
+    });
+  }
+  return !isMemoryEffectFree(op);
+}
+
+} // namespace magi
+
+namespace {
+
+// The number of iterations of `loop` when all its bounds are constants.
+std::optional<int64_t> staticIterationCount(scf::ParallelOp loop) {
+  int64_t total = 1;
+  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb);
+    std::optional<int64_t> u = getConstantIntValue(ub);
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    total *= llvm::divideCeil(std::max<int64_t>(*u - *l, 0), *s);
+  }
+  return total;
+}
+
+class ChooseKernelConfigPass
+    : public magi::impl::ChooseKernelConfigBase<ChooseKernelConfigPass> {
+public:
+  using ChooseKernelConfigBase::ChooseKernelConfigBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    for (int64_t size : {int64_t(blockSize), int64_t(reductionBlockSize)}) {
+      if (size < 1 || size > 1024) {
+        func.emitError() << "block size " << size
+                         << " is outside 1..1024 (the CUDA limit)";
+        return signalPassFailure();
+      }
+    }
+    Builder b(&getContext());
+    for (Operation &op : func.getBody().front()) {
+      if (!magi::isDeviceWork(&op))
+        continue;
+      int64_t threads = 1;
+      StringRef strategy = "single-thread";
+      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+        bool serialInner = false;
+        loop.getBody()->walk([&](LoopLikeOpInterface) { serialInner = true; });
+        strategy = serialInner ? "serial-reduction" : "elementwise";
+        threads = serialInner ? reductionBlockSize : blockSize;
+        // A small static loop gets a smaller block, whole warps.
+        if (std::optional<int64_t> count = staticIterationCount(loop))
+          threads = std::min(threads, std::max<int64_t>(
+                                          32, llvm::alignTo(*count, 32)));
+      }
+      op.setAttr(magi::kKernelConfigAttr,
+                 b.getDictionaryAttr(
+                     {b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
+                      b.getNamedAttr("strategy", b.getStringAttr(strategy))}));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,201 @@
+//===- MapToGPU.cpp - configured top-level loops to gpu.launch ------------===//
+//
+// Linearized mapping: one thread per iteration of a whole scf.parallel,
+// whatever its rank and whether its bounds are static or symbolic, so the
+// grid is one expression of the sizes that the runtime evaluates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/GPU/Passes.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace magi {
+#define GEN_PASS_DEF_MAPTOGPU
+#include "magi/GPU/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+
+namespace {
+
+struct KernelConfig {
+  int64_t blockSize;
+  StringRef strategy;
+};
+
+FailureOr<KernelConfig> readConfig(Operation *op) {
+  auto dict = op->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr);
+  auto size = dict ? dict.getAs<IntegerAttr>("block_size") : IntegerAttr();
+  auto strategy = dict ? dict.getAs<StringAttr>("strategy") : StringAttr();
+  if (!size || !strategy)
+    return op->emitError() << "has no '" << magi::kKernelConfigAttr
+                           << "' with block_size and strategy (run "
+                              "magi-choose-kernel-config first)";
+  if (size.getInt() < 1 || size.getInt() > 1024)
+    return op->emitError() << "block size " << size.getInt()
+                           << " is outside 1..1024 (the CUDA limit)";
+  return KernelConfig{size.getInt(), strategy.getValue()};
+}
+
+// Values defined in `ops` must not be used after them on the host: a kernel
+// cannot return values.
+LogicalResult checkNoEscapingValues(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!inside.contains(user) &&
+            !llvm::any_of(ops, [&](Operation *o) {
+              return o->isAncestor(user);
+            }))
+          return op->emitError()
+                 << "computes a value the host uses; a kernel cannot "
+                    "return values";
+  return success();
+}
+
+class MapToGPUPass : public magi::impl::MapToGPUBase<MapToGPUPass> {
+public:
+  using MapToGPUBase::MapToGPUBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    kernelsModule = FlatSymbolRefAttr::get(
+        &getContext(), (func.getSymName() + "_kernels").str());
+    SmallVector<Operation *> singleThreadRun;
+    auto flushRun = [&]() -> LogicalResult {
+      if (singleThreadRun.empty())
+        return success();
+      LogicalResult result = mapSingleThread(singleThreadRun);
+      singleThreadRun.clear();
+      return result;
+    };
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      if (!magi::isDeviceWork(&op)) {
+        // Host bookkeeping between device ops does not split a run unless a
+        // run's op uses it (it cannot: it comes later) or it uses the run.
+        if (!singleThreadRun.empty() &&
+            llvm::any_of(op.getOperands(), [&](Value v) {
+              Operation *def = v.getDefiningOp();
+              return def && llvm::is_contained(singleThreadRun, def);
+            }) && failed(flushRun()))
+          return signalPassFailure();
+        continue;
+      }
+      FailureOr<KernelConfig> config = readConfig(&op);
+      if (failed(config))
+        return signalPassFailure();
+      if (config->strategy == "single-thread") {
+        singleThreadRun.push_back(&op);
+        continue;
+      }
+      if (failed(flushRun()))
+        return signalPassFailure();
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      if (!loop) {
+        op.emitError() << "strategy '" << config->strategy
+                       << "' needs an scf.parallel";
+        return signalPassFailure();
+      }
+      if (failed(mapParallel(loop, config->blockSize)))
+        return signalPassFailure();
+    }
+    if (failed(flushRun()))
+      return signalPassFailure();
+  }
+
+private:
+  FlatSymbolRefAttr kernelsModule;
+  unsigned nextKernel = 0;
+
+  gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value grid,
+                             Value block, DictionaryAttr config) {
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto name = FlatSymbolRefAttr::get(b.getContext(),
+                                       "k" + std::to_string(nextKernel++));
+    auto launch = gpu::LaunchOp::create(
+        b, loc, grid, one, one, block, one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+        /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernelsModule,
+        name);
+    // Kept on the launch so the configuration can be reported per kernel.
+    launch->setAttr(magi::kKernelConfigAttr, config);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    return launch;
+  }
+
+  LogicalResult mapSingleThread(ArrayRef<Operation *> ops) {
+    if (failed(checkNoEscapingValues(ops)))
+      return failure();
+    OpBuilder b(ops.front());
+    Value one = arith::ConstantIndexOp::create(b, ops.front()->getLoc(), 1);
+    gpu::LaunchOp launch =
+        createLaunch(b, ops.front()->getLoc(), one, one,
+                     ops.front()->getAttrOfType<DictionaryAttr>(
+                         magi::kKernelConfigAttr));
+    Operation *terminator = launch.getBody().front().getTerminator();
+    for (Operation *op : ops) {
+      op->removeAttr(magi::kKernelConfigAttr);
+      op->moveBefore(terminator);
+    }
+    return success();
+  }
+
+  LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
+    if (loop.getNumReductions() != 0)
+      return loop.emitError() << "has reductions; only loops whose "
+                                 "iterations are independent map to threads";
+    if (failed(checkNoEscapingValues({loop.getOperation()})))
+      return failure();
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    // Trip counts, and their product: the number of threads that work.
+    SmallVector<Value> counts;
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                         loop.getUpperBound(), loop.getStep())) {
+      Value extent = arith::SubIOp::create(b, loc, ub, lb);
+      Value count = arith::CeilDivSIOp::create(b, loc, extent, step);
+      counts.push_back(count);
+      total = arith::MulIOp::create(b, loc, total, count);
+    }
+    Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value grid = arith::CeilDivSIOp::create(b, loc, total, block);
+    gpu::LaunchOp launch = createLaunch(
+        b, loc, grid, block,
+        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+
+    b.setInsertionPoint(launch.getBody().front().getTerminator());
+    Value id = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, block),
+        launch.getThreadIds().x);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          id, total);
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    // Delinearize: the last loop varies fastest, as the row-major data does.
+    IRMapping mapping;
+    Value rest = id;
+    for (int64_t i = counts.size() - 1; i >= 0; --i) {
+      Value index = i == 0 ? rest
+                           : arith::RemUIOp::create(b, loc, rest, counts[i]);
+      if (i != 0)
+        rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
+      Value iv = arith::AddIOp::create(
+          b, loc, loop.getLowerBound()[i],
+          arith::MulIOp::create(b, loc, index, loop.getStep()[i]));
+      mapping.map(loop.getInductionVars()[i], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
+    loop.erase();
+    return success();
+  }
+};
+
+} // namespace

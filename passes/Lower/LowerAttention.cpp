@@ -1,0 +1,249 @@
+//===- LowerAttention.cpp - Scaled dot-product attention ------------------===//
+//
+// magi.attention becomes four generics, each one GPU kernel later:
+//   1. scores = q @ k^T (f32 accumulation), [..., Hq, L, S];
+//   2. per query row, the max m and the sum l of exp(s' - m), in one
+//      reduction (online: l rescales when m grows), where s' is the score
+//      scaled, masked and causally masked;
+//   3. acc = sum_j round(exp(s'_j - m)) * v_j, the probabilities rounded to
+//      the input dtype before the product (as PyTorch's fused kernels and the
+//      interpreter do);
+//   4. out = acc / l (the unrounded sum), zeros for fully masked rows.
+// Grouped-query heads read key/value head h floordiv (Hq / Hkv).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerToLinalgCommon.h"
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace magi;
+using namespace magi::lower;
+
+namespace {
+
+constexpr unsigned kNoScoreDim = ~0u;
+
+class AttentionPattern : public OpRewritePattern<AttentionOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getDropoutP().convertToDouble() != 0)
+      return rewriter.notifyMatchFailure(op, "dropout is random");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    Value mask = op.getMask();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t rank = qType.getRank();
+    if (rank < 3 || kType.getRank() != rank || vType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "needs [..., H, L, E] operands");
+    int64_t nb = rank - 3; // batch dimensions
+    int64_t heads = qType.getDimSize(nb), kvHeads = kType.getDimSize(nb);
+    int64_t group = 1;
+    if (heads != kvHeads) {
+      if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
+          heads % kvHeads != 0)
+        return rewriter.notifyMatchFailure(op, "unknown head grouping");
+      group = heads / kvHeads;
+    }
+    double scale;
+    if (auto attr = op.getScaleAttr()) {
+      scale = attr.getValueAsDouble();
+    } else {
+      int64_t e = qType.getDimSize(rank - 1);
+      if (ShapedType::isDynamic(e))
+        return rewriter.notifyMatchFailure(op, "default scale of a dynamic E");
+      scale = 1.0 / std::sqrt(static_cast<double>(e));
+    }
+    Type f32 = rewriter.getF32Type();
+    Type inEl = qType.getElementType();
+    Type resEl = resType.getElementType();
+    bool causal = op.getIsCausal();
+    auto maskType = mask ? cast<RankedTensorType>(mask.getType()) : nullptr;
+
+    // Sizes: batch..., Hq, L from q; S from k; Ev from v.
+    SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(rewriter, loc, q);
+    OpFoldResult keys = tensor::getMixedSizes(rewriter, loc, k)[rank - 2];
+    OpFoldResult dimV = tensor::getMixedSizes(rewriter, loc, v)[rank - 1];
+    SmallVector<OpFoldResult> rowSizes(qSizes.begin(), qSizes.end() - 1);
+    SmallVector<OpFoldResult> scoreSizes(rowSizes);
+    scoreSizes.push_back(keys);
+    SmallVector<OpFoldResult> outSizes(rowSizes);
+    outSizes.push_back(dimV);
+    SmallVector<int64_t> scoreShape(qType.getShape());
+    scoreShape.back() = kType.getDimSize(rank - 2);
+
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    // Loop dims 0..nb+1 are batch..., h, l in every step.
+    auto rowExprs = [&]() {
+      SmallVector<AffineExpr> e;
+      for (int64_t i = 0; i < nb + 2; ++i)
+        e.push_back(dim(i));
+      return e;
+    };
+    // The key/value head of query head loop `h`.
+    auto kvExprs = [&](AffineExpr s, AffineExpr last) {
+      SmallVector<AffineExpr> e;
+      for (int64_t i = 0; i < nb; ++i)
+        e.push_back(dim(i));
+      e.push_back(group == 1 ? dim(nb) : dim(nb).floorDiv(group));
+      e.push_back(s);
+      e.push_back(last);
+      return e;
+    };
+    auto map = [&](unsigned numLoops, ArrayRef<AffineExpr> e) {
+      return AffineMap::get(numLoops, 0, e, ctx);
+    };
+
+    // 1. scores: loops (batch..., h, l, s, e).
+    unsigned scoreLoops = nb + 4;
+    SmallVector<AffineExpr> qExprs = rowExprs();
+    qExprs.push_back(dim(nb + 3));
+    SmallVector<AffineExpr> sExprs = rowExprs();
+    sExprs.push_back(dim(nb + 2));
+    SmallVector<utils::IteratorType> scoreIters = parallelIterators(scoreLoops);
+    scoreIters.back() = utils::IteratorType::reduction;
+    Value scoreInit =
+        filledOfSizes(rewriter, loc, scoreSizes, floatConst(rewriter, loc, f32, 0.0));
+    Value scores =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{scoreInit.getType()}, ValueRange{q, k},
+            ValueRange{scoreInit},
+            SmallVector<AffineMap>{map(scoreLoops, qExprs),
+                                   map(scoreLoops, kvExprs(dim(nb + 2), dim(nb + 3))),
+                                   map(scoreLoops, sExprs)},
+            scoreIters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value p = arith::MulFOp::create(b, l, convertScalar(b, l, a[0], f32),
+                                              convertScalar(b, l, a[1], f32));
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, p, a[2]).getResult());
+            })
+            .getResult(0);
+
+    // The scaled and masked score; `lLoop`/`sLoop` are the loops of the query
+    // and key positions (for the causal mask).
+    auto masked = [&](OpBuilder &b, Location l, Value s, Value maskValue,
+                      unsigned lLoop, unsigned sLoop) -> Value {
+      Value negInf = floatConst(b, l, f32, -INFINITY);
+      s = arith::MulFOp::create(b, l, s, floatConst(b, l, f32, scale));
+      if (maskValue && maskValue.getType().isInteger(1))
+        s = arith::SelectOp::create(b, l, maskValue, s, negInf);
+      else if (maskValue)
+        s = arith::AddFOp::create(b, l, s, convertScalar(b, l, maskValue, f32));
+      if (causal) {
+        Value after = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::ugt, linalg::IndexOp::create(b, l, sLoop),
+            linalg::IndexOp::create(b, l, lLoop));
+        s = arith::SelectOp::create(b, l, after, negInf, s);
+      }
+      return s;
+    };
+    Value negInf = floatConst(rewriter, loc, f32, -INFINITY);
+    Value zero = floatConst(rewriter, loc, f32, 0.0);
+    // exp(s - m), 0 when the whole row is masked (m = -inf).
+    auto expShifted = [&](OpBuilder &b, Location l, Value s, Value m) -> Value {
+      Value rowMasked =
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m, negInf);
+      Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, s, m));
+      return arith::SelectOp::create(b, l, rowMasked, zero, e);
+    };
+
+    // 2. row max and sum: loops (batch..., h, l, s).
+    unsigned statLoops = nb + 3;
+    SmallVector<Value> statIns = {scores};
+    SmallVector<AffineMap> statMaps = {rewriter.getMultiDimIdentityMap(statLoops)};
+    if (mask) {
+      statIns.push_back(mask);
+      statMaps.push_back(broadcastMap(maskType, scoreShape, statLoops));
+    }
+    statMaps.append(2, map(statLoops, rowExprs()));
+    SmallVector<utils::IteratorType> statIters = parallelIterators(statLoops);
+    statIters.back() = utils::IteratorType::reduction;
+    Value maxInit = filledOfSizes(rewriter, loc, rowSizes, negInf);
+    Value sumInit = filledOfSizes(rewriter, loc, rowSizes, zero);
+    auto stats = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{maxInit.getType(), sumInit.getType()}, statIns,
+        ValueRange{maxInit, sumInit}, statMaps, statIters,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
+          Value m = a[a.size() - 2], sum = a.back();
+          Value newMax = arith::MaximumFOp::create(b, l, m, s);
+          Value rescaled =
+              arith::MulFOp::create(b, l, sum, expShifted(b, l, m, newMax));
+          Value newSum = arith::AddFOp::create(b, l, rescaled,
+                                               expShifted(b, l, s, newMax));
+          linalg::YieldOp::create(b, l, ValueRange{newMax, newSum});
+        });
+    Value rowMax = stats.getResult(0), rowSum = stats.getResult(1);
+
+    // 3. acc = sum_j round(exp(s'_j - m)) * v_j: loops (batch..., h, l, ev, s).
+    unsigned pvLoops = nb + 4;
+    SmallVector<unsigned> pvScoreDims;
+    for (int64_t i = 0; i < nb + 2; ++i)
+      pvScoreDims.push_back(i);
+    pvScoreDims.push_back(kNoScoreDim);
+    pvScoreDims.push_back(nb + 2);
+    SmallVector<AffineExpr> pvScoreExprs = rowExprs();
+    pvScoreExprs.push_back(dim(nb + 3));
+    SmallVector<Value> pvIns = {scores, rowMax, v};
+    SmallVector<AffineMap> pvMaps = {map(pvLoops, pvScoreExprs),
+                                     map(pvLoops, rowExprs()),
+                                     map(pvLoops, kvExprs(dim(nb + 3), dim(nb + 2)))};
+    if (mask) {
+      pvIns.push_back(mask);
+      pvMaps.push_back(broadcastMap(maskType, scoreShape, pvLoops, pvScoreDims));
+    }
+    SmallVector<AffineExpr> accExprs = rowExprs();
+    accExprs.push_back(dim(nb + 2));
+    pvMaps.push_back(map(pvLoops, accExprs));
+    SmallVector<utils::IteratorType> pvIters = parallelIterators(pvLoops);
+    pvIters.back() = utils::IteratorType::reduction;
+    Value accInit = filledOfSizes(rewriter, loc, outSizes, zero);
+    Value acc =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{accInit.getType()}, pvIns,
+            ValueRange{accInit}, pvMaps, pvIters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value s = masked(b, l, a[0], mask ? a[3] : Value(), nb + 1, nb + 3);
+              Value p = roundThrough(b, l, expShifted(b, l, s, a[1]), inEl);
+              Value pv = arith::MulFOp::create(b, l, p,
+                                               convertScalar(b, l, a[2], f32));
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, pv, a.back()).getResult());
+            })
+            .getResult(0);
+
+    // 4. out = acc / sum, zeros where the sum is 0 (fully masked rows).
+    Value outInit = emptyOfSizes(rewriter, loc, outSizes, resEl);
+    Value out = buildParallelGeneric(
+        rewriter, loc, outInit, {acc, rowSum},
+        {rewriter.getMultiDimIdentityMap(nb + 3), map(nb + 3, rowExprs())},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value positive =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, a[1], zero);
+          Value r = arith::SelectOp::create(
+              b, l, positive, arith::DivFOp::create(b, l, a[0], a[1]), zero);
+          return convertScalar(b, l, r, resEl);
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void magi::lower::populateAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<AttentionPattern>(patterns.getContext());
+}

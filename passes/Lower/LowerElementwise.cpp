@@ -1,0 +1,548 @@
+//===- LowerElementwise.cpp - Elementwise and tensor-creation ops ---------===//
+//
+// Each elementwise op (and the fused silu_and_mul and rotary_embedding)
+// becomes one linalg.generic whose maps broadcast its operands; the creation
+// ops (full, scalar_tensor, arange, constant) become a fill or a generic that
+// computes each element from its index.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerToLinalgCommon.h"
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TypeInference.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace magi;
+using namespace magi::lower;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Elementwise bodies
+//===----------------------------------------------------------------------===//
+
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value one = floatConst(b, loc, t, 1.0);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+// The body of an elementwise op on operands already in `ct`, its compute
+// type; null for an op this file does not lower.
+Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
+                Type ct) {
+  bool isFloat = isa<FloatType>(ct);
+  bool isBool = ct.isInteger(1);
+  auto f = [&](double v) { return floatConst(b, loc, ct, v); };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<NegOp>([&](auto) -> Value {
+        if (isFloat)
+          return arith::NegFOp::create(b, loc, a[0]);
+        return arith::SubIOp::create(b, loc, intConst(b, loc, ct, 0), a[0]);
+      })
+      .Case<AbsOp>([&](auto) -> Value {
+        if (isFloat)
+          return math::AbsFOp::create(b, loc, a[0]);
+        if (isBool)
+          return a[0];
+        return math::AbsIOp::create(b, loc, a[0]);
+      })
+      .Case<ReluOp>([&](auto) -> Value {
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, a[0], f(0.0));
+        return arith::MaxSIOp::create(b, loc, a[0], intConst(b, loc, ct, 0));
+      })
+      .Case<ExpOp>([&](auto) -> Value { return math::ExpOp::create(b, loc, a[0]); })
+      .Case<LogOp>([&](auto) -> Value { return math::LogOp::create(b, loc, a[0]); })
+      .Case<SqrtOp>([&](auto) -> Value { return math::SqrtOp::create(b, loc, a[0]); })
+      .Case<RsqrtOp>([&](auto) -> Value { return math::RsqrtOp::create(b, loc, a[0]); })
+      .Case<TanhOp>([&](auto) -> Value { return math::TanhOp::create(b, loc, a[0]); })
+      .Case<ErfOp>([&](auto) -> Value { return math::ErfOp::create(b, loc, a[0]); })
+      .Case<CosOp>([&](auto) -> Value { return math::CosOp::create(b, loc, a[0]); })
+      .Case<SinOp>([&](auto) -> Value { return math::SinOp::create(b, loc, a[0]); })
+      .Case<ReciprocalOp>([&](auto) -> Value {
+        return arith::DivFOp::create(b, loc, f(1.0), a[0]);
+      })
+      .Case<SigmoidOp>([&](auto) -> Value { return sigmoid(b, loc, a[0]); })
+      .Case<SiluOp>([&](auto) -> Value {
+        return arith::MulFOp::create(b, loc, a[0], sigmoid(b, loc, a[0]));
+      })
+      .Case<GeluOp>([&](GeluOp gelu) -> Value {
+        Value x = a[0];
+        Value half = arith::MulFOp::create(b, loc, f(0.5), x);
+        Value inner;
+        if (gelu.getApproximate() == "tanh") {
+          // sqrt(2/pi) * (x + 0.044715 x^3)
+          Value x3 = arith::MulFOp::create(
+              b, loc, x, arith::MulFOp::create(b, loc, x, x));
+          Value s = arith::AddFOp::create(
+              b, loc, x, arith::MulFOp::create(b, loc, f(0.044715), x3));
+          inner = math::TanhOp::create(
+              b, loc, arith::MulFOp::create(b, loc, f(std::sqrt(2.0 / M_PI)), s));
+        } else {
+          inner = math::ErfOp::create(
+              b, loc, arith::MulFOp::create(b, loc, x, f(M_SQRT1_2)));
+        }
+        return arith::MulFOp::create(b, loc, half,
+                                     arith::AddFOp::create(b, loc, f(1.0), inner));
+      })
+      .Case<AddOp, SubOp>([&](auto binop) -> Value {
+        Value other = a[1];
+        if (FloatAttr alpha = binop.getAlphaAttr()) {
+          double v = alpha.getValueAsDouble();
+          if (v != 1.0)
+            other = isFloat ? Value(arith::MulFOp::create(b, loc, other, f(v)))
+                            : Value(arith::MulIOp::create(
+                                  b, loc, other, intConst(b, loc, ct, (int64_t)v)));
+        }
+        bool isAdd = isa<AddOp>(binop.getOperation());
+        if (isFloat)
+          return isAdd ? Value(arith::AddFOp::create(b, loc, a[0], other))
+                       : Value(arith::SubFOp::create(b, loc, a[0], other));
+        if (isBool && isAdd)
+          return arith::OrIOp::create(b, loc, a[0], other);
+        return isAdd ? Value(arith::AddIOp::create(b, loc, a[0], other))
+                     : Value(arith::SubIOp::create(b, loc, a[0], other));
+      })
+      .Case<MulOp>([&](auto) -> Value {
+        if (isFloat)
+          return arith::MulFOp::create(b, loc, a[0], a[1]);
+        if (isBool)
+          return arith::AndIOp::create(b, loc, a[0], a[1]);
+        return arith::MulIOp::create(b, loc, a[0], a[1]);
+      })
+      .Case<DivOp>([&](DivOp div) -> Value {
+        std::optional<StringRef> mode = div.getRoundingMode();
+        if (isFloat) {
+          Value q = arith::DivFOp::create(b, loc, a[0], a[1]);
+          if (mode && *mode == "trunc")
+            return math::TruncOp::create(b, loc, q);
+          if (mode && *mode == "floor")
+            return math::FloorOp::create(b, loc, q);
+          return q;
+        }
+        if (mode && *mode == "floor")
+          return arith::FloorDivSIOp::create(b, loc, a[0], a[1]);
+        return arith::DivSIOp::create(b, loc, a[0], a[1]);
+      })
+      .Case<PowOp>([&](auto) -> Value {
+        if (isFloat)
+          return math::PowFOp::create(b, loc, a[0], a[1]);
+        return math::IPowIOp::create(b, loc, a[0], a[1]);
+      })
+      .Case<MaximumOp>([&](auto) -> Value {
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, a[0], a[1]);
+        return isBool ? Value(arith::OrIOp::create(b, loc, a[0], a[1]))
+                      : Value(arith::MaxSIOp::create(b, loc, a[0], a[1]));
+      })
+      .Case<MinimumOp>([&](auto) -> Value {
+        if (isFloat)
+          return arith::MinimumFOp::create(b, loc, a[0], a[1]);
+        return isBool ? Value(arith::AndIOp::create(b, loc, a[0], a[1]))
+                      : Value(arith::MinSIOp::create(b, loc, a[0], a[1]));
+      })
+      .Case<EqOp, NeOp, LtOp, LeOp, GtOp, GeOp>([&](Operation *cmp) -> Value {
+        // Ordered float predicates (NaN compares false), except ne; bools
+        // compare unsigned (true > false).
+        using FP = arith::CmpFPredicate;
+        using IP = arith::CmpIPredicate;
+        FP fp;
+        IP ip;
+        if (isa<EqOp>(cmp)) { fp = FP::OEQ; ip = IP::eq; }
+        else if (isa<NeOp>(cmp)) { fp = FP::UNE; ip = IP::ne; }
+        else if (isa<LtOp>(cmp)) { fp = FP::OLT; ip = isBool ? IP::ult : IP::slt; }
+        else if (isa<LeOp>(cmp)) { fp = FP::OLE; ip = isBool ? IP::ule : IP::sle; }
+        else if (isa<GtOp>(cmp)) { fp = FP::OGT; ip = isBool ? IP::ugt : IP::sgt; }
+        else { fp = FP::OGE; ip = isBool ? IP::uge : IP::sge; }
+        if (isFloat)
+          return arith::CmpFOp::create(b, loc, fp, a[0], a[1]);
+        return arith::CmpIOp::create(b, loc, ip, a[0], a[1]);
+      })
+      .Case<WhereOp>([&](auto) -> Value {
+        return arith::SelectOp::create(b, loc, a[0], a[1], a[2]);
+      })
+      .Case<BitwiseAndOp, LogicalAndOp>([&](auto) -> Value {
+        return arith::AndIOp::create(b, loc, a[0], a[1]);
+      })
+      .Case<BitwiseOrOp, LogicalOrOp>([&](auto) -> Value {
+        return arith::OrIOp::create(b, loc, a[0], a[1]);
+      })
+      .Case<BitwiseXorOp, LogicalXorOp>([&](auto) -> Value {
+        return arith::XOrIOp::create(b, loc, a[0], a[1]);
+      })
+      .Case<BitwiseNotOp, LogicalNotOp>([&](auto) -> Value {
+        // All ones: true for bools, ~x for integers.
+        return arith::XOrIOp::create(b, loc, a[0], intConst(b, loc, ct, -1));
+      })
+      .Case<ToCopyOp, CloneOp>([&](auto) -> Value { return a[0]; })
+      .Default([](Operation *) -> Value { return nullptr; });
+}
+
+// The compute type of an elementwise op with result element type `resEl`:
+// comparisons compute in their operands' promoted dtype, `where` and
+// conversions in the result dtype, everything else in the result's opmath.
+Type computeType(Operation *op, Type resEl) {
+  if (isa<EqOp, NeOp, LtOp, LeOp, GtOp, GeOp>(op))
+    return opmath(resultDtype(op->getOperandTypes()));
+  if (isa<WhereOp, ToCopyOp, CloneOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
+          BitwiseNotOp>(op))
+    return resEl;
+  // Logical ops read their operands as truth values.
+  if (isa<LogicalNotOp, LogicalAndOp, LogicalOrOp, LogicalXorOp>(op))
+    return IntegerType::get(op->getContext(), 1);
+  return opmath(resEl);
+}
+
+bool isElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, ReluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp,
+             TanhOp, ErfOp, CosOp, SinOp, SiluOp, GeluOp, ReciprocalOp, AddOp,
+             SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp, NeOp,
+             LtOp, LeOp, GtOp, GeOp, WhereOp, ToCopyOp, CloneOp, BitwiseAndOp,
+             BitwiseOrOp, BitwiseXorOp, BitwiseNotOp, LogicalNotOp,
+             LogicalAndOp, LogicalOrOp, LogicalXorOp>(op);
+}
+
+// Lowers an elementwise op to one linalg.generic. Tensor operands broadcast
+// (numpy rules: right-aligned, a static size-1 dimension is read at index 0;
+// dynamic dimensions are assumed equal to the result's). Python scalars are
+// converted to the compute type inside the body, so that the host code only
+// does index arithmetic.
+class ElementwisePattern : public RewritePattern {
+public:
+  ElementwisePattern(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwise(op) || op->getNumResults() != 1)
+      return failure();
+    auto resType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resType)
+      return failure();
+    Location loc = op->getLoc();
+    Type resEl = resType.getElementType();
+    Type ct = computeType(op, resEl);
+    int64_t rank = resType.getRank();
+
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    // Per operand: index into the block arguments, or the scalar.
+    SmallVector<std::pair<int, Value>> slots;
+    for (Value v : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t) {
+        slots.push_back({-1, v});
+        continue;
+      }
+      if (t.getRank() > rank)
+        return rewriter.notifyMatchFailure(op, "operand of higher rank");
+      slots.push_back({(int)inputs.size(), Value()});
+      inputs.push_back(v);
+      maps.push_back(broadcastMap(t, resType.getShape(), rank));
+    }
+    if (inputs.empty())
+      return rewriter.notifyMatchFailure(op, "no tensor operand");
+    FailureOr<Value> init = emptyLike(rewriter, loc, resType, inputs);
+    if (failed(init))
+      return rewriter.notifyMatchFailure(op, "no operand gives a dynamic size");
+
+    bool bodyFailed = false;
+    Value result = buildParallelGeneric(
+        rewriter, loc, *init, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> operands;
+          for (auto [i, slot] : llvm::enumerate(slots)) {
+            Value arg = slot.first < 0 ? slot.second : args[slot.first];
+            // `where`'s condition stays i1.
+            if (!(isa<WhereOp>(op) && i == 0))
+              arg = convertScalar(b, l, arg, ct);
+            operands.push_back(arg);
+          }
+          Value r = buildBody(op, b, l, operands, ct);
+          if (!r) {
+            bodyFailed = true;
+            r = operands[0];
+          }
+          return convertScalar(b, l, r, resEl);
+        });
+    if (bodyFailed) {
+      rewriter.eraseOp(result.getDefiningOp());
+      return rewriter.notifyMatchFailure(op, "no body for this op");
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// The maps of `operands` broadcast to `resType`, and the init of the result.
+LogicalResult broadcastOperands(PatternRewriter &rewriter, Operation *op,
+                                RankedTensorType resType, ValueRange operands,
+                                SmallVectorImpl<AffineMap> &maps, Value &init) {
+  for (Value v : operands)
+    maps.push_back(broadcastMap(cast<RankedTensorType>(v.getType()),
+                                resType.getShape(), resType.getRank()));
+  FailureOr<Value> empty = emptyLike(rewriter, op->getLoc(), resType, operands);
+  if (failed(empty))
+    return rewriter.notifyMatchFailure(op, "no operand gives a dynamic size");
+  init = *empty;
+  return success();
+}
+
+// silu(gate) * up in one generic: silu rounds to gate's dtype (its own op in
+// the decomposition), the product computes in the result's opmath.
+class SiluAndMulPattern : public OpRewritePattern<SiluAndMulOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SiluAndMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resType = cast<RankedTensorType>(op.getType());
+    Type gateEl = cast<RankedTensorType>(op.getGate().getType()).getElementType();
+    Type siluDtype = isa<FloatType>(gateEl) ? gateEl
+                                            : Float32Type::get(op.getContext());
+    Type resEl = resType.getElementType();
+    Type ct = opmath(resEl);
+    SmallVector<AffineMap> maps;
+    Value init;
+    if (failed(broadcastOperands(rewriter, op, resType,
+                                 {op.getGate(), op.getUp()}, maps, init)))
+      return failure();
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), init, {op.getGate(), op.getUp()}, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value g = convertScalar(b, l, a[0], opmath(siluDtype));
+          Value s = arith::MulFOp::create(b, l, g, sigmoid(b, l, g));
+          s = convertScalar(b, l, convertScalar(b, l, s, siluDtype), ct);
+          Value p = arith::MulFOp::create(b, l, s, convertScalar(b, l, a[1], ct));
+          return convertScalar(b, l, p, resEl);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// x * cos + rotate_half(x) * sin in one generic. rotate_half reads x at
+// (j + d/2) mod d along the last dimension and negates the first half; each
+// product rounds to its promoted dtype, then the sum to the result's.
+class RotaryEmbeddingPattern : public OpRewritePattern<RotaryEmbeddingOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(RotaryEmbeddingOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resType = cast<RankedTensorType>(op.getType());
+    auto xType = cast<RankedTensorType>(op.getX().getType());
+    int64_t rank = resType.getRank();
+    if (rank == 0 || xType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "x must have the result's rank");
+    int64_t width = xType.getDimSize(rank - 1);
+    if (ShapedType::isDynamic(width) || width % 2 != 0)
+      return rewriter.notifyMatchFailure(op, "needs a static even last dim");
+    Type cosDtype = resultDtype(TypeRange{op.getX().getType(), op.getCos().getType()});
+    Type sinDtype = resultDtype(TypeRange{op.getX().getType(), op.getSin().getType()});
+    Type resEl = resType.getElementType();
+    Type ct = opmath(resEl);
+    MLIRContext *ctx = op.getContext();
+
+    SmallVector<Value> inputs = {op.getX(), op.getCos(), op.getSin()};
+    SmallVector<AffineMap> maps;
+    Value init;
+    if (failed(broadcastOperands(rewriter, op, resType, inputs, maps, init)))
+      return failure();
+    // x again, read rotated by half the last dimension.
+    SmallVector<AffineExpr> rotated;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      rotated.push_back(getAffineDimExpr(d, ctx));
+    rotated.push_back((getAffineDimExpr(rank - 1, ctx) + width / 2) % width);
+    inputs.push_back(op.getX());
+    maps.push_back(AffineMap::get(rank, 0, rotated, ctx));
+
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), init, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value j = linalg::IndexOp::create(b, l, rank - 1);
+          Value firstHalf = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::slt, j,
+              arith::ConstantIndexOp::create(b, l, width / 2));
+          Value other = convertScalar(b, l, a[3], ct);
+          Value rot = arith::SelectOp::create(
+              b, l, firstHalf, arith::NegFOp::create(b, l, other), other);
+          Value x = convertScalar(b, l, a[0], ct);
+          Value xCos = roundThrough(
+              b, l, arith::MulFOp::create(b, l, x, convertScalar(b, l, a[1], ct)),
+              cosDtype);
+          Value rSin = roundThrough(
+              b, l,
+              arith::MulFOp::create(b, l, rot, convertScalar(b, l, a[2], ct)),
+              sinDtype);
+          return convertScalar(b, l, arith::AddFOp::create(b, l, xCos, rSin),
+                               resEl);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tensor creation
+//===----------------------------------------------------------------------===//
+
+Value scalarAttrConst(OpBuilder &b, Location loc, Attribute value, Type type) {
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return convertScalar(b, loc, floatConst(b, loc, b.getF64Type(),
+                                             f.getValueAsDouble()),
+                         type);
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    return convertScalar(b, loc, intConst(b, loc, b.getI64Type(), i.getInt()),
+                         type);
+  auto flag = cast<BoolAttr>(value);
+  return convertScalar(b, loc, intConst(b, loc, b.getI1Type(), flag.getValue()),
+                       type);
+}
+
+// full: a linalg.fill of the sizes (constants and symbolic sizes).
+class FullPattern : public OpRewritePattern<FullOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FullOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type el = op.getType().getElementType();
+    SmallVector<OpFoldResult> sizes =
+        mixedList(op.getContext(), op.getStaticSizes(), op.getSizes());
+    Value value = scalarAttrConst(rewriter, loc, op.getFillValue(), el);
+    rewriter.replaceOp(op, filledOfSizes(rewriter, loc, sizes, value));
+    return success();
+  }
+};
+
+class FullLikePattern : public OpRewritePattern<FullLikeOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FullLikeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type el = op.getType().getElementType();
+    Value value = scalarAttrConst(rewriter, loc, op.getFillValue(), el);
+    rewriter.replaceOp(
+        op, filledOfSizes(rewriter, loc,
+                          tensor::getMixedSizes(rewriter, loc, op.getSelf()),
+                          value));
+    return success();
+  }
+};
+
+// scalar_tensor: a 0-d generic that converts the scalar in its body.
+class ScalarTensorPattern : public OpRewritePattern<ScalarTensorOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScalarTensorOp op,
+                                PatternRewriter &rewriter) const override {
+    Type el = op.getType().getElementType();
+    Value init = emptyOfSizes(rewriter, op.getLoc(), {}, el);
+    Value value = op.getValue();
+    rewriter.replaceOp(
+        op, buildParallelGeneric(rewriter, op.getLoc(), init, {}, {},
+                                 [&](OpBuilder &b, Location l, ValueRange) {
+                                   return convertScalar(b, l, value, el);
+                                 }));
+    return success();
+  }
+};
+
+// arange: element i is start + i * step (in int64 for integer dtypes, in
+// f64 for floating-point ones, as the interpreter computes). A dynamic
+// length, ceil((end - start) / step), needs integer bounds.
+class ArangePattern : public OpRewritePattern<ArangeOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ArangeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Type el = type.getElementType();
+    OpFoldResult length;
+    if (!type.isDynamicDim(0)) {
+      length = rewriter.getIndexAttr(type.getDimSize(0));
+    } else {
+      for (Value v : {op.getStart(), op.getEnd(), op.getStep()})
+        if (isa<FloatType>(v.getType()))
+          return rewriter.notifyMatchFailure(op, "dynamic float arange");
+      auto asIndex = [&](Value v) {
+        return convertScalar(rewriter, loc, v, rewriter.getIndexType());
+      };
+      Value span = arith::SubIOp::create(rewriter, loc, asIndex(op.getEnd()),
+                                         asIndex(op.getStart()));
+      Value n = arith::CeilDivSIOp::create(rewriter, loc, span,
+                                           asIndex(op.getStep()));
+      length = maxIndex(rewriter, loc, n, rewriter.getIndexAttr(0));
+    }
+    Value init = emptyOfSizes(rewriter, loc, {length}, el);
+    bool isFloat = isa<FloatType>(el);
+    Type step = isFloat ? Type(rewriter.getF64Type()) : Type(rewriter.getI64Type());
+    Value start = op.getStart(), stride = op.getStep();
+    rewriter.replaceOp(
+        op, buildParallelGeneric(
+                rewriter, loc, init, {}, {},
+                [&](OpBuilder &b, Location l, ValueRange) {
+                  Value i = convertScalar(b, l, linalg::IndexOp::create(b, l, 0),
+                                          step);
+                  Value s = convertScalar(b, l, start, step);
+                  Value d = convertScalar(b, l, stride, step);
+                  Value v = isFloat
+                                ? Value(arith::AddFOp::create(
+                                      b, l, s, arith::MulFOp::create(b, l, i, d)))
+                                : Value(arith::AddIOp::create(
+                                      b, l, s, arith::MulIOp::create(b, l, i, d)));
+                  return convertScalar(b, l, v, el);
+                }));
+    return success();
+  }
+};
+
+// constant: a fill when splat, else a tensor literal.
+class ConstantPattern : public OpRewritePattern<ConstantOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (dense && dense.isSplat() && dense.getType() == type) {
+      Value value = arith::ConstantOp::create(
+          rewriter, op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t s : type.getShape())
+        sizes.push_back(rewriter.getIndexAttr(s));
+      rewriter.replaceOp(op, filledOfSizes(rewriter, op.getLoc(), sizes, value));
+      return success();
+    }
+    auto typed = dyn_cast<TypedAttr>(op.getValue());
+    if (!typed || typed.getType() != type)
+      return rewriter.notifyMatchFailure(op, "literal of another type");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, typed);
+    return success();
+  }
+};
+
+} // namespace
+
+void magi::lower::populateElementwisePatterns(RewritePatternSet &patterns) {
+  patterns.add<ElementwisePattern, SiluAndMulPattern, RotaryEmbeddingPattern,
+               FullPattern, FullLikePattern, ScalarTensorPattern, ArangePattern,
+               ConstantPattern>(patterns.getContext());
+}

@@ -1,0 +1,212 @@
+//===- LowerIndexing.cpp - Gathers: embedding, gather, index --------------===//
+//
+// Each gather is one generic over the result: the index tensors are inputs
+// (broadcast by their maps), the gathered tensor is read with tensor.extract
+// in the body. Negative indices count from the end, as in PyTorch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerToLinalgCommon.h"
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace magi;
+using namespace magi::lower;
+
+namespace {
+
+// The index value `v` (an integer element) as an `index` into a dimension
+// of `size`, negative values counted from the end.
+Value normalizedIndex(OpBuilder &b, Location loc, Value v, Value size) {
+  Value i = convertScalar(b, loc, v, b.getIndexType());
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                         arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::SelectOp::create(b, loc, negative,
+                                 arith::AddIOp::create(b, loc, i, size), i);
+}
+
+// The sizes of `type` with dynamic ones from `tensor.dim` of the operand
+// (right-aligned) of `operands` that has them.
+FailureOr<Value> resultInit(PatternRewriter &rewriter, Operation *op,
+                            ValueRange operands) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  FailureOr<Value> init = emptyLike(rewriter, op->getLoc(), type, operands);
+  if (failed(init))
+    return rewriter.notifyMatchFailure(op, "no operand gives a dynamic size");
+  return init;
+}
+
+// embedding: out[i..., k] = weight[indices[i...], k].
+class EmbeddingPattern : public OpRewritePattern<EmbeddingOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(EmbeddingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value weight = op.getWeight(), indices = op.getIndices();
+    if (cast<RankedTensorType>(weight.getType()).getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "weight must be 2-d");
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resType.getRank();
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, indices);
+    sizes.push_back(tensor::getMixedSizes(rewriter, loc, weight)[1]);
+    Value init = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      exprs.push_back(rewriter.getAffineDimExpr(d));
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, indices,
+        AffineMap::get(rank, 0, exprs, op.getContext()),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value row = convertScalar(b, l, a[0], b.getIndexType());
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          return Value(tensor::ExtractOp::create(b, l, weight, ValueRange{row, col}));
+        });
+    if (result.getType() != resType)
+      result = tensor::CastOp::create(rewriter, loc, resType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// gather along `dim`: out[i] = self[i with i[dim] = index[i]].
+class GatherPattern : public OpRewritePattern<GatherOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), index = op.getIndex();
+    int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
+    if (rank == 0 || cast<RankedTensorType>(index.getType()).getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "index must have self's rank");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    FailureOr<Value> init = resultInit(rewriter, op, index);
+    if (failed(init))
+      return failure();
+    Value size = tensor::DimOp::create(rewriter, loc, self, *dim);
+    Value result = buildParallelGeneric(
+        rewriter, loc, *init, index, rewriter.getMultiDimIdentityMap(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == *dim ? normalizedIndex(b, l, a[0], size)
+                                   : Value(linalg::IndexOp::create(b, l, d)));
+          return Value(tensor::ExtractOp::create(b, l, self, at));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// index (advanced indexing): the broadcast index shape replaces the indexed
+// dimensions when they are adjacent, else comes first; every other
+// dimension of self is taken whole.
+class IndexPattern : public OpRewritePattern<IndexOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(IndexOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf();
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t selfRank = cast<RankedTensorType>(self.getType()).getRank();
+    int64_t rank = resType.getRank();
+    ArrayRef<int64_t> dims = op.getIndexedDims();
+    ValueRange indices = op.getIndices();
+    if (dims.empty() || dims.size() != indices.size())
+      return rewriter.notifyMatchFailure(op, "one index per indexed dimension");
+    int64_t indexRank = 0;
+    for (Value v : indices) {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getElementType().isInteger(1))
+        return rewriter.notifyMatchFailure(op, "boolean masks are data-dependent");
+      indexRank = std::max(indexRank, t.getRank());
+    }
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d < 0 || d >= selfRank || (i > 0 && d <= dims[i - 1]))
+        return rewriter.notifyMatchFailure(op, "bad indexed_dims");
+    if (rank != selfRank - static_cast<int64_t>(dims.size()) + indexRank)
+      return rewriter.notifyMatchFailure(op, "unexpected result rank");
+    bool adjacent = dims.back() - dims.front() + 1 ==
+                    static_cast<int64_t>(dims.size());
+    // Where the broadcast index dims start in the result.
+    int64_t indexAt = adjacent ? dims.front() : 0;
+
+    // Result dim of each non-indexed self dim, and the result sizes.
+    SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
+    SmallVector<int64_t> resultDimOf(selfRank, -1);
+    SmallVector<OpFoldResult> sizes(rank);
+    int64_t next = adjacent ? 0 : indexRank;
+    for (int64_t d = 0; d < selfRank; ++d) {
+      if (llvm::is_contained(dims, d))
+        continue;
+      if (adjacent && next == indexAt)
+        next += indexRank;
+      resultDimOf[d] = next;
+      sizes[next++] = selfSizes[d];
+    }
+    // Index dims: from the index tensor that has each one (not size 1).
+    SmallVector<int64_t> indexShape(resType.getShape().slice(indexAt, indexRank));
+    SmallVector<AffineMap> maps;
+    // Loop indexAt + r iterates index dim r; the other loops none.
+    SmallVector<unsigned> loopDims(rank, ~0u);
+    for (int64_t r = 0; r < indexRank; ++r)
+      loopDims[indexAt + r] = r;
+    for (int64_t r = 0; r < indexRank; ++r) {
+      int64_t rd = indexAt + r;
+      if (!resType.isDynamicDim(rd)) {
+        sizes[rd] = rewriter.getIndexAttr(resType.getDimSize(rd));
+        continue;
+      }
+      for (Value v : indices) {
+        auto t = cast<RankedTensorType>(v.getType());
+        int64_t od = r - (indexRank - t.getRank());
+        if (od >= 0 && t.getDimSize(od) != 1) {
+          sizes[rd] = tensor::getMixedSizes(rewriter, loc, v)[od];
+          break;
+        }
+      }
+      if (!sizes[rd])
+        return rewriter.notifyMatchFailure(op, "no index gives a dynamic size");
+    }
+    for (Value v : indices)
+      maps.push_back(broadcastMap(cast<RankedTensorType>(v.getType()),
+                                  indexShape, rank, loopDims));
+    Value init = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, indices, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> at(selfRank);
+          for (int64_t d = 0; d < selfRank; ++d) {
+            auto k = llvm::find(dims, d);
+            if (k == dims.end())
+              at[d] = linalg::IndexOp::create(b, l, resultDimOf[d]);
+            else
+              at[d] = normalizedIndex(b, l, a[k - dims.begin()],
+                                      toIndexValue(b, l, selfSizes[d]));
+          }
+          return Value(tensor::ExtractOp::create(b, l, self, at));
+        });
+    if (result.getType() != resType)
+      result = tensor::CastOp::create(rewriter, loc, resType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void magi::lower::populateIndexingPatterns(RewritePatternSet &patterns) {
+  patterns.add<EmbeddingPattern, GatherPattern, IndexPattern>(
+      patterns.getContext());
+}

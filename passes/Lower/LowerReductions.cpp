@@ -1,0 +1,524 @@
+//===- LowerReductions.cpp - Reductions, scans, softmax, normalization ----===//
+//
+// Reductions become a linalg.generic with reduction iterators over a filled
+// init; half types accumulate in f32 and round once. The fused
+// normalizations are a reduction or two (row statistics) and one elementwise
+// generic; softmax is two reductions (max, sum) and one elementwise generic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerToLinalgCommon.h"
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TypeInference.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace magi;
+using namespace magi::lower;
+
+namespace {
+
+class ReductionPattern : public RewritePattern {
+public:
+  ReductionPattern(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<SumOp, MeanOp, AmaxOp, AnyOp>(op))
+      return failure();
+    Value input = op->getOperand(0);
+    auto inType = dyn_cast<RankedTensorType>(input.getType());
+    auto resType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!inType || !resType)
+      return failure();
+    Location loc = op->getLoc();
+    MLIRContext *ctx = op->getContext();
+    int64_t rank = inType.getRank();
+    auto dimsAttr = op->getAttrOfType<DenseI64ArrayAttr>("dims");
+    auto keepAttr = op->getAttrOfType<BoolAttr>("keepdim");
+    bool keepdim = keepAttr && keepAttr.getValue();
+
+    SmallVector<bool> reduced(rank, !dimsAttr || dimsAttr.empty());
+    if (dimsAttr)
+      for (int64_t d : dimsAttr.asArrayRef()) {
+        FailureOr<int64_t> nd = normalizedDim(rewriter, op, d, rank);
+        if (failed(nd))
+          return failure();
+        if (rank > 0)
+          reduced[*nd] = true;
+      }
+
+    Type resEl = resType.getElementType();
+    Type acc = opmath(resEl);
+    bool isFloat = isa<FloatType>(acc);
+
+    // The reduced shape without the kept unit dimensions.
+    SmallVector<int64_t> outShape;
+    SmallVector<Value> dynSizes;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (int64_t d = 0; d < rank; ++d) {
+      iters.push_back(reduced[d] ? utils::IteratorType::reduction
+                                 : utils::IteratorType::parallel);
+      if (reduced[d])
+        continue;
+      outShape.push_back(inType.getDimSize(d));
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      if (inType.isDynamicDim(d))
+        dynSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+    }
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, outShape, acc, dynSizes);
+    // amax starts from -inf (the smallest integer; false for bools, which
+    // reduce with `or`), sums from 0.
+    bool isMax = isa<AmaxOp>(op);
+    bool isBool = acc.isInteger(1);
+    Value initScalar;
+    if (isFloat)
+      initScalar = floatConst(rewriter, loc, acc, isMax ? -INFINITY : 0.0);
+    else
+      initScalar = intConst(rewriter, loc, acc,
+                            isMax && !isBool
+                                ? llvm::minIntN(acc.getIntOrFloatBitWidth())
+                                : 0);
+    Value init =
+        linalg::FillOp::create(rewriter, loc, initScalar, empty).getResult(0);
+
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   AffineMap::get(rank, 0, outExprs, ctx)};
+    auto outType = RankedTensorType::get(outShape, acc);
+    auto reduce = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{outType}, ValueRange{input}, ValueRange{init},
+        maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = convertScalar(b, l, args[0], acc);
+          Value r;
+          if (isBool)
+            r = arith::OrIOp::create(b, l, x, args[1]);
+          else if (isMax)
+            r = isFloat ? Value(arith::MaximumFOp::create(b, l, x, args[1]))
+                        : Value(arith::MaxSIOp::create(b, l, x, args[1]));
+          else
+            r = isFloat ? Value(arith::AddFOp::create(b, l, x, args[1]))
+                        : Value(arith::AddIOp::create(b, l, x, args[1]));
+          linalg::YieldOp::create(b, l, r);
+        });
+    Value result = reduce.getResult(0);
+
+    // mean divides by the number of elements reduced; half types truncate
+    // once, after.
+    bool isMean = isa<MeanOp>(op);
+    if (isMean || acc != resEl) {
+      Value count;
+      if (isMean) {
+        Value n = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        for (int64_t d = 0; d < rank; ++d)
+          if (reduced[d])
+            n = arith::MulIOp::create(
+                rewriter, loc, n, tensor::DimOp::create(rewriter, loc, input, d));
+        count = n;
+      }
+      int64_t outRank = outShape.size();
+      auto finalType = RankedTensorType::get(outShape, resEl);
+      Value finalEmpty =
+          tensor::EmptyOp::create(rewriter, loc, outShape, resEl, dynSizes);
+      AffineMap id = rewriter.getMultiDimIdentityMap(outRank);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{finalType}, ValueRange{result},
+                   ValueRange{finalEmpty}, ArrayRef<AffineMap>{id, id},
+                   SmallVector<utils::IteratorType>(
+                       outRank, utils::IteratorType::parallel),
+                   [&](OpBuilder &b, Location l, ValueRange args) {
+                     Value v = args[0];
+                     if (count)
+                       v = arith::DivFOp::create(b, l, v,
+                                               convertScalar(b, l, count, acc));
+                     linalg::YieldOp::create(b, l,
+                                             convertScalar(b, l, v, resEl));
+                   })
+                   .getResult(0);
+    }
+
+    if (keepdim && rank > 0) {
+      SmallVector<bool> isUnit(reduced.begin(), reduced.end());
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resType, result,
+                                             unitDimGroups(isUnit));
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// Row statistics
+//===----------------------------------------------------------------------===//
+
+// Reductions over the trailing `numReduced` dimensions of `input` (the
+// "rows" of a normalization or a softmax along the last dimension), or over
+// one dimension `dim` when given.
+struct RowReduction {
+  Value input;
+  int64_t rank;
+  SmallVector<bool> reduced;
+  // The sizes of the statistics (input sizes without the reduced dims).
+  SmallVector<OpFoldResult> statSizes;
+
+  RowReduction(OpBuilder &b, Location loc, Value input,
+               ArrayRef<bool> reducedDims)
+      : input(input), reduced(reducedDims) {
+    rank = cast<RankedTensorType>(input.getType()).getRank();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        statSizes.push_back(sizes[d]);
+  }
+
+  // The map from the input's loops to a statistic.
+  AffineMap statMap(MLIRContext *ctx) const {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(rank, 0, exprs, ctx);
+  }
+
+  SmallVector<utils::IteratorType> iterators() const {
+    SmallVector<utils::IteratorType> iters;
+    for (bool r : reduced)
+      iters.push_back(r ? utils::IteratorType::reduction
+                        : utils::IteratorType::parallel);
+    return iters;
+  }
+
+  // One reduction generic over the input (and `extra` statistics, read per
+  // row) into accumulators starting at `inits`; `combine(args)` gets the
+  // input element, the extra statistics and the accumulators, and returns
+  // the new accumulators.
+  SmallVector<Value>
+  reduce(OpBuilder &b, Location loc, ValueRange extra, ArrayRef<Value> inits,
+         function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+             combine) const {
+    MLIRContext *ctx = b.getContext();
+    SmallVector<Value> outs;
+    SmallVector<Type> types;
+    for (Value init : inits) {
+      outs.push_back(filledOfSizes(b, loc, statSizes, init));
+      types.push_back(outs.back().getType());
+    }
+    SmallVector<Value> ins = {input};
+    ins.append(extra.begin(), extra.end());
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+    maps.append(extra.size() + inits.size(), statMap(ctx));
+    auto generic = linalg::GenericOp::create(
+        b, loc, types, ins, outs, maps, iterators(),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb, l, combine(nb, l, args));
+        });
+    return SmallVector<Value>(generic.getResults());
+  }
+
+  // The number of elements in a row, as an index.
+  Value rowSize(OpBuilder &b, Location loc) const {
+    OpFoldResult n = b.getIndexAttr(1);
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d])
+        n = mulIndex(b, loc, n, sizes[d]);
+    return toIndexValue(b, loc, n);
+  }
+};
+
+SmallVector<bool> trailingDims(int64_t rank, int64_t count) {
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t d = rank - count; d < rank; ++d)
+    reduced[d] = true;
+  return reduced;
+}
+
+// The map that reads a normalization weight (the trailing `ndim` dims).
+AffineMap trailingMap(int64_t rank, int64_t ndim, MLIRContext *ctx) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = rank - ndim; d < rank; ++d)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+// rms_norm: y = round(x * rsqrt(mean(x^2) + eps), input dtype), then y *
+// weight in the result's opmath: one reduction (sum of squares in the
+// compute dtype) and one elementwise generic.
+class RmsNormPattern : public OpRewritePattern<RmsNormOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(RmsNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t rank = inType.getRank();
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "0-d input");
+    Type inEl = inType.getElementType(), resEl = resType.getElementType();
+    Type ct = op.getComputeDtype().value_or(rewriter.getF32Type());
+    double eps = op.getEps().convertToDouble();
+    RowReduction rows(rewriter, loc, input, trailingDims(rank, 1));
+    Value squares =
+        rows.reduce(rewriter, loc, {}, {floatConst(rewriter, loc, ct, 0.0)},
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value x = convertScalar(b, l, a[0], ct);
+                      Value sq = arith::MulFOp::create(b, l, x, x);
+                      return SmallVector<Value>{
+                          arith::AddFOp::create(b, l, sq, a[1])};
+                    })
+            .front();
+    Value width = rows.rowSize(rewriter, loc);
+
+    Value weight = op.getWeight();
+    SmallVector<Value> ins = {input, squares};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   rows.statMap(op.getContext())};
+    if (weight) {
+      ins.push_back(weight);
+      maps.push_back(trailingMap(rank, 1, op.getContext()));
+    }
+    Value init = emptyOfSizes(rewriter, loc,
+                              tensor::getMixedSizes(rewriter, loc, input), resEl);
+    Type resCt = opmath(resEl);
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, ins, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value x = convertScalar(b, l, a[0], ct);
+          Value meanSq = arith::DivFOp::create(b, l, a[1],
+                                               convertScalar(b, l, width, ct));
+          Value inv = arith::DivFOp::create(
+              b, l, floatConst(b, l, ct, 1.0),
+              math::SqrtOp::create(b, l,
+                                   arith::AddFOp::create(
+                                       b, l, meanSq, floatConst(b, l, ct, eps))));
+          Value y = convertScalar(b, l, arith::MulFOp::create(b, l, x, inv), inEl);
+          if (!weight)
+            return convertScalar(b, l, y, resEl);
+          Value p = arith::MulFOp::create(b, l, convertScalar(b, l, y, resCt),
+                                          convertScalar(b, l, a[2], resCt));
+          return convertScalar(b, l, p, resEl);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// layer_norm: the mean and the centered sum of squares (two reductions, in
+// f32 for half types, as the interpreter's two passes), then one elementwise
+// generic (x - mean) * rsqrt(var + eps) * weight + bias rounded once.
+class LayerNormPattern : public OpRewritePattern<LayerNormOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t rank = inType.getRank();
+    auto ndim = static_cast<int64_t>(op.getNormalizedNdim());
+    if (ndim < 1 || ndim > rank)
+      return rewriter.notifyMatchFailure(op, "normalized_ndim out of range");
+    Type resEl = resType.getElementType();
+    Type ct = opmath(inType.getElementType());
+    double eps = op.getEps().convertToDouble();
+    MLIRContext *ctx = op.getContext();
+    RowReduction rows(rewriter, loc, input, trailingDims(rank, ndim));
+    Value width = rows.rowSize(rewriter, loc);
+    Value zero = floatConst(rewriter, loc, ct, 0.0);
+    auto mean = [&](OpBuilder &b, Location l, Value sum) {
+      return arith::DivFOp::create(b, l, sum, convertScalar(b, l, width, ct));
+    };
+    Value sum = rows.reduce(rewriter, loc, {}, {zero},
+                            [&](OpBuilder &b, Location l, ValueRange a) {
+                              Value x = convertScalar(b, l, a[0], ct);
+                              return SmallVector<Value>{
+                                  arith::AddFOp::create(b, l, x, a[1])};
+                            })
+                    .front();
+    Value squares =
+        rows.reduce(rewriter, loc, {sum}, {zero},
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value c = arith::SubFOp::create(
+                          b, l, convertScalar(b, l, a[0], ct), mean(b, l, a[1]));
+                      Value sq = arith::MulFOp::create(b, l, c, c);
+                      return SmallVector<Value>{
+                          arith::AddFOp::create(b, l, sq, a[2])};
+                    })
+            .front();
+
+    SmallVector<Value> ins = {input, sum, squares};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   rows.statMap(ctx), rows.statMap(ctx)};
+    int weightAt = -1, biasAt = -1;
+    for (auto [param, at] : {std::pair{op.getWeight(), &weightAt},
+                             std::pair{op.getBias(), &biasAt}}) {
+      if (!param)
+        continue;
+      *at = ins.size();
+      ins.push_back(param);
+      maps.push_back(trailingMap(rank, ndim, ctx));
+    }
+    Value init = emptyOfSizes(rewriter, loc,
+                              tensor::getMixedSizes(rewriter, loc, input), resEl);
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, ins, maps,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value variance = mean(b, l, a[2]);
+          Value inv = arith::DivFOp::create(
+              b, l, floatConst(b, l, ct, 1.0),
+              math::SqrtOp::create(
+                  b, l,
+                  arith::AddFOp::create(b, l, variance,
+                                        floatConst(b, l, ct, eps))));
+          Value y = arith::MulFOp::create(
+              b, l,
+              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], ct),
+                                    mean(b, l, a[1])),
+              inv);
+          if (weightAt >= 0)
+            y = arith::MulFOp::create(b, l, y,
+                                      convertScalar(b, l, a[weightAt], ct));
+          if (biasAt >= 0)
+            y = arith::AddFOp::create(b, l, y,
+                                      convertScalar(b, l, a[biasAt], ct));
+          return convertScalar(b, l, y, resEl);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// softmax along `dim`: the row max, the sum of exp(x - max) (two
+// reductions), then exp(x - max) / sum rounded to the result dtype.
+class SoftmaxPattern : public OpRewritePattern<SoftmaxOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getSelf();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "0-d softmax");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    Type resEl = op.getType().getElementType();
+    Type ct = opmath(inType.getElementType());
+    SmallVector<bool> reduced(rank, false);
+    reduced[*dim] = true;
+    RowReduction rows(rewriter, loc, input, reduced);
+    Value max =
+        rows.reduce(rewriter, loc, {}, {floatConst(rewriter, loc, ct, -INFINITY)},
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value x = convertScalar(b, l, a[0], ct);
+                      return SmallVector<Value>{
+                          arith::MaximumFOp::create(b, l, x, a[1])};
+                    })
+            .front();
+    auto shifted = [&](OpBuilder &b, Location l, Value x, Value m) {
+      return math::ExpOp::create(
+          b, l, arith::SubFOp::create(b, l, convertScalar(b, l, x, ct), m));
+    };
+    Value sum = rows.reduce(rewriter, loc, {max},
+                            {floatConst(rewriter, loc, ct, 0.0)},
+                            [&](OpBuilder &b, Location l, ValueRange a) {
+                              return SmallVector<Value>{arith::AddFOp::create(
+                                  b, l, shifted(b, l, a[0], a[1]), a[2])};
+                            })
+                    .front();
+    MLIRContext *ctx = op.getContext();
+    Value init = emptyOfSizes(rewriter, loc,
+                              tensor::getMixedSizes(rewriter, loc, input), resEl);
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, {input, max, sum},
+        {rewriter.getMultiDimIdentityMap(rank), rows.statMap(ctx),
+         rows.statMap(ctx)},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value e = shifted(b, l, a[0], a[1]);
+          return convertScalar(b, l, arith::DivFOp::create(b, l, e, a[2]),
+                               resEl);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// cumsum along `dim`: one generic with a second loop k over `dim` that adds
+// x[..., k, ...] where k <= j (quadratic in the scanned size, but one kernel
+// and no loop on the host). Half types accumulate in f32.
+class CumsumPattern : public OpRewritePattern<CumsumOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CumsumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getSelf();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "0-d cumsum");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    Type resEl = op.getType().getElementType();
+    Type acc = opmath(resEl);
+    MLIRContext *ctx = op.getContext();
+    // Loops: the result's dims, then k.
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      inExprs.push_back(getAffineDimExpr(d == *dim ? rank : d, ctx));
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                   AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iters = parallelIterators(rank);
+    iters.push_back(utils::IteratorType::reduction);
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, input);
+    Value init =
+        filledOfSizes(rewriter, loc, sizes, typedConst(rewriter, loc, acc, 0.0));
+    bool isFloat = isa<FloatType>(acc);
+    Value sum =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{init.getType()}, ValueRange{input},
+            ValueRange{init}, maps, iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value j = linalg::IndexOp::create(b, l, *dim);
+              Value k = linalg::IndexOp::create(b, l, rank);
+              Value x = convertScalar(b, l, a[0], acc);
+              Value added = isFloat ? Value(arith::AddFOp::create(b, l, a[1], x))
+                                    : Value(arith::AddIOp::create(b, l, a[1], x));
+              Value inPrefix = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::ule, k, j);
+              linalg::YieldOp::create(
+                  b, l, arith::SelectOp::create(b, l, inPrefix, added, a[1]).getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, convertElements(rewriter, loc, sum, resEl));
+    return success();
+  }
+};
+
+} // namespace
+
+void magi::lower::populateReductionPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReductionPattern, RmsNormPattern, LayerNormPattern,
+               SoftmaxPattern, CumsumPattern>(patterns.getContext());
+}

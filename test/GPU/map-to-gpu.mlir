@@ -1,0 +1,113 @@
+// magi-map-to-gpu: each configured top-level loop becomes one gpu.launch of
+// ceildiv(n, block) blocks; the iteration is delinearized from the thread id.
+// RUN: magi-opt %s --split-input-file --magi-map-to-gpu --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func @elementwise
+// CHECK-SAME: (%[[A:.*]]: memref<?x64xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[N:.*]] = memref.dim %[[A]], %[[C0]]
+// The trip counts and their product.
+// CHECK: %[[E0:.*]] = arith.subi %[[N]], %[[C0]]
+// CHECK: %[[T0:.*]] = arith.ceildivsi %[[E0]], %[[C1]]
+// CHECK: %[[P0:.*]] = arith.muli %{{.*}}, %[[T0]]
+// CHECK: %[[E1:.*]] = arith.subi %[[C64]], %[[C0]]
+// CHECK: %[[T1:.*]] = arith.ceildivsi %[[E1]], %[[C1]]
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[P0]], %[[T1]]
+// CHECK: %[[BS:.*]] = arith.constant 256 : index
+// CHECK: %[[GRID:.*]] = arith.ceildivsi %[[TOTAL]], %[[BS]]
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BS]], {{.*}} module(@elementwise_kernels) function(@k0) {
+// CHECK: %[[SCALED:.*]] = arith.muli %[[BX]], %[[BS]]
+// CHECK: %[[ID:.*]] = arith.addi %[[SCALED]], %[[TX]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %[[TOTAL]]
+// CHECK: scf.if %[[IN]] {
+// The last loop varies fastest.
+// CHECK:   %[[J:.*]] = arith.remui %[[ID]], %[[T1]]
+// CHECK:   %[[I:.*]] = arith.divui %[[ID]], %[[T1]]
+// CHECK:   memref.load %[[A]][
+// CHECK:   memref.store
+// CHECK: }
+// CHECK: gpu.terminator
+// CHECK: } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
+// CHECK-NOT: scf.parallel
+func.func @elementwise(%a: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = memref.dim %a, %c0 : memref<?x64xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c64) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x64xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %a[%i, %j] : memref<?x64xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// Consecutive single-thread ops share one launch of one thread; a loop in
+// between starts another kernel.
+// CHECK-LABEL: func @single_threads
+// CHECK: gpu.launch {{.*}} module(@single_threads_kernels) function(@k0) {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.terminator
+// CHECK-NEXT: } {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}}
+// CHECK: gpu.launch {{.*}} function(@k1) {
+// CHECK: gpu.launch {{.*}} function(@k2) {
+// CHECK-NEXT: memref.store
+func.func @single_threads(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %out[%c0] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
+  memref.store %zero, %out[%c1] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %out[%i] : memref<4xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 32 : i64, strategy = "elementwise"}}
+  memref.store %zero, %out[%c0] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @unconfigured(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{has no 'magi.kernel_config' with block_size and strategy (run magi-choose-kernel-config first)}}
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @too_big(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{block size 4096 is outside 1..1024 (the CUDA limit)}}
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %out[%i] : memref<4xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 4096 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+func.func @escaping(%in: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{computes a value the host uses; a kernel cannot return values}}
+  %x = memref.load %in[%c0] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
+  return %x : f32
+}

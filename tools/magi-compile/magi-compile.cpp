@@ -1,0 +1,271 @@
+//===- magi-compile.cpp - a captured graph to a runnable GPU artifact -----===//
+//
+// Imports a torch.export archive (or reads a .mlir graph), runs the pipeline
+// through the lower phase, compiles every piece to PTX (and cubin) with its
+// launch plan, and writes the artifact magi-run loads
+// (docs/artifact-format.md). Prints one summary line per piece.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Cache/CacheStore.h"
+#include "magi/Compile/Artifact.h"
+#include "magi/Import/TorchExport.h"
+#include "magi/InitAllDialects.h"
+#include "magi/Pipeline/Pipeline.h"
+#include "magi/Support/Version.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("magi-compile options");
+static cl::opt<std::string> inputPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.pt2 | graph.mlir>"),
+                                      cl::cat(category));
+static cl::opt<std::string> outputDir("o", cl::Required,
+                                      cl::desc("Artifact directory to write"),
+                                      cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string>
+    weightsPath("weights",
+                cl::desc("torch.export archive holding the weights (for a "
+                         ".mlir graph; an archive input is its own)"),
+                cl::value_desc("model.pt2"), cl::cat(category));
+static cl::opt<std::string> chip("target", cl::init("sm_90"),
+                                 cl::desc("GPU architecture (default sm_90)"),
+                                 cl::cat(category));
+static cl::opt<std::string>
+    features("features", cl::init("+ptx80"),
+             cl::desc("PTX features (default +ptx80; sm_90 needs ptx80 or later)"),
+             cl::cat(category));
+static cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("CUDA toolkit for libdevice and ptxas (default: $CUDA_PATH, "
+             "else the toolkit found when Magi was built)"),
+    cl::cat(category));
+static cl::opt<bool> noCubin("no-cubin",
+                             cl::desc("Write PTX only, do not run ptxas"),
+                             cl::cat(category));
+static cl::list<std::string>
+    splittingOps("splitting-ops", cl::CommaSeparated,
+                 cl::desc("Ops to split at (default: the attention ops)"),
+                 cl::cat(category));
+static cl::opt<int64_t> blockSize("block-size", cl::init(256),
+                                  cl::desc("Threads per block, elementwise kernels"),
+                                  cl::cat(category));
+static cl::opt<int64_t>
+    reductionBlockSize("reduction-block-size", cl::init(128),
+                       cl::desc("Threads per block, kernels with an inner loop"),
+                       cl::cat(category));
+static cl::opt<std::string>
+    dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
+            cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("Print no summary"),
+                           cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Compile cache root (default: $MAGI_CACHE_DIR, else "
+             "~/.cache/magi)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    cacheModeText("cache-mode", cl::init("readwrite"),
+                  cl::desc("readwrite, readonly, must-hit or off"),
+                  cl::cat(category));
+static cl::opt<std::string> cacheSalt("cache-salt",
+                                      cl::desc("Extra key factor (forces "
+                                               "recompilation when changed)"),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    cacheMaxSize("cache-max-size",
+                 cl::desc("After compiling, evict least recently used entries "
+                          "until the cache holds at most this (e.g. 2G)"),
+                 cl::cat(category));
+static cl::opt<bool> explainCache(
+    "explain-cache",
+    cl::desc("Print each piece's key factors, and for a miss the factor "
+             "that differs from the closest stored entry"),
+    cl::cat(category));
+// `--stats` (the cache counters) is read before LLVM's parser, which owns
+// an option of that name (LLVM's statistics, compiled out of release builds).
+static bool stats = false;
+
+static constexpr const char *kTool = "magi-compile";
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << kTool << ": error: " << message << "\n";
+  return 1;
+}
+
+static bool isZipArchive(llvm::StringRef path) {
+  if (path.ends_with(".pt2"))
+    return true;
+  auto buffer = llvm::MemoryBuffer::getFileSlice(path, 4, 0);
+  return buffer && (*buffer)->getBuffer() == llvm::StringRef("PK\x03\x04", 4);
+}
+
+static std::string defaultCudaPath() {
+  if (!cudaPath.empty())
+    return cudaPath;
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("CUDA_PATH"))
+    return *env;
+#ifdef MAGI_DEFAULT_CUDA_PATH
+  if (llvm::sys::fs::is_directory(MAGI_DEFAULT_CUDA_PATH))
+    return MAGI_DEFAULT_CUDA_PATH;
+#endif
+  return "";
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (i > 0 && (arg == "--stats" || arg == "-stats"))
+      stats = true;
+    else
+      args.push_back(argv[i]);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+  cl::HideUnrelatedOptions(category);
+  cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { magi::printVersion(os); });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "magi-compile: compile a captured graph for an NVIDIA GPU\n\n"
+      "  --stats  print the cache counters (hits, misses, stored, bytes) at "
+      "the end\n");
+  auto start = std::chrono::steady_clock::now();
+
+  DialectRegistry registry;
+  magi::registerAllDialects(registry);
+  magi::registerGpuCompilation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+
+  OwningOpRef<ModuleOp> module;
+  std::string archivePath = weightsPath;
+  if (isZipArchive(inputPath)) {
+    module = magi::importTorchExport(inputPath, &context);
+    if (archivePath.empty())
+      archivePath = inputPath;
+  } else {
+    llvm::SourceMgr sourceMgr;
+    module = parseSourceFile<ModuleOp>(inputPath, sourceMgr,
+                                       ParserConfig(&context));
+  }
+  if (!module)
+    return 1;
+  std::unique_ptr<magi::TorchExportArchive> archive;
+  if (!archivePath.empty()) {
+    std::string error;
+    archive = magi::TorchExportArchive::open(archivePath, error);
+    if (!archive)
+      return fail(error);
+  }
+
+  // The cache, before any work: a bad mode or root fails early.
+  std::optional<magi::cache::CacheMode> cacheMode =
+      magi::cache::parseCacheMode(cacheModeText);
+  if (!cacheMode)
+    return fail("unknown --cache-mode '" + cacheModeText +
+                "' (readwrite, readonly, must-hit, off)");
+  std::optional<uint64_t> maxBytes;
+  if (!cacheMaxSize.empty() &&
+      !(maxBytes = magi::cache::parseByteSize(cacheMaxSize)))
+    return fail("malformed --cache-max-size '" + cacheMaxSize + "'");
+  std::unique_ptr<magi::cache::CacheStore> cache;
+  if (*cacheMode != magi::cache::CacheMode::Off) {
+    auto opened = magi::cache::CacheStore::open(
+        magi::cache::resolveCacheRoot(cacheDir), *cacheMode,
+        [](const std::string &message) {
+          llvm::errs() << kTool << ": warning: cache: " << message << "\n";
+        });
+    if (!opened)
+      return fail("cache: " + llvm::toString(opened.takeError()));
+    cache = std::move(*opened);
+  }
+
+  // The pipeline through post-grad; each piece is lowered when it misses
+  // the cache.
+  magi::PipelineOptions pipeline;
+  pipeline.compileTo = "post-grad";
+  for (const std::string &op : splittingOps)
+    pipeline.splittingOps.push_back(op);
+  pipeline.dumpDir = dumpDir;
+  PassManager pm(&context);
+  if (failed(magi::buildPipeline(pm, pipeline, [](const llvm::Twine &msg) {
+        fail(msg);
+        return failure();
+      })))
+    return 1;
+  if (failed(pm.run(*module)))
+    return 1;
+
+  magi::ArtifactOptions options;
+  options.sourcePath = inputPath;
+  options.target.chip = chip;
+  options.target.features = features;
+  options.target.cudaPath = defaultCudaPath();
+  options.target.blockSize = blockSize;
+  options.target.reductionBlockSize = reductionBlockSize;
+  options.emitCubin = !noCubin;
+  options.cache = cache.get();
+  options.cacheSalt = cacheSalt;
+  if (explainCache)
+    options.explainCache = &llvm::outs();
+  std::vector<magi::PieceReport> reports;
+  if (failed(magi::writeArtifact(*module, archive.get(), outputDir, options,
+                                 reports)))
+    return 1;
+
+  if (cache && maxBytes && cache->writable()) {
+    llvm::Expected<magi::cache::PruneReport> pruned = cache->prune(*maxBytes);
+    if (!pruned)
+      llvm::errs() << kTool << ": warning: cache prune failed: "
+                   << llvm::toString(pruned.takeError()) << "\n";
+  }
+  if (stats) {
+    size_t compiled = 0, hits = 0, reused = 0;
+    for (const magi::PieceReport &r : reports) {
+      compiled += r.source == "compiled";
+      hits += r.source == "hit";
+      reused += r.source == "reused";
+    }
+    llvm::outs() << "pieces: " << reports.size() << " (" << compiled
+                 << " compiled, " << hits << " from the cache, " << reused
+                 << " identical to an earlier piece)\n";
+    if (cache)
+      cache->counters().print(llvm::outs());
+    else
+      llvm::outs() << "cache: off\n";
+  }
+  if (quiet)
+    return 0;
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  size_t kernels = 0;
+  for (const magi::PieceReport &r : reports) {
+    llvm::outs() << llvm::format(
+        "piece %-3zu %-16s %-9s graph %-2lld %3zu kernels %7.1f ms  %s\n",
+        &r - reports.data(), r.name.c_str(), r.kind.c_str(),
+        (long long)r.graphIndex, r.kernels, r.seconds * 1e3, r.source.c_str());
+    kernels += r.kernels;
+  }
+  llvm::outs() << llvm::format("%s: %zu pieces, %zu kernels, %s -> %s in %.2f s\n",
+                               kTool, reports.size(), kernels, chip.c_str(),
+                               outputDir.c_str(), seconds);
+  return 0;
+}
