@@ -1,27 +1,25 @@
 //===- PieceRunner.cpp - Run lowered pieces on the CPU --------------------===//
 //
-// A piece is compiled in three steps: the lower phase (magi to linalg on
-// tensors), the shape ops it keeps made concrete (bindings dropped, symbolic
-// arithmetic as arith on index), and upstream bufferization and conversion
-// to LLVM. It is called through ExecutionEngine's packed interface, with
+// A piece is compiled in two steps: the lower phase (magi to linalg on
+// tensors) and upstream bufferization and conversion to LLVM. It is called
+// through ExecutionEngine's packed interface, with
 // every argument expanded as convert-to-llvm expands it: a memref as its
 // allocated and aligned pointers, offset, sizes and strides.
 //
 //===----------------------------------------------------------------------===//
 
 #include "magi/CpuRun/PieceRunner.h"
-#include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Interp/Interpreter.h"
 #include "magi/Interp/Numerics.h"
 #include "magi/Pipeline/Pipeline.h"
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -30,7 +28,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/TargetSelect.h"
 #include <cstdlib>
 #include <cstring>
@@ -44,10 +41,9 @@ namespace magi::cpurun {
 // Compilation
 //===----------------------------------------------------------------------===//
 
-// LLVM lowers conversions to bf16 on x86 without native bf16 to the helpers
-// __truncsfbf2 and __truncdfbf2, which libgcc before GCC 13 lacks; the JIT
-// takes them from the interpreter's rounding (nearest-even, as PyTorch). The
-// bf16 result travels in the low 16 bits of xmm0, where a float's bits go.
+// The bf16 nearest to `value` (nearest-even, as PyTorch rounds), returned as
+// a float holding its bits in the low 16 bits: a bf16 result travels in the
+// low 16 bits of xmm0, where a float's bits go.
 static float bf16BitsAsFloat(double value) {
   uint32_t bits = interp::roundToBF16(value);
   float result;
@@ -57,68 +53,22 @@ static float bf16BitsAsFloat(double value) {
 static float truncF32ToBF16(float value) { return bf16BitsAsFloat(value); }
 static float truncF64ToBF16(double value) { return bf16BitsAsFloat(value); }
 
-// The lower phase keeps the magi ops that describe shapes. On the CPU the
-// bindings go (the interpreter checks them on the split graph) and sizes and
-// their arithmetic become tensor.dim and arith on index.
-static LogicalResult lowerShapeOps(func::FuncOp func) {
-  IRRewriter rewriter(func.getContext());
-  func.walk([&](BindSymbolicShapeOp bind) { rewriter.eraseOp(bind); });
-  WalkResult walk = func.walk([&](Operation *op) {
-    if (!isa<MagiDialect>(op->getDialect()))
-      return WalkResult::advance();
-    rewriter.setInsertionPoint(op);
-    Location loc = op->getLoc();
-    auto operand = [&](unsigned i) { return op->getOperand(i); };
-    Value replacement =
-        llvm::TypeSwitch<Operation *, Value>(op)
-            .Case([&](SymSizeOp s) {
-              return tensor::DimOp::create(rewriter, loc, s.getSelf(),
-                                           static_cast<int64_t>(s.getDim()));
-            })
-            .Case([&](SymAddOp) {
-              return arith::AddIOp::create(rewriter, loc, operand(0),
-                                           operand(1));
-            })
-            .Case([&](SymSubOp) {
-              return arith::SubIOp::create(rewriter, loc, operand(0),
-                                           operand(1));
-            })
-            .Case([&](SymMulOp) {
-              return arith::MulIOp::create(rewriter, loc, operand(0),
-                                           operand(1));
-            })
-            .Case([&](SymFloorDivOp) {
-              return arith::FloorDivSIOp::create(rewriter, loc, operand(0),
-                                                 operand(1));
-            })
-            .Case([&](SymModOp) -> Value {
-              // Python's modulo: a - floor(a / b) * b, the sign of b.
-              Value q = arith::FloorDivSIOp::create(rewriter, loc, operand(0),
-                                                    operand(1));
-              Value qb = arith::MulIOp::create(rewriter, loc, q, operand(1));
-              return arith::SubIOp::create(rewriter, loc, operand(0), qb);
-            })
-            .Case([&](SymMinOp) {
-              return arith::MinSIOp::create(rewriter, loc, operand(0),
-                                            operand(1));
-            })
-            .Case([&](SymMaxOp) {
-              return arith::MaxSIOp::create(rewriter, loc, operand(0),
-                                            operand(1));
-            })
-            .Default([](Operation *) { return Value(); });
-    if (replacement) {
-      rewriter.replaceOp(op, replacement);
-      return WalkResult::advance();
-    }
-    if (isa<SymbolicIntOp>(op) && op->use_empty()) {
-      rewriter.eraseOp(op);
-      return WalkResult::advance();
-    }
-    op->emitError("'") << op->getName() << "' cannot run on the CPU";
-    return WalkResult::interrupt();
-  });
-  return failure(walk.wasInterrupted());
+// Functions the compiled pieces call that the process does not export by
+// itself.
+static llvm::orc::SymbolMap
+getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](StringRef name, auto *function) {
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                               llvm::JITSymbolFlags::Exported};
+  };
+  // LLVM lowers conversions to bf16 on x86 without native bf16 to these
+  // helpers, which libgcc before GCC 13 lacks.
+  add("__truncsfbf2", &truncF32ToBF16);
+  add("__truncdfbf2", &truncF64ToBF16);
+  // memref.copy between strided memrefs (MLIR's C runner utils).
+  add("memrefCopy", &memrefCopy);
+  return symbols;
 }
 
 // Bufferization and conversion to LLVM with upstream passes.
@@ -163,6 +113,9 @@ static OwningOpRef<ModuleOp> clonePieceIntoModule(func::FuncOp piece) {
 struct PieceRunner::CompiledPiece {
   std::unique_ptr<ExecutionEngine> engine;
   std::string name;
+  // The functions the piece calls outside itself (libm, runtime helpers), for
+  // the message when one cannot be found.
+  std::string externalFunctions;
 };
 
 PieceRunner::PieceRunner(MLIRContext *context) {
@@ -195,13 +148,16 @@ PieceRunner::getOrCompile(func::FuncOp piece) {
   addLowerToLinalgPasses(lower);
   if (failed(lower.run(*module)))
     return fail("lower to linalg");
-  auto clone = cast<func::FuncOp>(module->getBody()->front());
-  if (failed(lowerShapeOps(clone)))
-    return fail("lower to linalg");
   PassManager toLLVM(piece.getContext());
   addCpuLoweringPasses(toLLVM);
   if (failed(toLLVM.run(*module)))
     return fail("lower to LLVM");
+
+  std::string externalFunctions;
+  for (auto func : module->getOps<LLVM::LLVMFuncOp>())
+    if (func.isExternal())
+      externalFunctions +=
+          (externalFunctions.empty() ? "" : ", ") + func.getName().str();
 
   auto transformer = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);
@@ -213,19 +169,11 @@ PieceRunner::getOrCompile(func::FuncOp piece) {
     std::string message = llvm::toString(engine.takeError());
     return fail("compile") << ": " << message;
   }
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("__truncsfbf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&truncF32ToBF16),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("__truncdfbf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&truncF64ToBF16),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  (*engine)->registerSymbols(getRuntimeSymbols);
   auto entry = std::make_unique<CompiledPiece>();
   entry->engine = std::move(*engine);
   entry->name = piece.getName().str();
+  entry->externalFunctions = std::move(externalFunctions);
   return (compiled[piece] = std::move(entry)).get();
 }
 
@@ -326,8 +274,11 @@ FailureOr<SmallVector<Tensor>> PieceRunner::run(func::FuncOp piece,
     packed.push_back(resultWords.data());
   if (llvm::Error error = callee.engine->invokePacked(callee.name, packed)) {
     std::string message = llvm::toString(std::move(error));
-    return piece.emitError("cannot call piece @")
-           << piece.getName() << " on the CPU: " << message;
+    InFlightDiagnostic diag = piece.emitError("cannot call piece @")
+                              << piece.getName() << " on the CPU: " << message;
+    if (!callee.externalFunctions.empty())
+      diag.attachNote() << "the piece calls " << callee.externalFunctions;
+    return diag;
   }
 
   // Copy the results out, then free the buffers the piece allocated: each
