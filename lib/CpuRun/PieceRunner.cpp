@@ -1,10 +1,10 @@
 //===- PieceRunner.cpp - Run lowered pieces on the CPU --------------------===//
 //
 // A piece is compiled in two steps: the lower phase (magi to linalg on
-// tensors) and upstream bufferization and conversion to LLVM. It is called
-// through ExecutionEngine's packed interface, with
-// every argument expanded as convert-to-llvm expands it: a memref as its
-// allocated and aligned pointers, offset, sizes and strides.
+// tensors), then upstream bufferization and conversion to LLVM. It is called
+// through ExecutionEngine's packed interface, every argument expanded as
+// convert-to-llvm expands it: a memref as its allocated and aligned
+// pointers, offset, sizes and strides.
 //
 //===----------------------------------------------------------------------===//
 
