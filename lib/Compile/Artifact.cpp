@@ -236,11 +236,12 @@ private:
           {"kind", kind ? kind.getValue().str() : "user_input"},
           {"dtype", dtypeName(type.getElementType())},
           {"shape", std::move(shape)}};
-      if (kind && kind.getValue() != "user_input") {
+      if (kind && kind.getValue() != "user_input" && !options.noWeights) {
         if (!loader)
           return graph.emitError() << "argument " << i
                                    << " is a weight, but no archive was given "
-                                      "to read it from (--weights)";
+                                      "to read it from (--weights, or "
+                                      "--no-weights to compile without them)";
         FailureOr<interp::Tensor> tensor = loader->load(graph, i);
         if (failed(tensor))
           return failure();
@@ -556,7 +557,9 @@ private:
     return json::Object{{"index", int64_t(index)},
                         {"name", piece.getSymName().str()},
                         {"kind", report.kind},
-                        {"graph_index", report.graphIndex},
+                        {"graph_index", report.graphIndex < 0
+                                            ? json::Value(nullptr)
+                                            : json::Value(report.graphIndex)},
                         {"cuda_graph", !splitting},
                         {"args", std::move(args)},
                         {"results", std::move(results)},

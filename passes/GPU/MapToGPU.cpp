@@ -74,14 +74,15 @@ public:
     };
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
       if (!magi::isDeviceWork(&op)) {
-        // Host bookkeeping between device ops does not split a run unless a
-        // run's op uses it (it cannot: it comes later) or it uses the run.
+        // A side-effect-free op on a value the current single-thread run
+        // computes (a loaded scalar) is part of that kernel's work; other
+        // host bookkeeping may sit between the run's ops.
         if (!singleThreadRun.empty() &&
             llvm::any_of(op.getOperands(), [&](Value v) {
               Operation *def = v.getDefiningOp();
               return def && llvm::is_contained(singleThreadRun, def);
-            }) && failed(flushRun()))
-          return signalPassFailure();
+            }))
+          singleThreadRun.push_back(&op);
         continue;
       }
       FailureOr<KernelConfig> config = readConfig(&op);
@@ -129,10 +130,34 @@ private:
     return launch;
   }
 
+  // Constants used in a kernel are rematerialized inside it, so they are
+  // not kernel parameters (and a bf16 constant needs no parameter type).
+  static void sinkConstants(gpu::LaunchOp launch) {
+    Block &body = launch.getBody().front();
+    OpBuilder b(&body, body.begin());
+    llvm::DenseMap<Value, Value> sunk;
+    launch.getBody().walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands()) {
+        Operation *def = use.get().getDefiningOp();
+        if (!def || !def->hasTrait<OpTrait::ConstantLike>() ||
+            launch->isAncestor(def))
+          continue;
+        Value &inside = sunk[use.get()];
+        if (!inside)
+          inside = b.clone(*def)->getResult(0);
+        use.set(inside);
+      }
+    });
+  }
+
   LogicalResult mapSingleThread(ArrayRef<Operation *> ops) {
     if (failed(checkNoEscapingValues(ops)))
       return failure();
-    OpBuilder b(ops.front());
+    // After the run's last op: host values its ops use (allocations, views
+    // made between them) are defined by then, and host bookkeeping never
+    // reads what the run writes.
+    OpBuilder b(ops.front()->getContext());
+    b.setInsertionPointAfter(ops.back());
     Value one = arith::ConstantIndexOp::create(b, ops.front()->getLoc(), 1);
     gpu::LaunchOp launch =
         createLaunch(b, ops.front()->getLoc(), one, one,
@@ -143,6 +168,7 @@ private:
       op->removeAttr(magi::kKernelConfigAttr);
       op->moveBefore(terminator);
     }
+    sinkConstants(launch);
     return success();
   }
 
@@ -194,6 +220,7 @@ private:
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, mapping);
     loop.erase();
+    sinkConstants(launch);
     return success();
   }
 };

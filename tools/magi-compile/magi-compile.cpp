@@ -41,6 +41,11 @@ static cl::opt<std::string>
                 cl::desc("torch.export archive holding the weights (for a "
                          ".mlir graph; an archive input is its own)"),
                 cl::value_desc("model.pt2"), cl::cat(category));
+static cl::opt<bool> noWeights(
+    "no-weights",
+    cl::desc("Compile without weights (the artifact cannot run; for a graph "
+             "whose parameters have no archive)"),
+    cl::cat(category));
 static cl::opt<std::string> chip("target", cl::init("sm_90"),
                                  cl::desc("GPU architecture (default sm_90)"),
                                  cl::cat(category));
@@ -221,6 +226,7 @@ int main(int argc, char **argv) {
   options.target.blockSize = blockSize;
   options.target.reductionBlockSize = reductionBlockSize;
   options.emitCubin = !noCubin;
+  options.noWeights = noWeights;
   options.cache = cache.get();
   options.cacheSalt = cacheSalt;
   if (explainCache)
@@ -259,7 +265,7 @@ int main(int argc, char **argv) {
   size_t kernels = 0;
   for (const magi::PieceReport &r : reports) {
     llvm::outs() << llvm::format(
-        "piece %-3zu %-16s %-9s graph %-2lld %3zu kernels %7.1f ms  %s\n",
+        "piece %-3zu %-28s %-9s graph %-2lld %3zu kernels %7.1f ms  %s\n",
         &r - reports.data(), r.name.c_str(), r.kind.c_str(),
         (long long)r.graphIndex, r.kernels, r.seconds * 1e3, r.source.c_str());
     kernels += r.kernels;

@@ -21,6 +21,9 @@ struct ArtifactOptions {
   GpuTargetOptions target;
   /// Where the graph came from (its file name goes into the manifest).
   std::string sourcePath;
+  /// Write no weights: parameters, buffers and constants then have no
+  /// `weight` in the manifest (magi-run refuses to run such an artifact).
+  bool noWeights = false;
   /// Assemble each PTX with ptxas into a cubin (needs target.cudaPath).
   bool emitCubin = true;
   /// The compile cache, or null for none. Lowered pieces are looked up by

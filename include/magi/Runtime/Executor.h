@@ -1,0 +1,156 @@
+//===- Executor.h - Run an artifact on an abstract device -------*- C++ -*-===//
+//
+// Everything of magi-run that is not CUDA: checking the user inputs against
+// the graph, choosing each step's variant, evaluating its values, walking
+// its plan (alloc, launch, gemm) and its results, and passing values between
+// steps. The device (CUDA in tools/magi-run, a host imitation in the unit
+// tests) only allocates, copies, loads modules, launches and multiplies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MAGI_RUNTIME_EXECUTOR_H
+#define MAGI_RUNTIME_EXECUTOR_H
+
+#include "magi/Runtime/Manifest.h"
+
+#include <cstring>
+#include <map>
+#include <ostream>
+
+namespace magi::runtime {
+
+using DevicePtr = uint64_t;
+
+// One kernel parameter, as cuLaunchKernel takes it: `size` bytes at `bytes`.
+struct KernelParam {
+  alignas(8) unsigned char bytes[8] = {};
+  unsigned size = 8;
+
+  static KernelParam i64(int64_t v) { return make(&v, 8); }
+  static KernelParam i32(int32_t v) { return make(&v, 4); }
+  static KernelParam f32(float v) { return make(&v, 4); }
+  static KernelParam f64(double v) { return make(&v, 8); }
+  static KernelParam pointer(DevicePtr v) { return make(&v, 8); }
+  int64_t asI64() const { int64_t v; std::memcpy(&v, bytes, 8); return v; }
+  int32_t asI32() const { int32_t v; std::memcpy(&v, bytes, 4); return v; }
+  float asF32() const { float v; std::memcpy(&v, bytes, 4); return v; }
+  double asF64() const { double v; std::memcpy(&v, bytes, 8); return v; }
+
+private:
+  static KernelParam make(const void *v, unsigned size) {
+    KernelParam p;
+    std::memcpy(p.bytes, v, size);
+    p.size = size;
+    return p;
+  }
+};
+
+struct LaunchCall {
+  std::string kernel;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t sharedBytes = 0;
+  std::vector<KernelParam> params;
+};
+
+// A gemm operand [batch, rows, cols]; `ptr` already includes the offset.
+struct MatrixOperand {
+  DevicePtr ptr = 0;
+  int64_t sizes[3] = {0, 0, 0};
+  int64_t strides[3] = {0, 0, 0};
+};
+
+// c[b] = a[b] x b[b] (+ bias on every row); see checkGemm for the rules.
+struct GemmCall {
+  Dtype dtype = Dtype::F32;
+  MatrixOperand a, b, c;
+  bool hasBias = false;
+  DevicePtr bias = 0; // n contiguous elements
+};
+
+class Device {
+public:
+  virtual ~Device() = default;
+  // At least 256-byte aligned, filled with 0xFF bytes so that what no
+  // kernel writes is visible; never returns 0.
+  virtual DevicePtr allocate(int64_t bytes) = 0;
+  virtual void release(DevicePtr ptr) = 0;
+  virtual void upload(DevicePtr dst, const void *src, int64_t bytes) = 0;
+  virtual void download(void *dst, DevicePtr src, int64_t bytes) = 0;
+  // Loads a piece variant's module (cubin when given, else PTX); returns a
+  // handle for launch.
+  virtual int loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) = 0;
+  virtual void launch(int module, const LaunchCall &call) = 0;
+  virtual void gemm(const GemmCall &call) = 0;
+  // Waits for the work queued so far and reports its errors, naming `what`.
+  virtual void synchronize(const std::string &what) = 0;
+};
+
+struct DeviceTensor {
+  DevicePtr ptr = 0;
+  Dtype dtype = Dtype::F32;
+  std::vector<int64_t> shape;
+  int64_t byteSize() const { return numElements(shape) * elementSize(dtype); }
+};
+
+struct ExecutorOptions {
+  // Per step: piece, variant, kernels launched and gemms.
+  std::ostream *verbose = nullptr;
+  // Synchronize and check after every launch and gemm.
+  bool syncEach = false;
+};
+
+// Reads each symbol from its user input, checks its range, then every user
+// input's dtype, rank and sizes; errors name the input. Returns the symbols'
+// values.
+std::map<std::string, int64_t> bindInputs(const Graph &graph,
+                                          const std::vector<HostTensor> &userInputs);
+
+// Checks a gemm's shapes and strides (the rules of docs/artifact-format.md);
+// `where` names the plan step in errors.
+void checkGemm(const GemmCall &call, int64_t biasSize, const std::string &where);
+
+class GraphExecutor {
+public:
+  GraphExecutor(const Manifest &manifest, std::string artifactDir, Device &device,
+                ExecutorOptions options = {});
+  ~GraphExecutor();
+
+  // Reads weights.bin and uploads it once.
+  void uploadWeights();
+  // Checks and uploads the user inputs (in graph order).
+  void setInputs(const std::vector<HostTensor> &userInputs);
+  // Runs every step; the returned outputs stay valid until the next run.
+  std::vector<DeviceTensor> run();
+  HostTensor download(const DeviceTensor &tensor);
+
+  const std::map<std::string, int64_t> &symbols() const { return symbols_; }
+
+private:
+  struct Value {
+    bool isTensor = false;
+    DeviceTensor tensor;
+    int64_t index = 0;
+  };
+  Value resolve(const ValueRef &ref, const std::vector<std::vector<Value>> &stepResults) const;
+  std::vector<Value> runStep(size_t stepIndex, const std::vector<Value> &args);
+  const Variant &chooseVariant(const Piece &piece, size_t &variantIndex) const;
+  DevicePtr allocateBuffer(int64_t bytes);
+  void releaseRunBuffers();
+
+  const Manifest &manifest_;
+  std::string dir_;
+  Device &device_;
+  ExecutorOptions options_;
+  DevicePtr weights_ = 0;
+  std::vector<DeviceTensor> inputs_; // one per graph input; weights point into weights_
+  std::vector<DevicePtr> inputAllocations_;
+  std::map<std::string, int64_t> symbols_;
+  std::map<std::pair<int64_t, size_t>, int> modules_; // (piece, variant) -> module
+  std::multimap<int64_t, DevicePtr> freeBuffers_;     // by size, for reuse
+  std::vector<std::pair<int64_t, DevicePtr>> runBuffers_;
+};
+
+} // namespace magi::runtime
+
+#endif // MAGI_RUNTIME_EXECUTOR_H

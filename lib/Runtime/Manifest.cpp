@@ -1,0 +1,739 @@
+//===- Manifest.cpp - Load and check manifest.json ------------------------===//
+
+#include "magi/Runtime/Manifest.h"
+
+#include <set>
+
+namespace magi::runtime {
+
+// Parses "<prefix><N>" (e.g. "arg3", "b0", "v12"); nothing when malformed.
+std::optional<int64_t> parseNumbered(const std::string &text, const std::string &prefix) {
+  if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
+  int64_t value = 0;
+  for (size_t i = prefix.size(); i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9' || value > 1000000000)
+      return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  if (text.size() > prefix.size() + 1 && text[prefix.size()] == '0')
+    return std::nullopt; // "arg01"
+  return value;
+}
+
+std::optional<VariantName> parseVariantName(const std::string &name) {
+  if (std::optional<int64_t> v = parseNumbered(name, "v"))
+    return VariantName{VariantName::Kind::Value, *v, 0};
+  size_t dot = name.find(".d");
+  if (dot != std::string::npos) {
+    std::optional<int64_t> arg = parseNumbered(name.substr(0, dot), "arg");
+    std::optional<int64_t> dim = parseNumbered(name.substr(dot + 1), "d");
+    if (arg && dim)
+      return VariantName{VariantName::Kind::ArgDim, *arg, *dim};
+    return std::nullopt;
+  }
+  if (std::optional<int64_t> arg = parseNumbered(name, "arg"))
+    return VariantName{VariantName::Kind::ScalarArg, *arg, 0};
+  return std::nullopt;
+}
+
+namespace {
+
+// Field access with error messages that name the field's path, e.g.
+// `manifest.json: pieces[2].variants[0].plan[1].grid[0]: expected ...`.
+class Reader {
+public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string &path, const std::string &message) const {
+    throw RuntimeError(source_ + ": " + path + ": " + message);
+  }
+
+  // Checks that `value` is an object with only `allowed` keys.
+  void object(const JsonValue &value, const std::string &path,
+              std::initializer_list<const char *> allowed) const {
+    if (!value.isObject())
+      fail(path, std::string("expected an object, got ") + JsonValue::kindName(value.kind()));
+    for (const auto &member : value.members()) {
+      bool known = false;
+      for (const char *key : allowed)
+        known |= member.first == key;
+      if (!known)
+        fail(path, "unknown field \"" + member.first + "\"");
+    }
+  }
+
+  const JsonValue &field(const JsonValue &object, const std::string &path,
+                         const std::string &key) const {
+    const JsonValue *member = object.find(key);
+    if (!member)
+      fail(path, "missing field \"" + key + "\"");
+    return *member;
+  }
+  // Absent or null.
+  const JsonValue *optionalField(const JsonValue &object, const std::string &key) const {
+    const JsonValue *member = object.find(key);
+    return member && !member->isNull() ? member : nullptr;
+  }
+
+  int64_t integer(const JsonValue &value, const std::string &path) const {
+    if (!value.isInteger())
+      fail(path, std::string("expected an integer, got ") + JsonValue::kindName(value.kind()));
+    return value.asInteger();
+  }
+  int64_t integerField(const JsonValue &object, const std::string &path,
+                       const std::string &key) const {
+    return integer(field(object, path, key), path + "." + key);
+  }
+  int64_t nonNegativeField(const JsonValue &object, const std::string &path,
+                           const std::string &key) const {
+    int64_t value = integerField(object, path, key);
+    if (value < 0)
+      fail(path + "." + key, "must not be negative, got " + std::to_string(value));
+    return value;
+  }
+  std::string string(const JsonValue &value, const std::string &path) const {
+    if (!value.isString())
+      fail(path, std::string("expected a string, got ") + JsonValue::kindName(value.kind()));
+    return value.asString();
+  }
+  std::string stringField(const JsonValue &object, const std::string &path,
+                          const std::string &key) const {
+    return string(field(object, path, key), path + "." + key);
+  }
+  bool boolField(const JsonValue &object, const std::string &path,
+                 const std::string &key) const {
+    const JsonValue &value = field(object, path, key);
+    if (!value.isBool())
+      fail(path + "." + key,
+           std::string("expected true or false, got ") + JsonValue::kindName(value.kind()));
+    return value.asBool();
+  }
+  const std::vector<JsonValue> &arrayField(const JsonValue &object, const std::string &path,
+                                           const std::string &key) const {
+    const JsonValue &value = field(object, path, key);
+    if (!value.isArray())
+      fail(path + "." + key,
+           std::string("expected an array, got ") + JsonValue::kindName(value.kind()));
+    return value.items();
+  }
+  Dtype dtype(const JsonValue &value, const std::string &path) const {
+    std::string name = string(value, path);
+    std::optional<Dtype> dtype = dtypeFromManifestName(name);
+    if (!dtype)
+      fail(path, "unknown dtype \"" + name +
+                     "\" (expected f64, f32, f16, bf16, i64, i32, i16, i8, u8 or i1)");
+    return *dtype;
+  }
+  Expr expr(const JsonValue &value, const std::string &path) const {
+    return Expr::fromJson(value, source_ + ": " + path);
+  }
+
+  const std::string &source() const { return source_; }
+
+private:
+  std::string source_;
+};
+
+std::string indexed(const std::string &path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+class ManifestParser {
+public:
+  ManifestParser(const std::string &sourceName) : r_(sourceName) {}
+
+  Manifest parse(const JsonValue &root) {
+    r_.object(root, "(top level)",
+              {"format", "version", "producer", "target", "source", "weights", "graph", "pieces"});
+    std::string format = r_.stringField(root, "(top level)", "format");
+    if (format != "magi-artifact")
+      r_.fail("format", "expected \"magi-artifact\", got \"" + format + "\"");
+    m_.version = r_.integerField(root, "(top level)", "version");
+    if (m_.version != kArtifactVersion)
+      r_.fail("version", "this magi-run reads artifact format version " +
+                             std::to_string(kArtifactVersion) + ", not " +
+                             std::to_string(m_.version));
+    parseProducer(r_.field(root, "(top level)", "producer"));
+    parseTarget(r_.field(root, "(top level)", "target"));
+    const JsonValue &source = r_.field(root, "(top level)", "source");
+    r_.object(source, "source", {"file", "sha256"});
+    const JsonValue &weights = r_.field(root, "(top level)", "weights");
+    r_.object(weights, "weights", {"file", "bytes"});
+    m_.weightsFile = r_.stringField(weights, "weights", "file");
+    m_.weightsBytes = r_.nonNegativeField(weights, "weights", "bytes");
+
+    // Pieces first: the graph's steps are checked against their signatures.
+    const auto &pieces = r_.arrayField(root, "(top level)", "pieces");
+    for (size_t i = 0; i < pieces.size(); ++i)
+      m_.pieces.push_back(parsePieceSignature(pieces[i], indexed("pieces", i), i));
+    parseGraph(r_.field(root, "(top level)", "graph"));
+    for (size_t i = 0; i < pieces.size(); ++i)
+      parseVariants(pieces[i], indexed("pieces", i), m_.pieces[i]);
+    return std::move(m_);
+  }
+
+private:
+  void parseProducer(const JsonValue &producer) {
+    r_.object(producer, "producer", {"magi", "llvm", "ptxas"});
+    for (const char *key : {"magi", "llvm", "ptxas"}) {
+      const JsonValue *value = r_.optionalField(producer, key);
+      if (value && !value->isString())
+        r_.fail(std::string("producer.") + key, "expected a string or null");
+      if (value)
+        m_.producer += (m_.producer.empty() ? "" : ", ") + std::string(key) + " " +
+                       value->asString();
+    }
+  }
+
+  void parseTarget(const JsonValue &target) {
+    r_.object(target, "target", {"chip", "features", "triple"});
+    m_.targetChip = r_.stringField(target, "target", "chip");
+    r_.stringField(target, "target", "features");
+    r_.stringField(target, "target", "triple");
+  }
+
+  // ---- graph --------------------------------------------------------------
+
+  void checkGraphExpr(const Expr &e, const std::string &path) {
+    for (const std::string &name : e.names()) {
+      bool known = false;
+      for (const GraphSymbol &s : m_.graph.symbols)
+        known |= s.name == name;
+      if (!known)
+        r_.fail(path, "\"" + e.text() + "\" uses '" + name + "', which is not a graph symbol");
+    }
+  }
+
+  void parseGraph(const JsonValue &graph) {
+    r_.object(graph, "graph", {"inputs", "symbols", "steps", "outputs"});
+    Graph &g = m_.graph;
+    // Symbols first: input shapes refer to them.
+    const auto &symbols = r_.arrayField(graph, "graph", "symbols");
+    std::set<std::string> symbolNames;
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      std::string path = indexed("graph.symbols", i);
+      r_.object(symbols[i], path, {"name", "min", "max", "input", "dim"});
+      GraphSymbol s;
+      s.name = r_.stringField(symbols[i], path, "name");
+      if (!symbolNames.insert(s.name).second)
+        r_.fail(path + ".name", "symbol \"" + s.name + "\" is defined twice");
+      s.min = r_.integerField(symbols[i], path, "min");
+      if (const JsonValue *max = r_.optionalField(symbols[i], "max")) {
+        s.max = r_.integer(*max, path + ".max");
+        if (*s.max < s.min)
+          r_.fail(path + ".max", "is below min");
+      }
+      s.input = r_.nonNegativeField(symbols[i], path, "input");
+      s.dim = r_.nonNegativeField(symbols[i], path, "dim");
+      g.symbols.push_back(s);
+    }
+
+    const auto &inputs = r_.arrayField(graph, "graph", "inputs");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string path = indexed("graph.inputs", i);
+      r_.object(inputs[i], path, {"name", "kind", "dtype", "shape", "weight"});
+      GraphInput in;
+      in.name = r_.stringField(inputs[i], path, "name");
+      std::string kind = r_.stringField(inputs[i], path, "kind");
+      if (kind == "parameter")
+        in.kind = InputKind::Parameter;
+      else if (kind == "buffer")
+        in.kind = InputKind::Buffer;
+      else if (kind == "constant")
+        in.kind = InputKind::Constant;
+      else if (kind == "user_input")
+        in.kind = InputKind::UserInput;
+      else
+        r_.fail(path + ".kind", "expected parameter, buffer, constant or user_input, got \"" +
+                                    kind + "\"");
+      in.dtype = r_.dtype(r_.field(inputs[i], path, "dtype"), path + ".dtype");
+      const auto &shape = r_.arrayField(inputs[i], path, "shape");
+      for (size_t d = 0; d < shape.size(); ++d) {
+        std::string dimPath = indexed(path + ".shape", d);
+        in.shape.push_back(r_.expr(shape[d], dimPath));
+        checkGraphExpr(in.shape.back(), dimPath);
+      }
+      const JsonValue *weight = r_.optionalField(inputs[i], "weight");
+      if (in.isWeight()) {
+        if (!weight)
+          r_.fail(path, "a " + kind + " needs \"weight\": {\"offset\", \"bytes\"}");
+        r_.object(*weight, path + ".weight", {"offset", "bytes"});
+        in.weightOffset = r_.nonNegativeField(*weight, path + ".weight", "offset");
+        in.weightBytes = r_.nonNegativeField(*weight, path + ".weight", "bytes");
+        if (in.weightOffset % 256 != 0)
+          r_.fail(path + ".weight.offset", "must be a multiple of 256");
+        if (in.weightOffset > m_.weightsBytes ||
+            in.weightBytes > m_.weightsBytes - in.weightOffset)
+          r_.fail(path + ".weight", "bytes [" + std::to_string(in.weightOffset) + ", " +
+                                        std::to_string(in.weightOffset + in.weightBytes) +
+                                        ") lie outside weights.bytes = " +
+                                        std::to_string(m_.weightsBytes));
+        std::vector<int64_t> sizes;
+        for (size_t d = 0; d < in.shape.size(); ++d) {
+          if (!in.shape[d].isConstant())
+            r_.fail(indexed(path + ".shape", d), "a weight's shape must be static");
+          sizes.push_back(in.shape[d].evaluate(nullptr, path));
+        }
+        int64_t expected = 0;
+        try {
+          expected = numElements(sizes) * elementSize(in.dtype);
+        } catch (const RuntimeError &e) {
+          r_.fail(path + ".shape", e.what());
+        }
+        if (expected != in.weightBytes)
+          r_.fail(path + ".weight.bytes", "is " + std::to_string(in.weightBytes) + ", but " +
+                                              manifestName(in.dtype) + " " + formatShape(sizes) +
+                                              " takes " + std::to_string(expected));
+      } else if (weight) {
+        r_.fail(path + ".weight", "a user_input has no weight");
+      }
+      g.inputs.push_back(std::move(in));
+    }
+
+    for (size_t i = 0; i < g.symbols.size(); ++i) {
+      const GraphSymbol &s = g.symbols[i];
+      std::string path = indexed("graph.symbols", i);
+      if (s.input >= int64_t(g.inputs.size()))
+        r_.fail(path + ".input", "graph input " + std::to_string(s.input) + " does not exist");
+      const GraphInput &in = g.inputs[s.input];
+      if (in.kind != InputKind::UserInput)
+        r_.fail(path + ".input", "graph input " + std::to_string(s.input) + " (" + in.name +
+                                     ") is not a user_input");
+      if (s.dim >= int64_t(in.shape.size()))
+        r_.fail(path + ".dim", "input " + in.name + " has rank " +
+                                   std::to_string(in.shape.size()));
+    }
+
+    const auto &steps = r_.arrayField(graph, "graph", "steps");
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::string path = indexed("graph.steps", i);
+      r_.object(steps[i], path, {"piece", "args"});
+      GraphStep step;
+      step.piece = r_.nonNegativeField(steps[i], path, "piece");
+      if (step.piece >= int64_t(m_.pieces.size()))
+        r_.fail(path + ".piece", "piece " + std::to_string(step.piece) + " does not exist (" +
+                                     std::to_string(m_.pieces.size()) + " pieces)");
+      const Piece &piece = m_.pieces[step.piece];
+      const auto &args = r_.arrayField(steps[i], path, "args");
+      if (args.size() != piece.args.size())
+        r_.fail(path + ".args", "piece " + std::to_string(step.piece) + " takes " +
+                                    std::to_string(piece.args.size()) + " argument(s), not " +
+                                    std::to_string(args.size()));
+      for (size_t a = 0; a < args.size(); ++a) {
+        std::string argPath = indexed(path + ".args", a);
+        ValueRef ref = parseRef(args[a], argPath, int64_t(i));
+        checkType(typeOf(ref), piece.args[a], argPath,
+                  "argument " + std::to_string(a) + " of piece " + std::to_string(step.piece));
+        step.args.push_back(ref);
+      }
+      g.steps.push_back(std::move(step));
+    }
+
+    const auto &outputs = r_.arrayField(graph, "graph", "outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string path = indexed("graph.outputs", i);
+      ValueRef ref = parseRef(outputs[i], path, int64_t(g.steps.size()));
+      if (!typeOf(ref).isTensor)
+        r_.fail(path, "a graph output must be a tensor, not an index");
+      g.outputs.push_back(ref);
+    }
+  }
+
+  ValueType typeOf(const ValueRef &ref) const { return m_.typeOf(ref); }
+
+  void checkType(const ValueType &actual, const ValueType &expected, const std::string &path,
+                 const std::string &what) const {
+    auto text = [](const ValueType &t) {
+      return t.isTensor ? std::string("a rank-") + std::to_string(t.rank) + " " +
+                              manifestName(t.dtype) + " tensor"
+                        : std::string("an index");
+    };
+    if (actual.isTensor != expected.isTensor ||
+        (actual.isTensor && (actual.dtype != expected.dtype || actual.rank != expected.rank)))
+      r_.fail(path, what + " is " + text(expected) + ", but this is " + text(actual));
+  }
+
+  // A reference that may use the results of steps before `stepLimit`.
+  ValueRef parseRef(const JsonValue &value, const std::string &path, int64_t stepLimit) {
+    if (!value.isObject())
+      r_.fail(path, "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
+                    "{\"symbol\": name} or {\"int\": n}");
+    ValueRef ref;
+    if (value.find("input")) {
+      r_.object(value, path, {"input"});
+      ref.kind = ValueRef::Kind::Input;
+      ref.index = r_.nonNegativeField(value, path, "input");
+      if (ref.index >= int64_t(m_.graph.inputs.size()))
+        r_.fail(path + ".input", "graph input " + std::to_string(ref.index) + " does not exist");
+    } else if (value.find("step")) {
+      r_.object(value, path, {"step", "result"});
+      ref.kind = ValueRef::Kind::StepResult;
+      ref.index = r_.nonNegativeField(value, path, "step");
+      ref.result = r_.nonNegativeField(value, path, "result");
+      if (ref.index >= stepLimit)
+        r_.fail(path + ".step", "step " + std::to_string(ref.index) +
+                                    " has not run yet (only earlier steps' results can be used)");
+      const Piece &piece = m_.pieces[m_.graph.steps[ref.index].piece];
+      if (ref.result >= int64_t(piece.results.size()))
+        r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
+                                      std::to_string(piece.results.size()) + " result(s)");
+    } else if (value.find("symbol")) {
+      r_.object(value, path, {"symbol"});
+      ref.kind = ValueRef::Kind::Symbol;
+      ref.symbol = r_.stringField(value, path, "symbol");
+      bool known = false;
+      for (const GraphSymbol &s : m_.graph.symbols)
+        known |= s.name == ref.symbol;
+      if (!known)
+        r_.fail(path + ".symbol", "\"" + ref.symbol + "\" is not a graph symbol");
+    } else if (value.find("int")) {
+      r_.object(value, path, {"int"});
+      ref.kind = ValueRef::Kind::Int;
+      ref.value = r_.integerField(value, path, "int");
+    } else {
+      r_.fail(path, "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
+                    "{\"symbol\": name} or {\"int\": n}");
+    }
+    return ref;
+  }
+
+  // ---- pieces -------------------------------------------------------------
+
+  ValueType parseValueType(const JsonValue &value, const std::string &path) {
+    r_.object(value, path, {"kind", "dtype", "rank"});
+    ValueType type;
+    std::string kind = r_.stringField(value, path, "kind");
+    if (kind == "tensor") {
+      type.isTensor = true;
+      type.dtype = r_.dtype(r_.field(value, path, "dtype"), path + ".dtype");
+      type.rank = r_.nonNegativeField(value, path, "rank");
+    } else if (kind == "index") {
+      if (value.find("dtype") || value.find("rank"))
+        r_.fail(path, "an index has no dtype or rank");
+    } else {
+      r_.fail(path + ".kind", "expected \"tensor\" or \"index\", got \"" + kind + "\"");
+    }
+    return type;
+  }
+
+  Piece parsePieceSignature(const JsonValue &value, const std::string &path, size_t position) {
+    r_.object(value, path,
+              {"index", "name", "kind", "graph_index", "cuda_graph", "args", "results", "variants"});
+    Piece piece;
+    piece.index = r_.integerField(value, path, "index");
+    if (piece.index != int64_t(position))
+      r_.fail(path + ".index", "is " + std::to_string(piece.index) +
+                                   ", but pieces must be listed in index order");
+    piece.name = r_.stringField(value, path, "name");
+    std::string kind = r_.stringField(value, path, "kind");
+    if (kind != "compute" && kind != "splitting")
+      r_.fail(path + ".kind", "expected \"compute\" or \"splitting\", got \"" + kind + "\"");
+    piece.isSplitting = kind == "splitting";
+    // Splitting pieces are not compiled graphs of the split: null.
+    piece.graphIndex = -1;
+    if (r_.optionalField(value, "graph_index"))
+      piece.graphIndex = r_.nonNegativeField(value, path, "graph_index");
+    else if (!piece.isSplitting)
+      r_.fail(path + ".graph_index", "a compute piece needs a graph index");
+    piece.cudaGraph = r_.boolField(value, path, "cuda_graph");
+    const auto &args = r_.arrayField(value, path, "args");
+    for (size_t i = 0; i < args.size(); ++i)
+      piece.args.push_back(parseValueType(args[i], indexed(path + ".args", i)));
+    const auto &results = r_.arrayField(value, path, "results");
+    for (size_t i = 0; i < results.size(); ++i)
+      piece.results.push_back(parseValueType(results[i], indexed(path + ".results", i)));
+    return piece;
+  }
+
+  // Checks the names of a variant expression: argN of an index argument,
+  // argN.dD of a tensor argument, vN for N < `numValues`.
+  void checkVariantExpr(const Expr &e, const std::string &path, const Piece &piece,
+                        int64_t numValues) {
+    for (const std::string &name : e.names()) {
+      std::optional<VariantName> ref = parseVariantName(name);
+      auto bad = [&](const std::string &why) {
+        r_.fail(path, "\"" + e.text() + "\" uses '" + name + "': " + why);
+      };
+      if (!ref)
+        bad("a piece variant may only use argN, argN.dD and vN");
+      switch (ref->kind) {
+      case VariantName::Kind::Value:
+        if (ref->index >= numValues)
+          bad("v" + std::to_string(ref->index) + " is not defined before this point");
+        break;
+      case VariantName::Kind::ScalarArg:
+      case VariantName::Kind::ArgDim:
+        if (ref->index >= int64_t(piece.args.size()))
+          bad("the piece has " + std::to_string(piece.args.size()) + " argument(s)");
+        const ValueType &arg = piece.args[ref->index];
+        if (ref->kind == VariantName::Kind::ScalarArg && arg.isTensor)
+          bad("argument " + std::to_string(ref->index) + " is a tensor (use argN.dD for a size)");
+        if (ref->kind == VariantName::Kind::ArgDim && !arg.isTensor)
+          bad("argument " + std::to_string(ref->index) + " is an index, not a tensor");
+        if (ref->kind == VariantName::Kind::ArgDim && ref->dim >= arg.rank)
+          bad("argument " + std::to_string(ref->index) + " has rank " + std::to_string(arg.rank));
+        break;
+      }
+    }
+  }
+
+  Descriptor parseDescriptor(const JsonValue &value, const std::string &path, const Piece &piece,
+                             const Variant &variant, const std::vector<bool> &allocated) {
+    r_.object(value, path, {"base", "offset", "sizes", "strides"});
+    Descriptor d;
+    d.baseName = r_.stringField(value, path, "base");
+    if (std::optional<int64_t> arg = parseNumbered(d.baseName, "arg")) {
+      d.base = Descriptor::Base::Arg;
+      d.baseIndex = *arg;
+      if (d.baseIndex >= int64_t(piece.args.size()) || !piece.args[d.baseIndex].isTensor)
+        r_.fail(path + ".base", "\"" + d.baseName + "\" is not a tensor argument of the piece");
+    } else if (std::optional<int64_t> buffer = parseNumbered(d.baseName, "b")) {
+      d.base = Descriptor::Base::Buffer;
+      d.baseIndex = *buffer;
+      if (d.baseIndex >= int64_t(allocated.size()) || !allocated[d.baseIndex])
+        r_.fail(path + ".base", "buffer \"" + d.baseName + "\" is not allocated before this point");
+    } else {
+      r_.fail(path + ".base", "expected argN or bN, got \"" + d.baseName + "\"");
+    }
+    int64_t numValues = int64_t(variant.values.size());
+    d.offset = r_.expr(r_.field(value, path, "offset"), path + ".offset");
+    checkVariantExpr(d.offset, path + ".offset", piece, numValues);
+    const auto &sizes = r_.arrayField(value, path, "sizes");
+    const auto &strides = r_.arrayField(value, path, "strides");
+    if (sizes.size() != strides.size())
+      r_.fail(path, "has " + std::to_string(sizes.size()) + " sizes but " +
+                        std::to_string(strides.size()) + " strides");
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      d.sizes.push_back(r_.expr(sizes[i], indexed(path + ".sizes", i)));
+      checkVariantExpr(d.sizes.back(), indexed(path + ".sizes", i), piece, numValues);
+      d.strides.push_back(r_.expr(strides[i], indexed(path + ".strides", i)));
+      checkVariantExpr(d.strides.back(), indexed(path + ".strides", i), piece, numValues);
+    }
+    return d;
+  }
+
+  PlanOp parsePlanOp(const JsonValue &value, const std::string &path, const Piece &piece,
+                     Variant &variant, std::vector<bool> &allocated) {
+    if (!value.isObject())
+      r_.fail(path, "expected an object");
+    std::string op = r_.stringField(value, path, "op");
+    int64_t numValues = int64_t(variant.values.size());
+    PlanOp plan;
+    if (op == "alloc") {
+      r_.object(value, path, {"op", "buffer", "bytes"});
+      plan.kind = PlanOp::Kind::Alloc;
+      std::string name = r_.stringField(value, path, "buffer");
+      std::optional<int64_t> buffer = parseNumbered(name, "b");
+      if (!buffer)
+        r_.fail(path + ".buffer", "expected bN, got \"" + name + "\"");
+      if (*buffer < int64_t(allocated.size()) && allocated[*buffer])
+        r_.fail(path + ".buffer", "buffer \"" + name + "\" is allocated twice");
+      if (*buffer > 100000)
+        r_.fail(path + ".buffer", "buffer number is implausibly large");
+      plan.buffer = *buffer;
+      if (int64_t(allocated.size()) <= plan.buffer)
+        allocated.resize(plan.buffer + 1, false);
+      allocated[plan.buffer] = true;
+      variant.numBuffers = std::max(variant.numBuffers, plan.buffer + 1);
+      plan.bytes = r_.expr(r_.field(value, path, "bytes"), path + ".bytes");
+      checkVariantExpr(plan.bytes, path + ".bytes", piece, numValues);
+    } else if (op == "launch") {
+      r_.object(value, path, {"op", "kernel", "grid", "block", "shared_bytes", "args"});
+      plan.kind = PlanOp::Kind::Launch;
+      plan.kernel = r_.stringField(value, path, "kernel");
+      bool listed = false;
+      for (const Kernel &k : variant.kernels)
+        listed |= k.name == plan.kernel;
+      if (!listed)
+        r_.fail(path + ".kernel", "\"" + plan.kernel + "\" is not in the variant's kernels");
+      for (const char *key : {"grid", "block"}) {
+        const auto &dims = r_.arrayField(value, path, key);
+        std::string dimsPath = path + "." + key;
+        if (dims.size() != 3)
+          r_.fail(dimsPath, "expected 3 entries [x, y, z], got " + std::to_string(dims.size()));
+        Expr *target = std::string(key) == "grid" ? plan.grid : plan.block;
+        for (size_t i = 0; i < 3; ++i) {
+          target[i] = r_.expr(dims[i], indexed(dimsPath, i));
+          checkVariantExpr(target[i], indexed(dimsPath, i), piece, numValues);
+        }
+      }
+      plan.sharedBytes = r_.expr(r_.field(value, path, "shared_bytes"), path + ".shared_bytes");
+      checkVariantExpr(plan.sharedBytes, path + ".shared_bytes", piece, numValues);
+      const auto &args = r_.arrayField(value, path, "args");
+      for (size_t i = 0; i < args.size(); ++i) {
+        std::string argPath = indexed(path + ".args", i);
+        const JsonValue &arg = args[i];
+        if (!arg.isObject() || arg.members().size() != 1)
+          r_.fail(argPath, "expected one of {\"memref\": ...}, {\"i64\": ...}, {\"i32\": ...}, "
+                           "{\"f32\": ...}, {\"f64\": ...}");
+        const std::string &key = arg.members()[0].first;
+        const JsonValue &payload = arg.members()[0].second;
+        KernelArg k;
+        if (key == "memref") {
+          k.kind = KernelArg::Kind::Memref;
+          k.memref = parseDescriptor(payload, argPath + ".memref", piece, variant, allocated);
+        } else if (key == "i64" || key == "i32") {
+          k.kind = key == "i64" ? KernelArg::Kind::I64 : KernelArg::Kind::I32;
+          k.integer = r_.expr(payload, argPath + "." + key);
+          checkVariantExpr(k.integer, argPath + "." + key, piece, numValues);
+        } else if (key == "f32" || key == "f64") {
+          k.kind = key == "f32" ? KernelArg::Kind::F32 : KernelArg::Kind::F64;
+          if (!payload.isNumber())
+            r_.fail(argPath + "." + key, "expected a number");
+          k.floating = payload.asDouble();
+        } else {
+          r_.fail(argPath, "unknown kernel argument kind \"" + key +
+                               "\" (expected memref, i64, i32, f32 or f64)");
+        }
+        plan.args.push_back(std::move(k));
+      }
+    } else if (op == "gemm") {
+      r_.object(value, path, {"op", "dtype", "a", "b", "c", "bias"});
+      plan.kind = PlanOp::Kind::Gemm;
+      plan.gemmDtype = r_.dtype(r_.field(value, path, "dtype"), path + ".dtype");
+      if (plan.gemmDtype != Dtype::F32 && plan.gemmDtype != Dtype::BF16 &&
+          plan.gemmDtype != Dtype::F16)
+        r_.fail(path + ".dtype", "a gemm is f32, bf16 or f16");
+      plan.a = parseDescriptor(r_.field(value, path, "a"), path + ".a", piece, variant, allocated);
+      plan.b = parseDescriptor(r_.field(value, path, "b"), path + ".b", piece, variant, allocated);
+      plan.c = parseDescriptor(r_.field(value, path, "c"), path + ".c", piece, variant, allocated);
+      for (auto [d, name] : {std::pair<Descriptor *, const char *>{&plan.a, "a"},
+                             {&plan.b, "b"},
+                             {&plan.c, "c"}})
+        if (d->sizes.size() != 3)
+          r_.fail(path + "." + name, "a gemm operand has rank 3 [batch, rows, columns], not " +
+                                         std::to_string(d->sizes.size()));
+      if (const JsonValue *bias = r_.optionalField(value, "bias")) {
+        plan.bias = parseDescriptor(*bias, path + ".bias", piece, variant, allocated);
+        if (plan.bias->sizes.size() != 1)
+          r_.fail(path + ".bias", "the bias has rank 1 [n], not " +
+                                      std::to_string(plan.bias->sizes.size()));
+      }
+    } else {
+      r_.fail(path + ".op", "expected alloc, launch or gemm, got \"" + op + "\"");
+    }
+    return plan;
+  }
+
+  void parseVariants(const JsonValue &value, const std::string &piecePath, Piece &piece) {
+    const auto &variants = r_.arrayField(value, piecePath, "variants");
+    if (variants.empty())
+      r_.fail(piecePath + ".variants", "a piece needs at least one variant");
+    for (size_t v = 0; v < variants.size(); ++v) {
+      std::string path = indexed(piecePath + ".variants", v);
+      const JsonValue &json = variants[v];
+      r_.object(json, path,
+                {"symbols", "ptx", "cubin", "kernels", "values", "plan", "results"});
+      Variant variant;
+      const JsonValue &symbols = r_.field(json, path, "symbols");
+      if (!symbols.isObject())
+        r_.fail(path + ".symbols", "expected an object {symbol: size}");
+      for (const auto &member : symbols.members()) {
+        bool known = false;
+        for (const GraphSymbol &s : m_.graph.symbols)
+          known |= s.name == member.first;
+        if (!known)
+          r_.fail(path + ".symbols", "\"" + member.first + "\" is not a graph symbol");
+        variant.symbols[member.first] =
+            r_.integer(member.second, path + ".symbols." + member.first);
+      }
+      variant.ptx = r_.stringField(json, path, "ptx");
+      if (const JsonValue *cubin = r_.optionalField(json, "cubin"))
+        variant.cubin = r_.string(*cubin, path + ".cubin");
+      const auto &kernels = r_.arrayField(json, path, "kernels");
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        std::string kernelPath = indexed(path + ".kernels", k);
+        r_.object(kernels[k], kernelPath, {"name", "config"});
+        variant.kernels.push_back({r_.stringField(kernels[k], kernelPath, "name")});
+        if (const JsonValue *config = r_.optionalField(kernels[k], "config"))
+          if (!config->isObject())
+            r_.fail(kernelPath + ".config", "expected an object");
+      }
+      const auto &values = r_.arrayField(json, path, "values");
+      for (size_t i = 0; i < values.size(); ++i) {
+        std::string valuePath = indexed(path + ".values", i);
+        Expr e = r_.expr(values[i], valuePath);
+        checkVariantExpr(e, valuePath, piece, int64_t(i));
+        variant.values.push_back(e);
+      }
+      std::vector<bool> allocated;
+      const auto &plan = r_.arrayField(json, path, "plan");
+      for (size_t i = 0; i < plan.size(); ++i)
+        variant.plan.push_back(
+            parsePlanOp(plan[i], indexed(path + ".plan", i), piece, variant, allocated));
+      const auto &results = r_.arrayField(json, path, "results");
+      if (results.size() != piece.results.size())
+        r_.fail(path + ".results", "the piece has " + std::to_string(piece.results.size()) +
+                                       " result(s), but the variant gives " +
+                                       std::to_string(results.size()));
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::string resultPath = indexed(path + ".results", i);
+        const JsonValue &result = results[i];
+        PieceResult pr;
+        if (piece.results[i].isTensor) {
+          r_.object(result, resultPath, {"tensor"});
+          pr.isTensor = true;
+          pr.tensor = parseDescriptor(r_.field(result, resultPath, "tensor"),
+                                      resultPath + ".tensor", piece, variant, allocated);
+          if (int64_t(pr.tensor.sizes.size()) != piece.results[i].rank)
+            r_.fail(resultPath + ".tensor", "result " + std::to_string(i) + " has rank " +
+                                                std::to_string(piece.results[i].rank) + ", not " +
+                                                std::to_string(pr.tensor.sizes.size()));
+        } else {
+          r_.object(result, resultPath, {"index"});
+          pr.index = r_.expr(r_.field(result, resultPath, "index"), resultPath + ".index");
+          checkVariantExpr(pr.index, resultPath + ".index", piece, int64_t(variant.values.size()));
+        }
+        variant.results.push_back(std::move(pr));
+      }
+      piece.variants.push_back(std::move(variant));
+    }
+  }
+
+  Reader r_;
+  Manifest m_;
+};
+
+} // namespace
+
+ValueType Manifest::typeOf(const ValueRef &ref) const {
+  ValueType type;
+  switch (ref.kind) {
+  case ValueRef::Kind::Input:
+    type.isTensor = true;
+    type.dtype = graph.inputs[ref.index].dtype;
+    type.rank = int64_t(graph.inputs[ref.index].shape.size());
+    break;
+  case ValueRef::Kind::StepResult:
+    type = pieces[graph.steps[ref.index].piece].results[ref.result];
+    break;
+  case ValueRef::Kind::Symbol:
+  case ValueRef::Kind::Int:
+    break;
+  }
+  return type;
+}
+
+std::string describe(const ValueRef &ref) {
+  switch (ref.kind) {
+  case ValueRef::Kind::Input: return "input " + std::to_string(ref.index);
+  case ValueRef::Kind::StepResult:
+    return "step " + std::to_string(ref.index) + " result " + std::to_string(ref.result);
+  case ValueRef::Kind::Symbol: return "symbol " + ref.symbol;
+  case ValueRef::Kind::Int: return "int " + std::to_string(ref.value);
+  }
+  return "?";
+}
+
+Manifest parseManifest(const std::string &text, const std::string &sourceName) {
+  JsonValue root = parseJson(text, sourceName);
+  return ManifestParser(sourceName).parse(root);
+}
+
+Manifest loadManifest(const std::string &artifactDir) {
+  std::string path = artifactDir + "/manifest.json";
+  return parseManifest(readFileBytes(path), path);
+}
+
+} // namespace magi::runtime

@@ -1,0 +1,11 @@
+# The sources of the MagiRuntime library (plain C++17, no CUDA, no MLIR),
+# shared by lib/Runtime/CMakeLists.txt and the standalone build of
+# tools/magi-run/CMakeLists.txt.
+set(MAGI_RUNTIME_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/Json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Expr.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Tensor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Manifest.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Executor.cpp
+)
+set(MAGI_RUNTIME_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../../include)

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root:
+#   scripts/gpu-check.sh [ARTIFACTS [FIXTURES]]
+# Builds magi-run standalone (build-run/), runs the self-test artifact
+# (test/Runtime/selftest), then every artifact ARTIFACTS/<fixture>/ (default
+# gpu-artifacts/) on FIXTURES/<fixture>/case0 and case1 (default
+# shared/fixtures/torch-export) and times case0 with --repeat 20. Keeps going
+# after a failure, prints a markdown table at the end, exits non-zero if
+# anything failed. The full log also goes to $OUT/gpu-check.log when OUT is
+# set.
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+artifacts="${1:-gpu-artifacts}"
+fixtures="${2:-shared/fixtures/torch-export}"
+
+if [[ -n "${OUT:-}" ]]; then
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/gpu-check.log") 2>&1
+fi
+
+failed=0
+rows=()
+run_limit=600 # seconds per magi-run call
+
+echo "== building magi-run (standalone) into build-run/"
+if ! { cmake -S tools/magi-run -B build-run -G Ninja -DCMAKE_BUILD_TYPE=Release &&
+       ninja -C build-run; }; then
+  echo "gpu-check: building magi-run failed"
+  exit 1
+fi
+magi_run="$repo/build-run/magi-run"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
+
+# Runs magi-run with the given arguments, prints its output, and leaves the
+# rel_err values (joined by " / ") in $rel, the exit status in $status and
+# the output in $output.
+run_case() {
+  output="$(timeout "$run_limit" "$magi_run" "$@" 2>&1)"
+  status=$?
+  echo "\$ magi-run $*"
+  echo "$output"
+  echo "(exit status $status)"
+  rel="$(echo "$output" | grep -o 'rel_err=[^ ]*' | sed 's/rel_err=//' | paste -sd/ - | sed 's#/# / #g')"
+  [[ -z "$rel" ]] && rel="error"
+}
+
+# Runs --repeat 20 and leaves the median in $median.
+time_case() {
+  local output
+  output="$(timeout "$run_limit" "$magi_run" "$@" --repeat 20 2>&1)"
+  local timing_status=$?
+  echo "\$ magi-run $* --repeat 20"
+  echo "$output"
+  median="$(echo "$output" | sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p')"
+  if [[ $timing_status -ne 0 || -z "$median" ]]; then
+    median="error"
+    return 1
+  fi
+}
+
+# check_artifact NAME DIR FIXTURE_DIR [extra magi-run options for case0]
+check_artifact() {
+  local name="$1" dir="$2" fixture="$3"
+  shift 3
+  local ok=OK rel0 rel1
+  echo
+  echo "== $name"
+  run_case "$dir" --fixture "$fixture/case0" "$@"
+  rel0="$rel"; [[ $status -eq 0 ]] || ok=FAIL
+  if [[ -e "$fixture/case1_in0.json" || -e "$fixture/case1_out0.json" ]]; then
+    run_case "$dir" --fixture "$fixture/case1"
+    rel1="$rel"; [[ $status -eq 0 ]] || ok=FAIL
+  else
+    rel1="(no case1)"
+  fi
+  time_case "$dir" --fixture "$fixture/case0" || ok=FAIL
+  [[ $ok == OK ]] || failed=1
+  rows+=("| $name | $rel0 | $rel1 | $ok | $median |")
+}
+
+selftest=test/Runtime/selftest
+check_artifact selftest "$selftest/artifact" "$selftest/fixture" --verbose
+
+# Four gemms: f32/bf16/f16, bias, broadcast and batched b, a transposed,
+# c column-major, an operand that is not 16-byte aligned.
+check_artifact gemm test/Runtime/gemm/artifact test/Runtime/gemm/fixture --verbose
+
+# The self-test's error paths: a wrong input must be refused before running.
+echo
+echo "== selftest: a wrong input is an error, not a run"
+run_case "$selftest/artifact" --input "$selftest/fixture/case0_out0.bin"
+if [[ $status -eq 1 ]] && ! echo "$rel" | grep -q '[0-9]'; then
+  rows+=("| selftest (wrong input refused) | - | - | OK | - |")
+else
+  rows+=("| selftest (wrong input refused) | - | - | FAIL | - |")
+  failed=1
+fi
+
+# --input and --save-outputs: out1 (y = 2x + s0) is exact, so the saved file
+# equals the reference byte for byte.
+echo
+echo "== selftest: --input and --save-outputs"
+saved="$(mktemp -d)"
+run_case "$selftest/artifact" --input "$selftest/fixture/case0_in0.bin" --save-outputs "$saved"
+if [[ $status -eq 0 ]] && cmp "$saved/out1.bin" "$selftest/fixture/case0_out1.bin" &&
+   [[ "$(cat "$saved/out1.json")" == "$(cat "$selftest/fixture/case0_out1.json")" ]]; then
+  rows+=("| selftest (--input, --save-outputs) | - | - | OK | - |")
+else
+  rows+=("| selftest (--input, --save-outputs) | - | - | FAIL | - |")
+  failed=1
+fi
+rm -rf "$saved"
+
+# A plan whose launch passes fewer parameters than the kernel takes must be
+# refused (checked against the kernel), not launched.
+echo
+echo "== selftest: a launch with a missing kernel parameter is an error"
+broken="$(mktemp -d)"
+cp -r "$selftest/artifact/." "$broken/"
+sed -i 's/{"i64": "arg1"},//' "$broken/manifest.json"
+run_case "$broken" --fixture "$selftest/fixture/case0"
+if [[ $status -eq 1 ]] && grep -q "takes 16 parameter" <<<"$output"; then
+  rows+=("| selftest (bad kernel parameters refused) | - | - | OK | - |")
+else
+  rows+=("| selftest (bad kernel parameters refused) | - | - | FAIL | - |")
+  failed=1
+fi
+rm -rf "$broken"
+
+if [[ -d "$artifacts" ]]; then
+  for dir in "$artifacts"/*/; do
+    dir="${dir%/}"
+    [[ -f "$dir/manifest.json" ]] || continue
+    name="$(basename "$dir")"
+    if [[ ! -d "$fixtures/$name" ]]; then
+      echo "== $name: no fixture directory $fixtures/$name"
+      rows+=("| $name | no fixture | no fixture | FAIL | - |")
+      failed=1
+      continue
+    fi
+    check_artifact "$name" "$dir" "$fixtures/$name"
+  done
+else
+  echo
+  echo "== no artifact directory '$artifacts': only the self-test ran"
+fi
+
+echo
+echo "| fixture | case0 rel_err | case1 rel_err | OK/FAIL | median ms |"
+echo "|---|---|---|---|---|"
+for row in "${rows[@]}"; do
+  echo "$row"
+done
+exit $failed

@@ -1,0 +1,25 @@
+// magi-compile refuses what it cannot compile, naming the op and the piece,
+// and writes no artifact. (The artifact directory may exist; no manifest.)
+// RUN: rm -rf %t
+// RUN: not magi-compile %s -o %t --cache-mode=off 2>&1 | FileCheck %s
+// RUN: not ls %t/manifest.json
+// CHECK: error: 'magi.sort' in piece @main_piece_0 was not lowered to linalg
+// CHECK: error: piece @main_piece_0 failed in the lower phase
+
+// RUN: not magi-compile %s -o %t --cache-mode=bogus 2>&1 | FileCheck %s --check-prefix=MODE
+// MODE: magi-compile: error: unknown --cache-mode 'bogus' (readwrite, readonly, must-hit, off)
+
+// Parameters need their weights, unless --no-weights says to go without.
+// RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/w --cache-mode=off 2>&1 | FileCheck %s --check-prefix=WEIGHTS
+// WEIGHTS: error: argument 1 is a weight, but no archive was given to read it from (--weights, or --no-weights to compile without them)
+// RUN: magi-compile %S/Inputs/weighted.mlir -o %t/nw --cache-mode=off --no-weights --no-cubin | FileCheck %s --check-prefix=NOWEIGHTS
+// NOWEIGHTS: magi-compile: 1 pieces, 1 kernels
+// RUN: FileCheck %s --check-prefix=NOWEIGHT-MANIFEST --input-file=%t/nw/manifest.json
+// NOWEIGHT-MANIFEST: "kind": "parameter",
+// NOWEIGHT-MANIFEST-NOT: "weight":
+// NOWEIGHT-MANIFEST: "pieces"
+
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %values, %indices = magi.sort %x {dim = 0 : i64} : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xi64>)
+  return %values : tensor<8xf32>
+}

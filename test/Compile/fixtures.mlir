@@ -1,0 +1,42 @@
+// magi-compile on every shared fixture: five pieces each (three compute
+// pieces, two attention pieces, the second identical to the first and
+// compiled once), every PTX assembled by ptxas into a cubin, and a manifest
+// whose graph reads each weight from weights.bin.
+// REQUIRES: fixtures, ptxas
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: magi-compile %fixtures/llama-f32/model.pt2 -o %t/llama-f32 --cache-mode=off | FileCheck %s
+// RUN: magi-compile %fixtures/llama-bf16/model.pt2 -o %t/llama-bf16 --cache-mode=off | FileCheck %s
+// RUN: magi-compile %fixtures/gpt2-f32/model.pt2 -o %t/gpt2-f32 --cache-mode=off | FileCheck %s
+// RUN: magi-compile %fixtures/gpt2-bf16/model.pt2 -o %t/gpt2-bf16 --cache-mode=off | FileCheck %s
+// RUN: magi-compile %fixtures/bert-f32/model.pt2 -o %t/bert-f32 --cache-mode=off | FileCheck %s
+// RUN: magi-compile %fixtures/bert-bf16/model.pt2 -o %t/bert-bf16 --cache-mode=off | FileCheck %s
+// RUN: ls %t/llama-bf16/pieces | FileCheck %s --check-prefix=FILES
+// RUN: FileCheck %s --check-prefix=MANIFEST --input-file=%t/llama-f32/manifest.json
+
+// CHECK:      piece 0   main_piece_0 compute   graph 0  {{.*}} compiled
+// CHECK-NEXT: piece 1   main_piece_1 splitting graph -1 {{.*}} compiled
+// CHECK-NEXT: piece 2   main_piece_2 compute   graph 1  {{.*}} compiled
+// CHECK-NEXT: piece 3   main_piece_3 splitting graph -1 {{.*}} reused
+// CHECK-NEXT: piece 4   main_piece_4 compute   graph 2  {{.*}} compiled
+// CHECK-NEXT: magi-compile: 5 pieces, {{[0-9]+}} kernels, sm_90
+
+// FILES-COUNT-5: piece_{{[0-4]}}.cubin
+
+// MANIFEST:      "kind": "parameter",
+// MANIFEST-NEXT: "name": "m.model.embed_tokens.weight",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT:   512,
+// MANIFEST-NEXT:   128
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "weight": {
+// MANIFEST-NEXT:   "bytes": 262144,
+// MANIFEST-NEXT:   "offset": 0
+// MANIFEST:      "kind": "user_input",
+// MANIFEST-NEXT: "name": "input_ids",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT:   1,
+// MANIFEST-NEXT:   "s70"
+// MANIFEST:      "symbols": [
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "dim": 1,
+// MANIFEST-NEXT:     "input": 23,

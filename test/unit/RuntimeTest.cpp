@@ -1,0 +1,541 @@
+//===- RuntimeTest.cpp - magi-run's device-independent library ------------===//
+//
+// JSON, expressions, fixture files, the output comparison, the manifest
+// checks, input checking, and the graph executor: the last runs the
+// self-test artifact (test/Runtime/selftest) on a host imitation of a GPU
+// whose kernels are C++ copies of kernels.cu, and compares with the
+// references that gen.py computed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Runtime/Executor.h"
+#include "magi/Runtime/Expr.h"
+#include "magi/Runtime/Json.h"
+#include "magi/Runtime/Manifest.h"
+#include "magi/Runtime/Tensor.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace magi::runtime;
+
+namespace {
+
+// Runs `f`, expects a RuntimeError whose message contains `fragment`.
+template <typename F> void expectError(F f, const std::string &fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error containing \"" << fragment << "\"";
+  } catch (const RuntimeError &e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << fragment;
+  }
+}
+
+//===--- JSON -------------------------------------------------------------===//
+
+TEST(RuntimeJson, ParsesValues) {
+  JsonValue v = parseJson(R"( {"a": [1, -2, 3.5, true, null, "x\u00e9\n"], "b": {}} )", "t");
+  ASSERT_TRUE(v.isObject());
+  const JsonValue *a = v.find("a");
+  ASSERT_TRUE(a && a->isArray());
+  ASSERT_EQ(a->items().size(), 6u);
+  EXPECT_TRUE(a->items()[0].isInteger());
+  EXPECT_EQ(a->items()[1].asInteger(), -2);
+  EXPECT_FALSE(a->items()[2].isInteger());
+  EXPECT_DOUBLE_EQ(a->items()[2].asDouble(), 3.5);
+  EXPECT_TRUE(a->items()[3].asBool());
+  EXPECT_TRUE(a->items()[4].isNull());
+  EXPECT_EQ(a->items()[5].asString(), "x\xc3\xa9\n");
+  EXPECT_TRUE(v.find("b")->isObject());
+  EXPECT_EQ(v.find("c"), nullptr);
+  EXPECT_EQ(parseJson("9223372036854775807", "t").asInteger(), INT64_MAX);
+  EXPECT_EQ(parseJson("-9223372036854775808", "t").asInteger(), INT64_MIN);
+}
+
+TEST(RuntimeJson, RefusesBadInput) {
+  expectError([] { parseJson("{\"a\": 1,}", "f.json"); }, "f.json:1:9: invalid JSON");
+  expectError([] { parseJson("{\"a\": 1, \"a\": 2}", "f"); }, "duplicate key \"a\"");
+  expectError([] { parseJson("[1, 2] x", "f"); }, "unexpected text after");
+  expectError([] { parseJson("01", "f"); }, "leading zeros");
+  expectError([] { parseJson("9223372036854775808", "f"); }, "does not fit in 64 bits");
+  expectError([] { parseJson("\"abc", "f"); }, "unterminated string");
+  expectError([] { parseJson("[1,\n 2,\n tru]", "f"); }, "f:3:2");
+  expectError([] { parseJson("", "f"); }, "unexpected end of input");
+  expectError([] { parseJson("\"\\q\"", "f"); }, "unknown escape");
+  expectError([] { parseJson(std::string(1000, '['), "f"); }, "nested too deeply");
+}
+
+//===--- Expressions ------------------------------------------------------===//
+
+int64_t eval(const std::string &text, std::map<std::string, int64_t> names = {}) {
+  return Expr::parse(text).evaluate(
+      [&](const std::string &name) -> std::optional<int64_t> {
+        auto it = names.find(name);
+        if (it == names.end())
+          return std::nullopt;
+        return it->second;
+      },
+      "test");
+}
+
+TEST(RuntimeExpr, Arithmetic) {
+  EXPECT_EQ(eval("1 + 2 * 3"), 7);
+  EXPECT_EQ(eval("(1 + 2) * 3"), 9);
+  EXPECT_EQ(eval("10 - 4 - 3"), 3);
+  EXPECT_EQ(eval("--5"), 5);
+  EXPECT_EQ(eval("-2 * -3"), 6);
+  EXPECT_EQ(eval("arg0.d1 * 128 + v0", {{"arg0.d1", 3}, {"v0", 1}}), 385);
+  EXPECT_EQ(eval("s70 floordiv 4 * 4", {{"s70", 7}}), 4);
+  EXPECT_EQ(eval("min(3, 1, 2) + max(4, 9)"), 10);
+  EXPECT_EQ(eval("select(eq(1, 1), 10, 20) + select(0, 1, 2)"), 12);
+  EXPECT_EQ(eval("ne(1,2) + lt(1,2) + le(2,2) + gt(1,2) + ge(1,2)"), 3);
+}
+
+TEST(RuntimeExpr, PythonDivisionSemantics) {
+  EXPECT_EQ(eval("7 floordiv 2"), 3);
+  EXPECT_EQ(eval("-7 floordiv 2"), -4);
+  EXPECT_EQ(eval("7 floordiv -2"), -4);
+  EXPECT_EQ(eval("-7 floordiv -2"), 3);
+  EXPECT_EQ(eval("7 ceildiv 2"), 4);
+  EXPECT_EQ(eval("-7 ceildiv 2"), -3);
+  EXPECT_EQ(eval("7 ceildiv -2"), -3);
+  EXPECT_EQ(eval("6 ceildiv 2"), 3);
+  EXPECT_EQ(eval("7 mod 3"), 1);
+  EXPECT_EQ(eval("-7 mod 3"), 2);
+  EXPECT_EQ(eval("7 mod -3"), -2);
+  EXPECT_EQ(eval("-7 mod -3"), -1);
+  EXPECT_EQ(eval("6 mod 3"), 0);
+}
+
+TEST(RuntimeExpr, Errors) {
+  expectError([] { eval("1 floordiv 0"); }, "division by zero");
+  expectError([] { eval("1 mod (2 - 2)"); }, "division by zero");
+  expectError([] { eval("1 ceildiv 0"); }, "division by zero");
+  expectError([] { eval("s1 + 1"); }, "unknown name 's1'");
+  expectError([] { eval("9223372036854775807 + 1"); }, "overflow");
+  expectError([] { eval("3037000500 * 3037000500"); }, "overflow");
+  expectError([] { Expr::parse("1 +"); }, "bad expression");
+  expectError([] { Expr::parse("(1"); }, "expected ')'");
+  expectError([] { Expr::parse("foo(1)"); }, "unknown function 'foo'");
+  expectError([] { Expr::parse("select(1, 2)"); }, "takes 3 argument(s)");
+  expectError([] { Expr::parse("1 / 2"); }, "unexpected '/ 2'");
+  expectError([] { Expr::parse("floordiv 2"); }, "needs a left operand");
+  expectError([] { Expr::fromJson(JsonValue::makeDouble(1.5), "here"); }, "here: expected an integer");
+}
+
+TEST(RuntimeExpr, Names) {
+  Expr e = Expr::parse("arg0.d1 * v2 + min(s0, 4)");
+  EXPECT_EQ(e.names(), (std::vector<std::string>{"arg0.d1", "v2", "s0"}));
+  EXPECT_FALSE(e.isConstant());
+  EXPECT_TRUE(Expr::parse("2 * (3 + 4)").isConstant());
+}
+
+//===--- Tensors and comparison -------------------------------------------===//
+
+HostTensor makeF32(std::vector<int64_t> shape, std::vector<float> values) {
+  HostTensor t;
+  t.dtype = Dtype::F32;
+  t.shape = shape;
+  t.bytes.resize(values.size() * 4);
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+HostTensor makeI64(std::vector<int64_t> shape, std::vector<int64_t> values) {
+  HostTensor t;
+  t.dtype = Dtype::I64;
+  t.shape = shape;
+  t.bytes.resize(values.size() * 8);
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+std::string tempDir() {
+  const char *base = std::getenv("TMPDIR");
+  std::string dir = std::string(base ? base : "/tmp") + "/magi-runtime-test-XXXXXX";
+  std::vector<char> buffer(dir.begin(), dir.end());
+  buffer.push_back('\0');
+  if (!mkdtemp(buffer.data()))
+    return "/tmp";
+  return buffer.data();
+}
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+TEST(RuntimeTensor, Dtypes) {
+  EXPECT_EQ(dtypeFromFixtureName("bfloat16"), Dtype::BF16);
+  EXPECT_EQ(dtypeFromFixtureName("bool"), Dtype::I1);
+  EXPECT_EQ(dtypeFromManifestName("i64"), Dtype::I64);
+  EXPECT_FALSE(dtypeFromManifestName("int64"));
+  EXPECT_EQ(elementSize(Dtype::BF16), 2);
+  EXPECT_FLOAT_EQ(bfloat16ToFloat(0x3F80), 1.0f);
+  EXPECT_FLOAT_EQ(bfloat16ToFloat(0xC040), -3.0f);
+  EXPECT_FLOAT_EQ(halfToFloat(0x3C00), 1.0f);
+  EXPECT_FLOAT_EQ(halfToFloat(0xC500), -5.0f);
+  EXPECT_FLOAT_EQ(halfToFloat(0x0001), 5.9604645e-08f);
+}
+
+TEST(RuntimeTensor, RawFilesRoundTrip) {
+  std::string dir = tempDir();
+  HostTensor t = makeI64({1, 3}, {5, -6, 7});
+  writeRawTensor(t, dir + "/t.bin", dir + "/t.json");
+  HostTensor back = readTensorFile(dir + "/t.json");
+  EXPECT_EQ(back.dtype, Dtype::I64);
+  EXPECT_EQ(back.shape, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(back.getInt(1), -6);
+
+  writeFile(dir + "/bad.json", R"({"shape": [2, 2], "dtype": "float32"})");
+  writeFile(dir + "/bad.bin", std::string(12, '\0'));
+  expectError([&] { readTensorFile(dir + "/bad.bin"); }, "holds 12 bytes, but float32 [2, 2]");
+  writeFile(dir + "/bad.json", R"({"shape": [2], "dtype": "complex64"})");
+  expectError([&] { readTensorFile(dir + "/bad.bin"); }, "unknown dtype \"complex64\"");
+  writeFile(dir + "/bad.json", R"({"shape": [2], "dtype": "int64", "extra": 1})");
+  expectError([&] { readTensorFile(dir + "/bad.bin"); }, "unknown field \"extra\"");
+  expectError([&] { readTensorFile(dir + "/missing.bin"); }, "cannot open");
+  expectError([&] { readTensorFile(dir + "/x.npy"); }, "neither a .bin nor a .json");
+}
+
+TEST(RuntimeTensor, CompareOutput) {
+  std::ostringstream os;
+  EXPECT_TRUE(compareOutput(0, makeF32({2}, {3, 4}), makeF32({2}, {3, 4}), std::nullopt, os));
+  EXPECT_EQ(os.str(), "out0: rel_err=0.000e+00 OK\n");
+  os.str("");
+  // |(0, 0.5)| / |(3, 4)| = 0.1
+  EXPECT_FALSE(compareOutput(1, makeF32({2}, {3, 4.5}), makeF32({2}, {3, 4}), std::nullopt, os));
+  EXPECT_EQ(os.str(), "out1: rel_err=1.000e-01 FAIL\n");
+  os.str("");
+  EXPECT_TRUE(compareOutput(1, makeF32({2}, {3, 4.5}), makeF32({2}, {3, 4}), 0.2, os));
+  EXPECT_EQ(os.str(), "out1: rel_err=1.000e-01 OK\n");
+  os.str("");
+  EXPECT_FALSE(compareOutput(2, makeI64({2}, {1, 2}), makeI64({2}, {1, 3}), 10.0, os));
+  EXPECT_EQ(os.str(), "out2: rel_err=3.162e-01 FAIL (integer outputs must match exactly)\n");
+  os.str("");
+  EXPECT_FALSE(compareOutput(0, makeF32({1, 2}, {3, 4}), makeF32({2}, {3, 4}), std::nullopt, os));
+  EXPECT_EQ(os.str(), "out0: rel_err=inf FAIL (shape [1, 2], reference [2])\n");
+  os.str("");
+  // A NaN (an unwritten, poisoned output) always fails.
+  EXPECT_FALSE(compareOutput(0, makeF32({1}, {NAN}), makeF32({1}, {1}), 1.0, os));
+  os.str("");
+  EXPECT_FALSE(compareOutput(0, makeF32({2}, {1, 2}), makeI64({2}, {1, 2}), std::nullopt, os));
+  EXPECT_EQ(os.str(), "out0: rel_err=0.000e+00 FAIL (dtype float32, reference int64)\n");
+  os.str("");
+  HostTensor bf = makeF32({1}, {0});
+  bf.dtype = Dtype::BF16;
+  bf.bytes = {0x80, 0x3F}; // 1.0
+  HostTensor bfRef = bf;
+  bfRef.bytes = {0x82, 0x3F}; // 1.015625
+  EXPECT_TRUE(compareOutput(0, bf, bfRef, std::nullopt, os)); // 1.5e-2 < 3e-2
+}
+
+//===--- Manifest ---------------------------------------------------------===//
+
+std::string selftestDir() { return std::string(MAGI_SOURCE_DIR) + "/test/Runtime/selftest"; }
+
+std::string selftestManifest() {
+  return readFileBytes(selftestDir() + "/artifact/manifest.json");
+}
+
+// The self-test manifest with `from` replaced by `to` (which must occur).
+std::string edited(const std::string &from, const std::string &to) {
+  std::string text = selftestManifest();
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "not in the manifest: " << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(RuntimeManifest, LoadsTheSelfTest) {
+  Manifest m = loadManifest(selftestDir() + "/artifact");
+  EXPECT_EQ(m.version, 1);
+  EXPECT_EQ(m.targetChip, "sm_90");
+  ASSERT_EQ(m.graph.inputs.size(), 3u);
+  EXPECT_EQ(m.graph.inputs[1].weightOffset, 256);
+  ASSERT_EQ(m.pieces.size(), 2u);
+  EXPECT_EQ(m.pieces[0].variants.size(), 2u);
+  EXPECT_EQ(m.pieces[0].variants[0].symbols.at("s0"), 3);
+  EXPECT_FALSE(m.pieces[1].variants[0].cubin.has_value());
+  EXPECT_TRUE(m.pieces[1].variants[0].plan[1].bias.has_value());
+}
+
+TEST(RuntimeManifest, RefusesBadManifests) {
+  auto refuse = [](const std::string &text, const std::string &fragment) {
+    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+  };
+  refuse(edited("\"version\": 1", "\"version\": 2"),
+         "manifest.json: version: this magi-run reads artifact format version 1, not 2");
+  refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
+  refuse(edited("\"weights\": {\"file\": \"weights.bin\", \"bytes\": 272}",
+                "\"weights\": {\"file\": \"weights.bin\"}"),
+         "weights: missing field \"bytes\"");
+  refuse(edited("\"dtype\": \"f32\", \"shape\": [4, 8]", "\"dtype\": \"float\", \"shape\": [4, 8]"),
+         "graph.inputs[0].dtype: unknown dtype \"float\"");
+  refuse(edited("\"offset\": 256, \"bytes\": 16", "\"offset\": 128, \"bytes\": 16"),
+         "graph.inputs[1].weight.offset: must be a multiple of 256");
+  refuse(edited("\"offset\": 256, \"bytes\": 16", "\"offset\": 256, \"bytes\": 20"),
+         "graph.inputs[1].weight");
+  refuse(edited("{\"piece\": 0, \"args\"", "{\"piece\": 5, \"args\""),
+         "graph.steps[0].piece: piece 5 does not exist");
+  refuse(edited("{\"step\": 0, \"result\": 1}]", "{\"step\": 1, \"result\": 1}]"),
+         "graph.steps[1].args[3].step: step 1 has not run yet");
+  refuse(edited("{\"step\": 0, \"result\": 1}]", "{\"input\": 2}]"),
+         "graph.steps[1].args[3]: argument 3 of piece 1 is an index, but this is a rank-2 f32 tensor");
+  refuse(edited("{\"symbol\": \"s0\"}", "{\"symbol\": \"s9\"}"),
+         "graph.steps[0].args[1].symbol: \"s9\" is not a graph symbol");
+  refuse(edited("\"shape\": [\"s0\", 8]", "\"shape\": [\"s1\", 8]"),
+         "graph.inputs[2].shape[0]: \"s1\" uses 's1', which is not a graph symbol");
+  refuse(edited("\"values\": [\"arg0.d0\", \"arg1.d0\"]", "\"values\": [\"arg0.d2\", \"arg1.d0\"]"),
+         "pieces[1].variants[0].values[0]: \"arg0.d2\" uses 'arg0.d2': argument 0 has rank 2");
+  refuse(edited("\"values\": [\"arg0.d0\", \"arg1.d0\"]", "\"values\": [\"v1\", \"arg1.d0\"]"),
+         "v1 is not defined before this point");
+  refuse(edited("{\"i64\": \"arg3\"}", "{\"i64\": \"arg0\"}"),
+         "argument 0 is a tensor (use argN.dD for a size)");
+  refuse(edited("{\"op\": \"alloc\", \"buffer\": \"b0\", \"bytes\": \"v0 * v1 * 4\"},", ""),
+         "pieces[1].variants[0].plan[0].c.base: buffer \"b0\" is not allocated before this point");
+  refuse(edited("\"kernel\": \"selftest_add_index\"", "\"kernel\": \"nope\""),
+         "\"nope\" is not in the variant's kernels");
+  refuse(edited("\"shared_bytes\": 0,\n             \"args\": [\n               {\"memref\": {\"base\": \"b0\", \"offset\": 0, \"sizes\": [\"v0\"",
+                "\"args\": [\n               {\"memref\": {\"base\": \"b0\", \"offset\": 0, \"sizes\": [\"v0\""),
+         "missing field \"shared_bytes\"");
+  refuse(edited("\"op\": \"gemm\"", "\"op\": \"gemm\", \"alpha\": 2"), "unknown field \"alpha\"");
+  refuse(edited("\"bias\": {\"base\": \"arg2\", \"offset\": 0, \"sizes\": [\"v1\"], \"strides\": [1]}",
+                "\"bias\": {\"base\": \"arg2\", \"offset\": 0, \"sizes\": [\"v1\", 1], \"strides\": [1, 1]}"),
+         "the bias has rank 1");
+  refuse(edited("\"symbols\": {\"s0\": 3}", "\"symbols\": {\"s7\": 3}"), "\"s7\" is not a graph symbol");
+  refuse(edited("{\"i32\": \"arg0.d0 mod 4\"}", "{\"i16\": 1}"), "unknown kernel argument kind \"i16\"");
+  refuse(edited("\"grid\": [\"v1\", 1, 1]", "\"grid\": [\"v1\", 1]"), "expected 3 entries");
+  refuse(edited("{\"index\": \"v2\"}", "{\"index\": \"v2 floordiv\"}"), "bad expression");
+  refuse(edited("\"index\": 1, \"name\"", "\"index\": 0, \"name\""),
+         "pieces[1].index: is 0, but pieces must be listed in index order");
+}
+
+//===--- Inputs -----------------------------------------------------------===//
+
+TEST(RuntimeInputs, BindsAndChecks) {
+  Manifest m = loadManifest(selftestDir() + "/artifact");
+  std::vector<float> data(5 * 8, 1.0f);
+  std::map<std::string, int64_t> symbols = bindInputs(m.graph, {makeF32({5, 8}, data)});
+  EXPECT_EQ(symbols.at("s0"), 5);
+
+  expectError([&] { bindInputs(m.graph, {}); }, "the graph takes 1 user input(s), but 0 were given");
+  expectError([&] { bindInputs(m.graph, {makeI64({5, 8}, std::vector<int64_t>(40))}); },
+              "user input 0 ('x') must be f32 (float32), but int64 was given");
+  expectError([&] { bindInputs(m.graph, {makeF32({40}, data)}); },
+              "user input 0 ('x') must have rank 2, but [40] was given");
+  expectError([&] { bindInputs(m.graph, {makeF32({5, 4}, std::vector<float>(20))}); },
+              "user input 0 ('x') must have shape [s0 = 5, 8], but [5, 4] was given");
+  expectError([&] { bindInputs(m.graph, {makeF32({65, 8}, std::vector<float>(65 * 8))}); },
+              "size 65 of dimension 0 (symbol s0) is outside [1, 64]");
+  expectError([&] { bindInputs(m.graph, {makeF32({0, 8}, {})}); }, "outside [1, 64]");
+}
+
+//===--- The executor on a host device ------------------------------------===//
+
+// A "GPU" in host memory: pointers are host addresses, kernels are C++
+// copies of test/Runtime/selftest/kernels.cu, gemm is a triple loop.
+class HostDevice : public Device {
+public:
+  ~HostDevice() override {
+    for (auto &entry : allocations_)
+      std::free(reinterpret_cast<void *>(entry.first));
+  }
+  DevicePtr allocate(int64_t bytes) override {
+    size_t rounded = (size_t(bytes) + 255) / 256 * 256;
+    void *p = std::aligned_alloc(256, rounded);
+    std::memset(p, 0xFF, rounded);
+    allocations_[DevicePtr(p)] = bytes;
+    ++numAllocations;
+    return DevicePtr(p);
+  }
+  void release(DevicePtr ptr) override {
+    ASSERT_TRUE(allocations_.count(ptr));
+    allocations_.erase(ptr);
+    std::free(reinterpret_cast<void *>(ptr));
+  }
+  void upload(DevicePtr dst, const void *src, int64_t bytes) override {
+    checkRange(dst, bytes);
+    std::memcpy(reinterpret_cast<void *>(dst), src, size_t(bytes));
+  }
+  void download(void *dst, DevicePtr src, int64_t bytes) override {
+    checkRange(src, bytes);
+    std::memcpy(dst, reinterpret_cast<const void *>(src), size_t(bytes));
+  }
+  int loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) override {
+    readFileBytes(ptxPath); // must exist
+    if (cubinPath)
+      readFileBytes(*cubinPath);
+    modules.push_back(ptxPath);
+    return int(modules.size() - 1);
+  }
+  void launch(int, const LaunchCall &call) override {
+    launches.push_back(call.kernel);
+    const std::vector<KernelParam> &p = call.params;
+    int64_t threads = call.grid[0] * call.grid[1] * call.grid[2] * call.block[0] *
+                      call.block[1] * call.block[2];
+    if (call.kernel == "selftest_scale_add") {
+      ASSERT_EQ(p.size(), 16u);
+      ASSERT_EQ(p[15].size, 4u);
+      float *x = reinterpret_cast<float *>(p[1].asI64());
+      float *y = reinterpret_cast<float *>(p[8].asI64());
+      EXPECT_EQ(p[0].asI64(), p[1].asI64()); // allocated == aligned
+      int64_t n = p[3].asI64() * p[4].asI64();
+      for (int64_t i = 0; i < n && i < threads; ++i) {
+        int64_t row = i / p[4].asI64(), col = i % p[4].asI64();
+        float v = x[p[2].asI64() + row * p[5].asI64() + col * p[6].asI64()];
+        y[p[9].asI64() + row * p[12].asI64() + col * p[13].asI64()] =
+            v * p[15].asF32() + float(p[14].asI64());
+      }
+    } else if (call.kernel == "selftest_add_index") {
+      ASSERT_EQ(p.size(), 9u);
+      ASSERT_EQ(p[8].size, 4u);
+      float *z = reinterpret_cast<float *>(p[1].asI64());
+      int64_t n = p[3].asI64() * p[4].asI64();
+      for (int64_t i = 0; i < n && i < threads; ++i) {
+        int64_t row = i / p[4].asI64(), col = i % p[4].asI64();
+        float *e = z + p[2].asI64() + row * p[5].asI64() + col * p[6].asI64();
+        *e = *e + (float(p[7].asI64()) + 0.5f * float(p[8].asI32()));
+      }
+    } else {
+      FAIL() << "unknown kernel " << call.kernel;
+    }
+  }
+  void gemm(const GemmCall &call) override {
+    ASSERT_EQ(call.dtype, Dtype::F32);
+    ++numGemms;
+    const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
+    auto at = [](const MatrixOperand &m, int64_t bt, int64_t i, int64_t j) {
+      return reinterpret_cast<float *>(m.ptr) + bt * m.strides[0] + i * m.strides[1] +
+             j * m.strides[2];
+    };
+    for (int64_t bt = 0; bt < c.sizes[0]; ++bt)
+      for (int64_t i = 0; i < c.sizes[1]; ++i)
+        for (int64_t j = 0; j < c.sizes[2]; ++j) {
+          double acc = call.hasBias ? reinterpret_cast<float *>(call.bias)[j] : 0.0;
+          for (int64_t k = 0; k < a.sizes[2]; ++k)
+            acc += double(*at(a, a.sizes[0] == 1 ? 0 : bt, i, k)) *
+                   *at(b, b.sizes[0] == 1 ? 0 : bt, k, j);
+          *at(c, bt, i, j) = float(acc);
+        }
+  }
+  void synchronize(const std::string &) override { ++numSyncs; }
+
+  std::vector<std::string> modules;
+  std::vector<std::string> launches;
+  int numAllocations = 0, numGemms = 0, numSyncs = 0;
+
+private:
+  void checkRange(DevicePtr ptr, int64_t bytes) {
+    for (auto &entry : allocations_)
+      if (ptr >= entry.first && ptr + DevicePtr(bytes) <= entry.first + DevicePtr(entry.second))
+        return;
+    ADD_FAILURE() << "copy outside any allocation";
+  }
+  std::map<DevicePtr, int64_t> allocations_;
+};
+
+void runSelftestCase(const std::string &caseName, size_t expectedVariant) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  options.syncEach = true;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  std::string prefix = dir + "/fixture/" + caseName;
+  executor.setInputs({readRawTensor(prefix + "_in0.bin", prefix + "_in0.json")});
+  std::vector<DeviceTensor> outputs = executor.run();
+  ASSERT_EQ(outputs.size(), 2u);
+  std::ostringstream lines;
+  for (unsigned i = 0; i < 2; ++i) {
+    std::string ref = prefix + "_out" + std::to_string(i);
+    HostTensor out = executor.download(outputs[i]);
+    EXPECT_TRUE(compareOutput(i, out, readRawTensor(ref + ".bin", ref + ".json"), std::nullopt,
+                              lines));
+  }
+  EXPECT_NE(lines.str().find("out0: rel_err="), std::string::npos) << lines.str();
+  EXPECT_NE(verbose.str().find("piece 0 (selftest_piece_0, compute), variant " +
+                               std::to_string(expectedVariant)),
+            std::string::npos)
+      << verbose.str();
+  // The empty launch (grid 0) of the general variant is skipped.
+  EXPECT_EQ(device.launches,
+            (std::vector<std::string>{"selftest_scale_add", "selftest_add_index"}));
+  EXPECT_EQ(device.numGemms, 1);
+  EXPECT_EQ(device.numSyncs, 3);
+  EXPECT_EQ(device.modules.size(), 2u);
+
+  // A second run reuses the buffers of the first.
+  int allocations = device.numAllocations;
+  outputs = executor.run();
+  EXPECT_EQ(device.numAllocations, allocations);
+  HostTensor again = executor.download(outputs[0]);
+  std::ostringstream ignored;
+  EXPECT_TRUE(compareOutput(0, again,
+                            readRawTensor(prefix + "_out0.bin", prefix + "_out0.json"),
+                            std::nullopt, ignored));
+}
+
+TEST(RuntimeExecutor, SelftestCase0GeneralVariant) { runSelftestCase("case0", 1); }
+TEST(RuntimeExecutor, SelftestCase1SpecialisedVariant) { runSelftestCase("case1", 0); }
+
+TEST(RuntimeExecutor, RefusesMissingWeights) {
+  std::string dir = tempDir();
+  Manifest m = loadManifest(selftestDir() + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, dir, device);
+  expectError([&] { executor.uploadWeights(); }, "cannot open '" + dir + "/weights.bin'");
+  writeFile(dir + "/weights.bin", std::string(100, '\0'));
+  expectError([&] { executor.uploadWeights(); }, "holds 100 bytes, but the manifest's weights.bytes is 272");
+}
+
+TEST(RuntimeExecutor, GemmChecks) {
+  GemmCall call;
+  call.a = {0, {1, 4, 8}, {32, 8, 1}};
+  call.b = {0, {1, 8, 3}, {0, 1, 8}};
+  call.c = {0, {1, 4, 3}, {12, 3, 1}};
+  checkGemm(call, 0, "g");
+  call.hasBias = true;
+  expectError([&] { checkGemm(call, 4, "g"); }, "g: gemm: the bias has 4 elements, but n = 3");
+  call.hasBias = false;
+  GemmCall bad = call;
+  bad.b.strides[1] = 2;
+  expectError([&] { checkGemm(bad, 0, "g"); }, "its last or second-to-last stride must be 1");
+  bad = call;
+  bad.b.sizes[1] = 7;
+  expectError([&] { checkGemm(bad, 0, "g"); }, "a is [.., 4, 8] but b is [.., 7, 3]");
+  bad = call;
+  bad.c.sizes[0] = 2;
+  bad.c.strides[0] = 0;
+  expectError([&] { checkGemm(bad, 0, "g"); }, "batch stride 0");
+  bad.a.sizes[0] = 3;
+  expectError([&] { checkGemm(bad, 0, "g"); }, "batch sizes");
+}
+
+} // namespace
+
+namespace {
+
+// The gemm artifact (test/Runtime/gemm) runs only on a GPU; here its
+// manifest and fixture inputs must at least be valid.
+TEST(RuntimeManifest, GemmArtifactIsValid) {
+  std::string dir = std::string(MAGI_SOURCE_DIR) + "/test/Runtime/gemm";
+  Manifest m = loadManifest(dir + "/artifact");
+  std::vector<HostTensor> inputs;
+  for (int i = 0; i < 4; ++i) {
+    std::string stem = dir + "/fixture/case0_in" + std::to_string(i);
+    inputs.push_back(readRawTensor(stem + ".bin", stem + ".json"));
+  }
+  EXPECT_TRUE(bindInputs(m.graph, inputs).empty());
+  EXPECT_EQ(m.pieces[0].variants[0].plan.size(), 10u);
+}
+
+} // namespace

@@ -1,0 +1,409 @@
+//===- CudaDevice.cpp - The CUDA driver API and cuBLASLt device -----------===//
+
+#include "CudaDevice.h"
+
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+namespace magi::runtime {
+
+void checkCuda(CUresult result, const char *call, const std::string &context) {
+  if (result == CUDA_SUCCESS)
+    return;
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(result, &name);
+  cuGetErrorString(result, &text);
+  // The driver names its errors; a stub or broken libcuda may not.
+  std::string message = std::string(call) + " failed: " +
+                        (name ? std::string(name) : "CUDA error " + std::to_string(int(result))) +
+                        " (" + (text ? text : "no description from the driver") + ")";
+  if (!context.empty())
+    message += " in " + context;
+  throw RuntimeError(message);
+}
+
+void checkCublas(cublasStatus_t status, const char *call, const std::string &context) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return;
+  std::string message = std::string(call) + " failed: " + cublasLtGetStatusName(status) + " (" +
+                        cublasLtGetStatusString(status) + ")";
+  if (!context.empty())
+    message += " in " + context;
+  throw RuntimeError(message);
+}
+
+CudaDevice::CudaDevice(int ordinal) {
+  checkCuda(cuInit(0), "cuInit");
+  int count = 0;
+  checkCuda(cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (ordinal >= count)
+    throw RuntimeError("no CUDA device " + std::to_string(ordinal) + " (" +
+                       std::to_string(count) + " found)");
+  checkCuda(cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+  char name[256] = {};
+  checkCuda(cuDeviceGetName(name, sizeof(name), device_), "cuDeviceGetName");
+  name_ = name;
+  int major = 0, minor = 0;
+  checkCuda(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_),
+            "cuDeviceGetAttribute");
+  checkCuda(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
+            "cuDeviceGetAttribute");
+  chip_ = "sm_" + std::to_string(major) + std::to_string(minor);
+  // The primary context: cuBLASLt (through the CUDA runtime) uses it too.
+  checkCuda(cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+  checkCuda(cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  checkCuda(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  checkCublas(cublasLtCreate(&cublas_), "cublasLtCreate");
+  workspaceBytes_ = 32u << 20;
+  checkCuda(cuMemAlloc(&workspace_, workspaceBytes_), "cuMemAlloc", "the cuBLASLt workspace");
+}
+
+CudaDevice::~CudaDevice() {
+  // Errors here would hide the one being reported; nothing is checked.
+  if (stream_)
+    cuStreamSynchronize(stream_);
+  for (CUmodule module : modules_)
+    cuModuleUnload(module);
+  if (workspace_)
+    cuMemFree(workspace_);
+  if (cublas_)
+    cublasLtDestroy(cublas_);
+  if (stream_)
+    cuStreamDestroy(stream_);
+  if (context_)
+    cuDevicePrimaryCtxRelease(device_);
+}
+
+DevicePtr CudaDevice::allocate(int64_t bytes) {
+  CUdeviceptr ptr = 0;
+  checkCuda(cuMemAlloc(&ptr, size_t(bytes)), "cuMemAlloc",
+            "an allocation of " + std::to_string(bytes) + " bytes");
+  // Poison: 0xFF bytes are NaN for every float type, -1 for integers.
+  checkCuda(cuMemsetD8Async(ptr, 0xFF, size_t(bytes), stream_), "cuMemsetD8Async");
+  return DevicePtr(ptr);
+}
+
+void CudaDevice::release(DevicePtr ptr) {
+  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  checkCuda(cuMemFree(CUdeviceptr(ptr)), "cuMemFree");
+}
+
+void CudaDevice::upload(DevicePtr dst, const void *src, int64_t bytes) {
+  checkCuda(cuMemcpyHtoDAsync(CUdeviceptr(dst), src, size_t(bytes), stream_), "cuMemcpyHtoDAsync");
+  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", "an upload");
+}
+
+void CudaDevice::download(void *dst, DevicePtr src, int64_t bytes) {
+  checkCuda(cuMemcpyDtoHAsync(dst, CUdeviceptr(src), size_t(bytes), stream_), "cuMemcpyDtoHAsync");
+  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", "a download");
+}
+
+int CudaDevice::loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) {
+  CUmodule module = nullptr;
+  std::string loadedFrom;
+  if (cubinPath) {
+    std::string cubin = readFileBytes(*cubinPath);
+    CUresult result = cuModuleLoadData(&module, cubin.data());
+    if (result == CUDA_SUCCESS) {
+      loadedFrom = *cubinPath;
+    } else {
+      // A cubin for another chip: the PTX still works.
+      const char *name = nullptr;
+      cuGetErrorName(result, &name);
+      std::cerr << "magi-run: warning: cannot load '" << *cubinPath << "' ("
+                << (name ? name : "?") << "); loading its PTX instead\n";
+      module = nullptr;
+    }
+  }
+  if (!module) {
+    std::string ptx = readFileBytes(ptxPath); // std::string ends in NUL
+    char errorLog[8192] = {};
+    char infoLog[4096] = {};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof(errorLog))), infoLog,
+                      reinterpret_cast<void *>(uintptr_t(sizeof(infoLog)))};
+    CUresult result = cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
+    if (result != CUDA_SUCCESS) {
+      std::string log = errorLog;
+      checkCuda(result, "cuModuleLoadDataEx",
+                "'" + ptxPath + "'" + (log.empty() ? "" : "; the PTX compiler said:\n" + log));
+    }
+    loadedFrom = ptxPath;
+  }
+  modules_.push_back(module);
+  moduleNames_.push_back(loadedFrom);
+  return int(modules_.size() - 1);
+}
+
+CudaDevice::Function &CudaDevice::function(int module, const std::string &name) {
+  auto key = std::make_pair(module, name);
+  auto it = functions_.find(key);
+  if (it != functions_.end())
+    return it->second;
+  Function f;
+  checkCuda(cuModuleGetFunction(&f.handle, modules_[module], name.c_str()),
+            "cuModuleGetFunction", "kernel '" + name + "' of '" + moduleNames_[module] + "'");
+  // The kernel's parameter list, to check each launch against it.
+  for (size_t i = 0;; ++i) {
+    size_t offset = 0, size = 0;
+    CUresult result = cuFuncGetParamInfo(f.handle, i, &offset, &size);
+    if (result == CUDA_ERROR_INVALID_VALUE)
+      break; // past the last parameter
+    if (result != CUDA_SUCCESS) {
+      f.paramSizes.clear(); // the driver cannot tell: no check
+      break;
+    }
+    f.paramSizes.push_back(size);
+  }
+  return functions_.emplace(key, f).first->second;
+}
+
+void CudaDevice::launch(int module, const LaunchCall &call) {
+  Function &f = function(module, call.kernel);
+  std::string context = "kernel '" + call.kernel + "'";
+  if (!f.paramSizes.empty()) {
+    bool same = f.paramSizes.size() == call.params.size();
+    for (size_t i = 0; same && i < call.params.size(); ++i)
+      same = f.paramSizes[i] == call.params[i].size;
+    if (!same) {
+      std::ostringstream os;
+      os << context << " takes " << f.paramSizes.size() << " parameter(s) of sizes [";
+      for (size_t i = 0; i < f.paramSizes.size(); ++i)
+        os << (i ? ", " : "") << f.paramSizes[i];
+      os << "], but the plan passes " << call.params.size() << " of sizes [";
+      for (size_t i = 0; i < call.params.size(); ++i)
+        os << (i ? ", " : "") << call.params[i].size;
+      os << "]";
+      throw RuntimeError(os.str());
+    }
+  }
+  if (call.sharedBytes > 48 * 1024 && call.sharedBytes > f.sharedLimitSet) {
+    // Above 48 KiB of dynamic shared memory a kernel must opt in.
+    checkCuda(cuFuncSetAttribute(f.handle, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 int(call.sharedBytes)),
+              "cuFuncSetAttribute", context);
+    f.sharedLimitSet = call.sharedBytes;
+  }
+  std::vector<void *> params;
+  for (const KernelParam &p : call.params)
+    params.push_back(const_cast<unsigned char *>(p.bytes));
+  checkCuda(cuLaunchKernel(f.handle, unsigned(call.grid[0]), unsigned(call.grid[1]),
+                           unsigned(call.grid[2]), unsigned(call.block[0]),
+                           unsigned(call.block[1]), unsigned(call.block[2]),
+                           unsigned(call.sharedBytes), stream_,
+                           params.empty() ? nullptr : params.data(), nullptr),
+            "cuLaunchKernel", context);
+}
+
+namespace {
+
+// A gemm operand as cuBLASLt sees it: a column-major matrix in memory
+// (rows x cols, leading dimension ld) and whether the product uses it
+// transposed.
+struct ColumnMajorOperand {
+  cublasOperation_t op = CUBLAS_OP_N;
+  int64_t rows = 0, cols = 0, ld = 0;
+};
+
+// The row-major logical matrix `x` ([rows, cols] with strides) used as
+// `wanted` (x itself, or x transposed) in a column-major product.
+ColumnMajorOperand columnMajor(const MatrixOperand &x, bool wantTransposed) {
+  int64_t r = x.sizes[1], c = x.sizes[2];
+  bool rowMajor = x.strides[2] == 1 || c <= 1;
+  ColumnMajorOperand out;
+  // Row-major memory of x is column-major memory of x^T (ld = row stride).
+  if (rowMajor) {
+    out.rows = c;
+    out.cols = r;
+    out.ld = x.strides[1];
+    out.op = wantTransposed ? CUBLAS_OP_N : CUBLAS_OP_T;
+  } else {
+    out.rows = r;
+    out.cols = c;
+    out.ld = x.strides[2];
+    out.op = wantTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  }
+  // With one column the leading dimension is never used; cuBLASLt still
+  // wants it at least the row count.
+  if (out.cols <= 1)
+    out.ld = std::max<int64_t>(out.ld, std::max<int64_t>(out.rows, 1));
+  return out;
+}
+
+int64_t alignmentOf(DevicePtr ptr) {
+  int64_t alignment = 256;
+  while (alignment > 1 && ptr % DevicePtr(alignment) != 0)
+    alignment /= 2;
+  return alignment;
+}
+
+cudaDataType_t cudaType(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::BF16: return CUDA_R_16BF;
+  case Dtype::F16: return CUDA_R_16F;
+  default: return CUDA_R_32F;
+  }
+}
+
+// Owns cuBLASLt descriptors for one call.
+struct GemmDescriptors {
+  cublasLtMatmulDesc_t matmul = nullptr;
+  cublasLtMatrixLayout_t p = nullptr, q = nullptr, d = nullptr;
+  cublasLtMatmulPreference_t preference = nullptr;
+  ~GemmDescriptors() {
+    if (preference) cublasLtMatmulPreferenceDestroy(preference);
+    if (d) cublasLtMatrixLayoutDestroy(d);
+    if (q) cublasLtMatrixLayoutDestroy(q);
+    if (p) cublasLtMatrixLayoutDestroy(p);
+    if (matmul) cublasLtMatmulDescDestroy(matmul);
+  }
+};
+
+} // namespace
+
+void CudaDevice::gemm(const GemmCall &call) {
+  const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
+  int64_t batch = c.sizes[0], m = a.sizes[1], k = a.sizes[2], n = b.sizes[2];
+  std::ostringstream problem;
+  problem << "gemm " << manifestName(call.dtype) << " [" << batch << ", " << m << ", " << k
+          << "] x [" << b.sizes[0] << ", " << k << ", " << n << "]";
+  std::string context = problem.str();
+
+  // cuBLASLt is column-major. When c is row-major (the usual case), compute
+  // c^T = b^T a^T, whose rows are c's columns: then the epilogue's bias,
+  // one value per row of the result, is one value per column n of c.
+  bool cRowMajor = c.strides[2] == 1 || n <= 1;
+  ColumnMajorOperand p, q;
+  DevicePtr pPtr, qPtr;
+  int64_t pBatchStride, qBatchStride, dRows, dCols, ldd;
+  if (cRowMajor) {
+    p = columnMajor(b, /*wantTransposed=*/true);
+    q = columnMajor(a, /*wantTransposed=*/true);
+    pPtr = b.ptr;
+    qPtr = a.ptr;
+    pBatchStride = b.strides[0];
+    qBatchStride = a.strides[0];
+    dRows = n;
+    dCols = m;
+    ldd = c.strides[1];
+  } else {
+    if (call.hasBias)
+      throw RuntimeError(context + ": a bias needs a row-major c (last stride 1)");
+    p = columnMajor(a, false);
+    q = columnMajor(b, false);
+    pPtr = a.ptr;
+    qPtr = b.ptr;
+    pBatchStride = a.strides[0];
+    qBatchStride = b.strides[0];
+    dRows = m;
+    dCols = n;
+    ldd = c.strides[2];
+  }
+  if (dCols <= 1)
+    ldd = std::max<int64_t>(ldd, std::max<int64_t>(dRows, 1));
+
+  cudaDataType_t type = cudaType(call.dtype);
+  GemmDescriptors desc;
+  // f32 stays f32 (no TF32); bf16/f16 accumulate in f32.
+  checkCublas(cublasLtMatmulDescCreate(&desc.matmul, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+              "cublasLtMatmulDescCreate", context);
+  checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &p.op,
+                                             sizeof(p.op)),
+              "cublasLtMatmulDescSetAttribute(TRANSA)", context);
+  checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &q.op,
+                                             sizeof(q.op)),
+              "cublasLtMatmulDescSetAttribute(TRANSB)", context);
+  if (call.hasBias) {
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                               &epilogue, sizeof(epilogue)),
+                "cublasLtMatmulDescSetAttribute(EPILOGUE)", context);
+    const void *biasPtr = reinterpret_cast<const void *>(uintptr_t(call.bias));
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                               &biasPtr, sizeof(biasPtr)),
+                "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", context);
+    int32_t biasType = type;
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                               &biasType, sizeof(biasType)),
+                "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)", context);
+    int64_t biasBatchStride = 0; // the same bias for every batch
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul,
+                                               CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
+                                               &biasBatchStride, sizeof(biasBatchStride)),
+                "cublasLtMatmulDescSetAttribute(BIAS_BATCH_STRIDE)", context);
+  }
+
+  auto makeLayout = [&](cublasLtMatrixLayout_t &layout, int64_t rows, int64_t cols, int64_t ld,
+                        int64_t batchStride, const char *which) {
+    checkCublas(cublasLtMatrixLayoutCreate(&layout, type, uint64_t(rows), uint64_t(cols), ld),
+                "cublasLtMatrixLayoutCreate", context + " (" + which + ")");
+    int32_t count = int32_t(batch);
+    checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                                 &count, sizeof(count)),
+                "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)", context);
+    checkCublas(cublasLtMatrixLayoutSetAttribute(layout,
+                                                 CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                 &batchStride, sizeof(batchStride)),
+                "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)", context);
+  };
+  makeLayout(desc.p, p.rows, p.cols, p.ld, pBatchStride, "first operand");
+  makeLayout(desc.q, q.rows, q.cols, q.ld, qBatchStride, "second operand");
+  makeLayout(desc.d, dRows, dCols, ldd, c.strides[0], "result");
+
+  // The heuristic assumes 256-byte aligned pointers unless told otherwise;
+  // operands at an offset can be less aligned.
+  int64_t alignP = alignmentOf(pPtr), alignQ = alignmentOf(qPtr), alignD = alignmentOf(c.ptr);
+  std::ostringstream key;
+  key << int(call.dtype) << ' ' << batch << ' ' << p.op << ' ' << p.rows << ' ' << p.cols << ' '
+      << p.ld << ' ' << pBatchStride << ' ' << q.op << ' ' << q.rows << ' ' << q.cols << ' '
+      << q.ld << ' ' << qBatchStride << ' ' << dRows << ' ' << dCols << ' ' << ldd << ' '
+      << c.strides[0] << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
+      << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0);
+  auto cached = algorithms_.find(key.str());
+  if (cached == algorithms_.end()) {
+    checkCublas(cublasLtMatmulPreferenceCreate(&desc.preference), "cublasLtMatmulPreferenceCreate",
+                context);
+    uint64_t workspace = workspaceBytes_;
+    checkCublas(cublasLtMatmulPreferenceSetAttribute(desc.preference,
+                                                     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                     &workspace, sizeof(workspace)),
+                "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", context);
+    std::pair<cublasLtMatmulPreferenceAttributes_t, int64_t> alignments[] = {
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignP},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignQ},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignD},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignD}};
+    for (auto &entry : alignments) {
+      uint32_t bytes = uint32_t(entry.second);
+      checkCublas(cublasLtMatmulPreferenceSetAttribute(desc.preference, entry.first, &bytes,
+                                                       sizeof(bytes)),
+                  "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", context);
+    }
+    cublasLtMatmulHeuristicResult_t result = {};
+    int found = 0;
+    checkCublas(cublasLtMatmulAlgoGetHeuristic(cublas_, desc.matmul, desc.p, desc.q, desc.d,
+                                               desc.d, desc.preference, 1, &result, &found),
+                "cublasLtMatmulAlgoGetHeuristic", context);
+    if (found == 0)
+      throw RuntimeError(context + ": cuBLASLt found no algorithm for this problem");
+    cached = algorithms_.emplace(key.str(), result.algo).first;
+  }
+
+  float alpha = 1.0f, beta = 0.0f;
+  void *d = reinterpret_cast<void *>(uintptr_t(c.ptr));
+  checkCublas(cublasLtMatmul(cublas_, desc.matmul, &alpha,
+                             reinterpret_cast<const void *>(uintptr_t(pPtr)), desc.p,
+                             reinterpret_cast<const void *>(uintptr_t(qPtr)), desc.q, &beta, d,
+                             desc.d, d, desc.d, &cached->second,
+                             reinterpret_cast<void *>(uintptr_t(workspace_)), workspaceBytes_,
+                             stream_),
+              "cublasLtMatmul", context);
+}
+
+void CudaDevice::synchronize(const std::string &what) {
+  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", what);
+}
+
+} // namespace magi::runtime

@@ -1,0 +1,299 @@
+//===- magi-run.cpp - Run a compiled magi artifact on an NVIDIA GPU -------===//
+//
+//   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
+//   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
+//
+// Loads DIR/manifest.json (docs/artifact-format.md), checks the user inputs
+// against the graph, uploads weights.bin once, runs the steps with the CUDA
+// driver API and cuBLASLt, and compares the outputs with the fixture's
+// references (one `outN: rel_err=... OK|FAIL` line each) or saves them.
+// See docs/runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDevice.h"
+#include "magi/Runtime/Executor.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+using namespace magi::runtime;
+
+namespace {
+
+const char *kUsage =
+    "usage: magi-run DIR [options]\n"
+    "Runs the compiled magi artifact in DIR on an NVIDIA GPU.\n"
+    "\n"
+    "  --fixture PREFIX     inputs from PREFIX_inN.{bin,json}; compare the outputs with\n"
+    "                       PREFIX_outN.{bin,json} (one 'outN: rel_err=... OK|FAIL' line each)\n"
+    "  --input FILE.bin     a user input (its .json beside it), in graph order; repeatable\n"
+    "  --save-outputs DIR2  write the outputs as DIR2/outN.bin + DIR2/outN.json\n"
+    "  --tolerance X        relative-error bar for float outputs (default 1e-4 for f32/f64,\n"
+    "                       3e-2 for bf16/f16; integer and bool outputs must match exactly)\n"
+    "  --repeat N           after one warm-up, run N more times and print the median time\n"
+    "  --verbose            print each step's piece, variant, launches and gemms, and\n"
+    "                       synchronize after each launch and gemm\n"
+    "  --sync-each          synchronize and check after each launch and gemm\n"
+    "  --print-limit N      values printed per output without --fixture (default 8)\n"
+    "  --device N           the CUDA device ordinal (default 0)\n"
+    "  --help               this text\n"
+    "Exit status: 0 when everything ran (and matched), 1 on a FAIL or an error, 2 on a\n"
+    "bad command line.\n";
+
+struct Options {
+  std::string artifactDir;
+  std::string fixturePrefix;
+  std::vector<std::string> inputs;
+  std::string saveDir;
+  std::optional<double> tolerance;
+  int64_t repeat = 0;
+  bool verbose = false;
+  bool syncEach = false;
+  int64_t printLimit = 8;
+  int device = 0;
+};
+
+[[noreturn]] void usageError(const std::string &message) {
+  std::cerr << "magi-run: " << message << "\n(magi-run --help lists the options)\n";
+  std::exit(2);
+}
+
+int64_t parseInteger(const std::string &text, const std::string &option, int64_t min) {
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || value < min)
+    usageError(option + " expects an integer >= " + std::to_string(min) + ", got '" + text + "'");
+  return value;
+}
+
+Options parseCommandLine(int argc, char **argv) {
+  Options options;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string value;
+    bool hasInlineValue = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      hasInlineValue = true;
+    }
+    auto takeValue = [&]() {
+      if (hasInlineValue)
+        return value;
+      if (i + 1 >= args.size())
+        usageError(arg + " needs a value");
+      return args[++i];
+    };
+    auto noValue = [&]() {
+      if (hasInlineValue)
+        usageError(arg + " takes no value");
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--fixture") {
+      options.fixturePrefix = takeValue();
+    } else if (arg == "--input") {
+      options.inputs.push_back(takeValue());
+    } else if (arg == "--save-outputs") {
+      options.saveDir = takeValue();
+    } else if (arg == "--tolerance") {
+      std::string text = takeValue();
+      char *end = nullptr;
+      double tolerance = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(tolerance >= 0))
+        usageError("--tolerance expects a non-negative number, got '" + text + "'");
+      options.tolerance = tolerance;
+    } else if (arg == "--repeat") {
+      options.repeat = parseInteger(takeValue(), "--repeat", 1);
+    } else if (arg == "--print-limit") {
+      options.printLimit = parseInteger(takeValue(), "--print-limit", 0);
+    } else if (arg == "--device") {
+      options.device = int(parseInteger(takeValue(), "--device", 0));
+    } else if (arg == "--verbose" || arg == "-v") {
+      noValue();
+      options.verbose = true;
+    } else if (arg == "--sync-each") {
+      noValue();
+      options.syncEach = true;
+    } else if (arg.rfind("-", 0) == 0 && arg != "-") {
+      usageError("unknown option '" + arg + "'");
+    } else if (options.artifactDir.empty()) {
+      options.artifactDir = arg;
+    } else {
+      usageError("more than one artifact directory ('" + options.artifactDir + "', '" + arg +
+                 "')");
+    }
+  }
+  if (options.artifactDir.empty())
+    usageError("no artifact directory given");
+  if (!options.fixturePrefix.empty() && !options.inputs.empty())
+    usageError("give user inputs either with --fixture or with --input, not both");
+  return options;
+}
+
+bool fileExists(const std::string &path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+// The fixture files PREFIX_<kind>N.json present, N = 0, 1, ...
+unsigned countFixtureFiles(const std::string &prefix, const std::string &kind) {
+  unsigned n = 0;
+  while (fileExists(prefix + "_" + kind + std::to_string(n) + ".json"))
+    ++n;
+  return n;
+}
+
+HostTensor readFixtureTensor(const std::string &prefix, const std::string &kind, unsigned n) {
+  std::string base = prefix + "_" + kind + std::to_string(n);
+  return readRawTensor(base + ".bin", base + ".json");
+}
+
+void printValues(const HostTensor &t, int64_t limit) {
+  int64_t n = t.numElements();
+  std::cout << "[";
+  for (int64_t i = 0; i < n && i < limit; ++i) {
+    if (i)
+      std::cout << ", ";
+    if (isFloat(t.dtype)) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.6g", t.getDouble(i));
+      std::cout << text;
+    } else {
+      std::cout << t.getInt(i);
+    }
+  }
+  std::cout << (n > limit ? ", ...]" : "]");
+}
+
+int run(const Options &options) {
+  Manifest manifest = loadManifest(options.artifactDir);
+
+  // Everything about the inputs is checked before the GPU is touched.
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> references;
+  if (!options.fixturePrefix.empty()) {
+    const std::string &prefix = options.fixturePrefix;
+    unsigned numInputs = countFixtureFiles(prefix, "in");
+    unsigned numRefs = countFixtureFiles(prefix, "out");
+    if (numInputs == 0 && numRefs == 0)
+      throw RuntimeError("no fixture at '" + prefix + "': neither '" + prefix +
+                         "_in0.json' nor '" + prefix + "_out0.json' exists");
+    for (unsigned i = 0; i < numInputs; ++i)
+      inputs.push_back(readFixtureTensor(prefix, "in", i));
+    if (numRefs != manifest.graph.outputs.size())
+      throw RuntimeError("the graph has " + std::to_string(manifest.graph.outputs.size()) +
+                         " output(s), but the fixture has " + std::to_string(numRefs) +
+                         " reference output(s) ('" + prefix + "_outN.json')");
+    for (unsigned i = 0; i < numRefs; ++i)
+      references.push_back(readFixtureTensor(prefix, "out", i));
+  }
+  for (const std::string &path : options.inputs)
+    inputs.push_back(readTensorFile(path));
+  bindInputs(manifest.graph, inputs);
+
+  CudaDevice device(options.device);
+  if (options.verbose) {
+    std::cerr << "magi-run: " << device.name() << " (" << device.chip() << "); artifact for "
+              << manifest.targetChip;
+    if (!manifest.producer.empty())
+      std::cerr << " by " << manifest.producer;
+    std::cerr << "\n";
+  }
+  if (device.chip() != manifest.targetChip)
+    std::cerr << "magi-run: warning: the artifact targets " << manifest.targetChip
+              << ", the GPU is " << device.chip() << "\n";
+
+  ExecutorOptions executorOptions;
+  executorOptions.verbose = options.verbose ? &std::cerr : nullptr;
+  executorOptions.syncEach = options.verbose || options.syncEach;
+  GraphExecutor executor(manifest, options.artifactDir, device, executorOptions);
+  executor.uploadWeights();
+  executor.setInputs(inputs);
+
+  std::vector<DeviceTensor> deviceOutputs = executor.run();
+  device.synchronize("the graph");
+  std::vector<HostTensor> outputs;
+  for (const DeviceTensor &t : deviceOutputs)
+    outputs.push_back(executor.download(t));
+
+  bool allPassed = true;
+  if (!options.fixturePrefix.empty()) {
+    for (size_t i = 0; i < outputs.size(); ++i)
+      allPassed &= compareOutput(unsigned(i), outputs[i], references[i], options.tolerance,
+                                 std::cout);
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::cout << "out" << i << ": " << fixtureName(outputs[i].dtype) << " "
+                << formatShape(outputs[i].shape) << " = ";
+      printValues(outputs[i], options.printLimit);
+      std::cout << "\n";
+    }
+  }
+
+  if (!options.saveDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.saveDir, ec);
+    if (ec)
+      throw RuntimeError("cannot create '" + options.saveDir + "': " + ec.message());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string base = options.saveDir + "/out" + std::to_string(i);
+      writeRawTensor(outputs[i], base + ".bin", base + ".json");
+    }
+  }
+
+  if (options.repeat > 0) {
+    // Timing runs neither print per step nor synchronize inside the graph.
+    GraphExecutor timed(manifest, options.artifactDir, device, ExecutorOptions{});
+    timed.uploadWeights();
+    timed.setInputs(inputs);
+    timed.run(); // warm-up: modules, cuBLASLt algorithms, buffers
+    device.synchronize("the warm-up run");
+    CUevent start = nullptr, stop = nullptr;
+    checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+    std::vector<float> times;
+    for (int64_t i = 0; i < options.repeat; ++i) {
+      checkCuda(cuEventRecord(start, device.stream()), "cuEventRecord");
+      timed.run();
+      checkCuda(cuEventRecord(stop, device.stream()), "cuEventRecord");
+      checkCuda(cuEventSynchronize(stop), "cuEventSynchronize", "timed run " + std::to_string(i));
+      float ms = 0;
+      checkCuda(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+      times.push_back(ms);
+    }
+    checkCuda(cuEventDestroy(start), "cuEventDestroy");
+    checkCuda(cuEventDestroy(stop), "cuEventDestroy");
+    std::sort(times.begin(), times.end());
+    size_t n = times.size();
+    double median = n % 2 ? times[n / 2] : 0.5 * (double(times[n / 2 - 1]) + times[n / 2]);
+    std::printf("time: median %.3f ms over %lld runs\n", median, static_cast<long long>(n));
+    std::fflush(stdout);
+  }
+  return allPassed ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options = parseCommandLine(argc, argv);
+  try {
+    return run(options);
+  } catch (const RuntimeError &e) {
+    std::cout.flush();
+    std::cerr << "magi-run: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cout.flush();
+    std::cerr << "magi-run: error: " << e.what() << "\n";
+    return 1;
+  }
+}
