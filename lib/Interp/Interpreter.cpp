@@ -32,11 +32,11 @@ int64_t floorDiv(int64_t a, int64_t b) {
 
 class Interpreter {
 public:
-  explicit Interpreter(unsigned depth = 0) : depth(depth) {}
+  explicit Interpreter(CalleeRunner runCallee, unsigned depth = 0)
+      : runCallee(runCallee), depth(depth) {}
   FailureOr<SmallVector<Tensor>> run(func::FuncOp func, ArrayRef<Tensor> args);
 
 private:
-  LogicalResult checkArguments(func::FuncOp func, ArrayRef<Tensor> args);
   LogicalResult evalOp(Operation *op);
   LogicalResult checkOperands(Operation *op);
   LogicalResult checkResults(Operation *op);
@@ -47,6 +47,8 @@ private:
   LogicalResult evalCall(func::CallOp call);
 
   Env env;
+  // Runs callees instead of a nested interpreter when set.
+  CalleeRunner runCallee;
   // How many calls deep this function runs (split graphs call their pieces).
   unsigned depth;
 };
@@ -63,8 +65,7 @@ static Type scalarTensorDtype(Type type) {
   return type;
 }
 
-LogicalResult Interpreter::checkArguments(func::FuncOp func,
-                                          ArrayRef<Tensor> args) {
+LogicalResult checkArguments(func::FuncOp func, ArrayRef<Tensor> args) {
   if (args.size() != func.getNumArguments())
     return func.emitError("expected ")
            << func.getNumArguments() << " arguments, got " << args.size();
@@ -465,8 +466,10 @@ LogicalResult Interpreter::evalCall(func::CallOp call) {
   SmallVector<Tensor> args;
   for (Value v : call.getOperands())
     args.push_back(env.get(v));
-  Interpreter nested(depth + 1);
-  FailureOr<SmallVector<Tensor>> results = nested.run(callee, args);
+  FailureOr<SmallVector<Tensor>> results =
+      runCallee
+          ? runCallee(callee, args)
+          : Interpreter(/*runCallee=*/nullptr, depth + 1).run(callee, args);
   if (failed(results))
     return call.emitError("in this call of @") << call.getCallee();
   if (results->size() != call.getNumResults())
@@ -478,9 +481,9 @@ LogicalResult Interpreter::evalCall(func::CallOp call) {
   return success();
 }
 
-FailureOr<SmallVector<Tensor>> interpret(func::FuncOp func,
-                                         ArrayRef<Tensor> args) {
-  Interpreter interpreter;
+FailureOr<SmallVector<Tensor>>
+interpret(func::FuncOp func, ArrayRef<Tensor> args, CalleeRunner runCallee) {
+  Interpreter interpreter(runCallee);
   return interpreter.run(func, args);
 }
 

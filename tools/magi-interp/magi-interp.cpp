@@ -2,24 +2,30 @@
 //
 //   magi-interp model.pt2 --fixture DIR/case0
 //   magi-interp graph.mlir [--weights model.pt2] --input x.npy [--input ...]
+//   magi-interp model.pt2 --fixture DIR/case0 --lowered-pieces
 //
 // Imports a torch.export archive (or parses a magi graph), reads the user
 // inputs (a fixture's `caseK_inN.{bin,json}`, or `--input` files), runs the
 // graph with the reference interpreter, and either compares the outputs with
 // the fixture's `caseK_outN` (one `outN: rel_err=... OK|FAIL` line each; the
-// exit status is nonzero on any FAIL) or prints them.
+// exit status is nonzero on any FAIL) or prints them. With --lowered-pieces
+// the graph first goes through the pipeline to post-grad, and every piece the
+// split graph calls runs lowered to linalg and compiled for the CPU.
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/CpuRun/PieceRunner.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/InitAllDialects.h"
 #include "magi/Interp/Interpreter.h"
 #include "magi/Interp/TensorIO.h"
+#include "magi/Pipeline/Pipeline.h"
 #include "magi/Support/Version.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -74,6 +80,12 @@ static cl::opt<std::string>
 static cl::opt<bool> printOutputs(
     "print-outputs",
     cl::desc("Print the outputs' values (the default without --fixture)"),
+    cl::cat(category));
+static cl::opt<bool> loweredPieces(
+    "lowered-pieces",
+    cl::desc("Take the graph through the pipeline to post-grad and run every "
+             "piece lowered to linalg and compiled for the CPU, while the "
+             "split graph itself is interpreted"),
     cl::cat(category));
 static cl::opt<int64_t>
     printLimit("print-limit",
@@ -132,6 +144,20 @@ static void printDiagnostic(Diagnostic &diag) {
   print(diag.getSeverity(), diag.getLocation(), diag.str());
   for (Diagnostic &note : diag.getNotes())
     print(DiagnosticSeverity::Note, note.getLocation(), note.str());
+}
+
+// The pipeline up to post-grad: the graph split into pieces.
+static LogicalResult runPipelineToPostGrad(ModuleOp module) {
+  PassManager pm(module.getContext());
+  magi::PipelineOptions options;
+  options.compileTo = "post-grad";
+  auto reportError = [](const llvm::Twine &message) {
+    fail(message);
+    return failure();
+  };
+  if (failed(magi::buildPipeline(pm, options, reportError)))
+    return failure();
+  return pm.run(module);
 }
 
 static bool isZipArchive(StringRef path) {
@@ -290,6 +316,8 @@ int main(int argc, char **argv) {
   }
   if (!module)
     return 1;
+  if (loweredPieces && failed(runPipelineToPostGrad(*module)))
+    return 1;
   if (!archivePath.empty()) {
     std::string error;
     archive = magi::TorchExportArchive::open(archivePath, error);
@@ -340,7 +368,14 @@ int main(int argc, char **argv) {
       prepareArguments(func, archive.get(), userInputs);
   if (failed(args))
     return 1;
-  FailureOr<SmallVector<Tensor>> outputs = interpret(func, *args);
+  std::optional<magi::cpurun::PieceRunner> pieceRunner;
+  if (loweredPieces)
+    pieceRunner.emplace(&context);
+  auto runPiece = [&](func::FuncOp piece, ArrayRef<Tensor> pieceArgs) {
+    return pieceRunner->run(piece, pieceArgs);
+  };
+  FailureOr<SmallVector<Tensor>> outputs = interpret(
+      func, *args, loweredPieces ? CalleeRunner(runPiece) : CalleeRunner());
   if (failed(outputs))
     return 1;
 

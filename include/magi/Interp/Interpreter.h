@@ -23,6 +23,13 @@ class TorchExportArchive;
 
 namespace magi::interp {
 
+/// Runs the callee of a `func.call` in place of the interpreter (for example
+/// compiled for the CPU): the callee's results, or failure after emitting a
+/// diagnostic.
+using CalleeRunner =
+    llvm::function_ref<mlir::FailureOr<llvm::SmallVector<Tensor>>(
+        mlir::func::FuncOp callee, llvm::ArrayRef<Tensor> args)>;
+
 /// Evaluates `func` on `args`, one per function argument (weights included).
 /// Each argument must match its declared type: the same dtype and rank, the
 /// declared static sizes. Scalar arguments (`f64`, `i64`, `i1`, `index`) are
@@ -31,9 +38,16 @@ namespace magi::interp {
 /// an argument does not match, an op cannot be interpreted (`magi.opaque`,
 /// ops of other dialects than arith.constant and func.call), a symbol leaves
 /// its range, or a computed shape contradicts a declared one. `func.call`
-/// runs the callee (the pieces of a split graph) the same way.
+/// runs the callee (the pieces of a split graph) the same way, or with
+/// `runCallee` when given.
 mlir::FailureOr<llvm::SmallVector<Tensor>>
-interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args);
+interpret(mlir::func::FuncOp func, llvm::ArrayRef<Tensor> args,
+          CalleeRunner runCallee = nullptr);
+
+/// Checks `args` against the arguments of `func` as `interpret` does: their
+/// number, dtypes, ranks and static sizes; fails with a diagnostic at `func`.
+mlir::LogicalResult checkArguments(mlir::func::FuncOp func,
+                                   llvm::ArrayRef<Tensor> args);
 
 /// How an argument of an imported graph is fed (its `magi.input_kind`).
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
