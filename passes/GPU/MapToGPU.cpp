@@ -8,6 +8,7 @@
 
 #include "magi/GPU/Passes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace magi {
 #define GEN_PASS_DEF_MAPTOGPU
@@ -78,6 +79,7 @@ public:
         // computes (a loaded scalar) is part of that kernel's work; other
         // host bookkeeping may sit between the run's ops.
         if (!singleThreadRun.empty() &&
+            !op.hasTrait<OpTrait::IsTerminator>() && isMemoryEffectFree(&op) &&
             llvm::any_of(op.getOperands(), [&](Value v) {
               Operation *def = v.getDefiningOp();
               return def && llvm::is_contained(singleThreadRun, def);

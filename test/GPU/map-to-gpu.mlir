@@ -50,14 +50,18 @@ func.func @elementwise(%a: memref<?x64xf32>) {
 // Consecutive single-thread ops share one launch of one thread; a loop in
 // between starts another kernel.
 // CHECK-LABEL: func @single_threads
+// Constants are rematerialized in the kernel, not passed to it.
 // CHECK: gpu.launch {{.*}} module(@single_threads_kernels) function(@k0) {
-// CHECK-NEXT: memref.store
-// CHECK-NEXT: memref.store
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[I0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[I1:.*]] = arith.constant 1 : index
+// CHECK: memref.store %[[ZERO]], %{{.*}}[%[[I0]]]
+// CHECK-NEXT: memref.store %[[ZERO]], %{{.*}}[%[[I1]]]
 // CHECK-NEXT: gpu.terminator
 // CHECK-NEXT: } {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}}
 // CHECK: gpu.launch {{.*}} function(@k1) {
 // CHECK: gpu.launch {{.*}} function(@k2) {
-// CHECK-NEXT: memref.store
+// CHECK: memref.store
 func.func @single_threads(%out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -100,6 +104,24 @@ func.func @too_big(%out: memref<4xf32>) {
     memref.store %zero, %out[%i] : memref<4xf32>
     scf.reduce
   } {magi.kernel_config = {block_size = 4096 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// A scalar loaded by a single-thread op, then computed on: the computation
+// joins the kernel (the host cannot see the loaded value).
+// CHECK-LABEL: func @loaded_scalar
+// CHECK: gpu.launch
+// CHECK: %[[X:.*]] = memref.load
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[X]], %[[X]]
+// CHECK-NEXT: memref.store %[[Y]]
+// CHECK-NEXT: gpu.terminator
+func.func @loaded_scalar(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %x = memref.load %in[%c0] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
+  %y = arith.addf %x, %x : f32
+  memref.store %y, %out[%c0] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
   return
 }
 
