@@ -4,10 +4,11 @@
 # Builds magi-run standalone (build-run/), runs the self-test artifact
 # (test/Runtime/selftest), then every artifact ARTIFACTS/<fixture>/ (default
 # gpu-artifacts/) on FIXTURES/<fixture>/case0 and case1 (default
-# shared/fixtures/torch-export) and times case0 with --repeat 20. Keeps going
-# after a failure, prints a markdown table at the end, exits non-zero if
-# anything failed. The full log also goes to $OUT/gpu-check.log when OUT is
-# set.
+# shared/fixtures/torch-export): each case with --runs 3 (its outputs come
+# from a CUDA graph replay), case0 also with --cuda-graphs=off, and times
+# case0 with --repeat 20 with CUDA graphs off and on. Keeps going after a
+# failure, prints a markdown table at the end, exits non-zero if anything
+# failed. The full log also goes to $OUT/gpu-check.log when OUT is set.
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,7 +47,8 @@ run_case() {
   [[ -z "$rel" ]] && rel="error"
 }
 
-# Runs --repeat 20 and leaves the median in $median.
+# Runs --repeat 20 and leaves the median in $median and "R/S" (steps
+# replayed from CUDA graphs / steps) in $replayed.
 time_case() {
   local output
   output="$(timeout "$run_limit" "$magi_run" "$@" --repeat 20 2>&1)"
@@ -54,6 +56,7 @@ time_case() {
   echo "\$ magi-run $* --repeat 20"
   echo "$output"
   median="$(echo "$output" | sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p')"
+  replayed="$(echo "$output" | sed -n 's/^time: .*(\([0-9]*\) of \([0-9]*\) steps replayed.*/\1\/\2/p')"
   if [[ $timing_status -ne 0 || -z "$median" ]]; then
     median="error"
     return 1
@@ -61,40 +64,61 @@ time_case() {
 }
 
 # check_artifact NAME DIR FIXTURE_DIR [extra magi-run options for case0]
+# The rel_err columns are those of the third run (a CUDA graph replay for
+# compute pieces); case0 must also pass without CUDA graphs.
 check_artifact() {
   local name="$1" dir="$2" fixture="$3"
   shift 3
-  local ok=OK rel0 rel1
+  local ok=OK rel0 rel1 eager_ms graphs_ms
   echo
   echo "== $name"
-  run_case "$dir" --fixture "$fixture/case0" "$@"
+  run_case "$dir" --fixture "$fixture/case0" --cuda-graphs=off "$@"
+  [[ $status -eq 0 ]] || ok=FAIL
+  run_case "$dir" --fixture "$fixture/case0" --runs 3 "$@"
   rel0="$rel"; [[ $status -eq 0 ]] || ok=FAIL
   if [[ -e "$fixture/case1_in0.json" || -e "$fixture/case1_out0.json" ]]; then
-    run_case "$dir" --fixture "$fixture/case1"
+    run_case "$dir" --fixture "$fixture/case1" --runs 3
     rel1="$rel"; [[ $status -eq 0 ]] || ok=FAIL
   else
     rel1="(no case1)"
   fi
-  time_case "$dir" --fixture "$fixture/case0" || ok=FAIL
+  time_case "$dir" --fixture "$fixture/case0" --cuda-graphs=off || ok=FAIL
+  eager_ms="$median"
+  time_case "$dir" --fixture "$fixture/case0" --cuda-graphs=on || ok=FAIL
+  graphs_ms="$median"
+  [[ -n "$replayed" ]] && graphs_ms="$graphs_ms ($replayed steps replayed)"
   [[ $ok == OK ]] || failed=1
-  rows+=("| $name | $rel0 | $rel1 | $ok | $median |")
+  rows+=("| $name | $rel0 | $rel1 | $ok | $eager_ms | $graphs_ms |")
 }
 
 selftest=test/Runtime/selftest
 check_artifact selftest "$selftest/artifact" "$selftest/fixture" --verbose
 
-# Four gemms: f32/bf16/f16, bias, broadcast and batched b, a transposed,
-# c column-major, an operand that is not 16-byte aligned.
+# Six gemms: f32/bf16/f16, bias, broadcast and batched b, a transposed,
+# c column-major, an operand that is not 16-byte aligned, bf16 and f16
+# into an f32 c (c_dtype).
 check_artifact gemm test/Runtime/gemm/artifact test/Runtime/gemm/fixture --verbose
+
+# With the same inputs, run 1 is eager, run 2 captures, run 3 replays.
+echo
+echo "== selftest: steps are captured, then replayed"
+run_case "$selftest/artifact" --fixture "$selftest/fixture/case0" --runs 3 --verbose
+if [[ $status -eq 0 ]] && grep -q "variant [0-9]*: captured" <<<"$output" &&
+   grep -q "variant [0-9]*: replayed" <<<"$output"; then
+  rows+=("| selftest (captured, then replayed) | - | - | OK | - | - |")
+else
+  rows+=("| selftest (captured, then replayed) | - | - | FAIL | - | - |")
+  failed=1
+fi
 
 # The self-test's error paths: a wrong input must be refused before running.
 echo
 echo "== selftest: a wrong input is an error, not a run"
 run_case "$selftest/artifact" --input "$selftest/fixture/case0_out0.bin"
 if [[ $status -eq 1 ]] && ! echo "$rel" | grep -q '[0-9]'; then
-  rows+=("| selftest (wrong input refused) | - | - | OK | - |")
+  rows+=("| selftest (wrong input refused) | - | - | OK | - | - |")
 else
-  rows+=("| selftest (wrong input refused) | - | - | FAIL | - |")
+  rows+=("| selftest (wrong input refused) | - | - | FAIL | - | - |")
   failed=1
 fi
 
@@ -106,9 +130,9 @@ saved="$(mktemp -d)"
 run_case "$selftest/artifact" --input "$selftest/fixture/case0_in0.bin" --save-outputs "$saved"
 if [[ $status -eq 0 ]] && cmp "$saved/out1.bin" "$selftest/fixture/case0_out1.bin" &&
    [[ "$(cat "$saved/out1.json")" == "$(cat "$selftest/fixture/case0_out1.json")" ]]; then
-  rows+=("| selftest (--input, --save-outputs) | - | - | OK | - |")
+  rows+=("| selftest (--input, --save-outputs) | - | - | OK | - | - |")
 else
-  rows+=("| selftest (--input, --save-outputs) | - | - | FAIL | - |")
+  rows+=("| selftest (--input, --save-outputs) | - | - | FAIL | - | - |")
   failed=1
 fi
 rm -rf "$saved"
@@ -122,9 +146,9 @@ cp -r "$selftest/artifact/." "$broken/"
 sed -i 's/{"i64": "arg1"},//' "$broken/manifest.json"
 run_case "$broken" --fixture "$selftest/fixture/case0"
 if [[ $status -eq 1 ]] && grep -q "takes 16 parameter" <<<"$output"; then
-  rows+=("| selftest (bad kernel parameters refused) | - | - | OK | - |")
+  rows+=("| selftest (bad kernel parameters refused) | - | - | OK | - | - |")
 else
-  rows+=("| selftest (bad kernel parameters refused) | - | - | FAIL | - |")
+  rows+=("| selftest (bad kernel parameters refused) | - | - | FAIL | - | - |")
   failed=1
 fi
 rm -rf "$broken"
@@ -136,7 +160,7 @@ if [[ -d "$artifacts" ]]; then
     name="$(basename "$dir")"
     if [[ ! -d "$fixtures/$name" ]]; then
       echo "== $name: no fixture directory $fixtures/$name"
-      rows+=("| $name | no fixture | no fixture | FAIL | - |")
+      rows+=("| $name | no fixture | no fixture | FAIL | - | - |")
       failed=1
       continue
     fi
@@ -148,8 +172,8 @@ else
 fi
 
 echo
-echo "| fixture | case0 rel_err | case1 rel_err | OK/FAIL | median ms |"
-echo "|---|---|---|---|---|"
+echo "| fixture | case0 rel_err | case1 rel_err | OK/FAIL | eager ms | graphs ms |"
+echo "|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do
   echo "$row"
 done

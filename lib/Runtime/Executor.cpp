@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 namespace magi::runtime {
 
@@ -118,20 +119,102 @@ void checkGemm(const GemmCall &call, int64_t biasSize, const std::string &where)
          std::to_string(c.sizes[2]));
 }
 
+namespace {
+
+// Appends values to a signature as raw bytes; strings with their length, so
+// that no two different sequences give the same bytes.
+class SignatureWriter {
+public:
+  template <typename T> void add(const T &value) {
+    static_assert(std::is_trivially_copyable<T>::value, "raw bytes only");
+    bytes_.append(reinterpret_cast<const char *>(&value), sizeof(value));
+  }
+  void addString(const std::string &text) {
+    add(uint64_t(text.size()));
+    bytes_ += text;
+  }
+  void addOperand(const MatrixOperand &m) {
+    add(m.ptr);
+    for (int i = 0; i < 3; ++i) {
+      add(m.sizes[i]);
+      add(m.strides[i]);
+    }
+  }
+  std::string take() { return std::move(bytes_); }
+
+private:
+  std::string bytes_;
+};
+
+} // namespace
+
+std::string deviceWorkSignature(size_t variantIndex, const std::vector<DeviceOp> &ops) {
+  SignatureWriter w;
+  w.add(uint64_t(variantIndex));
+  w.add(uint64_t(ops.size()));
+  for (const DeviceOp &op : ops) {
+    w.add(int32_t(op.kind));
+    w.add(op.skipped);
+    if (op.kind == DeviceOp::Kind::Launch) {
+      const LaunchCall &call = op.launch;
+      w.add(int32_t(op.module));
+      w.addString(call.kernel);
+      for (int i = 0; i < 3; ++i) {
+        w.add(call.grid[i]);
+        w.add(call.block[i]);
+      }
+      w.add(call.sharedBytes);
+      w.add(uint64_t(call.params.size()));
+      for (const KernelParam &param : call.params) {
+        w.add(param.size);
+        w.addString(std::string(reinterpret_cast<const char *>(param.bytes), param.size));
+      }
+    } else {
+      const GemmCall &call = op.gemm;
+      w.add(int32_t(call.dtype));
+      w.add(int32_t(call.cDtype));
+      w.addOperand(call.a);
+      w.addOperand(call.b);
+      w.addOperand(call.c);
+      w.add(call.hasBias);
+      w.add(call.bias);
+    }
+  }
+  return w.take();
+}
+
+const char *stepModeName(StepMode mode) {
+  switch (mode) {
+  case StepMode::Eager: return "eager";
+  case StepMode::Capture: return "captured";
+  case StepMode::Replay: return "replayed";
+  }
+  return "?";
+}
+
+StepMode chooseStepMode(const StepGraphState &previous, const std::string &signature) {
+  if (!previous.signature || *previous.signature != signature)
+    return StepMode::Eager;
+  return previous.graph ? StepMode::Replay : StepMode::Capture;
+}
+
 GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, Device &device,
                              ExecutorOptions options)
     : manifest_(manifest), dir_(std::move(artifactDir)), device_(device), options_(options) {
   inputs_.resize(manifest_.graph.inputs.size());
+  stepGraphs_.resize(manifest_.graph.steps.size());
 }
 
 GraphExecutor::~GraphExecutor() {
   // Device errors while tearing down are not worth a second report.
   try {
-    releaseRunBuffers();
-    for (auto &entry : freeBuffers_)
-      device_.release(entry.second);
-    for (DevicePtr ptr : inputAllocations_)
-      device_.release(ptr);
+    for (StepGraphState &state : stepGraphs_)
+      if (state.graph)
+        device_.releaseGraph(*state.graph);
+    for (auto &entry : planBuffers_)
+      device_.release(entry.second.ptr);
+    for (auto &entry : inputAllocations_)
+      device_.release(entry.second.ptr);
     if (weights_)
       device_.release(weights_);
   } catch (const std::exception &) {
@@ -164,9 +247,6 @@ void GraphExecutor::uploadWeights() {
 
 void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
   symbols_ = bindInputs(manifest_.graph, userInputs);
-  for (DevicePtr ptr : inputAllocations_)
-    device_.release(ptr);
-  inputAllocations_.clear();
   size_t u = 0;
   for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
     if (manifest_.graph.inputs[i].isWeight())
@@ -176,11 +256,23 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
     t.dtype = host.dtype;
     t.shape = host.shape;
     // Empty tensors still get a distinct, valid pointer.
-    t.ptr = device_.allocate(std::max<int64_t>(int64_t(host.bytes.size()), 1));
-    inputAllocations_.push_back(t.ptr);
+    int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
+    Allocation &allocation = inputAllocations_[i];
+    if (allocation.ptr && allocation.bytes != bytes) {
+      device_.release(allocation.ptr);
+      allocation = Allocation{};
+    }
+    if (!allocation.ptr)
+      allocation = Allocation{bytes, device_.allocate(bytes)};
+    t.ptr = allocation.ptr;
     if (!host.bytes.empty())
       device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
   }
+}
+
+void GraphExecutor::poisonPlanBuffers() {
+  for (auto &entry : planBuffers_)
+    device_.poison(entry.second.ptr, entry.second.bytes);
 }
 
 GraphExecutor::Value
@@ -235,30 +327,24 @@ const Variant &GraphExecutor::chooseVariant(const Piece &piece, size_t &variantI
                      ") has no variant for " + current + " and no general variant ({})");
 }
 
-DevicePtr GraphExecutor::allocateBuffer(int64_t bytes) {
-  // Reuse a buffer of exactly this size from an earlier run: repeated runs
-  // then allocate nothing. Fresh buffers come poisoned from the device.
+DevicePtr GraphExecutor::planBuffer(size_t stepIndex, size_t variantIndex, int64_t buffer,
+                                     int64_t bytes) {
+  // The same step, variant and buffer get the same device buffer on every
+  // run while its size stays the same; another size replaces it. Only a
+  // fresh buffer comes poisoned from the device.
   bytes = std::max<int64_t>(bytes, 1);
-  DevicePtr ptr;
-  auto it = freeBuffers_.find(bytes);
-  if (it != freeBuffers_.end()) {
-    ptr = it->second;
-    freeBuffers_.erase(it);
-  } else {
-    ptr = device_.allocate(bytes);
+  Allocation &allocation = planBuffers_[std::make_tuple(stepIndex, variantIndex, buffer)];
+  if (allocation.ptr && allocation.bytes != bytes) {
+    device_.release(allocation.ptr);
+    allocation = Allocation{};
   }
-  runBuffers_.emplace_back(bytes, ptr);
-  return ptr;
-}
-
-void GraphExecutor::releaseRunBuffers() {
-  for (auto &entry : runBuffers_)
-    freeBuffers_.emplace(entry.first, entry.second);
-  runBuffers_.clear();
+  if (!allocation.ptr)
+    allocation = Allocation{bytes, device_.allocate(bytes)};
+  return allocation.ptr;
 }
 
 std::vector<DeviceTensor> GraphExecutor::run() {
-  releaseRunBuffers();
+  lastRunModes_.clear();
   const Graph &graph = manifest_.graph;
   std::vector<std::vector<Value>> stepResults;
   for (size_t s = 0; s < graph.steps.size(); ++s) {
@@ -292,21 +378,6 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
   std::string stepName = "step " + std::to_string(stepIndex) + " (piece " +
                          std::to_string(piece.index) + " '" + piece.name + "', variant " +
                          std::to_string(variantIndex) + ")";
-  if (options_.verbose) {
-    *options_.verbose << "step " << stepIndex << ": piece " << piece.index << " (" << piece.name
-                      << ", " << (piece.isSplitting ? "splitting" : "compute") << "), variant "
-                      << variantIndex;
-    if (!variant.symbols.empty()) {
-      *options_.verbose << " {";
-      bool first = true;
-      for (const auto &entry : variant.symbols) {
-        *options_.verbose << (first ? "" : ", ") << entry.first << "=" << entry.second;
-        first = false;
-      }
-      *options_.verbose << "}";
-    }
-    *options_.verbose << "\n";
-  }
 
   std::vector<int64_t> values;
   std::vector<DevicePtr> buffers(size_t(variant.numBuffers), 0);
@@ -358,6 +429,10 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
   for (size_t i = 0; i < variant.values.size(); ++i)
     values.push_back(eval(variant.values[i], "values[" + std::to_string(i) + "]"));
 
+  // First everything on the host: buffers, parameters, checks. Nothing is
+  // issued until the whole call is known, so that it can be compared with
+  // the previous call of this step and captured or replayed as a whole.
+  std::vector<DeviceOp> ops;
   for (size_t p = 0; p < variant.plan.size(); ++p) {
     const PlanOp &op = variant.plan[p];
     std::string opName = "plan[" + std::to_string(p) + "]";
@@ -367,20 +442,21 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
       if (bytes < 0)
         throw RuntimeError(stepName + ": " + opName + ": negative allocation size " +
                            std::to_string(bytes));
-      buffers[op.buffer] = allocateBuffer(bytes);
+      buffers[op.buffer] = planBuffer(stepIndex, variantIndex, op.buffer, bytes);
       break;
     }
     case PlanOp::Kind::Launch: {
-      LaunchCall call;
+      DeviceOp device;
+      device.kind = DeviceOp::Kind::Launch;
+      LaunchCall &call = device.launch;
       call.kernel = op.kernel;
-      bool empty = false;
       for (int i = 0; i < 3; ++i) {
         call.grid[i] = eval(op.grid[i], opName + " grid[" + std::to_string(i) + "]");
         call.block[i] = eval(op.block[i], opName + " block[" + std::to_string(i) + "]");
         if (call.grid[i] < 0 || call.block[i] < 0 || call.grid[i] > 0xFFFFFFFFLL ||
             call.block[i] > 0xFFFFFFFFLL)
           throw RuntimeError(stepName + ": " + opName + ": grid or block size out of range");
-        empty |= call.grid[i] == 0 || call.block[i] == 0;
+        device.skipped |= call.grid[i] == 0 || call.block[i] == 0;
       }
       call.sharedBytes = eval(op.sharedBytes, opName + " shared_bytes");
       if (call.sharedBytes < 0 || call.sharedBytes > 0xFFFFFFFFLL)
@@ -421,34 +497,33 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
           break;
         }
       }
-      if (options_.verbose)
-        *options_.verbose << "  launch " << call.kernel << " grid [" << call.grid[0] << ", "
-                          << call.grid[1] << ", " << call.grid[2] << "] block [" << call.block[0]
-                          << ", " << call.block[1] << ", " << call.block[2] << "] shared "
-                          << call.sharedBytes << (empty ? " (empty, skipped)" : "") << "\n";
-      if (empty)
-        break;
-      auto key = std::make_pair(piece.index, variantIndex);
-      auto module = modules_.find(key);
-      if (module == modules_.end()) {
-        std::optional<std::string> cubin;
-        if (variant.cubin)
-          cubin = dir_ + "/" + *variant.cubin;
-        module = modules_.emplace(key, device_.loadModule(dir_ + "/" + variant.ptx, cubin)).first;
+      if (!device.skipped) {
+        auto key = std::make_pair(piece.index, variantIndex);
+        auto module = modules_.find(key);
+        if (module == modules_.end()) {
+          std::optional<std::string> cubin;
+          if (variant.cubin)
+            cubin = dir_ + "/" + *variant.cubin;
+          module =
+              modules_.emplace(key, device_.loadModule(dir_ + "/" + variant.ptx, cubin)).first;
+        }
+        device.module = module->second;
       }
-      device_.launch(module->second, call);
-      if (options_.syncEach)
-        device_.synchronize(stepName + ": " + opName + " (kernel " + call.kernel + ")");
+      device.where = opName + " (kernel " + call.kernel + ")";
+      ops.push_back(std::move(device));
       break;
     }
     case PlanOp::Kind::Gemm: {
-      GemmCall call;
+      DeviceOp device;
+      device.kind = DeviceOp::Kind::Gemm;
+      GemmCall &call = device.gemm;
       call.dtype = op.gemmDtype;
-      int64_t elt = elementSize(op.gemmDtype);
-      auto operand = [&](const Descriptor &d, const char *name) {
+      call.cDtype = op.gemmCDtype;
+      // Offsets are in elements of the operand's own dtype.
+      auto operand = [&](const Descriptor &d, const char *name, Dtype dtype) {
         EvaluatedDescriptor e = evalDescriptor(d, opName + " " + name);
         MatrixOperand m;
-        m.ptr = e.base + DevicePtr(e.offset * elt);
+        m.ptr = e.base + DevicePtr(e.offset * elementSize(dtype));
         for (int i = 0; i < 3; ++i) {
           m.sizes[i] = e.sizes[i];
           m.strides[i] = e.strides[i];
@@ -458,29 +533,22 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
           m.strides[0] = 0;
         return m;
       };
-      call.a = operand(op.a, "a");
-      call.b = operand(op.b, "b");
-      call.c = operand(op.c, "c");
+      call.a = operand(op.a, "a", call.dtype);
+      call.b = operand(op.b, "b", call.dtype);
+      call.c = operand(op.c, "c", call.cDtype);
       int64_t biasSize = 0;
       if (op.bias) {
         EvaluatedDescriptor bias = evalDescriptor(*op.bias, opName + " bias");
         if (bias.strides[0] != 1 && bias.sizes[0] > 1)
           throw RuntimeError(stepName + ": " + opName + ": the bias must be contiguous (stride 1)");
         call.hasBias = true;
-        call.bias = bias.base + DevicePtr(bias.offset * elt);
+        call.bias = bias.base + DevicePtr(bias.offset * elementSize(call.cDtype));
         biasSize = bias.sizes[0];
       }
       checkGemm(call, biasSize, stepName + ": " + opName);
-      if (options_.verbose)
-        *options_.verbose << "  gemm " << manifestName(call.dtype) << " [" << call.c.sizes[0]
-                          << ", " << call.a.sizes[1] << ", " << call.a.sizes[2] << "] x ["
-                          << call.b.sizes[0] << ", " << call.b.sizes[1] << ", "
-                          << call.b.sizes[2] << "]" << (call.hasBias ? " + bias" : "") << "\n";
-      if (call.c.sizes[0] == 0 || call.c.sizes[1] == 0 || call.c.sizes[2] == 0)
-        break;
-      device_.gemm(call);
-      if (options_.syncEach)
-        device_.synchronize(stepName + ": " + opName + " (gemm)");
+      device.skipped = call.c.sizes[0] == 0 || call.c.sizes[1] == 0 || call.c.sizes[2] == 0;
+      device.where = opName + " (gemm)";
+      ops.push_back(std::move(device));
       break;
     }
     }
@@ -510,7 +578,109 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
     }
     results.push_back(std::move(v));
   }
+
+  // Then how to run it: replay, capture or eagerly.
+  StepGraphState &state = stepGraphs_[stepIndex];
+  StepMode mode = StepMode::Eager;
+  std::string why;
+  std::optional<std::string> newSignature; // recorded once the eager call has run
+  bool graphable = options_.cudaGraphs && piece.cudaGraph && !piece.isSplitting;
+  if (!options_.cudaGraphs) {
+    why = "CUDA graphs off";
+  } else if (!graphable) {
+    why = piece.isSplitting ? "splitting piece" : "cuda_graph is false";
+  } else {
+    std::string signature = deviceWorkSignature(variantIndex, ops);
+    mode = chooseStepMode(state, signature);
+    if (mode == StepMode::Eager) {
+      why = state.signature ? "parameters changed since the last run"
+                            : "first run with these parameters";
+      // The old graph's parameters are stale; the next identical call
+      // captures a new one.
+      if (state.graph) {
+        device_.releaseGraph(*state.graph);
+        state.graph.reset();
+      }
+      state.signature.reset();
+      newSignature = std::move(signature);
+    }
+  }
+  lastRunModes_.push_back(mode);
+
+  if (options_.verbose) {
+    *options_.verbose << "step " << stepIndex << ": piece " << piece.index << " (" << piece.name
+                      << ", " << (piece.isSplitting ? "splitting" : "compute") << "), variant "
+                      << variantIndex;
+    if (!variant.symbols.empty()) {
+      *options_.verbose << " {";
+      bool first = true;
+      for (const auto &entry : variant.symbols) {
+        *options_.verbose << (first ? "" : ", ") << entry.first << "=" << entry.second;
+        first = false;
+      }
+      *options_.verbose << "}";
+    }
+    *options_.verbose << ": " << stepModeName(mode) << (why.empty() ? "" : " (" + why + ")")
+                      << "\n";
+    for (const DeviceOp &op : ops) {
+      if (op.kind == DeviceOp::Kind::Launch) {
+        const LaunchCall &call = op.launch;
+        *options_.verbose << "  launch " << call.kernel << " grid [" << call.grid[0] << ", "
+                          << call.grid[1] << ", " << call.grid[2] << "] block [" << call.block[0]
+                          << ", " << call.block[1] << ", " << call.block[2] << "] shared "
+                          << call.sharedBytes << (op.skipped ? " (empty, skipped)" : "") << "\n";
+      } else {
+        const GemmCall &call = op.gemm;
+        *options_.verbose << "  gemm " << manifestName(call.dtype);
+        if (call.cDtype != call.dtype)
+          *options_.verbose << "->" << manifestName(call.cDtype);
+        *options_.verbose << " [" << call.c.sizes[0] << ", " << call.a.sizes[1] << ", "
+                          << call.a.sizes[2] << "] x [" << call.b.sizes[0] << ", "
+                          << call.b.sizes[1] << ", " << call.b.sizes[2] << "]"
+                          << (call.hasBias ? " + bias" : "") << (op.skipped ? " (empty, skipped)" : "")
+                          << "\n";
+      }
+    }
+  }
+
+  switch (mode) {
+  case StepMode::Eager:
+    issue(ops, options_.syncEach, stepName);
+    state.signature = std::move(newSignature);
+    break;
+  case StepMode::Capture:
+    device_.beginCapture(stepName);
+    try {
+      issue(ops, /*syncEach=*/false, stepName);
+      state.graph = device_.endCapture(stepName);
+    } catch (...) {
+      // Leave the stream usable for the error report and what follows.
+      device_.cancelCapture();
+      throw;
+    }
+    device_.replay(*state.graph, stepName);
+    break;
+  case StepMode::Replay:
+    device_.replay(*state.graph, stepName);
+    break;
+  }
+  if (mode != StepMode::Eager && options_.syncEach)
+    device_.synchronize(stepName + ": its CUDA graph");
   return results;
+}
+
+void GraphExecutor::issue(const std::vector<DeviceOp> &ops, bool syncEach,
+                          const std::string &stepName) {
+  for (const DeviceOp &op : ops) {
+    if (op.skipped)
+      continue;
+    if (op.kind == DeviceOp::Kind::Launch)
+      device_.launch(op.module, op.launch);
+    else
+      device_.gemm(op.gemm);
+    if (syncEach)
+      device_.synchronize(stepName + ": " + op.where);
+  }
 }
 
 HostTensor GraphExecutor::download(const DeviceTensor &tensor) {

@@ -589,12 +589,22 @@ private:
         plan.args.push_back(std::move(k));
       }
     } else if (op == "gemm") {
-      r_.object(value, path, {"op", "dtype", "a", "b", "c", "bias"});
+      r_.object(value, path, {"op", "dtype", "c_dtype", "a", "b", "c", "bias"});
       plan.kind = PlanOp::Kind::Gemm;
       plan.gemmDtype = r_.dtype(r_.field(value, path, "dtype"), path + ".dtype");
       if (plan.gemmDtype != Dtype::F32 && plan.gemmDtype != Dtype::BF16 &&
           plan.gemmDtype != Dtype::F16)
         r_.fail(path + ".dtype", "a gemm is f32, bf16 or f16");
+      plan.gemmCDtype = plan.gemmDtype;
+      if (const JsonValue *cDtype = r_.optionalField(value, "c_dtype")) {
+        plan.gemmCDtype = r_.dtype(*cDtype, path + ".c_dtype");
+        // What cuBLASLt computes with CUBLAS_COMPUTE_32F: c in the inputs'
+        // dtype, or bf16/f16 inputs accumulated into an f32 c.
+        if (plan.gemmCDtype != plan.gemmDtype && plan.gemmCDtype != Dtype::F32)
+          r_.fail(path + ".c_dtype", std::string(manifestName(plan.gemmCDtype)) + " with dtype " +
+                                         manifestName(plan.gemmDtype) +
+                                         ": c has the inputs' dtype, or f32 for bf16/f16 inputs");
+      }
       plan.a = parseDescriptor(r_.field(value, path, "a"), path + ".a", piece, variant, allocated);
       plan.b = parseDescriptor(r_.field(value, path, "b"), path + ".b", piece, variant, allocated);
       plan.c = parseDescriptor(r_.field(value, path, "c"), path + ".c", piece, variant, allocated);

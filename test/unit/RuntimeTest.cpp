@@ -19,6 +19,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <set>
 #include <sstream>
 
 using namespace magi::runtime;
@@ -338,8 +340,60 @@ TEST(RuntimeInputs, BindsAndChecks) {
 
 //===--- The executor on a host device ------------------------------------===//
 
+// Host stand-ins for the 16-bit float types (round to nearest even;
+// normal numbers and zero, which is all the tests produce).
+uint16_t floatToBfloat16(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return uint16_t((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+uint16_t floatToHalf(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  uint16_t sign = uint16_t((bits >> 16) & 0x8000);
+  int32_t exponent = int32_t((bits >> 23) & 0xFF) - 127 + 15;
+  if (exponent <= 0)
+    return sign;
+  uint32_t mantissa = bits & 0x7FFFFF;
+  uint32_t half = (uint32_t(exponent) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1FFF;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half;
+  return uint16_t(sign | half);
+}
+
+float loadFloat(DevicePtr ptr, Dtype dtype) {
+  uint16_t bits;
+  switch (dtype) {
+  case Dtype::F32: {
+    float v;
+    std::memcpy(&v, reinterpret_cast<const void *>(ptr), 4);
+    return v;
+  }
+  case Dtype::BF16:
+    std::memcpy(&bits, reinterpret_cast<const void *>(ptr), 2);
+    return bfloat16ToFloat(bits);
+  case Dtype::F16:
+    std::memcpy(&bits, reinterpret_cast<const void *>(ptr), 2);
+    return halfToFloat(bits);
+  default:
+    ADD_FAILURE() << "not a gemm dtype";
+    return 0;
+  }
+}
+
+void storeFloat(DevicePtr ptr, Dtype dtype, float v) {
+  uint16_t bits = dtype == Dtype::BF16 ? floatToBfloat16(v) : floatToHalf(v);
+  if (dtype == Dtype::F32)
+    std::memcpy(reinterpret_cast<void *>(ptr), &v, 4);
+  else
+    std::memcpy(reinterpret_cast<void *>(ptr), &bits, 2);
+}
+
 // A "GPU" in host memory: pointers are host addresses, kernels are C++
-// copies of test/Runtime/selftest/kernels.cu, gemm is a triple loop.
+// copies of test/Runtime/selftest/kernels.cu, gemm is a triple loop. A
+// CUDA graph is the list of launches and gemms recorded while capturing.
 class HostDevice : public Device {
 public:
   ~HostDevice() override {
@@ -347,6 +401,7 @@ public:
       std::free(reinterpret_cast<void *>(entry.first));
   }
   DevicePtr allocate(int64_t bytes) override {
+    EXPECT_FALSE(capturing_) << "an allocation while capturing";
     size_t rounded = (size_t(bytes) + 255) / 256 * 256;
     void *p = std::aligned_alloc(256, rounded);
     std::memset(p, 0xFF, rounded);
@@ -355,6 +410,7 @@ public:
     return DevicePtr(p);
   }
   void release(DevicePtr ptr) override {
+    EXPECT_FALSE(capturing_) << "a release while capturing";
     ASSERT_TRUE(allocations_.count(ptr));
     allocations_.erase(ptr);
     std::free(reinterpret_cast<void *>(ptr));
@@ -375,6 +431,69 @@ public:
     return int(modules.size() - 1);
   }
   void launch(int, const LaunchCall &call) override {
+    if (failLaunchWhileCapturing && capturing_)
+      throw RuntimeError("launch failed while capturing");
+    if (capturing_)
+      recording_.push_back([this, call] { runLaunch(call); });
+    else
+      runLaunch(call);
+  }
+  void gemm(const GemmCall &call) override {
+    if (capturing_)
+      recording_.push_back([this, call] { runGemm(call); });
+    else
+      runGemm(call);
+  }
+  void synchronize(const std::string &) override {
+    EXPECT_FALSE(capturing_) << "a synchronization while capturing";
+    ++numSyncs;
+  }
+  void poison(DevicePtr ptr, int64_t bytes) override {
+    checkRange(ptr, bytes);
+    std::memset(reinterpret_cast<void *>(ptr), 0xFF, size_t(bytes));
+  }
+  void beginCapture(const std::string &) override {
+    EXPECT_FALSE(capturing_);
+    capturing_ = true;
+    recording_.clear();
+  }
+  int endCapture(const std::string &) override {
+    EXPECT_TRUE(capturing_);
+    capturing_ = false;
+    graphs_.push_back(std::move(recording_));
+    recording_.clear();
+    ++numCaptures;
+    return int(graphs_.size() - 1);
+  }
+  void cancelCapture() override {
+    capturing_ = false;
+    recording_.clear();
+    ++numCancelledCaptures;
+  }
+  void replay(int graph, const std::string &) override {
+    EXPECT_FALSE(capturing_);
+    ASSERT_LT(size_t(graph), graphs_.size());
+    ASSERT_FALSE(released_.count(graph)) << "replay of a released graph";
+    ++numReplays;
+    for (auto &work : graphs_[size_t(graph)])
+      work();
+  }
+  void releaseGraph(int graph) override {
+    EXPECT_FALSE(released_.count(graph)) << "graph released twice";
+    released_.insert(graph);
+  }
+
+  bool capturing() const { return capturing_; }
+  size_t liveGraphs() const { return graphs_.size() - released_.size(); }
+
+  std::vector<std::string> modules;
+  std::vector<std::string> launches; // kernels run, eagerly or by a replay
+  int numAllocations = 0, numGemms = 0, numSyncs = 0;
+  int numCaptures = 0, numReplays = 0, numCancelledCaptures = 0;
+  bool failLaunchWhileCapturing = false;
+
+private:
+  void runLaunch(const LaunchCall &call) {
     launches.push_back(call.kernel);
     const std::vector<KernelParam> &p = call.params;
     int64_t threads = call.grid[0] * call.grid[1] * call.grid[2] * call.block[0] *
@@ -406,31 +525,27 @@ public:
       FAIL() << "unknown kernel " << call.kernel;
     }
   }
-  void gemm(const GemmCall &call) override {
-    ASSERT_EQ(call.dtype, Dtype::F32);
+  void runGemm(const GemmCall &call) {
     ++numGemms;
     const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
-    auto at = [](const MatrixOperand &m, int64_t bt, int64_t i, int64_t j) {
-      return reinterpret_cast<float *>(m.ptr) + bt * m.strides[0] + i * m.strides[1] +
-             j * m.strides[2];
+    auto at = [](const MatrixOperand &m, Dtype dtype, int64_t bt, int64_t i, int64_t j) {
+      return m.ptr + DevicePtr((bt * m.strides[0] + i * m.strides[1] + j * m.strides[2]) *
+                               elementSize(dtype));
     };
     for (int64_t bt = 0; bt < c.sizes[0]; ++bt)
       for (int64_t i = 0; i < c.sizes[1]; ++i)
         for (int64_t j = 0; j < c.sizes[2]; ++j) {
-          double acc = call.hasBias ? reinterpret_cast<float *>(call.bias)[j] : 0.0;
+          double acc = call.hasBias
+                           ? loadFloat(call.bias + DevicePtr(j * elementSize(call.cDtype)),
+                                       call.cDtype)
+                           : 0.0;
           for (int64_t k = 0; k < a.sizes[2]; ++k)
-            acc += double(*at(a, a.sizes[0] == 1 ? 0 : bt, i, k)) *
-                   *at(b, b.sizes[0] == 1 ? 0 : bt, k, j);
-          *at(c, bt, i, j) = float(acc);
+            acc += double(loadFloat(at(a, call.dtype, a.sizes[0] == 1 ? 0 : bt, i, k),
+                                    call.dtype)) *
+                   loadFloat(at(b, call.dtype, b.sizes[0] == 1 ? 0 : bt, k, j), call.dtype);
+          storeFloat(at(c, call.cDtype, bt, i, j), call.cDtype, float(acc));
         }
   }
-  void synchronize(const std::string &) override { ++numSyncs; }
-
-  std::vector<std::string> modules;
-  std::vector<std::string> launches;
-  int numAllocations = 0, numGemms = 0, numSyncs = 0;
-
-private:
   void checkRange(DevicePtr ptr, int64_t bytes) {
     for (auto &entry : allocations_)
       if (ptr >= entry.first && ptr + DevicePtr(bytes) <= entry.first + DevicePtr(entry.second))
@@ -438,6 +553,10 @@ private:
     ADD_FAILURE() << "copy outside any allocation";
   }
   std::map<DevicePtr, int64_t> allocations_;
+  bool capturing_ = false;
+  std::vector<std::function<void()>> recording_;
+  std::vector<std::vector<std::function<void()>>> graphs_;
+  std::set<int> released_;
 };
 
 void runSelftestCase(const std::string &caseName, size_t expectedVariant) {
@@ -487,6 +606,235 @@ void runSelftestCase(const std::string &caseName, size_t expectedVariant) {
 TEST(RuntimeExecutor, SelftestCase0GeneralVariant) { runSelftestCase("case0", 1); }
 TEST(RuntimeExecutor, SelftestCase1SpecialisedVariant) { runSelftestCase("case1", 0); }
 
+//===--- CUDA graphs ------------------------------------------------------===//
+
+TEST(RuntimeGraphs, ChooseStepMode) {
+  StepGraphState state;
+  EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Eager); // never ran
+  state.signature = "a";
+  EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Capture); // ran once like this
+  EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Eager);
+  state.graph = 0;
+  EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Replay);
+  EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Eager); // recapture later
+  EXPECT_STREQ(stepModeName(StepMode::Eager), "eager");
+  EXPECT_STREQ(stepModeName(StepMode::Capture), "captured");
+  EXPECT_STREQ(stepModeName(StepMode::Replay), "replayed");
+}
+
+TEST(RuntimeGraphs, SignatureCoversEveryParameter) {
+  DeviceOp launch;
+  launch.kind = DeviceOp::Kind::Launch;
+  launch.module = 0;
+  launch.launch.kernel = "k0";
+  launch.launch.grid[0] = 2;
+  launch.launch.block[0] = 128;
+  launch.launch.params = {KernelParam::pointer(0x1000), KernelParam::i64(5),
+                          KernelParam::i32(7), KernelParam::f32(1.5f)};
+  launch.where = "plan[1] (kernel k0)";
+  DeviceOp gemm;
+  gemm.kind = DeviceOp::Kind::Gemm;
+  gemm.gemm.dtype = Dtype::BF16;
+  gemm.gemm.cDtype = Dtype::F32;
+  gemm.gemm.a = {0x2000, {1, 4, 8}, {0, 8, 1}};
+  gemm.gemm.b = {0x3000, {1, 8, 3}, {0, 3, 1}};
+  gemm.gemm.c = {0x4000, {1, 4, 3}, {0, 3, 1}};
+  gemm.gemm.hasBias = true;
+  gemm.gemm.bias = 0x5000;
+  const std::vector<DeviceOp> ops = {launch, gemm};
+  const std::string base = deviceWorkSignature(0, ops);
+  EXPECT_EQ(deviceWorkSignature(0, std::vector<DeviceOp>(ops)), base);
+  // Where an op comes from is not a parameter.
+  std::vector<DeviceOp> renamed = ops;
+  renamed[0].where = "elsewhere";
+  EXPECT_EQ(deviceWorkSignature(0, renamed), base);
+
+  EXPECT_NE(deviceWorkSignature(1, ops), base); // another variant
+  using Change = std::function<void(std::vector<DeviceOp> &)>;
+  std::vector<std::pair<const char *, Change>> changes = {
+      {"kernel", [](auto &o) { o[0].launch.kernel = "k1"; }},
+      {"module", [](auto &o) { o[0].module = 1; }},
+      {"grid", [](auto &o) { o[0].launch.grid[0] = 3; }},
+      {"block", [](auto &o) { o[0].launch.block[2] = 2; }},
+      {"shared bytes", [](auto &o) { o[0].launch.sharedBytes = 16; }},
+      {"a pointer", [](auto &o) { o[0].launch.params[0] = KernelParam::pointer(0x1100); }},
+      {"an i64", [](auto &o) { o[0].launch.params[1] = KernelParam::i64(6); }},
+      {"i32 to i64", [](auto &o) { o[0].launch.params[2] = KernelParam::i64(7); }},
+      {"an f32", [](auto &o) { o[0].launch.params[3] = KernelParam::f32(2.5f); }},
+      {"a parameter less", [](auto &o) { o[0].launch.params.pop_back(); }},
+      {"skipped", [](auto &o) { o[0].skipped = true; }},
+      {"gemm dtype", [](auto &o) { o[1].gemm.dtype = Dtype::F16; }},
+      {"gemm c dtype", [](auto &o) { o[1].gemm.cDtype = Dtype::BF16; }},
+      {"a's pointer", [](auto &o) { o[1].gemm.a.ptr += 2; }},
+      {"b's size", [](auto &o) { o[1].gemm.b.sizes[2] = 4; }},
+      {"c's stride", [](auto &o) { o[1].gemm.c.strides[1] = 4; }},
+      {"the bias", [](auto &o) { o[1].gemm.bias = 0x5100; }},
+      {"no bias", [](auto &o) { o[1].gemm.hasBias = false; }},
+      {"an op less", [](auto &o) { o.pop_back(); }},
+      {"ops swapped", [](auto &o) { std::swap(o[0], o[1]); }},
+  };
+  for (auto &[what, change] : changes) {
+    std::vector<DeviceOp> changed = ops;
+    change(changed);
+    EXPECT_NE(deviceWorkSignature(0, changed), base) << what;
+  }
+}
+
+// Downloads `outputs` and compares them with PREFIX_outN; all must pass.
+void expectOutputsMatch(GraphExecutor &executor, const std::vector<DeviceTensor> &outputs,
+                        const std::string &prefix, const std::string &when) {
+  std::ostringstream lines;
+  bool passed = true;
+  for (unsigned i = 0; i < outputs.size(); ++i) {
+    std::string ref = prefix + "_out" + std::to_string(i);
+    passed &= compareOutput(i, executor.download(outputs[i]),
+                            readRawTensor(ref + ".bin", ref + ".json"), std::nullopt, lines);
+  }
+  EXPECT_TRUE(passed) << when << ":\n" << lines.str();
+}
+
+HostTensor fixtureInput(const std::string &prefix, int n) {
+  std::string stem = prefix + "_in" + std::to_string(n);
+  return readRawTensor(stem + ".bin", stem + ".json");
+}
+
+TEST(RuntimeExecutor, CudaGraphsCaptureThenReplay) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  options.syncEach = true;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  std::string case0 = dir + "/fixture/case0", case1 = dir + "/fixture/case1";
+  executor.setInputs({fixtureInput(case0, 0)});
+
+  using M = StepMode;
+  const std::vector<std::vector<M>> expected = {
+      {M::Eager, M::Eager}, {M::Capture, M::Capture}, {M::Replay, M::Replay}, {M::Replay, M::Replay}};
+  int allocations = 0;
+  for (size_t run = 0; run < expected.size(); ++run) {
+    // Poisoned again: a replay that wrote nothing would fail the comparison.
+    if (run > 0)
+      executor.poisonPlanBuffers();
+    std::vector<DeviceTensor> outputs = executor.run();
+    EXPECT_EQ(executor.lastRunModes(), expected[run]) << "run " << run;
+    expectOutputsMatch(executor, outputs, case0, "case0, run " + std::to_string(run));
+    if (run == 0)
+      allocations = device.numAllocations;
+    EXPECT_EQ(device.numAllocations, allocations) << "run " << run;
+  }
+  EXPECT_EQ(device.numCaptures, 2);
+  EXPECT_EQ(device.numReplays, 6); // after each capture, and 2 runs of 2 steps
+  // A captured or replayed step synchronizes once, not per launch.
+  EXPECT_NE(verbose.str().find("variant 1: eager (first run with these parameters)"),
+            std::string::npos)
+      << verbose.str();
+  EXPECT_NE(verbose.str().find("variant 0: captured\n"), std::string::npos) << verbose.str();
+  EXPECT_NE(verbose.str().find("variant 0: replayed\n"), std::string::npos) << verbose.str();
+
+  // The same sizes again: the input is uploaded into its old buffer and the
+  // graphs stay valid.
+  executor.setInputs({fixtureInput(case0, 0)});
+  EXPECT_EQ(device.numAllocations, allocations);
+  std::vector<DeviceTensor> outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay}));
+  expectOutputsMatch(executor, outputs, case0, "case0 after setInputs");
+
+  // Other sizes (s0 = 3, piece 0's specialised variant): eager, then
+  // captured; the stale graphs are released.
+  executor.setInputs({fixtureInput(case1, 0)});
+  outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
+  EXPECT_EQ(device.liveGraphs(), 0u);
+  expectOutputsMatch(executor, outputs, case1, "case1, run 0");
+  executor.poisonPlanBuffers();
+  outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Capture, M::Capture}));
+  expectOutputsMatch(executor, outputs, case1, "case1, run 1");
+  EXPECT_NE(verbose.str().find("parameters changed since the last run"), std::string::npos);
+
+  // And back.
+  executor.setInputs({fixtureInput(case0, 0)});
+  for (M mode : {M::Eager, M::Capture, M::Replay}) {
+    executor.poisonPlanBuffers();
+    outputs = executor.run();
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{mode, mode}));
+    expectOutputsMatch(executor, outputs, case0, std::string("case0 again, ") + stepModeName(mode));
+  }
+  EXPECT_EQ(device.liveGraphs(), 2u);
+}
+
+TEST(RuntimeExecutor, CudaGraphsOff) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  options.cudaGraphs = false;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  executor.setInputs({fixtureInput(dir + "/fixture/case0", 0)});
+  for (int run = 0; run < 3; ++run) {
+    std::vector<DeviceTensor> outputs = executor.run();
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<StepMode>{StepMode::Eager, StepMode::Eager}));
+    expectOutputsMatch(executor, outputs, dir + "/fixture/case0", "run " + std::to_string(run));
+  }
+  EXPECT_EQ(device.numCaptures, 0);
+  EXPECT_EQ(device.numReplays, 0);
+  EXPECT_NE(verbose.str().find("eager (CUDA graphs off)"), std::string::npos) << verbose.str();
+}
+
+TEST(RuntimeExecutor, SplittingPiecesRunEagerly) {
+  std::string dir = selftestDir();
+  Manifest m = parseManifest(
+      edited("\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"compute\", \"graph_index\": 0,\n"
+             "      \"cuda_graph\": true,",
+             "\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"splitting\", "
+             "\"graph_index\": null,\n      \"cuda_graph\": false,"),
+      "manifest.json");
+  ASSERT_TRUE(m.pieces[1].isSplitting);
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  executor.setInputs({fixtureInput(dir + "/fixture/case0", 0)});
+  using M = StepMode;
+  for (M mode : {M::Eager, M::Capture, M::Replay}) {
+    executor.poisonPlanBuffers();
+    std::vector<DeviceTensor> outputs = executor.run();
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{mode, M::Eager}));
+    expectOutputsMatch(executor, outputs, dir + "/fixture/case0", stepModeName(mode));
+  }
+  EXPECT_NE(verbose.str().find("splitting), variant 0: eager (splitting piece)"), std::string::npos)
+      << verbose.str();
+}
+
+TEST(RuntimeExecutor, FailedCaptureIsCancelled) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device);
+  executor.uploadWeights();
+  executor.setInputs({fixtureInput(dir + "/fixture/case0", 0)});
+  executor.run();
+  device.failLaunchWhileCapturing = true;
+  expectError([&] { executor.run(); }, "launch failed while capturing");
+  EXPECT_FALSE(device.capturing());
+  EXPECT_EQ(device.numCancelledCaptures, 1);
+  // Nothing was kept of the failed capture: the next run captures again.
+  device.failLaunchWhileCapturing = false;
+  std::vector<DeviceTensor> outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(),
+            (std::vector<StepMode>{StepMode::Capture, StepMode::Capture}));
+  expectOutputsMatch(executor, outputs, dir + "/fixture/case0", "after the failed capture");
+}
+
 TEST(RuntimeExecutor, RefusesMissingWeights) {
   std::string dir = tempDir();
   Manifest m = loadManifest(selftestDir() + "/artifact");
@@ -526,16 +874,65 @@ namespace {
 
 // The gemm artifact (test/Runtime/gemm) runs only on a GPU; here its
 // manifest and fixture inputs must at least be valid.
+std::string gemmDir() { return std::string(MAGI_SOURCE_DIR) + "/test/Runtime/gemm"; }
+
 TEST(RuntimeManifest, GemmArtifactIsValid) {
-  std::string dir = std::string(MAGI_SOURCE_DIR) + "/test/Runtime/gemm";
-  Manifest m = loadManifest(dir + "/artifact");
+  Manifest m = loadManifest(gemmDir() + "/artifact");
   std::vector<HostTensor> inputs;
-  for (int i = 0; i < 4; ++i) {
-    std::string stem = dir + "/fixture/case0_in" + std::to_string(i);
-    inputs.push_back(readRawTensor(stem + ".bin", stem + ".json"));
-  }
+  for (int i = 0; i < 4; ++i)
+    inputs.push_back(fixtureInput(gemmDir() + "/fixture/case0", i));
   EXPECT_TRUE(bindInputs(m.graph, inputs).empty());
-  EXPECT_EQ(m.pieces[0].variants[0].plan.size(), 10u);
+  const std::vector<PlanOp> &plan = m.pieces[0].variants[0].plan;
+  ASSERT_EQ(plan.size(), 14u);
+  // c_dtype defaults to dtype.
+  EXPECT_EQ(plan[1].gemmCDtype, Dtype::F32);
+  EXPECT_EQ(plan[9].gemmDtype, Dtype::F16);
+  EXPECT_EQ(plan[9].gemmCDtype, Dtype::F16);
+  EXPECT_EQ(plan[11].gemmDtype, Dtype::BF16);
+  EXPECT_EQ(plan[11].gemmCDtype, Dtype::F32);
+  EXPECT_EQ(plan[13].gemmCDtype, Dtype::F32);
+}
+
+TEST(RuntimeManifest, RefusesBadGemmCDtypes) {
+  std::string text = readFileBytes(gemmDir() + "/artifact/manifest.json");
+  auto refuse = [&](const std::string &from, const std::string &to, const std::string &fragment) {
+    std::string changed = text;
+    size_t at = changed.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    changed.replace(at, from.size(), to);
+    expectError([&] { parseManifest(changed, "manifest.json"); }, fragment);
+  };
+  refuse("\"dtype\": \"bf16\", \"c_dtype\": \"f32\"", "\"dtype\": \"f32\", \"c_dtype\": \"bf16\"",
+         "pieces[0].variants[0].plan[11].c_dtype: bf16 with dtype f32: c has the inputs' dtype, "
+         "or f32 for bf16/f16 inputs");
+  refuse("\"dtype\": \"f16\", \"c_dtype\": \"f32\"", "\"dtype\": \"f16\", \"c_dtype\": \"bf16\"",
+         "plan[13].c_dtype: bf16 with dtype f16");
+  refuse("\"c_dtype\": \"f32\"", "\"c_dtype\": \"i32\"", "plan[11].c_dtype: i32 with dtype bf16");
+  refuse("\"c_dtype\": \"f32\"", "\"c_dtype\": \"float32\"", "unknown dtype \"float32\"");
+  refuse("\"c_dtype\": \"f32\"", "\"cdtype\": \"f32\"", "unknown field \"cdtype\"");
+}
+
+// The whole gemm artifact on the host device, with CUDA graphs (eager,
+// captured, replayed), against gen.py's references: dtypes, c_dtype, the
+// offsets of c in its own element size, the f32 bias of a bf16 gemm.
+TEST(RuntimeExecutor, GemmArtifactOnHost) {
+  Manifest m = loadManifest(gemmDir() + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, gemmDir() + "/artifact", device);
+  executor.uploadWeights();
+  std::string prefix = gemmDir() + "/fixture/case0";
+  std::vector<HostTensor> inputs;
+  for (int i = 0; i < 4; ++i)
+    inputs.push_back(fixtureInput(prefix, i));
+  executor.setInputs(inputs);
+  for (StepMode mode : {StepMode::Eager, StepMode::Capture, StepMode::Replay}) {
+    executor.poisonPlanBuffers();
+    std::vector<DeviceTensor> outputs = executor.run();
+    ASSERT_EQ(outputs.size(), 6u);
+    EXPECT_EQ(executor.lastRunModes(), std::vector<StepMode>{mode});
+    expectOutputsMatch(executor, outputs, prefix, stepModeName(mode));
+  }
+  EXPECT_EQ(device.numGemms, 6 * 3);
 }
 
 } // namespace

@@ -63,6 +63,9 @@ CudaDevice::~CudaDevice() {
   // Errors here would hide the one being reported; nothing is checked.
   if (stream_)
     cuStreamSynchronize(stream_);
+  for (CUgraphExec graph : graphs_)
+    if (graph)
+      cuGraphExecDestroy(graph);
   for (CUmodule module : modules_)
     cuModuleUnload(module);
   if (workspace_)
@@ -79,9 +82,13 @@ DevicePtr CudaDevice::allocate(int64_t bytes) {
   CUdeviceptr ptr = 0;
   checkCuda(cuMemAlloc(&ptr, size_t(bytes)), "cuMemAlloc",
             "an allocation of " + std::to_string(bytes) + " bytes");
-  // Poison: 0xFF bytes are NaN for every float type, -1 for integers.
-  checkCuda(cuMemsetD8Async(ptr, 0xFF, size_t(bytes), stream_), "cuMemsetD8Async");
+  poison(DevicePtr(ptr), bytes);
   return DevicePtr(ptr);
+}
+
+void CudaDevice::poison(DevicePtr ptr, int64_t bytes) {
+  // 0xFF bytes are NaN for every float type, -1 for integers.
+  checkCuda(cuMemsetD8Async(CUdeviceptr(ptr), 0xFF, size_t(bytes), stream_), "cuMemsetD8Async");
 }
 
 void CudaDevice::release(DevicePtr ptr) {
@@ -267,7 +274,9 @@ void CudaDevice::gemm(const GemmCall &call) {
   const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
   int64_t batch = c.sizes[0], m = a.sizes[1], k = a.sizes[2], n = b.sizes[2];
   std::ostringstream problem;
-  problem << "gemm " << manifestName(call.dtype) << " [" << batch << ", " << m << ", " << k
+  problem << "gemm " << manifestName(call.dtype)
+          << (call.cDtype != call.dtype ? std::string("->") + manifestName(call.cDtype) : "")
+          << " [" << batch << ", " << m << ", " << k
           << "] x [" << b.sizes[0] << ", " << k << ", " << n << "]";
   std::string context = problem.str();
 
@@ -304,7 +313,7 @@ void CudaDevice::gemm(const GemmCall &call) {
   if (dCols <= 1)
     ldd = std::max<int64_t>(ldd, std::max<int64_t>(dRows, 1));
 
-  cudaDataType_t type = cudaType(call.dtype);
+  cudaDataType_t type = cudaType(call.dtype), cType = cudaType(call.cDtype);
   GemmDescriptors desc;
   // f32 stays f32 (no TF32); bf16/f16 accumulate in f32.
   checkCublas(cublasLtMatmulDescCreate(&desc.matmul, CUBLAS_COMPUTE_32F, CUDA_R_32F),
@@ -324,7 +333,7 @@ void CudaDevice::gemm(const GemmCall &call) {
     checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                                &biasPtr, sizeof(biasPtr)),
                 "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", context);
-    int32_t biasType = type;
+    int32_t biasType = cType; // the bias has c's dtype
     checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
                                                &biasType, sizeof(biasType)),
                 "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)", context);
@@ -335,9 +344,10 @@ void CudaDevice::gemm(const GemmCall &call) {
                 "cublasLtMatmulDescSetAttribute(BIAS_BATCH_STRIDE)", context);
   }
 
-  auto makeLayout = [&](cublasLtMatrixLayout_t &layout, int64_t rows, int64_t cols, int64_t ld,
-                        int64_t batchStride, const char *which) {
-    checkCublas(cublasLtMatrixLayoutCreate(&layout, type, uint64_t(rows), uint64_t(cols), ld),
+  auto makeLayout = [&](cublasLtMatrixLayout_t &layout, cudaDataType_t layoutType, int64_t rows,
+                        int64_t cols, int64_t ld, int64_t batchStride, const char *which) {
+    checkCublas(cublasLtMatrixLayoutCreate(&layout, layoutType, uint64_t(rows), uint64_t(cols),
+                                           ld),
                 "cublasLtMatrixLayoutCreate", context + " (" + which + ")");
     int32_t count = int32_t(batch);
     checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
@@ -348,17 +358,17 @@ void CudaDevice::gemm(const GemmCall &call) {
                                                  &batchStride, sizeof(batchStride)),
                 "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)", context);
   };
-  makeLayout(desc.p, p.rows, p.cols, p.ld, pBatchStride, "first operand");
-  makeLayout(desc.q, q.rows, q.cols, q.ld, qBatchStride, "second operand");
-  makeLayout(desc.d, dRows, dCols, ldd, c.strides[0], "result");
+  makeLayout(desc.p, type, p.rows, p.cols, p.ld, pBatchStride, "first operand");
+  makeLayout(desc.q, type, q.rows, q.cols, q.ld, qBatchStride, "second operand");
+  makeLayout(desc.d, cType, dRows, dCols, ldd, c.strides[0], "result");
 
   // The heuristic assumes 256-byte aligned pointers unless told otherwise;
   // operands at an offset can be less aligned.
   int64_t alignP = alignmentOf(pPtr), alignQ = alignmentOf(qPtr), alignD = alignmentOf(c.ptr);
   std::ostringstream key;
-  key << int(call.dtype) << ' ' << batch << ' ' << p.op << ' ' << p.rows << ' ' << p.cols << ' '
-      << p.ld << ' ' << pBatchStride << ' ' << q.op << ' ' << q.rows << ' ' << q.cols << ' '
-      << q.ld << ' ' << qBatchStride << ' ' << dRows << ' ' << dCols << ' ' << ldd << ' '
+  key << int(call.dtype) << ' ' << int(call.cDtype) << ' ' << batch << ' ' << p.op << ' '
+      << p.rows << ' ' << p.cols << ' ' << p.ld << ' ' << pBatchStride << ' ' << q.op << ' '
+      << q.rows << ' ' << q.cols << ' ' << q.ld << ' ' << qBatchStride << ' ' << dRows << ' ' << dCols << ' ' << ldd << ' '
       << c.strides[0] << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
       << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0);
   auto cached = algorithms_.find(key.str());
@@ -404,6 +414,52 @@ void CudaDevice::gemm(const GemmCall &call) {
 
 void CudaDevice::synchronize(const std::string &what) {
   checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", what);
+}
+
+void CudaDevice::beginCapture(const std::string &what) {
+  // Global mode: a call that is not allowed while capturing (an allocation,
+  // a synchronization) fails instead of silently breaking the graph.
+  checkCuda(cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture",
+            what);
+}
+
+int CudaDevice::endCapture(const std::string &what) {
+  CUgraph graph = nullptr;
+  checkCuda(cuStreamEndCapture(stream_, &graph), "cuStreamEndCapture", what);
+  CUgraphExec exec = nullptr;
+  CUresult result = cuGraphInstantiate(&exec, graph, 0);
+  // The executable graph is independent of the graph it was made from.
+  CUresult destroyed = cuGraphDestroy(graph);
+  checkCuda(result, "cuGraphInstantiate", what);
+  checkCuda(destroyed, "cuGraphDestroy", what);
+  graphs_.push_back(exec);
+  return int(graphs_.size() - 1);
+}
+
+void CudaDevice::cancelCapture() {
+  // Called while reporting another error: nothing here is checked.
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (cuStreamIsCapturing(stream_, &status) != CUDA_SUCCESS ||
+      status == CU_STREAM_CAPTURE_STATUS_NONE)
+    return;
+  CUgraph graph = nullptr;
+  cuStreamEndCapture(stream_, &graph);
+  if (graph)
+    cuGraphDestroy(graph);
+}
+
+void CudaDevice::replay(int graph, const std::string &what) {
+  checkCuda(cuGraphLaunch(graphs_.at(size_t(graph)), stream_), "cuGraphLaunch", what);
+}
+
+void CudaDevice::releaseGraph(int graph) {
+  CUgraphExec &exec = graphs_.at(size_t(graph));
+  if (!exec)
+    return;
+  // A replay still queued keeps the graph in use.
+  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  checkCuda(cuGraphExecDestroy(exec), "cuGraphExecDestroy");
+  exec = nullptr;
 }
 
 } // namespace magi::runtime

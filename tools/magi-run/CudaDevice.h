@@ -31,6 +31,12 @@ public:
   void launch(int module, const LaunchCall &call) override;
   void gemm(const GemmCall &call) override;
   void synchronize(const std::string &what) override;
+  void poison(DevicePtr ptr, int64_t bytes) override;
+  void beginCapture(const std::string &what) override;
+  int endCapture(const std::string &what) override;
+  void cancelCapture() override;
+  void replay(int graph, const std::string &what) override;
+  void releaseGraph(int graph) override;
 
   CUstream stream() const { return stream_; }
   std::string name() const { return name_; }
@@ -56,6 +62,7 @@ private:
   std::vector<std::string> moduleNames_;
   std::map<std::pair<int, std::string>, Function> functions_;
   std::map<std::string, cublasLtMatmulAlgo_t> algorithms_; // by problem
+  std::vector<CUgraphExec> graphs_;                         // null once released
 };
 
 } // namespace magi::runtime

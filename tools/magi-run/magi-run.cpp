@@ -1,12 +1,15 @@
 //===- magi-run.cpp - Run a compiled magi artifact on an NVIDIA GPU -------===//
 //
 //   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
+//            [--cuda-graphs=on|off] [--runs N]
 //   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
 //
 // Loads DIR/manifest.json (docs/artifact-format.md), checks the user inputs
 // against the graph, uploads weights.bin once, runs the steps with the CUDA
-// driver API and cuBLASLt, and compares the outputs with the fixture's
-// references (one `outN: rel_err=... OK|FAIL` line each) or saves them.
+// driver API and cuBLASLt (compute pieces captured into CUDA graphs and
+// replayed once their parameters repeat), and compares the outputs with the
+// fixture's references (one `outN: rel_err=... OK|FAIL` line each) or saves
+// them.
 // See docs/runtime.md.
 //
 //===----------------------------------------------------------------------===//
@@ -35,9 +38,15 @@ const char *kUsage =
     "  --save-outputs DIR2  write the outputs as DIR2/outN.bin + DIR2/outN.json\n"
     "  --tolerance X        relative-error bar for float outputs (default 1e-4 for f32/f64,\n"
     "                       3e-2 for bf16/f16; integer and bool outputs must match exactly)\n"
-    "  --repeat N           after one warm-up, run N more times and print the median time\n"
-    "  --verbose            print each step's piece, variant, launches and gemms, and\n"
-    "                       synchronize after each launch and gemm\n"
+    "  --repeat N           after the warm-up, run N more times and print the median time\n"
+    "  --cuda-graphs=on|off capture compute pieces into CUDA graphs and replay them when a\n"
+    "                       later run has the same parameters (default on)\n"
+    "  --runs N             run the graph N times (default 1) and check the last run; each\n"
+    "                       run after the first fills the plan's buffers with 0xFF again\n"
+    "                       (N = 3 checks a CUDA graph replay)\n"
+    "  --verbose            print each step's piece, variant, how it ran (eager, captured,\n"
+    "                       replayed), launches and gemms, and synchronize after each\n"
+    "                       launch and gemm (after the whole graph when captured or replayed)\n"
     "  --sync-each          synchronize and check after each launch and gemm\n"
     "  --print-limit N      values printed per output without --fixture (default 8)\n"
     "  --device N           the CUDA device ordinal (default 0)\n"
@@ -52,6 +61,8 @@ struct Options {
   std::string saveDir;
   std::optional<double> tolerance;
   int64_t repeat = 0;
+  int64_t runs = 1;
+  bool cudaGraphs = true;
   bool verbose = false;
   bool syncEach = false;
   int64_t printLimit = 8;
@@ -113,6 +124,13 @@ Options parseCommandLine(int argc, char **argv) {
       options.tolerance = tolerance;
     } else if (arg == "--repeat") {
       options.repeat = parseInteger(takeValue(), "--repeat", 1);
+    } else if (arg == "--runs") {
+      options.runs = parseInteger(takeValue(), "--runs", 1);
+    } else if (arg == "--cuda-graphs") {
+      std::string text = takeValue();
+      if (text != "on" && text != "off")
+        usageError("--cuda-graphs expects on or off, got '" + text + "'");
+      options.cudaGraphs = text == "on";
     } else if (arg == "--print-limit") {
       options.printLimit = parseInteger(takeValue(), "--print-limit", 0);
     } else if (arg == "--device") {
@@ -215,11 +233,21 @@ int run(const Options &options) {
   ExecutorOptions executorOptions;
   executorOptions.verbose = options.verbose ? &std::cerr : nullptr;
   executorOptions.syncEach = options.verbose || options.syncEach;
+  executorOptions.cudaGraphs = options.cudaGraphs;
   GraphExecutor executor(manifest, options.artifactDir, device, executorOptions);
   executor.uploadWeights();
   executor.setInputs(inputs);
 
-  std::vector<DeviceTensor> deviceOutputs = executor.run();
+  std::vector<DeviceTensor> deviceOutputs;
+  for (int64_t r = 0; r < options.runs; ++r) {
+    // What a later run (a replay) fails to write must not pass for the
+    // previous run's output.
+    if (r > 0)
+      executor.poisonPlanBuffers();
+    if (options.verbose && options.runs > 1)
+      std::cerr << "magi-run: run " << r + 1 << " of " << options.runs << "\n";
+    deviceOutputs = executor.run();
+  }
   device.synchronize("the graph");
   std::vector<HostTensor> outputs;
   for (const DeviceTensor &t : deviceOutputs)
@@ -252,11 +280,17 @@ int run(const Options &options) {
 
   if (options.repeat > 0) {
     // Timing runs neither print per step nor synchronize inside the graph.
-    GraphExecutor timed(manifest, options.artifactDir, device, ExecutorOptions{});
+    ExecutorOptions timingOptions;
+    timingOptions.cudaGraphs = options.cudaGraphs;
+    GraphExecutor timed(manifest, options.artifactDir, device, timingOptions);
     timed.uploadWeights();
     timed.setInputs(inputs);
-    timed.run(); // warm-up: modules, cuBLASLt algorithms, buffers
-    device.synchronize("the warm-up run");
+    // Warm-up: modules, cuBLASLt algorithms, buffers; with CUDA graphs a
+    // second run captures them, so that the timed runs are replays.
+    for (int warmUp = 0; warmUp < (options.cudaGraphs ? 2 : 1); ++warmUp) {
+      timed.run();
+      device.synchronize("the warm-up run");
+    }
     CUevent start = nullptr, stop = nullptr;
     checkCuda(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
     checkCuda(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -275,7 +309,11 @@ int run(const Options &options) {
     std::sort(times.begin(), times.end());
     size_t n = times.size();
     double median = n % 2 ? times[n / 2] : 0.5 * (double(times[n / 2 - 1]) + times[n / 2]);
-    std::printf("time: median %.3f ms over %lld runs\n", median, static_cast<long long>(n));
+    const std::vector<StepMode> &modes = timed.lastRunModes();
+    long long replayed = std::count(modes.begin(), modes.end(), StepMode::Replay);
+    std::printf("time: median %.3f ms over %lld runs (%lld of %lld steps replayed from CUDA "
+                "graphs)\n",
+                median, static_cast<long long>(n), replayed, static_cast<long long>(modes.size()));
     std::fflush(stdout);
   }
   return allPassed ? 0 : 1;

@@ -15,6 +15,8 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <ostream>
 
 namespace magi::runtime {
@@ -62,11 +64,45 @@ struct MatrixOperand {
 
 // c[b] = a[b] x b[b] (+ bias on every row); see checkGemm for the rules.
 struct GemmCall {
-  Dtype dtype = Dtype::F32;
+  Dtype dtype = Dtype::F32;  // of a and b
+  Dtype cDtype = Dtype::F32; // of c and the bias
   MatrixOperand a, b, c;
   bool hasBias = false;
   DevicePtr bias = 0; // n contiguous elements
 };
+
+// One launch or gemm of a piece call, evaluated on the host before any of
+// the call's work is issued (so that it can be compared with the previous
+// call's, and captured or replayed as a whole).
+struct DeviceOp {
+  enum class Kind { Launch, Gemm };
+  Kind kind = Kind::Launch;
+  LaunchCall launch;
+  int module = -1; // launch only
+  GemmCall gemm;
+  bool skipped = false; // an empty grid or an empty gemm: nothing to issue
+  std::string where;    // "plan[3] (kernel k0)", for errors after a launch
+};
+
+// The bytes that decide whether a piece call's captured CUDA graph can be
+// replayed: the variant and, for every launch and gemm, everything the
+// device is given (kernel, grid, block, shared bytes, each parameter's
+// bytes; dtypes, operand pointers, sizes, strides, bias).
+std::string deviceWorkSignature(size_t variantIndex, const std::vector<DeviceOp> &ops);
+
+enum class StepMode { Eager, Capture, Replay };
+const char *stepModeName(StepMode mode); // "eager", "captured", "replayed"
+
+// What the previous call of one step ran with, and its graph if captured.
+struct StepGraphState {
+  std::optional<std::string> signature; // none before the first call
+  std::optional<int> graph;             // the device's graph handle
+};
+
+// How a step whose piece may use CUDA graphs runs now: eagerly the first
+// time it sees a signature (errors are then reported per launch), captured
+// the second time in a row, replayed from then on while it stays the same.
+StepMode chooseStepMode(const StepGraphState &previous, const std::string &signature);
 
 class Device {
 public:
@@ -84,6 +120,18 @@ public:
   virtual void gemm(const GemmCall &call) = 0;
   // Waits for the work queued so far and reports its errors, naming `what`.
   virtual void synchronize(const std::string &what) = 0;
+  // Fills a buffer with 0xFF bytes again (what allocate does).
+  virtual void poison(DevicePtr ptr, int64_t bytes) = 0;
+
+  // CUDA graphs. Between beginCapture and endCapture, launches and gemms
+  // are recorded, not run; endCapture returns a graph that runs nothing
+  // until replayed. cancelCapture ends a capture that failed half-way and
+  // drops what it recorded. `what` names the step in errors.
+  virtual void beginCapture(const std::string &what) = 0;
+  virtual int endCapture(const std::string &what) = 0;
+  virtual void cancelCapture() = 0;
+  virtual void replay(int graph, const std::string &what) = 0;
+  virtual void releaseGraph(int graph) = 0;
 };
 
 struct DeviceTensor {
@@ -96,8 +144,12 @@ struct DeviceTensor {
 struct ExecutorOptions {
   // Per step: piece, variant, kernels launched and gemms.
   std::ostream *verbose = nullptr;
-  // Synchronize and check after every launch and gemm.
+  // Synchronize and check after every launch and gemm (after the whole
+  // graph for a captured or replayed step).
   bool syncEach = false;
+  // Capture the compute pieces (cuda_graph: true) into CUDA graphs and
+  // replay them while their parameters stay the same.
+  bool cudaGraphs = true;
 };
 
 // Reads each symbol from its user input, checks its range, then every user
@@ -118,13 +170,20 @@ public:
 
   // Reads weights.bin and uploads it once.
   void uploadWeights();
-  // Checks and uploads the user inputs (in graph order).
+  // Checks and uploads the user inputs (in graph order). An input of the
+  // same byte size as before is uploaded into the same device buffer, so
+  // that captured graphs stay valid.
   void setInputs(const std::vector<HostTensor> &userInputs);
   // Runs every step; the returned outputs stay valid until the next run.
   std::vector<DeviceTensor> run();
   HostTensor download(const DeviceTensor &tensor);
+  // Fills every plan buffer with 0xFF bytes again: what a later run (or a
+  // replay) does not write then shows, as on the first run.
+  void poisonPlanBuffers();
 
   const std::map<std::string, int64_t> &symbols() const { return symbols_; }
+  // How each step ran in the last run.
+  const std::vector<StepMode> &lastRunModes() const { return lastRunModes_; }
 
 private:
   struct Value {
@@ -135,8 +194,13 @@ private:
   Value resolve(const ValueRef &ref, const std::vector<std::vector<Value>> &stepResults) const;
   std::vector<Value> runStep(size_t stepIndex, const std::vector<Value> &args);
   const Variant &chooseVariant(const Piece &piece, size_t &variantIndex) const;
-  DevicePtr allocateBuffer(int64_t bytes);
-  void releaseRunBuffers();
+  DevicePtr planBuffer(size_t stepIndex, size_t variantIndex, int64_t buffer, int64_t bytes);
+  void issue(const std::vector<DeviceOp> &ops, bool syncEach, const std::string &stepName);
+
+  struct Allocation {
+    int64_t bytes = 0;
+    DevicePtr ptr = 0;
+  };
 
   const Manifest &manifest_;
   std::string dir_;
@@ -144,11 +208,15 @@ private:
   ExecutorOptions options_;
   DevicePtr weights_ = 0;
   std::vector<DeviceTensor> inputs_; // one per graph input; weights point into weights_
-  std::vector<DevicePtr> inputAllocations_;
+  std::map<size_t, Allocation> inputAllocations_; // by graph input
   std::map<std::string, int64_t> symbols_;
   std::map<std::pair<int64_t, size_t>, int> modules_; // (piece, variant) -> module
-  std::multimap<int64_t, DevicePtr> freeBuffers_;     // by size, for reuse
-  std::vector<std::pair<int64_t, DevicePtr>> runBuffers_;
+  // Each step's buffers, by (step, variant, buffer number): a buffer keeps
+  // its address from run to run while its size stays the same, which is
+  // what lets a captured graph be replayed.
+  std::map<std::tuple<size_t, size_t, int64_t>, Allocation> planBuffers_;
+  std::vector<StepGraphState> stepGraphs_; // one per step
+  std::vector<StepMode> lastRunModes_;
 };
 
 } // namespace magi::runtime

@@ -103,7 +103,8 @@ struct PlanOp {
   Expr sharedBytes;
   std::vector<KernelArg> args;
   // gemm
-  Dtype gemmDtype = Dtype::F32;
+  Dtype gemmDtype = Dtype::F32;  // of a and b
+  Dtype gemmCDtype = Dtype::F32; // of c and the bias ("c_dtype", default gemmDtype)
   Descriptor a, b, c;
   std::optional<Descriptor> bias;
 };

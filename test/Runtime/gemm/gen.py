@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the gemm test artifact's weights.bin and fixture (plain Python).
 
-One piece, four gemms that exercise the layouts and dtypes of the format's
+One piece, six gemms that exercise the layouts and dtypes of the format's
 `gemm` plan op (artifact/manifest.json, written by hand):
 
   out0 = A @ W + bias        f32, batch 2, W broadcast (batch stride 0)
@@ -10,6 +10,9 @@ One piece, four gemms that exercise the layouts and dtypes of the format's
   out2 = Abf[1:4] @ Wbf + bbf  bf16 with bias, a at an offset of 6 elements
                              (12 bytes: not 16-byte aligned)
   out3 = Ah @ Wh             f16, batch 2 with a batched b
+  out4 = Abf[0:3] @ Wbf + b32  bf16 inputs into an f32 c (c_dtype) with an f32
+                             bias; c at an offset of 4 f32 elements in its buffer
+  out5 = Ah @ Wh             f16 inputs into an f32 c, batch 2
 
 References are computed here in double precision from the rounded inputs,
 independently of any GPU code, then rounded to the output dtype.
@@ -73,9 +76,10 @@ bias = values(2, 4, f32)             # f32 [4]         offset 256
 Wbf = values(3, 6 * 8, bf16)         # bf16 [6, 8]     offset 512
 bbf = values(4, 8, bf16)             # bf16 [8]        offset 768
 Wh = values(5, 2 * 7 * 2, f16)       # f16 [2, 7, 2]   offset 1024
-blob = bytearray(1024 + 2 * 2 * 7 * 2)
+b32 = values(6, 8, f32)              # f32 [8]         offset 1280
+blob = bytearray(1280 + 4 * 8)
 for offset, dtype, vs in ((0, "float32", W), (256, "float32", bias), (512, "bfloat16", Wbf),
-                          (768, "bfloat16", bbf), (1024, "float16", Wh)):
+                          (768, "bfloat16", bbf), (1024, "float16", Wh), (1280, "float32", b32)):
     data = PACK[dtype](vs)
     blob[offset:offset + len(data)] = data
 with open(os.path.join(HERE, "artifact", "weights.bin"), "wb") as f:
@@ -100,6 +104,13 @@ for batch in range(2):
     rows = matmul(Ah, lambda i, t: batch * 21 + i * 7 + t, Wh, lambda t, j: batch * 14 + t * 2 + j,
                   3, 7, 2)
     out3 += [f16(v) for row in rows for v in row]
+out4 = [f32(v) for row in matmul(Abf, lambda i, t: i * 6 + t, Wbf, lambda t, j: t * 8 + j,
+                                 3, 6, 8, b32) for v in row]
+out5 = []
+for batch in range(2):
+    rows = matmul(Ah, lambda i, t: batch * 21 + i * 7 + t, Wh, lambda t, j: batch * 14 + t * 2 + j,
+                  3, 7, 2)
+    out5 += [f32(v) for row in rows for v in row]
 
 stem = os.path.join(HERE, "fixture", "case0")
 write_tensor(stem + "_in0", [2, 3, 5], "float32", A)
@@ -110,3 +121,5 @@ write_tensor(stem + "_out0", [2, 3, 4], "float32", out0)
 write_tensor(stem + "_out1", [3, 4], "float32", out1)
 write_tensor(stem + "_out2", [3, 8], "bfloat16", out2)
 write_tensor(stem + "_out3", [2, 3, 2], "float16", out3)
+write_tensor(stem + "_out4", [3, 8], "float32", out4)
+write_tensor(stem + "_out5", [2, 3, 2], "float32", out5)
