@@ -72,6 +72,7 @@ struct PieceBinary {
   /// kernels, values, plan and results of the variant.
   json::Object body;
   size_t kernels = 0;
+  size_t libraryCalls = 0;
 };
 
 class ArtifactWriter {
@@ -391,7 +392,8 @@ private:
     factors.pipelineOptions =
         "lower;bufferize;map{block-size=" + std::to_string(t.blockSize) +
         ",reduction-block-size=" + std::to_string(t.reductionBlockSize) +
-        "};nvvm{O" + std::to_string(t.optLevel) + ",libdevice=" +
+        "};gemm=" + (t.libraryGemm ? "library" : "kernel") +
+        ";nvvm{O" + std::to_string(t.optLevel) + ",libdevice=" +
         (findLibdevice(t.cudaPath).empty() ? "no" : "yes") +
         "};cubin=" + (cubin ? "yes" : "no");
     factors.targetChip = t.chip;
@@ -423,7 +425,9 @@ private:
     PieceBinary binary;
     binary.ptx = std::move(compiled->ptx);
     binary.kernels = compiled->plan.kernels.size();
-    if (options.emitCubin && !options.target.cudaPath.empty()) {
+    binary.libraryCalls = compiled->plan.libraryCalls;
+    if (options.emitCubin && !options.target.cudaPath.empty() &&
+        binary.kernels != 0) {
       std::string error;
       if (failed(assemblePtx(binary.ptx, cubinPath, options.target, error)))
         return piece.emitError() << "piece @" << piece.getSymName() << ": "
@@ -461,6 +465,10 @@ private:
     binary.body = std::move(*body->getAsObject());
     if (const json::Array *kernels = binary.body.getArray("kernels"))
       binary.kernels = kernels->size();
+    if (const json::Array *steps = binary.body.getArray("plan"))
+      for (const json::Value &step : *steps)
+        if (auto *obj = step.getAsObject())
+          binary.libraryCalls += obj->getString("op") == StringRef("gemm");
     return binary;
   }
 
@@ -562,14 +570,17 @@ private:
     if (!size)
       report.source = source_;
 
-    if (failed(writeFile(base.str() + ".ptx", binary->ptx)))
-      return failure();
     json::Object symbols;
     if (size)
       symbols[symbolName] = *size;
-    json::Object variant{{"symbols", std::move(symbols)},
-                         {"ptx", base.str() + ".ptx"}};
-    if (binary->cubin) {
+    json::Object variant{{"symbols", std::move(symbols)}};
+    // A piece of library calls only has no module to write.
+    if (binary->kernels != 0) {
+      if (failed(writeFile(base.str() + ".ptx", binary->ptx)))
+        return failure();
+      variant["ptx"] = base.str() + ".ptx";
+    }
+    if (binary->cubin && binary->kernels != 0) {
       if (failed(writeFile(base.str() + ".cubin", *binary->cubin)))
         return failure();
       variant["cubin"] = base.str() + ".cubin";
@@ -580,11 +591,7 @@ private:
       variant[field.first] = field.second;
     if (!size) {
       report.kernels = binary->kernels;
-      if (const json::Array *steps = binary->body.getArray("plan"))
-        for (const json::Value &step : *steps)
-          if (auto *obj = step.getAsObject())
-            if (obj->getString("op") == StringRef("gemm"))
-              ++report.libraryCalls;
+      report.libraryCalls = binary->libraryCalls;
     }
     return variant;
   }

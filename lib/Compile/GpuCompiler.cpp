@@ -131,6 +131,8 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
   if (failed(runPasses(*module, "mapping", [&](PassManager &pm) {
         pm.addPass(createCanonicalizerPass());
         OpPassManager &fn = pm.nest<func::FuncOp>();
+        if (target.libraryGemm)
+          fn.addPass(createMatmulToLibraryCall());
         fn.addPass(createConvertLinalgToParallelLoopsPass());
         fn.addPass(createCanonicalizerPass());
         ChooseKernelConfigOptions config;
@@ -176,6 +178,10 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
   if (failed(plan))
     return fail("launch-plan extraction");
   compiled.plan = std::move(*plan);
+  // The plan is the host side from here on; only the kernels go on (with
+  // the library callees, which the runtime provides).
+  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    func.erase();
 
   // Kernels to NVVM, then PTX through LLVM's NVPTX backend.
   std::string libdevice = findLibdevice(target.cudaPath);

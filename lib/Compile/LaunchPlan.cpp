@@ -85,6 +85,7 @@ public:
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
               .Case([&](memref::AllocOp alloc) { return addAlloc(alloc); })
               .Case([&](gpu::LaunchFuncOp launch) { return addLaunch(launch); })
+              .Case([&](func::CallOp call) { return addLibraryCall(call); })
               .Case([&](func::ReturnOp ret) { return addResults(ret); })
               // Buffers live until the graph has run; views and index
               // arithmetic are computed when a launch or result needs them.
@@ -114,7 +115,8 @@ private:
   static bool isPureBookkeeping(Operation *op) {
     return isa<arith::ArithDialect>(op->getDialect()) ||
            isa<memref::DimOp, memref::ReinterpretCastOp,
-               memref::ExtractStridedMetadataOp, memref::CastOp>(op);
+               memref::ExtractStridedMetadataOp, memref::CastOp,
+               memref::TransposeOp, memref::ExpandShapeOp>(op);
   }
 
   // A new named value `vN` holding `expr`.
@@ -320,6 +322,47 @@ private:
       base.offset = "0";
       return base;
     }
+    if (auto transpose = dyn_cast<memref::TransposeOp>(op)) {
+      FailureOr<Descriptor> source = descriptor(transpose.getIn());
+      if (failed(source))
+        return failure();
+      Descriptor desc = *source;
+      AffineMap perm = transpose.getPermutation();
+      for (auto [i, e] : llvm::enumerate(perm.getResults())) {
+        unsigned from = cast<AffineDimExpr>(e).getPosition();
+        desc.sizes[i] = source->sizes[from];
+        desc.strides[i] = source->strides[from];
+      }
+      return desc;
+    }
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(op)) {
+      // Each source dimension splits into a group: the group's last size
+      // keeps the source stride, each earlier one strides over the later.
+      FailureOr<Descriptor> source = descriptor(expand.getSrc());
+      if (failed(source))
+        return failure();
+      Descriptor desc;
+      desc.base = source->base;
+      desc.offset = source->offset;
+      SmallVector<OpFoldResult> shape = expand.getMixedOutputShape();
+      for (auto [d, group] : llvm::enumerate(expand.getReassociationIndices())) {
+        SmallVector<std::string> sizes, strides(group.size());
+        for (int64_t i : group) {
+          FailureOr<std::string> e = expr(shape[i]);
+          if (failed(e))
+            return failure();
+          sizes.push_back(*e);
+        }
+        std::string stride = source->strides[d];
+        for (int64_t i = group.size() - 1; i >= 0; --i) {
+          strides[i] = stride;
+          stride = multiply(stride, sizes[i]);
+        }
+        llvm::append_range(desc.sizes, sizes);
+        llvm::append_range(desc.strides, strides);
+      }
+      return desc;
+    }
     if (auto view = dyn_cast<memref::ReinterpretCastOp>(op)) {
       FailureOr<Descriptor> source = descriptor(view.getSource());
       if (failed(source))
@@ -443,6 +486,31 @@ private:
                                       {"shared_bytes",
                                        Descriptor::exprValue(shared)},
                                       {"args", std::move(args)}});
+    return success();
+  }
+
+  // A library call the host makes (cuBLASLt): a `gemm` step whose operands
+  // are the call's [batch, m, k], [batch, k, n] and [batch, m, n] views.
+  LogicalResult addLibraryCall(func::CallOp call) {
+    auto kind = call->getAttrOfType<StringAttr>("magi.library");
+    if (!kind || kind.getValue() != "gemm" || call.getNumOperands() != 3)
+      return call.emitError("a call the launch plan cannot make (only "
+                            "magi.library = \"gemm\" calls)");
+    json::Object step{{"op", "gemm"}};
+    StringRef names[] = {"a", "b", "c"};
+    for (auto [name, operand] : llvm::zip(names, call.getOperands())) {
+      FailureOr<Descriptor> desc = descriptor(operand);
+      if (failed(desc))
+        return failure();
+      step[name] = desc->toJSON();
+    }
+    Type in = cast<MemRefType>(call.getOperand(0).getType()).getElementType();
+    Type out = cast<MemRefType>(call.getOperand(2).getType()).getElementType();
+    step["dtype"] = dtypeName(in);
+    if (out != in)
+      step["c_dtype"] = dtypeName(out);
+    plan.steps.push_back(std::move(step));
+    ++plan.libraryCalls;
     return success();
   }
 

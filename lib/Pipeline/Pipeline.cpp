@@ -178,7 +178,7 @@ void addLowerToLinalgPasses(OpPassManager &pm) {
   lower.addPass(createLowerToLinalg(toLinalg));
   lower.addPass(createCanonicalizerPass());
   lower.addPass(createCSEPass());
-  lower.addPass(createLinalgElementwiseOpFusionPass());
+  lower.addPass(createFuseElementwise());
   lower.addPass(createCanonicalizerPass());
 }
 

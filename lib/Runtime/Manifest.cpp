@@ -648,10 +648,14 @@ private:
         variant.symbols[member.first] =
             r_.integer(member.second, path + ".symbols." + member.first);
       }
-      variant.ptx = r_.stringField(json, path, "ptx");
+      // A variant that only makes library calls has no module.
+      if (const JsonValue *ptx = r_.optionalField(json, "ptx"))
+        variant.ptx = r_.string(*ptx, path + ".ptx");
       if (const JsonValue *cubin = r_.optionalField(json, "cubin"))
         variant.cubin = r_.string(*cubin, path + ".cubin");
       const auto &kernels = r_.arrayField(json, path, "kernels");
+      if (!kernels.empty() && variant.ptx.empty())
+        r_.fail(path + ".ptx", "is missing, but the variant has kernels");
       for (size_t k = 0; k < kernels.size(); ++k) {
         std::string kernelPath = indexed(path + ".kernels", k);
         r_.object(kernels[k], kernelPath, {"name", "config"});

@@ -21,6 +21,9 @@ namespace magi {
 bool isDeviceWork(Operation *op) {
   if (isa<func::ReturnOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op))
     return false;
+  // A library call is launched by the host (cuBLASLt), not mapped.
+  if (isa<func::CallOp>(op) && op->hasAttr(kLibraryCallAttr))
+    return false;
   if (op->getNumRegions() != 0)
     return true;
   if (auto memory = dyn_cast<MemoryEffectOpInterface>(op)) {

@@ -8,16 +8,15 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/pieces/piece_0.ptx
 // RUN: ls %t/pieces | FileCheck %s --check-prefix=FILES
 
-// SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 1 variants
-// SUMMARY: piece 1 main_piece_1 splitting graph -1 2 kernels 1 variants
-// SUMMARY: piece 2 main_piece_2 compute graph 1 3 kernels 1 variants
-// SUMMARY: magi-compile: 3 pieces, 6 kernels, sm_90 -> {{.*}} in {{.*}} s
+// SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 0 gemms 1 variants
+// SUMMARY: piece 1 main_piece_1 splitting graph -1 0 kernels 1 gemms 1 variants
+// SUMMARY: piece 2 main_piece_2 compute graph 1 3 kernels 0 gemms 1 variants
+// SUMMARY: magi-compile: 3 pieces, 4 kernels, sm_90 -> {{.*}} in {{.*}} s
 
+// The matmul piece is one cuBLASLt call: no kernels, no module.
 // FILES: piece_0.cubin
-// FILES: piece_0.ptx
-// FILES: piece_1.cubin
-// FILES: piece_1.ptx
-// FILES: piece_2.cubin
+// FILES-NEXT: piece_0.ptx
+// FILES-NEXT: piece_2.cubin
 // FILES: piece_2.ptx
 
 // mul and exp fused into one kernel; exp is libdevice's, linked in.
@@ -84,16 +83,31 @@
 // CHECK-NEXT:         "v0 * 64",
 // CHECK-NEXT:         "arg0.d0 * 64",
 // CHECK-NEXT:         "v2 ceildiv 256"
-// The matmul piece is a splitting piece: outside CUDA graphs.
+// The matmul piece is a splitting piece (outside CUDA graphs) whose plan is
+// one gemm over [batch, m, k] x [batch, k, n] views, a unit batch added.
 // CHECK:        "cuda_graph": false,
 // CHECK:        "kind": "splitting",
 // CHECK:        "name": "main_piece_1",
+// CHECK:            "kernels": [],
+// CHECK:            "plan": [
+// CHECK:                "a": {
+// CHECK-NEXT:             "base": "arg0",
+// CHECK-NEXT:             "offset": 0,
+// CHECK-NEXT:             "sizes": [
+// CHECK-NEXT:               1,
+// CHECK-NEXT:               "arg0.d0",
+// CHECK-NEXT:               64
+// CHECK:                "b": {
+// CHECK-NEXT:             "base": "arg1",
+// CHECK:                "dtype": "f32",
+// CHECK-NEXT:           "op": "gemm"
+// CHECK:        "name": "main_piece_2",
 // CHECK:                "strategy": "serial-reduction"
 
 // --compile-sizes: a variant specialized for s0 = 8 before the one for any
 // size; its plan holds numbers only.
 // RUN: rm -rf %t.sized && magi-compile %S/Inputs/small-graph.mlir -o %t.sized --splitting-ops=magi.mm --cache-mode=off --compile-sizes=8 | FileCheck %s --check-prefix=SIZED-SUMMARY
-// SIZED-SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 2 variants
+// SIZED-SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 0 gemms 2 variants
 // RUN: ls %t.sized/pieces | FileCheck %s --check-prefix=SIZED-FILES
 // SIZED-FILES: piece_0.ptx
 // SIZED-FILES: piece_0_s0_8.cubin

@@ -80,6 +80,10 @@ static cl::opt<int64_t>
     reductionBlockSize("reduction-block-size", cl::init(128),
                        cl::desc("Threads per block, kernels with an inner loop"),
                        cl::cat(category));
+static cl::opt<bool> noLibraryGemm(
+    "no-library-gemm",
+    cl::desc("Compile matrix products into kernels instead of cuBLASLt calls"),
+    cl::cat(category));
 static cl::opt<std::string>
     dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
             cl::cat(category));
@@ -149,7 +153,8 @@ static std::string optionsText() {
   text += ";no-weights=" + std::to_string(noWeights) +
           ";no-cubin=" + std::to_string(noCubin) +
           ";block-size=" + std::to_string(blockSize) +
-          ";reduction-block-size=" + std::to_string(reductionBlockSize);
+          ";reduction-block-size=" + std::to_string(reductionBlockSize) +
+          ";no-library-gemm=" + std::to_string(noLibraryGemm);
   return text;
 }
 
@@ -182,8 +187,15 @@ static bool readReports(std::vector<magi::PieceReport> &reports) {
         if (const llvm::json::Array *kernels =
                 variants->front().getAsObject()->getArray("kernels"))
           report.kernels = kernels->size();
-    if (const llvm::json::Array *variants = piece->getArray("variants"))
+    if (const llvm::json::Array *variants = piece->getArray("variants")) {
       report.variants = variants->size();
+      if (!variants->empty() && variants->back().getAsObject())
+        if (const llvm::json::Array *steps =
+                variants->back().getAsObject()->getArray("plan"))
+          for (const llvm::json::Value &step : *steps)
+            if (auto *obj = step.getAsObject())
+              report.libraryCalls += obj->getString("op") == llvm::StringRef("gemm");
+    }
     report.source = "hit";
     reports.push_back(report);
   }
@@ -224,11 +236,11 @@ static int finish(magi::cache::CacheStore *cache,
   size_t kernels = 0;
   for (const magi::PieceReport &r : reports) {
     llvm::outs() << llvm::format(
-        "piece %-3zu %-28s %-9s graph %-2lld %3zu kernels %2zu variants "
-        "%7.1f ms  %s\n",
+        "piece %-3zu %-28s %-9s graph %-2lld %3zu kernels %2zu gemms "
+        "%2zu variants %7.1f ms  %s\n",
         &r - reports.data(), r.name.c_str(), r.kind.c_str(),
-        (long long)r.graphIndex, r.kernels, r.variants, r.seconds * 1e3,
-        r.source.c_str());
+        (long long)r.graphIndex, r.kernels, r.libraryCalls, r.variants,
+        r.seconds * 1e3, r.source.c_str());
     kernels += r.kernels;
   }
   llvm::outs() << llvm::format("%s: %zu pieces, %zu kernels, %s -> %s in %.2f s\n",
@@ -370,6 +382,7 @@ int main(int argc, char **argv) {
   options.target.cudaPath = resolvedCudaPath;
   options.target.blockSize = blockSize;
   options.target.reductionBlockSize = reductionBlockSize;
+  options.target.libraryGemm = !noLibraryGemm;
   options.emitCubin = !noCubin;
   options.noWeights = noWeights;
   options.compileSizes.assign(compileSizes.begin(), compileSizes.end());

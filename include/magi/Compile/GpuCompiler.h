@@ -25,6 +25,9 @@ struct GpuTargetOptions {
   /// Threads per block (magi-choose-kernel-config's options).
   int64_t blockSize = 256;
   int64_t reductionBlockSize = 128;
+  /// Matrix products as cuBLASLt calls (magi-matmul-to-library-call) rather
+  /// than kernels.
+  bool libraryGemm = true;
 };
 
 struct CompiledPiece {

@@ -23,6 +23,8 @@ struct LaunchPlan {
   llvm::json::Array results;
   /// Kernel entry names, in launch order, without repeats.
   std::vector<std::string> kernels;
+  /// Library calls (gemm steps).
+  size_t libraryCalls = 0;
 };
 
 mlir::FailureOr<LaunchPlan> extractLaunchPlan(mlir::func::FuncOp host);

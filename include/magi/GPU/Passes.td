@@ -55,4 +55,30 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncOp"> {
+  let summary = "Turns matrix products on memrefs into cuBLASLt calls";
+  let description = [{
+    Runs on a bufferized host function, before its linalg ops become loops.
+    A linalg op that is a plain matrix product (batched or not) becomes a
+    call of `@magi_library_gemm(a, b, c)` marked `magi.library = "gemm"`,
+    which the launch plan turns into a `gemm` step (cuBLASLt) instead of a
+    kernel:
+    - two inputs and one output, dense row-major memrefs, indexing maps that
+      are permutations (transposes are fine; GQA's `h floordiv g` is not);
+    - one m, one n, one k and at most one batch dimension, the batch present
+      in all three operands;
+    - a body `out + a * b` (with `arith.extf` of the inputs allowed);
+    - inputs f32, bf16 or f16 (both the same), the output f32 or the inputs'
+      type;
+    - the output holding zeros: last written by a `linalg.fill` of zero, or
+      by a copy of a buffer that holds zeros (the call overwrites it; a fill
+      that nothing else reads is removed).
+    The operands are passed as views `[batch, m, k]`, `[batch, k, n]`,
+    `[batch, m, n]` (`memref.transpose`, and a unit batch by
+    `memref.expand_shape`). Anything else stays a linalg op, and a kernel.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
+}
+
 #endif // MAGI_GPU_PASSES

@@ -68,8 +68,9 @@ buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
 
 /// The lower phase on a split module: every piece function becomes linalg,
 /// tensor, arith and math on tensors (no magi op left; an op that cannot be
-/// lowered is an error naming it), then elementwise producers fuse into their
-/// consumers. The split graph itself stays as it is.
+/// lowered is an error naming it), then elementwise producers fuse into
+/// consumers that read each of their elements once (magi-fuse-elementwise).
+/// The split graph itself stays as it is.
 void addLowerToLinalgPasses(mlir::OpPassManager &pm);
 
 /// Registers the passes and the `magi-pipeline` pass pipeline.

@@ -244,6 +244,21 @@ def Specialize : Pass<"magi-specialize", "mlir::ModuleOp"> {
 // Lower phase
 //===----------------------------------------------------------------------===//
 
+def FuseElementwise : Pass<"magi-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuses elementwise producers into consumers that read each "
+                "element once";
+  let description = [{
+    linalg's elementwise fusion, limited to consumers whose indexing map for
+    the fused operand is a permutation of all their loops: each element the
+    producer computes is read exactly once. Elementwise chains fuse, and so
+    does a row reduction with its elementwise prologue; a matrix product or a
+    broadcasting consumer does not (it would recompute the producer once per
+    read, e.g. an RMSNorm N times per element of a matmul operand). Producers
+    with other users are kept.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Lowers every magi op of a piece to linalg on tensors";
   let description = [{

@@ -1,0 +1,234 @@
+//===- MatmulToLibrary.cpp - matrix products as cuBLASLt calls ------------===//
+//
+// A matrix product as one thread per output element is correct but far from
+// the hardware; cuBLASLt is not. The rewrite keeps the linalg op's exact
+// meaning (c = a · b over a zero-filled c), only its executor changes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace magi {
+#define GEN_PASS_DEF_MATMULTOLIBRARYCALL
+#include "magi/GPU/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+
+namespace {
+
+// `v` itself, or what an arith.extf converted.
+Value throughExtF(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  return v;
+}
+
+// The body is `yield out + a * b` (in either order, inputs maybe extended).
+bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body->getArgument(2);
+  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  if (add.getLhs() != acc && add.getRhs() != acc)
+    return false;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value x = throughExtF(mul.getLhs()), y = throughExtF(mul.getRhs());
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+bool isGemmType(Type t) { return t.isF32() || t.isBF16() || t.isF16(); }
+
+// True when `memref` holds zeros just before `point`: the last op in the
+// block that writes it is a linalg.fill of zero, or a copy from a buffer
+// that holds zeros then (bufferization copies a fill that CSE shared). Ops
+// in between may read it; any other use (a view that might be written, a
+// call) makes the answer no. `fill` is set to the fill found.
+bool holdsZeros(Operation *point, Value memref, linalg::FillOp &fill,
+                unsigned depth = 0) {
+  if (depth > 4)
+    return false;
+  for (Operation *prev = point->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), memref))
+      continue;
+    if (auto f = dyn_cast<linalg::FillOp>(prev)) {
+      if (f.getOutputs()[0] != memref)
+        return false;
+      FloatAttr value;
+      if (!matchPattern(f.getInputs()[0], m_Constant(&value)) ||
+          !value.getValue().isZero())
+        return false;
+      fill = f;
+      return true;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(prev)) {
+      if (copy.getSource() == memref)
+        continue; // a read
+      return holdsZeros(copy, copy.getSource(), fill, depth + 1);
+    }
+    if (auto copy = dyn_cast<linalg::CopyOp>(prev)) {
+      if (copy.getOutputs()[0] != memref)
+        continue; // a read
+      return holdsZeros(copy, copy.getInputs()[0], fill, depth + 1);
+    }
+    if (auto reader = dyn_cast<linalg::LinalgOp>(prev))
+      if (llvm::is_contained(reader.getDpsInputs(), memref) &&
+          !llvm::is_contained(reader.getDpsInits(), memref))
+        continue; // a read
+    return false;
+  }
+  return false;
+}
+
+// True when nothing between `from` and `to` (same block) uses `memref`.
+bool unusedBetween(Operation *from, Operation *to, Value memref) {
+  for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode())
+    if (llvm::is_contained(op->getOperands(), memref))
+      return false;
+  return true;
+}
+
+class MatmulToLibraryCallPass
+    : public magi::impl::MatmulToLibraryCallBase<MatmulToLibraryCallPass> {
+public:
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<linalg::LinalgOp> candidates;
+    for (Operation &op : func.getBody().front())
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        candidates.push_back(linalgOp);
+    for (linalg::LinalgOp op : candidates)
+      rewrite(op);
+  }
+
+private:
+  // The view of `memref` whose dimensions are `loops` in that order (a unit
+  // batch first when `addBatch`).
+  Value view(OpBuilder &b, Location loc, Value memref, AffineMap map,
+             ArrayRef<unsigned> loops, bool addBatch) {
+    SmallVector<int64_t> perm;
+    for (unsigned loop : loops)
+      for (auto [i, expr] : llvm::enumerate(map.getResults()))
+        if (cast<AffineDimExpr>(expr).getPosition() == loop)
+          perm.push_back(i);
+    Value result = memref;
+    if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      result = memref::TransposeOp::create(
+          b, loc, memref,
+          AffineMapAttr::get(AffineMap::getPermutationMap(
+              SmallVector<unsigned>(perm.begin(), perm.end()),
+              b.getContext())));
+    if (!addBatch)
+      return result;
+    auto type = cast<MemRefType>(result.getType());
+    SmallVector<int64_t> shape = {1};
+    llvm::append_range(shape, type.getShape());
+    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
+    FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
+        type, shape, groups);
+    if (failed(expanded))
+      return nullptr;
+    SmallVector<OpFoldResult> outputShape = {b.getIndexAttr(1)};
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      outputShape.push_back(
+          type.isDynamicDim(d)
+              ? OpFoldResult(memref::DimOp::create(b, loc, result, d).getResult())
+              : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    return memref::ExpandShapeOp::create(b, loc, *expanded, result, groups,
+                                         outputShape);
+  }
+
+  void rewrite(linalg::LinalgOp op) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        !op.hasPureBufferSemantics())
+      return;
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1 || dims->batch.size() > 1)
+      return;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    if (!llvm::all_of(maps, [](AffineMap m) { return m.isPermutation() ||
+                                                     m.isProjectedPermutation(); }))
+      return;
+    Value a = op.getDpsInputOperand(0)->get();
+    Value bOperand = op.getDpsInputOperand(1)->get();
+    Value c = op.getDpsInitOperand(0)->get();
+    for (Value v : {a, bOperand, c}) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || !type.getLayout().isIdentity())
+        return;
+    }
+    bool batched = !dims->batch.empty();
+    unsigned expectedRank = batched ? 3 : 2;
+    for (AffineMap m : maps)
+      if (m.getNumResults() != expectedRank)
+        return; // e.g. a batch broadcast: not a plain product
+    Type ta = cast<MemRefType>(a.getType()).getElementType();
+    Type tb = cast<MemRefType>(bOperand.getType()).getElementType();
+    Type tc = cast<MemRefType>(c.getType()).getElementType();
+    if (ta != tb || !isGemmType(ta) || !(tc.isF32() || tc == ta) ||
+        !isMultiplyAccumulate(op))
+      return;
+    linalg::FillOp fill;
+    if (!holdsZeros(op, c, fill))
+      return;
+    // The call overwrites c, so a fill only it would read is dead.
+    bool fillIsDead = fill.getOutputs()[0] == c && unusedBetween(fill, op, c);
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+    auto with = [&](std::initializer_list<unsigned> rest) {
+      SmallVector<unsigned> loops = batch;
+      loops.append(rest.begin(), rest.end());
+      return loops;
+    };
+    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+    Value va = view(b, loc, a, maps[0], with({m, k}), !batched);
+    Value vb = view(b, loc, bOperand, maps[1], with({k, n}), !batched);
+    Value vc = view(b, loc, c, maps[2], with({m, n}), !batched);
+    if (!va || !vb || !vc)
+      return;
+    FlatSymbolRefAttr callee = declareGemm(va, vb, vc);
+    auto call = func::CallOp::create(b, loc, callee, TypeRange{},
+                                     ValueRange{va, vb, vc});
+    call->setAttr(magi::kLibraryCallAttr, b.getStringAttr("gemm"));
+    op->erase();
+    if (fillIsDead)
+      fill->erase();
+  }
+
+  // A private declaration per operand signature (a symbol's type is fixed).
+  FlatSymbolRefAttr declareGemm(Value a, Value b, Value c) {
+    ModuleOp module = getOperation()->getParentOfType<ModuleOp>();
+    auto type = FunctionType::get(&getContext(),
+                                  {a.getType(), b.getType(), c.getType()}, {});
+    SymbolTable symbols(module);
+    for (unsigned i = 0;; ++i) {
+      std::string name = std::string(magi::kGemmCallee) + "_" + std::to_string(i);
+      auto existing = symbols.lookup<func::FuncOp>(name);
+      if (existing && existing.getFunctionType() == type)
+        return FlatSymbolRefAttr::get(&getContext(), name);
+      if (existing)
+        continue;
+      OpBuilder b(module.getBodyRegion());
+      b.setInsertionPointToEnd(module.getBody());
+      auto decl = func::FuncOp::create(b, module.getLoc(), name, type);
+      decl.setPrivate();
+      return FlatSymbolRefAttr::get(&getContext(), name);
+    }
+  }
+};
+
+} // namespace

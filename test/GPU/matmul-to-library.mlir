@@ -1,0 +1,75 @@
+// magi-matmul-to-library-call: plain matrix products over zero-filled
+// outputs become gemm calls on [batch, m, k] / [batch, k, n] / [batch, m, n]
+// views; anything else stays a linalg op.
+// RUN: magi-opt %s --split-input-file --magi-matmul-to-library-call | FileCheck %s
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// bf16 x (bf16)ᵀ into f32: the transposed weight is a transposed view, a unit
+// batch is added to each operand, and the fill is gone.
+// CHECK-LABEL: func @mm_transposed
+// CHECK-SAME: (%[[X:.*]]: memref<?x128xbf16>, %[[W:.*]]: memref<64x128xbf16>, %[[OUT:.*]]: memref<?x64xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[A:.*]] = memref.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [1, %{{.*}}, 128]
+// CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0)
+// CHECK-DAG: %[[B:.*]] = memref.expand_shape %[[WT]] {{\[\[}}0, 1], [2]] output_shape [1, 128, 64]
+// CHECK-DAG: %[[C:.*]] = memref.expand_shape %[[OUT]] {{\[\[}}0, 1], [2]]
+// CHECK: call @magi_library_gemm_0(%[[A]], %[[B]], %[[C]]) {magi.library = "gemm"}
+// CHECK-NOT: linalg.generic
+// CHECK: func.func private @magi_library_gemm_0(memref<1x?x128xbf16>, memref<1x128x64xbf16, strided<[128, 1, 128]>>, memref<1x?x64xf32>)
+func.func @mm_transposed(%x: memref<?x128xbf16>, %w: memref<64x128xbf16>, %out: memref<?x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<?x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x128xbf16>, memref<64x128xbf16>) outs(%out : memref<?x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// A batched product keeps its batch; a fill that another op reads (through a
+// copy) stays, and the copy of zeros counts as zeros.
+// CHECK-LABEL: func @bmm_shared_fill
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @magi_library_gemm_0(%{{.*}}, %{{.*}}, %[[COPY:.*]]) {magi.library = "gemm"} : (memref<2x?x32xf32>, memref<2x32x16xf32>, memref<2x?x16xf32>)
+// CHECK: call @magi_library_gemm_0({{.*}}) {magi.library = "gemm"}
+func.func @bmm_shared_fill(%x: memref<2x?x32xf32>, %y: memref<2x32x16xf32>, %o1: memref<2x?x16xf32>, %o2: memref<2x?x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o1 : memref<2x?x16xf32>)
+  memref.copy %o1, %o2 : memref<2x?x16xf32> to memref<2x?x16xf32>
+  linalg.batch_matmul ins(%x, %y : memref<2x?x32xf32>, memref<2x32x16xf32>) outs(%o2 : memref<2x?x16xf32>)
+  linalg.batch_matmul ins(%x, %y : memref<2x?x32xf32>, memref<2x32x16xf32>) outs(%o1 : memref<2x?x16xf32>)
+  return
+}
+
+// -----
+
+// Not plain products: an output that is not known to hold zeros (it
+// accumulates), and a fused prologue in the body.
+// CHECK-LABEL: func @not_gemms
+// CHECK-NOT: call
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+func.func @not_gemms(%x: memref<4x8xf32>, %y: memref<8x4xf32>, %out: memref<4x4xf32>) {
+  linalg.matmul ins(%x, %y : memref<4x8xf32>, memref<8x4xf32>) outs(%out : memref<4x4xf32>)
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<4x8xf32>, memref<8x4xf32>) outs(%out : memref<4x4xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %acc: f32):
+    %e = math.exp %in : f32
+    %2 = arith.mulf %e, %in_1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
