@@ -536,11 +536,11 @@ private:
                             << factors.describe();
 
     std::optional<PieceBinary> binary;
-    std::string source_ = "compiled";
+    std::string origin = "compiled";
     auto seen = compiledByKey.find(key.hex());
     if (seen != compiledByKey.end()) {
       binary = seen->second;
-      source_ = "reused";
+      origin = "reused";
     }
     if (!binary && options.cache) {
       llvm::Expected<std::optional<cache::CacheEntry>> entry =
@@ -550,7 +550,7 @@ private:
       if (*entry) {
         binary = fromCacheEntry(**entry);
         if (binary)
-          source_ = "hit";
+          origin = "hit";
       } else if (options.explainCache) {
         *options.explainCache << "  miss: "
                               << options.cache->explainMiss(factors) << "\n";
@@ -568,7 +568,7 @@ private:
     compiledByKey.insert({key.hex(), *binary});
     // The piece's source is that of its variant for any size.
     if (!size)
-      report.source = source_;
+      report.source = origin;
 
     json::Object symbols;
     if (size)

@@ -36,6 +36,17 @@
 // RUN: diff -r %t/cold %t/repaired
 // RUN: magi-cache verify --cache-dir=%t/cache | FileCheck %s --check-prefix=VERIFY
 
+// More damage: truncate every plan, delete every cubin, and leave a
+// half-written temporary entry behind. Detected, recompiled, same artifact.
+// RUN: for f in %t/cache/store/*/*/plan.json; do head -c 20 $f > $f.cut && mv $f.cut $f; done
+// RUN: rm -f %t/cache/store/*/*/*.cubin
+// RUN: mkdir -p %t/cache/tmp/stale-writer && printf 'half' > %t/cache/tmp/stale-writer/piece.ptx
+// RUN: magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/repaired2 --cache-dir=%t/cache --stats 2>/dev/null | FileCheck %s --check-prefix=DAMAGED2
+// DAMAGED2: pieces: 3 (3 compiled, 0 from the cache, 0 identical to an earlier piece)
+// DAMAGED2: misses: 4 (4 damaged)
+// RUN: diff -r %t/cold %t/repaired2
+// RUN: magi-cache verify --cache-dir=%t/cache | FileCheck %s --check-prefix=VERIFY
+
 // must-hit: a miss is an error naming the piece.
 // RUN: not magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/musthit --cache-dir=%t/empty --cache-mode=must-hit 2>&1 | FileCheck %s --check-prefix=MUSTHIT
 // MUSTHIT: error: cache miss for piece 'main_piece_0' in must-hit mode
