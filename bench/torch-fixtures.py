@@ -13,6 +13,13 @@ import sys
 
 import torch
 
+try:
+    # BERT's archive returns a transformers output class; importing the
+    # package registers it with pytree, which loading needs.
+    import transformers.modeling_outputs  # noqa: F401
+except ImportError:
+    pass
+
 DTYPES = {"int64": torch.int64, "float32": torch.float32,
           "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -32,7 +39,13 @@ def main():
         pt2 = os.path.join(root, name, "model.pt2")
         if not os.path.exists(pt2):
             continue
-        module = torch.export.load(pt2).module().to("cuda")
+        try:
+            module = torch.export.load(pt2).module().to("cuda")
+        except Exception as e:  # one fixture's failure is reported, not fatal
+            cause = e.__cause__ or e.__context__
+            print(f"{name:<12} cannot load: {e}".splitlines()[0]
+                  + (f" (cause: {type(cause).__name__}: {cause})" if cause else ""))
+            continue
         prefix = os.path.join(root, name, "case0")
         inputs, i = [], 0
         while os.path.exists(f"{prefix}_in{i}.json"):
@@ -52,6 +65,8 @@ def main():
                 torch.cuda.synchronize()
                 times.append(start.elapsed_time(end))
         times.sort()
+        if hasattr(out, "to_tuple"):  # a transformers ModelOutput
+            out = out.to_tuple()
         outs = out if isinstance(out, (tuple, list)) else (out,)
         ref = read(f"{prefix}_out0").cuda().double()
         got = outs[0].double()
