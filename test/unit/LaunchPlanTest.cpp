@@ -1,0 +1,159 @@
+//===- LaunchPlanTest.cpp - host functions written as launch plans --------===//
+
+#include "magi/Compile/LaunchPlan.h"
+#include "magi/InitAllDialects.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+namespace json = llvm::json;
+
+namespace {
+
+class LaunchPlanTest : public ::testing::Test {
+protected:
+  LaunchPlanTest() {
+    DialectRegistry registry;
+    magi::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  // Parses `text` and extracts the plan of its function @host; diagnostics
+  // go to `errors`.
+  FailureOr<magi::LaunchPlan> planOf(StringRef text) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (!module)
+      return failure();
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      errors += d.str() + "\n";
+      return success();
+    });
+    return magi::extractLaunchPlan(module->lookupSymbol<func::FuncOp>("host"));
+  }
+
+  static std::string str(const json::Value &v) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << v;
+    return s;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::string errors;
+};
+
+constexpr const char *kKernel = R"mlir(
+  gpu.module @kernels {
+    gpu.func @k0(%n: index, %a: memref<?x4xf32>, %b: memref<?x4xf32>, %x: f32) kernel {
+      gpu.return
+    }
+  }
+)mlir";
+
+TEST_F(LaunchPlanTest, AllocationsLaunchesAndResultsBecomeExpressions) {
+  std::string text = std::string("module attributes {gpu.container_module} {") +
+                     kKernel + R"mlir(
+  func.func @host(%a: memref<?x4xf32>, %s: index) -> (memref<?x4xf32>, index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %half = arith.constant 0.5 : f32
+    %n = memref.dim %a, %c0 : memref<?x4xf32>
+    %b = memref.alloc(%n) : memref<?x4xf32>
+    %t = arith.muli %n, %c4 : index
+    %g = arith.ceildivsi %t, %c256 : index
+    gpu.launch_func @kernels::@k0 blocks in (%g, %c1, %c1) threads in (%c256, %c1, %c1)
+        args(%t : index, %a : memref<?x4xf32>, %b : memref<?x4xf32>, %half : f32)
+    %r = arith.addi %s, %c1 : index
+    return %b, %r : memref<?x4xf32>, index
+  }
+})mlir";
+  FailureOr<magi::LaunchPlan> plan = planOf(text);
+  ASSERT_TRUE(succeeded(plan)) << errors;
+  EXPECT_EQ(plan->kernels, std::vector<std::string>{"k0"});
+
+  // The allocation's bytes: 4 bytes × n × 4, named once.
+  ASSERT_EQ(plan->steps.size(), 2u);
+  const json::Object *alloc = plan->steps[0].getAsObject();
+  EXPECT_EQ(alloc->getString("op"), StringRef("alloc"));
+  EXPECT_EQ(alloc->getString("buffer"), StringRef("b0"));
+  EXPECT_EQ(str(plan->values[0]), "\"4 * arg0.d0\"");
+  EXPECT_EQ(str(plan->values[1]), "\"v0 * 4\"");
+  EXPECT_EQ(str(*alloc->get("bytes")), "\"v1\"");
+
+  // The launch: grid from the sizes, the block a number, the memrefs as
+  // descriptors (dense row-major strides), the float constant by value.
+  const json::Object *launch = plan->steps[1].getAsObject();
+  EXPECT_EQ(launch->getString("kernel"), StringRef("k0"));
+  EXPECT_EQ(str(*launch->get("block")), "[256,1,1]");
+  const json::Array *args = launch->getArray("args");
+  ASSERT_EQ(args->size(), 4u);
+  EXPECT_EQ(str((*args)[1]),
+            "{\"memref\":{\"base\":\"arg0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+            "\"strides\":[4,1]}}");
+  EXPECT_EQ(str((*args)[2]),
+            "{\"memref\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+            "\"strides\":[4,1]}}");
+  EXPECT_EQ(str((*args)[3]), "{\"f32\":0.5}");
+
+  // Results: the buffer, and the index argument plus one.
+  ASSERT_EQ(plan->results.size(), 2u);
+  EXPECT_EQ(str(plan->results[0]),
+            "{\"tensor\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+            "\"strides\":[4,1]}}");
+  const json::Object *index = plan->results[1].getAsObject();
+  std::string name = str(*index->get("index"));
+  ASSERT_EQ(name.front(), '"');
+  unsigned v = std::stoi(name.substr(2));
+  EXPECT_EQ(str(plan->values[v]), "\"arg1 + 1\"");
+}
+
+TEST_F(LaunchPlanTest, StaticSizesFoldToNumbers) {
+  std::string text = std::string("module attributes {gpu.container_module} {") +
+                     kKernel + R"mlir(
+  func.func @host(%a: memref<8x4xf32>) -> memref<8x4xf32> {
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %t = arith.muli %c8, %c4 : index
+    %g = arith.ceildivsi %t, %c8 : index
+    %half = arith.constant 0.5 : f32
+    %b = memref.alloc() : memref<8x4xf32>
+    %ad = memref.cast %a : memref<8x4xf32> to memref<?x4xf32>
+    %bd = memref.cast %b : memref<8x4xf32> to memref<?x4xf32>
+    gpu.launch_func @kernels::@k0 blocks in (%g, %c1, %c1) threads in (%c8, %c1, %c1)
+        args(%t : index, %ad : memref<?x4xf32>, %bd : memref<?x4xf32>, %half : f32)
+    return %b : memref<8x4xf32>
+  }
+})mlir";
+  FailureOr<magi::LaunchPlan> plan = planOf(text);
+  ASSERT_TRUE(succeeded(plan)) << errors;
+  EXPECT_TRUE(plan->values.empty());
+  EXPECT_EQ(str(*plan->steps[0].getAsObject()->get("bytes")), "128");
+  EXPECT_EQ(str(*plan->steps[1].getAsObject()->get("grid")), "[4,1,1]");
+}
+
+TEST_F(LaunchPlanTest, HostWorkThePlanCannotDoIsAnError) {
+  std::string text = R"mlir(module {
+  func.func @host(%a: memref<4xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<4xf32>
+    return %x : f32
+  }
+})mlir";
+  FailureOr<magi::LaunchPlan> plan = planOf(text);
+  EXPECT_TRUE(failed(plan));
+  EXPECT_NE(errors.find("'memref.load' cannot run on the host of a launch "
+                        "plan (only allocations, views, index arithmetic and "
+                        "kernel launches can)"),
+            std::string::npos)
+      << errors;
+}
+
+} // namespace
