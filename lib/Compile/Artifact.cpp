@@ -1,6 +1,7 @@
 //===- Artifact.cpp - a split graph compiled into an artifact -------------===//
 
 #include "magi/Compile/Artifact.h"
+#include "magi/Compile/ArtifactCache.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Interp/Interpreter.h"
 #include "magi/Support/Version.h"
@@ -86,9 +87,8 @@ public:
     if (!graph)
       return failure();
     modelId = makeModelId();
-    if (std::error_code ec = llvm::sys::fs::create_directories(dir + "/pieces"))
-      return module.emitError() << "cannot create '" << dir
-                                << "/pieces': " << ec.message();
+    if (llvm::Error e = prepareArtifactDir(dir))
+      return module.emitError() << llvm::toString(std::move(e));
     json::Object graphJSON;
     if (failed(describeGraph(graphJSON)))
       return failure();

@@ -13,6 +13,20 @@ using cache::CacheFile;
 // "pieces.piece_0.ptx".
 static constexpr llvm::StringLiteral kPiecesPrefix = "pieces.";
 
+llvm::Error prepareArtifactDir(llvm::StringRef dir) {
+  for (const char *name : {"manifest.json", "weights.bin"}) {
+    std::error_code ec = llvm::sys::fs::remove((dir + "/" + name).str());
+    if (ec)
+      return llvm::createStringError(ec, "cannot remove '" + dir + "/" + name +
+                                             "'");
+  }
+  if (std::error_code ec = llvm::sys::fs::remove_directories(dir + "/pieces"))
+    return llvm::createStringError(ec, "cannot remove '" + dir + "/pieces'");
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir + "/pieces"))
+    return llvm::createStringError(ec, "cannot create '" + dir + "/pieces'");
+  return llvm::Error::success();
+}
+
 llvm::Expected<cache::CacheKeyFactors>
 artifactKeyFactors(const ArtifactKeyInputs &inputs) {
   cache::CacheKeyFactors factors = cache::CacheKeyFactors::forThisBuild();
@@ -63,9 +77,8 @@ llvm::Expected<bool> restoreArtifact(cache::CacheStore &cache,
   std::optional<cache::CacheEntry> entry = cache.lookup(factors.computeKey());
   if (!entry || !entry->file("manifest.json"))
     return false;
-  if (std::error_code ec =
-          llvm::sys::fs::create_directories(dir + "/pieces"))
-    return llvm::createStringError(ec, "cannot create '" + dir + "/pieces'");
+  if (llvm::Error e = prepareArtifactDir(dir))
+    return std::move(e);
   for (const CacheFile &file : entry->files) {
     llvm::StringRef name = file.name;
     std::string path = name.starts_with(kPiecesPrefix)

@@ -6,6 +6,13 @@
 // CHECK: error: 'magi.sort' in piece @main_piece_0 was not lowered to linalg
 // CHECK: error: piece @main_piece_0 failed in the lower phase
 
+// A failed compile into a directory that held an artifact leaves no
+// manifest there (nothing that would load stale pieces).
+// RUN: rm -rf %t.reused && magi-compile %S/Inputs/weighted.mlir -o %t.reused --cache-mode=off --no-weights --no-cubin --quiet
+// RUN: ls %t.reused/manifest.json
+// RUN: not magi-compile %s -o %t.reused --cache-mode=off 2>/dev/null
+// RUN: not ls %t.reused/manifest.json
+
 // RUN: not magi-compile %s -o %t --cache-mode=bogus 2>&1 | FileCheck %s --check-prefix=MODE
 // MODE: magi-compile: error: unknown --cache-mode 'bogus' (readwrite, readonly, must-hit, off)
 

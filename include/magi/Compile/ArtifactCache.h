@@ -30,6 +30,11 @@ struct ArtifactKeyInputs {
   std::string salt;
 };
 
+/// Makes `dir` ready for a new artifact: an old manifest, weights and pieces
+/// are removed (so a failed compile never leaves a manifest over new pieces,
+/// and no stale piece file stays), `dir/pieces` is created.
+llvm::Error prepareArtifactDir(llvm::StringRef dir);
+
 /// The key factors of the artifact; fails when an input cannot be read.
 llvm::Expected<cache::CacheKeyFactors>
 artifactKeyFactors(const ArtifactKeyInputs &inputs);
