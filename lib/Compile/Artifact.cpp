@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
@@ -18,6 +19,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <atomic>
 #include <chrono>
 #include <map>
 
@@ -74,6 +76,30 @@ struct PieceBinary {
   json::Object body;
   size_t kernels = 0;
   size_t libraryCalls = 0;
+  /// The lowered module (empty when the binary came from the cache).
+  std::string loweredBytecode;
+};
+
+// One variant of one piece to produce: what the key says about it, and the
+// binary once found or compiled.
+struct VariantJob {
+  func::FuncOp piece;
+  unsigned index = 0;
+  /// The symbol's value the variant is specialized for; none: any size.
+  std::optional<int64_t> size;
+  /// Its files' path without extension, relative to the artifact.
+  std::string base;
+  /// The specialized copy of the piece (for a specialized variant).
+  OwningOpRef<ModuleOp> holder;
+  func::FuncOp source;
+  cache::CacheKeyFactors factors;
+  cache::CacheKey key;
+  std::optional<PieceBinary> binary;
+  /// "hit", "compiled" or "reused".
+  std::string origin;
+  /// The earlier job with the same key, whose binary this one reuses.
+  VariantJob *sameAs = nullptr;
+  double seconds = 0;
 };
 
 class ArtifactWriter {
@@ -95,10 +121,17 @@ public:
     if (!options.compileSizes.empty() && symbolName.empty())
       return graph.emitError("--compile-sizes needs a graph with a symbolic "
                              "size; this one has none");
+    // Find what is known (cache, identical pieces), compile the rest in
+    // parallel, then write the pieces in order.
+    for (func::FuncOp piece : pieceFunctions)
+      if (failed(planVariants(piece)))
+        return failure();
+    if (failed(compileMissing()))
+      return failure();
     json::Array pieces;
     for (func::FuncOp piece : pieceFunctions) {
       PieceReport report;
-      FailureOr<json::Object> entry = compilePiece(piece, report);
+      FailureOr<json::Object> entry = pieceEntry(piece, report);
       if (failed(entry))
         return failure();
       pieces.push_back(std::move(*entry));
@@ -139,10 +172,8 @@ private:
   std::string weights;
   std::string ptxas;
   std::string ptxasVersionText;
-  /// Pieces compiled (or found) in this run, by cache key.
-  std::map<std::string, PieceBinary> compiledByKey;
-  /// The lowered module of the piece compiled last (for its cache entry).
-  std::string loweredBytecode;
+  /// Every variant to produce, in manifest order.
+  std::vector<std::unique_ptr<VariantJob>> jobs;
   cache::ModelId modelId;
   /// The symbol --compile-sizes specializes (the graph's only symbol).
   std::string symbolName;
@@ -444,7 +475,7 @@ private:
                                {"values", std::move(compiled->plan.values)},
                                {"plan", std::move(compiled->plan.steps)},
                                {"results", std::move(compiled->plan.results)}};
-    loweredBytecode = std::move(compiled->loweredBytecode);
+    binary.loweredBytecode = std::move(compiled->loweredBytecode);
     return binary;
   }
 
@@ -481,7 +512,7 @@ private:
     os << json::Value(json::Object(binary.body));
     std::vector<cache::CacheFile> files = {{"piece.ptx", binary.ptx},
                                            {"plan.json", plan},
-                                           {"lowered.mlirbc", loweredBytecode}};
+                                           {"lowered.mlirbc", binary.loweredBytecode}};
     if (binary.cubin)
       files.push_back({"piece.cubin", *binary.cubin});
     llvm::Expected<cache::StoreOutcome> stored =
@@ -504,99 +535,132 @@ private:
                           << llvm::toString(std::move(e));
   }
 
-  // One variant of a piece: for any size (`size` empty) or specialized for
-  // `symbolName == *size`. Written as `<base>.ptx` (and `.cubin`).
-  FailureOr<json::Object> compileVariant(func::FuncOp piece, unsigned index,
-                                         std::optional<int64_t> size,
-                                         StringRef base, PieceReport &report) {
-    // A specialized variant compiles a specialized copy of the piece.
-    OwningOpRef<ModuleOp> holder;
-    func::FuncOp source = piece;
-    std::string shape = "dynamic";
-    if (size) {
-      holder = ModuleOp::create(piece.getLoc());
-      OpBuilder b(piece.getContext());
-      source = cast<func::FuncOp>(b.clone(*piece));
-      holder->getBody()->push_back(source);
-      if (failed(specializeSymbol(source, symbolName, *size)))
-        return piece.emitError() << "piece @" << piece.getSymName()
-                                 << " cannot be specialized for "
-                                 << symbolName << " = " << *size;
-      shape = symbolName + "=" + std::to_string(*size);
-    }
-    cache::CacheKeyFactors factors = pieceFactors(source);
-    factors.runtimeShape = shape;
-    cache::CacheKey key = factors.computeKey();
-    if (!size)
-      report.cacheKey = key.hex();
-    if (options.explainCache)
-      *options.explainCache << "piece " << index << " @" << piece.getSymName()
-                            << " (" << shape << "): key " << key.shortHex()
-                            << "\n"
-                            << factors.describe();
-
-    std::optional<PieceBinary> binary;
-    std::string origin = "compiled";
-    auto seen = compiledByKey.find(key.hex());
-    if (seen != compiledByKey.end()) {
-      binary = seen->second;
-      origin = "reused";
-    }
-    if (!binary && options.cache) {
-      llvm::Expected<std::optional<cache::CacheEntry>> entry =
-          options.cache->lookupPiece(factors, piece.getSymName());
-      if (!entry)
-        return piece.emitError() << llvm::toString(entry.takeError());
-      if (*entry) {
-        binary = fromCacheEntry(**entry);
-        if (binary)
-          origin = "hit";
-      } else if (options.explainCache) {
-        *options.explainCache << "  miss: "
-                              << options.cache->explainMiss(factors) << "\n";
+  // The jobs of `piece`'s variants: specialized ones first (the runtime
+  // takes the first that fits), for pieces that take the symbol; the
+  // variant for any size last. Each is looked up: an earlier identical
+  // job, then the cache.
+  LogicalResult planVariants(func::FuncOp piece) {
+    unsigned index = pieceIndex[piece];
+    std::string base = "pieces/piece_" + std::to_string(index);
+    bool takesSymbol = llvm::any_of(
+        llvm::seq<unsigned>(0, piece.getNumArguments()), [&](unsigned i) {
+          auto name = piece.getArgAttrOfType<StringAttr>(i, kSymbolArgAttr);
+          return name && name.getValue() == symbolName;
+        });
+    SmallVector<std::optional<int64_t>> sizes;
+    if (takesSymbol)
+      sizes.append(options.compileSizes.begin(), options.compileSizes.end());
+    sizes.push_back(std::nullopt);
+    for (std::optional<int64_t> size : sizes) {
+      auto job = std::make_unique<VariantJob>();
+      job->piece = piece;
+      job->index = index;
+      job->size = size;
+      job->base = size ? base + "_" + symbolName + "_" + std::to_string(*size)
+                       : base;
+      job->source = piece;
+      std::string shape = "dynamic";
+      if (size) {
+        job->holder = ModuleOp::create(piece.getLoc());
+        OpBuilder b(piece.getContext());
+        job->source = cast<func::FuncOp>(b.clone(*piece));
+        job->holder->getBody()->push_back(job->source);
+        if (failed(specializeSymbol(job->source, symbolName, *size)))
+          return piece.emitError() << "piece @" << piece.getSymName()
+                                   << " cannot be specialized for "
+                                   << symbolName << " = " << *size;
+        shape = symbolName + "=" + std::to_string(*size);
       }
+      job->factors = pieceFactors(job->source);
+      job->factors.runtimeShape = shape;
+      job->key = job->factors.computeKey();
+      if (options.explainCache)
+        *options.explainCache << "piece " << index << " @"
+                              << piece.getSymName() << " (" << shape
+                              << "): key " << job->key.shortHex() << "\n"
+                              << job->factors.describe();
+      for (const auto &earlier : jobs)
+        if (earlier->key == job->key && !earlier->sameAs) {
+          job->sameAs = earlier.get();
+          job->origin = "reused";
+        }
+      if (!job->sameAs && options.cache) {
+        llvm::Expected<std::optional<cache::CacheEntry>> entry =
+            options.cache->lookupPiece(job->factors, piece.getSymName());
+        if (!entry)
+          return piece.emitError() << llvm::toString(entry.takeError());
+        if (*entry && (job->binary = fromCacheEntry(**entry)))
+          job->origin = "hit";
+        else if (!*entry && options.explainCache)
+          *options.explainCache << "  miss: "
+                                << options.cache->explainMiss(job->factors)
+                                << "\n";
+      }
+      jobs.push_back(std::move(job));
     }
-    if (!binary) {
-      FailureOr<PieceBinary> fresh =
-          compileFresh(source, dir + "/" + base.str() + ".cubin");
-      if (failed(fresh))
-        return failure();
-      binary = std::move(*fresh);
-      if (options.cache)
-        storeInCache(key, factors, *binary, piece, size ? -1 : report.graphIndex);
-    }
-    compiledByKey.insert({key.hex(), *binary});
-    // The piece's source is that of its variant for any size.
-    if (!size)
-      report.source = origin;
+    return success();
+  }
 
+  // Compiles every job that nothing provided, on the context's threads
+  // (each job works on its own module), then stores them in the cache.
+  LogicalResult compileMissing() {
+    SmallVector<VariantJob *> missing;
+    for (const auto &job : jobs)
+      if (!job->sameAs && !job->binary)
+        missing.push_back(job.get());
+    std::atomic<bool> anyFailed = false;
+    parallelForEach(module.getContext(), missing, [&](VariantJob *job) {
+      auto start = std::chrono::steady_clock::now();
+      FailureOr<PieceBinary> fresh =
+          compileFresh(job->source, dir + "/" + job->base + ".cubin");
+      job->seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+      if (failed(fresh)) {
+        anyFailed = true;
+        return;
+      }
+      job->binary = std::move(*fresh);
+      job->origin = "compiled";
+    });
+    if (anyFailed)
+      return failure();
+    for (VariantJob *job : missing) {
+      auto graphIndex = job->piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
+      if (options.cache)
+        storeInCache(job->key, job->factors, *job->binary, job->piece,
+                     job->size || !graphIndex ? -1 : graphIndex.getInt());
+    }
+    return success();
+  }
+
+  // The manifest's variant for `job`, its files written.
+  FailureOr<json::Object> variantEntry(VariantJob &job) {
+    const PieceBinary &binary =
+        job.sameAs ? *job.sameAs->binary : *job.binary;
     json::Object symbols;
-    if (size)
-      symbols[symbolName] = *size;
+    if (job.size)
+      symbols[symbolName] = *job.size;
     json::Object variant{{"symbols", std::move(symbols)}};
     // A piece of library calls only has no module to write.
-    if (binary->kernels != 0) {
-      if (failed(writeFile(base.str() + ".ptx", binary->ptx)))
+    if (binary.kernels != 0) {
+      if (failed(writeFile(job.base + ".ptx", binary.ptx)))
         return failure();
-      variant["ptx"] = base.str() + ".ptx";
+      variant["ptx"] = job.base + ".ptx";
+      if (binary.cubin) {
+        if (failed(writeFile(job.base + ".cubin", *binary.cubin)))
+          return failure();
+        variant["cubin"] = job.base + ".cubin";
+        if (ptxas.empty())
+          ptxas = job.factors.ptxasVersion;
+      }
     }
-    if (binary->cubin && binary->kernels != 0) {
-      if (failed(writeFile(base.str() + ".cubin", *binary->cubin)))
-        return failure();
-      variant["cubin"] = base.str() + ".cubin";
-      if (ptxas.empty())
-        ptxas = factors.ptxasVersion;
-    }
-    for (auto &field : json::Object(binary->body))
+    for (auto &field : json::Object(binary.body))
       variant[field.first] = field.second;
-    if (!size) {
-      report.kernels = binary->kernels;
-      report.libraryCalls = binary->libraryCalls;
-    }
     return variant;
   }
 
-  FailureOr<json::Object> compilePiece(func::FuncOp piece, PieceReport &report) {
+  FailureOr<json::Object> pieceEntry(func::FuncOp piece, PieceReport &report) {
     unsigned index = pieceIndex[piece];
     auto splittingAttr = piece->getAttrOfType<BoolAttr>(kIsSplittingAttr);
     bool splitting = splittingAttr && splittingAttr.getValue();
@@ -604,35 +668,27 @@ private:
     report.name = piece.getSymName().str();
     report.kind = splitting ? "splitting" : "compute";
     report.graphIndex = graphIndex ? graphIndex.getInt() : -1;
-    std::string base = "pieces/piece_" + std::to_string(index);
-    auto start = std::chrono::steady_clock::now();
 
-    // Specialized variants first (the runtime takes the first that fits),
-    // for the pieces that take the symbol; the variant for any size last.
-    bool takesSymbol = llvm::any_of(
-        llvm::seq<unsigned>(0, piece.getNumArguments()), [&](unsigned i) {
-          auto name = piece.getArgAttrOfType<StringAttr>(i, kSymbolArgAttr);
-          return name && name.getValue() == symbolName;
-        });
     json::Array variants;
-    if (takesSymbol)
-      for (int64_t size : options.compileSizes) {
-        FailureOr<json::Object> variant = compileVariant(
-            piece, index, size,
-            base + "_" + symbolName + "_" + std::to_string(size), report);
-        if (failed(variant))
-          return failure();
-        variants.push_back(std::move(*variant));
+    for (const auto &job : jobs) {
+      if (job->piece != piece)
+        continue;
+      FailureOr<json::Object> variant = variantEntry(*job);
+      if (failed(variant))
+        return failure();
+      variants.push_back(std::move(*variant));
+      report.seconds += job->seconds;
+      // The piece is described by its variant for any size.
+      if (!job->size) {
+        const PieceBinary &binary =
+            job->sameAs ? *job->sameAs->binary : *job->binary;
+        report.kernels = binary.kernels;
+        report.libraryCalls = binary.libraryCalls;
+        report.source = job->origin;
+        report.cacheKey = job->key.hex();
       }
-    FailureOr<json::Object> dynamic =
-        compileVariant(piece, index, std::nullopt, base, report);
-    if (failed(dynamic))
-      return failure();
-    variants.push_back(std::move(*dynamic));
+    }
     report.variants = variants.size();
-    report.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
 
     json::Array args, results;
     for (Type t : piece.getArgumentTypes())
