@@ -609,6 +609,8 @@ private:
       if (!job->sameAs && !job->binary)
         missing.push_back(job.get());
     std::atomic<bool> anyFailed = false;
+    if (missing.size() > 1)
+      loadGpuCompilationDialects(module.getContext(), options.target);
     parallelForEach(module.getContext(), missing, [&](VariantJob *job) {
       auto start = std::chrono::steady_clock::now();
       FailureOr<PieceBinary> fresh =

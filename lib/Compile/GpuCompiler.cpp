@@ -2,6 +2,7 @@
 
 #include "magi/Compile/GpuCompiler.h"
 #include "magi/GPU/Passes.h"
+#include "magi/Pipeline/Pipeline.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -94,6 +95,55 @@ LogicalResult bufferize(ModuleOp module) {
   return bufferization::runOneShotModuleBufferize(module, options, state);
 }
 
+void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
+  pm.addPass(createCanonicalizerPass());
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  if (target.libraryGemm)
+    fn.addPass(createMatmulToLibraryCall());
+  fn.addPass(createConvertLinalgToParallelLoopsPass());
+  fn.addPass(createCanonicalizerPass());
+  ChooseKernelConfigOptions config;
+  config.blockSize = target.blockSize;
+  config.reductionBlockSize = target.reductionBlockSize;
+  fn.addPass(createChooseKernelConfig(config));
+  fn.addPass(createMapToGPU());
+}
+
+void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
+  pm.addPass(createGpuKernelOutliningPass());
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(memref::createExpandStridedMetadataPass());
+  fn.addPass(createLowerAffinePass());
+  fn.addPass(createCanonicalizerPass());
+  fn.addPass(createCSEPass());
+}
+
+void addNVVMPasses(OpPassManager &pm, const GpuTargetOptions &target) {
+  std::string libdevice = findLibdevice(target.cudaPath);
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(arith::createArithExpandOpsPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = target.chip;
+  attach.features = target.features;
+  attach.optLevel = target.optLevel;
+  if (!libdevice.empty())
+    attach.linkLibs.push_back(libdevice);
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = target.cudaPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 LogicalResult runPasses(ModuleOp module, StringRef what,
                         function_ref<void(PassManager &)> build) {
   PassManager pm(module.getContext());
@@ -104,6 +154,21 @@ LogicalResult runPasses(ModuleOp module, StringRef what,
 }
 
 } // namespace
+
+void loadGpuCompilationDialects(MLIRContext *context,
+                                const GpuTargetOptions &target) {
+  // Every dialect a pass of the path may create, loaded now: loading them
+  // while pieces compile on several threads would race.
+  DialectRegistry registry;
+  PassManager pm(context);
+  addLowerToLinalgPasses(pm);
+  addMappingPasses(pm, target);
+  addOutliningPasses(pm, target);
+  addNVVMPasses(pm, target);
+  pm.getDependentDialects(registry);
+  context->appendDialectRegistry(registry);
+  context->loadAllAvailableDialects();
+}
 
 FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
                                             const GpuTargetOptions &target) {
@@ -129,17 +194,7 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
   if (failed(bufferize(*module)))
     return fail("bufferization");
   if (failed(runPasses(*module, "mapping", [&](PassManager &pm) {
-        pm.addPass(createCanonicalizerPass());
-        OpPassManager &fn = pm.nest<func::FuncOp>();
-        if (target.libraryGemm)
-          fn.addPass(createMatmulToLibraryCall());
-        fn.addPass(createConvertLinalgToParallelLoopsPass());
-        fn.addPass(createCanonicalizerPass());
-        ChooseKernelConfigOptions config;
-        config.blockSize = target.blockSize;
-        config.reductionBlockSize = target.reductionBlockSize;
-        fn.addPass(createChooseKernelConfig(config));
-        fn.addPass(createMapToGPU());
+        addMappingPasses(pm, target);
       })))
     return fail("bufferization and mapping to threads");
 
@@ -160,12 +215,7 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
   // Kernels out of the host function; the host function into plain index
   // arithmetic over views.
   if (failed(runPasses(*module, "outlining", [&](PassManager &pm) {
-        pm.addPass(createGpuKernelOutliningPass());
-        OpPassManager &fn = pm.nest<func::FuncOp>();
-        fn.addPass(memref::createExpandStridedMetadataPass());
-        fn.addPass(createLowerAffinePass());
-        fn.addPass(createCanonicalizerPass());
-        fn.addPass(createCSEPass());
+        addOutliningPasses(pm, target);
       })))
     return fail("kernel outlining");
   {
@@ -184,30 +234,8 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
     func.erase();
 
   // Kernels to NVVM, then PTX through LLVM's NVPTX backend.
-  std::string libdevice = findLibdevice(target.cudaPath);
   if (failed(runPasses(*module, "NVVM", [&](PassManager &pm) {
-        OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-        kernels.addPass(memref::createExpandStridedMetadataPass());
-        kernels.addPass(createLowerAffinePass());
-        kernels.addPass(arith::createArithExpandOpsPass());
-        kernels.addPass(createSCFToControlFlowPass());
-        ConvertGpuOpsToNVVMOpsOptions nvvm;
-        nvvm.indexBitwidth = 64;
-        kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-        kernels.addPass(createCanonicalizerPass());
-        kernels.addPass(createCSEPass());
-        kernels.addPass(createReconcileUnrealizedCastsPass());
-        GpuNVVMAttachTargetOptions attach;
-        attach.chip = target.chip;
-        attach.features = target.features;
-        attach.optLevel = target.optLevel;
-        if (!libdevice.empty())
-          attach.linkLibs.push_back(libdevice);
-        pm.addPass(createGpuNVVMAttachTarget(attach));
-        GpuModuleToBinaryPassOptions binary;
-        binary.compilationTarget = "isa";
-        binary.toolkitPath = target.cudaPath;
-        pm.addPass(createGpuModuleToBinaryPass(binary));
+        addNVVMPasses(pm, target);
       })))
     return fail("NVVM lowering and PTX generation");
 

@@ -44,6 +44,11 @@ struct CompiledPiece {
 /// translations) and initializes the NVPTX backend. Call once per process.
 void registerGpuCompilation(mlir::DialectRegistry &registry);
 
+/// Loads every dialect the GPU path's passes create into `context`. Needed
+/// before pieces compile on several threads (dialects must not load then).
+void loadGpuCompilationDialects(mlir::MLIRContext *context,
+                                const GpuTargetOptions &target);
+
 /// The path of libdevice under `cudaPath`, or "" when there is none.
 std::string findLibdevice(llvm::StringRef cudaPath);
 
