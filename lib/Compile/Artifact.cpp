@@ -526,7 +526,10 @@ private:
     }
     if (graphIndex < 0)
       return;
+    // Compute pieces only: the index maps (runtime shape, graph index,
+    // backend) of the split's compiled graphs.
     cache::IndexRecord record;
+    record.runtimeShape = factors.runtimeShape;
     record.graphIndex = graphIndex;
     record.backend = binary.cubin ? "cuda-cubin" : "cuda-ptx";
     record.key = key;
@@ -631,7 +634,7 @@ private:
       auto graphIndex = job->piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
       if (options.cache)
         storeInCache(job->key, job->factors, *job->binary, job->piece,
-                     job->size || !graphIndex ? -1 : graphIndex.getInt());
+                     graphIndex ? graphIndex.getInt() : -1);
     }
     return success();
   }

@@ -11,6 +11,13 @@
 // COLD: hits: 0
 // COLD: misses: 4 (0 damaged)
 // COLD: stored: 4 (0 already present, 0 failed)
+// The model's index maps each compute piece (graph 0 and 1; the splitting
+// matmul piece has no graph index) to its entry.
+// RUN: magi-cache ls --cache-dir=%t/cache | FileCheck %s --check-prefix=INDEX
+// INDEX:      models: 1
+// INDEX-NEXT:   small-graph-{{[0-9a-f]+}}-rank0 (2 entries)
+// INDEX-NEXT:     graph 0 shape dynamic backend cuda-cubin -> {{[0-9a-f]+}}
+// INDEX-NEXT:     graph 1 shape dynamic backend cuda-cubin -> {{[0-9a-f]+}}
 // RUN: magi-compile %S/Inputs/small-graph.mlir --splitting-ops=magi.mm -o %t/warm --cache-dir=%t/cache --stats | FileCheck %s --check-prefix=WARM
 // WARM: pieces: 3 (0 compiled, 3 from the cache, 0 identical to an earlier piece)
 // WARM: hits: 1
