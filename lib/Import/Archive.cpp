@@ -1,6 +1,7 @@
 //===- Archive.cpp - Read-only zip archives through libzip ----------------===//
 
 #include "magi/Import/TorchExport.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <zip.h>
 
 namespace magi {
@@ -14,6 +15,13 @@ struct TorchExportArchive::Impl {
 };
 
 TorchExportArchive::~TorchExportArchive() = default;
+
+bool isZipArchive(llvm::StringRef path) {
+  if (path.ends_with(".pt2"))
+    return true;
+  auto buffer = llvm::MemoryBuffer::getFileSlice(path, 4, 0);
+  return buffer && (*buffer)->getBuffer() == llvm::StringRef("PK\x03\x04", 4);
+}
 
 std::unique_ptr<TorchExportArchive>
 TorchExportArchive::open(llvm::StringRef path, std::string &error) {

@@ -123,13 +123,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-static bool isZipArchive(llvm::StringRef path) {
-  if (path.ends_with(".pt2"))
-    return true;
-  auto buffer = llvm::MemoryBuffer::getFileSlice(path, 4, 0);
-  return buffer && (*buffer)->getBuffer() == llvm::StringRef("PK\x03\x04", 4);
-}
-
 static std::string defaultCudaPath() {
   if (!cudaPath.empty())
     return cudaPath;
@@ -340,7 +333,7 @@ int main(int argc, char **argv) {
 
   OwningOpRef<ModuleOp> module;
   std::string archivePath = weightsPath;
-  if (isZipArchive(inputPath)) {
+  if (magi::isZipArchive(inputPath)) {
     module = magi::importTorchExport(inputPath, &context);
     if (archivePath.empty())
       archivePath = inputPath;

@@ -160,13 +160,6 @@ static LogicalResult runPipelineToPostGrad(ModuleOp module) {
   return pm.run(module);
 }
 
-static bool isZipArchive(StringRef path) {
-  if (path.ends_with(".pt2"))
-    return true;
-  auto buffer = llvm::MemoryBuffer::getFileSlice(path, 4, 0);
-  return buffer && (*buffer)->getBuffer() == StringRef("PK\x03\x04", 4);
-}
-
 // Reads one input file: .npy, or .bin/.json pairs named by either file.
 static llvm::Expected<Tensor> readInput(StringRef path, MLIRContext *context) {
   if (path.ends_with(".npy"))
@@ -304,7 +297,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module;
   std::unique_ptr<magi::TorchExportArchive> archive;
   std::string archivePath = weightsPath;
-  bool fromArchive = isZipArchive(graphPath);
+  bool fromArchive = magi::isZipArchive(graphPath);
   if (fromArchive) {
     module = magi::importTorchExport(graphPath, &context);
     if (archivePath.empty())

@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kInputKindAttr = "magi.input_kind";
 inline constexpr llvm::StringLiteral kNameAttr = "magi.name";
 inline constexpr llvm::StringLiteral kWeightAttr = "magi.weight";
 
+/// True if `path` names a zip archive (a `.pt2` file, or any file that
+/// starts with a zip header): what tools import rather than parse as MLIR.
+bool isZipArchive(llvm::StringRef path);
+
 /// A read-only view of a zip archive.
 class TorchExportArchive {
 public:
