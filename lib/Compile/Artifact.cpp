@@ -429,9 +429,7 @@ private:
         "};cubin=" + (cubin ? "yes" : "no");
     factors.targetChip = t.chip;
     factors.targetFeatures = t.features;
-    StringRef isa = StringRef(t.features).rsplit("ptx").second;
-    if (isa.size() >= 2)
-      factors.ptxISA = (isa.drop_back() + "." + isa.take_back()).str();
+    factors.ptxISA = ptxISAVersion(t.features);
     if (cubin && ptxasVersionText.empty())
       ptxasVersionText = ptxasVersion(t.cudaPath); // one process, once
     factors.ptxasVersion = cubin ? ptxasVersionText : "";
@@ -497,9 +495,7 @@ private:
     if (const json::Array *kernels = binary.body.getArray("kernels"))
       binary.kernels = kernels->size();
     if (const json::Array *steps = binary.body.getArray("plan"))
-      for (const json::Value &step : *steps)
-        if (auto *obj = step.getAsObject())
-          binary.libraryCalls += obj->getString("op") == StringRef("gemm");
+      binary.libraryCalls = countLibraryCalls(*steps);
     return binary;
   }
 

@@ -1,6 +1,7 @@
 //===- ArtifactCache.cpp - whole artifacts in the compile cache -----------===//
 
 #include "magi/Compile/ArtifactCache.h"
+#include "magi/Compile/GpuCompiler.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -43,9 +44,7 @@ artifactKeyFactors(const ArtifactKeyInputs &inputs) {
   factors.pipelineOptions = "artifact;" + inputs.options;
   factors.targetChip = inputs.chip;
   factors.targetFeatures = inputs.features;
-  llvm::StringRef isa = llvm::StringRef(inputs.features).rsplit("ptx").second;
-  if (isa.size() >= 2)
-    factors.ptxISA = (isa.drop_back() + "." + isa.take_back()).str();
+  factors.ptxISA = ptxISAVersion(inputs.features);
   // The toolkit by identity rather than by running ptxas --version, which
   // would cost a process start on every warm compile.
   if (!inputs.cudaPath.empty()) {

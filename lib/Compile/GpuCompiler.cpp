@@ -68,6 +68,13 @@ void registerGpuCompilation(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
 }
 
+std::string ptxISAVersion(StringRef features) {
+  StringRef isa = features.rsplit("ptx").second;
+  if (isa.size() < 2)
+    return "";
+  return (isa.drop_back() + "." + isa.take_back()).str();
+}
+
 std::string findLibdevice(StringRef cudaPath) {
   if (cudaPath.empty())
     return "";

@@ -541,4 +541,11 @@ FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp host) {
   return PlanBuilder(host).build();
 }
 
+size_t countLibraryCalls(const json::Array &steps) {
+  return llvm::count_if(steps, [](const json::Value &step) {
+    const json::Object *obj = step.getAsObject();
+    return obj && obj->getString("op") == StringRef("gemm");
+  });
+}
+
 } // namespace magi

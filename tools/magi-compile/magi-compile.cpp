@@ -185,9 +185,7 @@ static bool readReports(std::vector<magi::PieceReport> &reports) {
       if (!variants->empty() && variants->back().getAsObject())
         if (const llvm::json::Array *steps =
                 variants->back().getAsObject()->getArray("plan"))
-          for (const llvm::json::Value &step : *steps)
-            if (auto *obj = step.getAsObject())
-              report.libraryCalls += obj->getString("op") == llvm::StringRef("gemm");
+          report.libraryCalls = magi::countLibraryCalls(*steps);
     }
     report.source = "hit";
     reports.push_back(report);

@@ -49,6 +49,10 @@ void registerGpuCompilation(mlir::DialectRegistry &registry);
 void loadGpuCompilationDialects(mlir::MLIRContext *context,
                                 const GpuTargetOptions &target);
 
+/// The PTX ISA version that target features name ("+ptx80" -> "8.0"), or ""
+/// when they name none.
+std::string ptxISAVersion(llvm::StringRef features);
+
 /// The path of libdevice under `cudaPath`, or "" when there is none.
 std::string findLibdevice(llvm::StringRef cudaPath);
 

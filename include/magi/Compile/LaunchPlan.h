@@ -29,6 +29,10 @@ struct LaunchPlan {
 
 mlir::FailureOr<LaunchPlan> extractLaunchPlan(mlir::func::FuncOp host);
 
+/// The number of library calls (`gemm` steps) in a plan's `steps`, as the
+/// manifest or a cache entry holds them.
+size_t countLibraryCalls(const llvm::json::Array &steps);
+
 /// The artifact's name of an element type ("f32", "bf16", "i64", "i1"...),
 /// or "" for a type it has no name for.
 std::string dtypeName(mlir::Type type);
