@@ -186,11 +186,6 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
   clone.setPublic();
   // Attributes of the graph (piece index, ...) have no meaning below.
   module->getBody()->push_back(clone);
-  // Shape bindings are facts for the graph passes; no code comes of them.
-  clone.walk([](Operation *op) {
-    if (op->getName().getStringRef() == "magi.bind_symbolic_shape")
-      op->erase();
-  });
   auto fail = [&](const Twine &stage) {
     return piece.emitError() << "piece @" << piece.getSymName()
                              << " failed in " << stage;
