@@ -131,6 +131,17 @@ private:
     return expr(cast<Value>(ofr));
   }
 
+  FailureOr<SmallVector<std::string>> exprList(ArrayRef<OpFoldResult> list) {
+    SmallVector<std::string> result;
+    for (OpFoldResult ofr : list) {
+      FailureOr<std::string> e = expr(ofr);
+      if (failed(e))
+        return failure();
+      result.push_back(*e);
+    }
+    return result;
+  }
+
   FailureOr<std::string> expr(Value v) {
     auto it = exprs.find(v);
     if (it != exprs.end())
@@ -346,19 +357,19 @@ private:
       desc.offset = source->offset;
       SmallVector<OpFoldResult> shape = expand.getMixedOutputShape();
       for (auto [d, group] : llvm::enumerate(expand.getReassociationIndices())) {
-        SmallVector<std::string> sizes, strides(group.size());
-        for (int64_t i : group) {
-          FailureOr<std::string> e = expr(shape[i]);
-          if (failed(e))
-            return failure();
-          sizes.push_back(*e);
-        }
+        SmallVector<OpFoldResult> groupShape;
+        for (int64_t i : group)
+          groupShape.push_back(shape[i]);
+        FailureOr<SmallVector<std::string>> sizes = exprList(groupShape);
+        if (failed(sizes))
+          return failure();
+        SmallVector<std::string> strides(group.size());
         std::string stride = source->strides[d];
         for (int64_t i = group.size() - 1; i >= 0; --i) {
           strides[i] = stride;
-          stride = multiply(stride, sizes[i]);
+          stride = multiply(stride, (*sizes)[i]);
         }
-        llvm::append_range(desc.sizes, sizes);
+        llvm::append_range(desc.sizes, *sizes);
         llvm::append_range(desc.strides, strides);
       }
       return desc;
@@ -374,18 +385,13 @@ private:
         return failure();
       // A reinterpret_cast's offset is absolute from the base pointer.
       desc.offset = *offset;
-      for (OpFoldResult size : view.getMixedSizes()) {
-        FailureOr<std::string> e = expr(size);
-        if (failed(e))
-          return failure();
-        desc.sizes.push_back(*e);
-      }
-      for (OpFoldResult stride : view.getMixedStrides()) {
-        FailureOr<std::string> e = expr(stride);
-        if (failed(e))
-          return failure();
-        desc.strides.push_back(*e);
-      }
+      FailureOr<SmallVector<std::string>> sizes = exprList(view.getMixedSizes());
+      FailureOr<SmallVector<std::string>> strides =
+          exprList(view.getMixedStrides());
+      if (failed(sizes) || failed(strides))
+        return failure();
+      desc.sizes = std::move(*sizes);
+      desc.strides = std::move(*strides);
       return desc;
     }
     return op->emitError() << "'" << op->getName()
