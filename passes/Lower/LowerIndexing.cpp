@@ -66,10 +66,7 @@ public:
           Value col = linalg::IndexOp::create(b, l, rank - 1);
           return Value(tensor::ExtractOp::create(b, l, weight, ValueRange{row, col}));
         });
-    if (result.getType() != resType)
-      result = tensor::CastOp::create(rewriter, loc, resType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithType(rewriter, op, result, resType);
   }
 };
 
@@ -197,10 +194,7 @@ public:
           }
           return Value(tensor::ExtractOp::create(b, l, self, at));
         });
-    if (result.getType() != resType)
-      result = tensor::CastOp::create(rewriter, loc, resType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithType(rewriter, op, result, resType);
   }
 };
 

@@ -222,10 +222,7 @@ public:
       result = tensor::ExpandShapeOp::create(rewriter, loc, resType, result,
                                              groups->dst, sizes);
     }
-    if (result.getType() != resType)
-      result = tensor::CastOp::create(rewriter, loc, resType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithType(rewriter, op, result, resType);
   }
 };
 
@@ -349,19 +346,13 @@ public:
     }
     if (!broadcasts) {
       Value result = src;
-      if (result.getType() != resType)
-        result = tensor::CastOp::create(rewriter, loc, resType, result);
-      rewriter.replaceOp(op, result);
-      return success();
+      return replaceWithType(rewriter, op, result, resType);
     }
     Value init = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
     Value result = buildParallelGeneric(
         rewriter, loc, init, src, broadcastMap(srcType, resType.getShape(), rank),
         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    if (result.getType() != resType)
-      result = tensor::CastOp::create(rewriter, loc, resType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithType(rewriter, op, result, resType);
   }
 };
 
@@ -571,10 +562,7 @@ public:
                                              offsets, vSizes, strides);
       offsets[*dim] = addIndex(rewriter, loc, offsets[*dim], vSizes[*dim]);
     }
-    if (result.getType() != resType)
-      result = tensor::CastOp::create(rewriter, loc, resType, result);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceWithType(rewriter, op, result, resType);
   }
 };
 

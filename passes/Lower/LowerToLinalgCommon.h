@@ -137,6 +137,12 @@ void populateAttentionPatterns(mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 
+/// Replaces `op` with `result`, cast to `type` first when its static sizes
+/// differ (a lowering may know fewer sizes than the op's declared type).
+mlir::LogicalResult replaceWithType(mlir::PatternRewriter &rewriter,
+                                    mlir::Operation *op, mlir::Value result,
+                                    mlir::Type type);
+
 } // namespace magi::lower
 
 #endif // MAGI_PASSES_LOWER_LOWERTOLINALGCOMMON_H

@@ -280,4 +280,12 @@ FailureOr<int64_t> normalizedDim(PatternRewriter &rewriter, Operation *op,
   return dim < 0 ? dim + bound : dim;
 }
 
+LogicalResult replaceWithType(PatternRewriter &rewriter, Operation *op,
+                              Value result, Type type) {
+  if (result.getType() != type)
+    result = tensor::CastOp::create(rewriter, op->getLoc(), type, result);
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 } // namespace magi::lower
