@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): magi-compile wall time per shared fixture, on this
 # machine: cold (an empty compile cache: import, pipeline, lowering, NVPTX,
-# ptxas for every piece), warm (every piece a cache hit), and the time of a
+# ptxas for every piece), warm (the whole artifact from the cache), and the time of a
 # process that only starts and prints its version (the floor a warm compile
 # pays anyway). Medians of N runs (default 3 cold, 5 warm).
 #   bench/compile-time.sh [N]
 set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bin="${MAGI_BUILD_DIR:-$repo/build}/bin"
-fixtures="$repo/../shared/fixtures/torch-export"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 runs="${1:-3}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 wall_ms() { # runs "$@", prints its wall time in ms
   local start end
   start=$(date +%s%N)

@@ -5,14 +5,11 @@
 # process (parse + passes + print). Prints a table.
 #   bench/pipeline-time.sh [N]
 set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bin="${MAGI_BUILD_DIR:-$repo/build}/bin"
-fixtures="$repo/../shared/fixtures/torch-export"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 runs="${1:-10}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 printf '%-12s %14s %12s %8s\n' fixture passes_ms wall_ms pieces
 for dir in "$fixtures"/*/; do
