@@ -2,6 +2,7 @@
 
 #include "magi/Compile/Artifact.h"
 #include "magi/Compile/ArtifactCache.h"
+#include "magi/Compile/ArtifactManifest.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Interp/Interpreter.h"
 #include "magi/Support/Version.h"
@@ -24,56 +25,20 @@
 #include <map>
 
 using namespace mlir;
-namespace json = llvm::json;
+namespace rt = magi::runtime;
 
 namespace magi {
 namespace {
 
 constexpr int64_t kWeightAlignment = 256;
 
-std::string affineToString(AffineExpr expr, ArrayRef<std::string> symbols) {
-  switch (expr.getKind()) {
-  case AffineExprKind::Constant:
-    return std::to_string(cast<AffineConstantExpr>(expr).getValue());
-  case AffineExprKind::SymbolId:
-    return symbols[cast<AffineSymbolExpr>(expr).getPosition()];
-  case AffineExprKind::DimId:
-    return "d" + std::to_string(cast<AffineDimExpr>(expr).getPosition());
-  default:
-    break;
-  }
-  auto binary = cast<AffineBinaryOpExpr>(expr);
-  std::string lhs = affineToString(binary.getLHS(), symbols);
-  std::string rhs = affineToString(binary.getRHS(), symbols);
-  StringRef op = expr.getKind() == AffineExprKind::Add        ? "+"
-                 : expr.getKind() == AffineExprKind::Mul      ? "*"
-                 : expr.getKind() == AffineExprKind::FloorDiv ? "floordiv"
-                 : expr.getKind() == AffineExprKind::CeilDiv  ? "ceildiv"
-                                                              : "mod";
-  return "(" + lhs + " " + op.str() + " " + rhs + ")";
-}
-
-json::Value sizeValue(const std::string &text) {
-  int64_t n;
-  if (!StringRef(text).getAsInteger(10, n))
-    return n;
-  return text;
-}
-
-json::Object valueKind(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return json::Object{{"kind", "tensor"},
-                        {"dtype", dtypeName(tensor.getElementType())},
-                        {"rank", tensor.getRank()}};
-  return json::Object{{"kind", "index"}};
-}
-
 // What a piece compiles to, as the artifact and the cache keep it.
 struct PieceBinary {
   std::string ptx;
   std::optional<std::string> cubin;
-  /// kernels, values, plan and results of the variant.
-  json::Object body;
+  /// kernels, values, plan and results of the variant (no symbols, ptx or
+  /// cubin: those are the artifact's).
+  rt::Variant body;
   size_t kernels = 0;
   size_t libraryCalls = 0;
   /// The lowered module (empty when the binary came from the cache).
@@ -109,18 +74,19 @@ public:
       : module(module), archive(archive), dir(dir), options(options) {}
 
   LogicalResult write(std::vector<PieceReport> &reports) {
-    graph = findGraph();
-    if (!graph)
+    FailureOr<SplitGraph> split = describeSplitGraph(module);
+    if (failed(split))
       return failure();
+    graph = split->graph;
+    pieceFunctions = split->pieces;
+    for (auto [i, piece] : llvm::enumerate(pieceFunctions))
+      pieceIndex[piece] = i;
+    manifest.graph = std::move(split->manifest);
     modelId = makeModelId();
     if (llvm::Error e = prepareArtifactDir(dir))
       return module.emitError() << llvm::toString(std::move(e));
-    json::Object graphJSON;
-    if (failed(describeGraph(graphJSON)))
+    if (failed(attachWeights()) || failed(chooseCompileSymbol()))
       return failure();
-    if (!options.compileSizes.empty() && symbolName.empty())
-      return graph.emitError("--compile-sizes needs a graph with a symbolic "
-                             "size; this one has none");
     // Find what is known (cache, identical pieces), compile the rest in
     // parallel, then write the pieces in order.
     for (func::FuncOp piece : pieceFunctions)
@@ -128,37 +94,30 @@ public:
         return failure();
     if (failed(compileMissing()))
       return failure();
-    json::Array pieces;
     for (func::FuncOp piece : pieceFunctions) {
       PieceReport report;
-      FailureOr<json::Object> entry = pieceEntry(piece, report);
+      FailureOr<rt::Piece> entry = pieceEntry(piece, report);
       if (failed(entry))
         return failure();
-      pieces.push_back(std::move(*entry));
+      manifest.pieces.push_back(std::move(*entry));
       reports.push_back(report);
     }
-    json::Object manifest{
-        {"format", "magi-artifact"},
-        {"version", 1},
-        {"producer",
-         json::Object{{"magi", getMagiVersion()},
-                      {"llvm", getLLVMVersion()},
-                      {"ptxas", ptxas.empty() ? json::Value(nullptr)
-                                              : json::Value(ptxas)}}},
-        {"target", json::Object{{"chip", options.target.chip},
-                                {"features", options.target.features},
-                                {"triple", "nvptx64-nvidia-cuda"}}},
-        {"source", sourceJSON()},
-        {"weights", json::Object{{"file", "weights.bin"},
-                                 {"bytes", int64_t(weights.size())}}},
-        {"graph", std::move(graphJSON)},
-        {"pieces", std::move(pieces)}};
+    manifest.producer.magi = getMagiVersion();
+    manifest.producer.llvm = getLLVMVersion();
+    if (!ptxas.empty())
+      manifest.producer.ptxas = ptxas;
+    manifest.targetChip = options.target.chip;
+    manifest.targetFeatures = options.target.features;
+    manifest.sourceFile = llvm::sys::path::filename(options.sourcePath).str();
+    if (auto buffer = llvm::MemoryBuffer::getFile(options.sourcePath))
+      manifest.sourceSha256 = llvm::toHex(
+          llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
+          /*LowerCase=*/true);
+    manifest.weightsFile = "weights.bin";
+    manifest.weightsBytes = weights.size();
     if (failed(writeFile("weights.bin", weights)))
       return failure();
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", json::Value(std::move(manifest))) << "\n";
-    return writeFile("manifest.json", text);
+    return writeFile("manifest.json", rt::printManifest(manifest));
   }
 
 private:
@@ -167,6 +126,7 @@ private:
   std::string dir;
   const ArtifactOptions &options;
   func::FuncOp graph;
+  rt::Manifest manifest;
   SmallVector<func::FuncOp> pieceFunctions;
   llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
   std::string weights;
@@ -192,17 +152,6 @@ private:
     return id;
   }
 
-  func::FuncOp findGraph() {
-    func::FuncOp found;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kSplitAttr))
-        found = func;
-    if (!found)
-      module.emitError("no split graph (a function marked '")
-          << kSplitAttr << "') to compile: run the pipeline's split phase";
-    return found;
-  }
-
   LogicalResult writeFile(StringRef name, StringRef bytes) {
     SmallString<256> path(dir);
     llvm::sys::path::append(path, name);
@@ -216,189 +165,63 @@ private:
     return success();
   }
 
-  json::Value sourceJSON() {
-    json::Object source{{"file", llvm::sys::path::filename(options.sourcePath).str()}};
-    if (auto buffer = llvm::MemoryBuffer::getFile(options.sourcePath))
-      source["sha256"] = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(
-                                         (*buffer)->getBuffer())),
-                                     /*LowerCase=*/true);
-    return source;
-  }
-
-  // Inputs, symbols, steps (the calls) and outputs of the split function.
-  LogicalResult describeGraph(json::Object &out) {
-    std::map<void *, json::Value> refs;
-    llvm::DenseMap<Value, std::string> symbolNames;
-    json::Array symbols;
-    // Sizes of each argument as expressions of the symbols.
-    llvm::DenseMap<unsigned, SmallVector<std::string>> argShapes;
-    llvm::DenseMap<unsigned, magi::BindSymbolicShapeOp> argBindings;
-    for (Operation &op : graph.getBody().front()) {
-      if (auto sym = dyn_cast<SymbolicIntOp>(op))
-        symbolNames[sym.getResult()] = sym.getName().str();
-      if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
-        if (auto arg = dyn_cast<BlockArgument>(bind.getOperand()))
-          argBindings[arg.getArgNumber()] = bind;
-    }
+  // The bytes of every weight input, packed into weights.bin.
+  LogicalResult attachWeights() {
+    if (options.noWeights)
+      return success();
     std::optional<interp::WeightLoader> loader;
     if (archive)
       loader.emplace(*archive);
-    json::Array inputs;
-    for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
-      auto type = dyn_cast<RankedTensorType>(graph.getArgument(i).getType());
-      if (!type)
+    for (auto [i, input] : llvm::enumerate(manifest.graph.inputs)) {
+      if (!input.isWeight())
+        continue;
+      if (!loader)
         return graph.emitError() << "argument " << i
-                                 << " is not a ranked tensor";
-      json::Array shape;
-      SmallVector<std::string> names;
-      auto bind = argBindings.lookup(i);
-      if (bind)
-        for (Value s : bind.getShapeSymbols())
-          names.push_back(symbolNames.lookup(s));
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        if (!type.isDynamicDim(d)) {
-          shape.push_back(type.getDimSize(d));
-        } else if (bind) {
-          shape.push_back(sizeValue(
-              affineToString(bind.getShapeExpressions().getResult(d), names)));
-        } else {
-          return graph.emitError() << "argument " << i << " has dynamic size "
-                                   << d << " bound to no symbol";
-        }
-      }
-      auto kind = graph.getArgAttrOfType<StringAttr>(i, kInputKindAttr);
-      auto name = graph.getArgAttrOfType<StringAttr>(i, kNameAttr);
-      json::Object input{
-          {"name", name ? name.getValue().str() : "arg" + std::to_string(i)},
-          {"kind", kind ? kind.getValue().str() : "user_input"},
-          {"dtype", dtypeName(type.getElementType())},
-          {"shape", std::move(shape)}};
-      if (kind && kind.getValue() != "user_input" && !options.noWeights) {
-        if (!loader)
-          return graph.emitError() << "argument " << i
-                                   << " is a weight, but no archive was given "
-                                      "to read it from (--weights, or "
-                                      "--no-weights to compile without them)";
-        FailureOr<interp::Tensor> tensor = loader->load(graph, i);
-        if (failed(tensor))
-          return failure();
-        weights.resize(llvm::alignTo(weights.size(), kWeightAlignment), '\0');
-        int64_t offset = weights.size();
-        weights.append(tensor->getBytes().begin(), tensor->getBytes().end());
-        input["weight"] = json::Object{
-            {"offset", offset},
-            {"bytes", int64_t(tensor->getBytes().size())}};
-      }
-      inputs.push_back(std::move(input));
-      refs.insert_or_assign(graph.getArgument(i).getAsOpaquePointer(),
-                            json::Object{{"input", int64_t(i)}});
+                                 << " is a weight, but no archive was given "
+                                    "to read it from (--weights, or "
+                                    "--no-weights to compile without them)";
+      FailureOr<interp::Tensor> tensor = loader->load(graph, i);
+      if (failed(tensor))
+        return failure();
+      weights.resize(llvm::alignTo(weights.size(), kWeightAlignment), '\0');
+      input.hasWeight = true;
+      input.weightOffset = weights.size();
+      input.weightBytes = tensor->getBytes().size();
+      weights.append(tensor->getBytes().begin(), tensor->getBytes().end());
     }
+    return success();
+  }
 
-    // Each symbol is read from the first user input dimension that is
-    // exactly the symbol.
+  // The symbol --compile-sizes specializes: the graph's only one, with
+  // every size in its range.
+  LogicalResult chooseCompileSymbol() {
+    if (options.compileSizes.empty())
+      return success();
     for (Operation &op : graph.getBody().front()) {
       auto sym = dyn_cast<SymbolicIntOp>(op);
       if (!sym)
         continue;
-      json::Object entry{{"name", sym.getName().str()},
-                         {"min", sym.getMinVal()},
-                         {"max", sym.getMaxVal() ? json::Value(*sym.getMaxVal())
-                                                 : json::Value(nullptr)}};
-      for (unsigned i = 0; i < graph.getNumArguments() && !entry.get("input");
-           ++i) {
-        auto kind = graph.getArgAttrOfType<StringAttr>(i, kInputKindAttr);
-        auto bind = argBindings.lookup(i);
-        if ((kind && kind.getValue() != "user_input") || !bind)
-          continue;
-        for (auto [d, result] : llvm::enumerate(bind.getShapeExpressions().getResults())) {
-          auto symExpr = dyn_cast<AffineSymbolExpr>(result);
-          if (symExpr &&
-              bind.getShapeSymbols()[symExpr.getPosition()] == sym.getResult()) {
-            entry["input"] = int64_t(i);
-            entry["dim"] = int64_t(d);
-            break;
-          }
-        }
+      if (!symbolName.empty())
+        return sym.emitError() << "--compile-sizes needs a graph with one "
+                                  "symbol; this one has "
+                               << symbolName << " and " << sym.getName();
+      symbolName = sym.getName().str();
+      for (int64_t size : options.compileSizes) {
+        int64_t min = static_cast<int64_t>(sym.getMinVal());
+        auto max = sym.getMaxVal();
+        if (size < min || (max && size > static_cast<int64_t>(*max)))
+          return sym.emitError()
+                 << "compile size " << size << " is outside " << sym.getName()
+                 << "'s range [" << min << ", "
+                 << (max ? std::to_string(static_cast<int64_t>(*max)) : "inf")
+                 << "]";
       }
-      if (!entry.get("input"))
-        return sym.emitError() << "symbol " << sym.getName()
-                               << " is not a size of any user input";
-      if (!options.compileSizes.empty()) {
-        if (!symbolName.empty())
-          return sym.emitError() << "--compile-sizes needs a graph with one "
-                                    "symbol; this one has "
-                                 << symbolName << " and " << sym.getName();
-        symbolName = sym.getName().str();
-        for (int64_t size : options.compileSizes) {
-          int64_t min = static_cast<int64_t>(sym.getMinVal());
-          auto max = sym.getMaxVal();
-          if (size < min || (max && size > static_cast<int64_t>(*max)))
-            return sym.emitError()
-                   << "compile size " << size << " is outside " << sym.getName()
-                   << "'s range [" << min << ", "
-                   << (max ? std::to_string(static_cast<int64_t>(*max)) : "inf")
-                   << "]";
-        }
-      }
-      refs.insert_or_assign(sym.getResult().getAsOpaquePointer(),
-                            json::Object{{"symbol", sym.getName().str()}});
-      symbols.push_back(std::move(entry));
     }
-
-    json::Array steps, outputs;
-    auto refOf = [&](Value v) -> FailureOr<json::Value> {
-      auto it = refs.find(v.getAsOpaquePointer());
-      if (it != refs.end())
-        return it->second;
-      if (auto c = v.getDefiningOp<arith::ConstantOp>())
-        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          return json::Value(json::Object{{"int", i.getInt()}});
-      return graph.emitError("a value the artifact cannot pass between pieces");
-    };
-    for (Operation &op : graph.getBody().front()) {
-      if (isa<SymbolicIntOp, BindSymbolicShapeOp, arith::ConstantOp>(op))
-        continue;
-      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-        for (Value v : ret.getOperands()) {
-          FailureOr<json::Value> ref = refOf(v);
-          if (failed(ref))
-            return failure();
-          outputs.push_back(std::move(*ref));
-        }
-        continue;
-      }
-      auto call = dyn_cast<func::CallOp>(op);
-      if (!call)
-        return op.emitError() << "the split graph holds '" << op.getName()
-                              << "'; an artifact's graph only calls pieces";
-      auto piece = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (!piece)
-        return call.emitError("calls an unknown piece");
-      if (!pieceIndex.count(piece)) {
-        pieceIndex[piece] = pieceFunctions.size();
-        pieceFunctions.push_back(piece);
-      }
-      json::Array args;
-      for (Value v : call.getOperands()) {
-        FailureOr<json::Value> ref = refOf(v);
-        if (failed(ref))
-          return failure();
-        args.push_back(std::move(*ref));
-      }
-      int64_t step = steps.size();
-      for (auto [k, result] : llvm::enumerate(call.getResults()))
-        refs.insert_or_assign(result.getAsOpaquePointer(),
-                              json::Object{{"step", step}, {"result", int64_t(k)}});
-      steps.push_back(json::Object{{"piece", int64_t(pieceIndex[piece])},
-                                   {"args", std::move(args)}});
-    }
-    out = json::Object{{"inputs", std::move(inputs)},
-                       {"symbols", std::move(symbols)},
-                       {"steps", std::move(steps)},
-                       {"outputs", std::move(outputs)}};
+    if (symbolName.empty())
+      return graph.emitError("--compile-sizes needs a graph with a symbolic "
+                             "size; this one has none");
     return success();
   }
-
 
   // The piece as the key sees it: its IR without the piece's name, position
   // or locations, so identical pieces share one entry.
@@ -454,7 +277,7 @@ private:
     PieceBinary binary;
     binary.ptx = std::move(compiled->ptx);
     binary.kernels = compiled->plan.kernels.size();
-    binary.libraryCalls = compiled->plan.libraryCalls;
+    binary.libraryCalls = countLibraryCalls(compiled->plan.plan);
     if (options.emitCubin && !options.target.cudaPath.empty() &&
         binary.kernels != 0) {
       std::string error;
@@ -466,36 +289,39 @@ private:
         return piece.emitError() << "cannot read back '" << cubinPath << "'";
       binary.cubin = (*bytes)->getBuffer().str();
     }
-    json::Array kernels;
+    binary.body = std::move(compiled->plan);
+    binary.body.kernels.clear();
     for (auto &[name, config] : compiled->kernelConfigs)
-      kernels.push_back(json::Object{{"name", name}, {"config", std::move(config)}});
-    binary.body = json::Object{{"kernels", std::move(kernels)},
-                               {"values", std::move(compiled->plan.values)},
-                               {"plan", std::move(compiled->plan.steps)},
-                               {"results", std::move(compiled->plan.results)}};
+      binary.body.kernels.push_back(rt::Kernel{name, std::move(config)});
     binary.loweredBytecode = std::move(compiled->loweredBytecode);
     return binary;
   }
 
-  std::optional<PieceBinary> fromCacheEntry(const cache::CacheEntry &entry) {
+  // A cached binary, its plan read by the runtime's own parser against the
+  // piece's signature; nothing (a recompile) when the entry does not hold.
+  std::optional<PieceBinary> fromCacheEntry(const cache::CacheEntry &entry,
+                                            func::FuncOp piece) {
     const cache::CacheFile *ptx = entry.file("piece.ptx");
     const cache::CacheFile *plan = entry.file("plan.json");
     if (!ptx || !plan)
       return std::nullopt;
-    llvm::Expected<json::Value> body = json::parse(plan->data);
-    if (!body || !body->getAsObject()) {
-      llvm::consumeError(body.takeError());
+    FailureOr<rt::Piece> signature = pieceSignature(piece, 0);
+    if (failed(signature))
+      return std::nullopt;
+    PieceBinary binary;
+    std::string error;
+    if (!rt::tryParseVariantBody(plan->data, "plan.json", *signature,
+                                 binary.body, error)) {
+      piece.emitWarning() << "piece @" << piece.getSymName()
+                          << ": the cached plan does not read back ("
+                          << error << "); compiling it again";
       return std::nullopt;
     }
-    PieceBinary binary;
     binary.ptx = ptx->data;
     if (const cache::CacheFile *cubin = entry.file("piece.cubin"))
       binary.cubin = cubin->data;
-    binary.body = std::move(*body->getAsObject());
-    if (const json::Array *kernels = binary.body.getArray("kernels"))
-      binary.kernels = kernels->size();
-    if (const json::Array *steps = binary.body.getArray("plan"))
-      binary.libraryCalls = countLibraryCalls(*steps);
+    binary.kernels = binary.body.kernels.size();
+    binary.libraryCalls = countLibraryCalls(binary.body.plan);
     return binary;
   }
 
@@ -503,9 +329,7 @@ private:
                     const cache::CacheKeyFactors &factors,
                     const PieceBinary &binary, func::FuncOp piece,
                     int64_t graphIndex) {
-    std::string plan;
-    llvm::raw_string_ostream os(plan);
-    os << json::Value(json::Object(binary.body));
+    std::string plan = rt::printVariantBody(binary.body);
     std::vector<cache::CacheFile> files = {{"piece.ptx", binary.ptx},
                                            {"plan.json", plan},
                                            {"lowered.mlirbc", binary.loweredBytecode}};
@@ -588,7 +412,7 @@ private:
             options.cache->lookupPiece(job->factors, piece.getSymName());
         if (!entry)
           return piece.emitError() << llvm::toString(entry.takeError());
-        if (*entry && (job->binary = fromCacheEntry(**entry)))
+        if (*entry && (job->binary = fromCacheEntry(**entry, job->source)))
           job->origin = "hit";
         else if (!*entry && options.explainCache)
           *options.explainCache << "  miss: "
@@ -636,48 +460,42 @@ private:
   }
 
   // The manifest's variant for `job`, its files written.
-  FailureOr<json::Object> variantEntry(VariantJob &job) {
+  FailureOr<rt::Variant> variantEntry(VariantJob &job) {
     const PieceBinary &binary =
         job.sameAs ? *job.sameAs->binary : *job.binary;
-    json::Object symbols;
+    rt::Variant variant = binary.body;
     if (job.size)
-      symbols[symbolName] = *job.size;
-    json::Object variant{{"symbols", std::move(symbols)}};
+      variant.symbols[symbolName] = *job.size;
     // A piece of library calls only has no module to write.
     if (binary.kernels != 0) {
       if (failed(writeFile(job.base + ".ptx", binary.ptx)))
         return failure();
-      variant["ptx"] = job.base + ".ptx";
+      variant.ptx = job.base + ".ptx";
       if (binary.cubin) {
         if (failed(writeFile(job.base + ".cubin", *binary.cubin)))
           return failure();
-        variant["cubin"] = job.base + ".cubin";
+        variant.cubin = job.base + ".cubin";
         if (ptxas.empty())
           ptxas = job.factors.ptxasVersion;
       }
     }
-    for (auto &field : json::Object(binary.body))
-      variant[field.first] = field.second;
     return variant;
   }
 
-  FailureOr<json::Object> pieceEntry(func::FuncOp piece, PieceReport &report) {
-    unsigned index = pieceIndex[piece];
-    auto splittingAttr = piece->getAttrOfType<BoolAttr>(kIsSplittingAttr);
-    bool splitting = splittingAttr && splittingAttr.getValue();
-    auto graphIndex = piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
-    report.name = piece.getSymName().str();
-    report.kind = splitting ? "splitting" : "compute";
-    report.graphIndex = graphIndex ? graphIndex.getInt() : -1;
-
-    json::Array variants;
+  FailureOr<rt::Piece> pieceEntry(func::FuncOp piece, PieceReport &report) {
+    FailureOr<rt::Piece> entry = pieceSignature(piece, pieceIndex[piece]);
+    if (failed(entry))
+      return failure();
+    report.name = entry->name;
+    report.kind = entry->isSplitting ? "splitting" : "compute";
+    report.graphIndex = entry->graphIndex;
     for (const auto &job : jobs) {
       if (job->piece != piece)
         continue;
-      FailureOr<json::Object> variant = variantEntry(*job);
+      FailureOr<rt::Variant> variant = variantEntry(*job);
       if (failed(variant))
         return failure();
-      variants.push_back(std::move(*variant));
+      entry->variants.push_back(std::move(*variant));
       report.seconds += job->seconds;
       // The piece is described by its variant for any size.
       if (!job->size) {
@@ -689,23 +507,8 @@ private:
         report.cacheKey = job->key.hex();
       }
     }
-    report.variants = variants.size();
-
-    json::Array args, results;
-    for (Type t : piece.getArgumentTypes())
-      args.push_back(valueKind(t));
-    for (Type t : piece.getResultTypes())
-      results.push_back(valueKind(t));
-    return json::Object{{"index", int64_t(index)},
-                        {"name", piece.getSymName().str()},
-                        {"kind", report.kind},
-                        {"graph_index", report.graphIndex < 0
-                                            ? json::Value(nullptr)
-                                            : json::Value(report.graphIndex)},
-                        {"cuda_graph", !splitting},
-                        {"args", std::move(args)},
-                        {"results", std::move(results)},
-                        {"variants", std::move(variants)}};
+    report.variants = entry->variants.size();
+    return entry;
   }
 };
 

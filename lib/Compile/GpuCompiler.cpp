@@ -201,17 +201,20 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
     return fail("bufferization and mapping to threads");
 
   module->walk([&](gpu::LaunchOp launch) {
-    llvm::json::Object config;
+    std::vector<std::pair<std::string, runtime::JsonValue>> config;
     if (auto dict =
             launch->getAttrOfType<DictionaryAttr>(kKernelConfigAttr))
       for (NamedAttribute entry : dict) {
         if (auto i = dyn_cast<IntegerAttr>(entry.getValue()))
-          config[entry.getName().str()] = i.getInt();
+          config.push_back({entry.getName().str(),
+                            runtime::JsonValue::makeInteger(i.getInt())});
         else if (auto s = dyn_cast<StringAttr>(entry.getValue()))
-          config[entry.getName().str()] = s.getValue().str();
+          config.push_back({entry.getName().str(),
+                            runtime::JsonValue::makeString(s.getValue().str())});
       }
     compiled.kernelConfigs.push_back(
-        {launch.getFunction()->str(), std::move(config)});
+        {launch.getFunction()->str(),
+         runtime::JsonValue::makeObject(std::move(config))});
   });
 
   // Kernels out of the host function; the host function into plain index

@@ -16,9 +16,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
-namespace json = llvm::json;
+namespace rt = magi::runtime;
 
 namespace magi {
 
@@ -41,31 +42,33 @@ int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
 
+// A descriptor while the plan is built: expressions as text.
 struct Descriptor {
   std::string base;
   std::string offset;
   SmallVector<std::string> sizes, strides;
-
-  json::Object toJSON() const {
-    auto exprs = [](ArrayRef<std::string> list) {
-      json::Array array;
-      for (const std::string &e : list)
-        array.push_back(exprValue(e));
-      return array;
-    };
-    return json::Object{{"base", base},
-                        {"offset", exprValue(offset)},
-                        {"sizes", exprs(sizes)},
-                        {"strides", exprs(strides)}};
-  }
-  // Integers stay JSON numbers; anything else is an expression string.
-  static json::Value exprValue(StringRef e) {
-    int64_t n;
-    if (!e.getAsInteger(10, n))
-      return n;
-    return e.str();
-  }
 };
+
+// Folds `x op y` for two numbers; nothing on overflow (the expression is
+// then kept, and the runtime reports the overflow if it is ever evaluated).
+std::optional<int64_t> foldConstant(StringRef op, int64_t x, int64_t y) {
+  int64_t result;
+  if (op == "+")
+    return llvm::AddOverflow(x, y, result) ? std::nullopt : std::optional(result);
+  if (op == "-")
+    return llvm::SubOverflow(x, y, result) ? std::nullopt : std::optional(result);
+  if (op == "*")
+    return llvm::MulOverflow(x, y, result) ? std::nullopt : std::optional(result);
+  if (y <= 0 || x < 0)
+    return std::nullopt;
+  if (op == "floordiv")
+    return x / y;
+  if (op == "ceildiv")
+    return x / y + (x % y != 0);
+  if (op == "mod")
+    return x % y;
+  return std::nullopt;
+}
 
 // `e` as an operand of an infix operator: atoms (numbers, names) stay bare.
 std::string wrap(StringRef e) {
@@ -102,12 +105,19 @@ public:
       if (failed(result))
         return failure();
     }
+    for (const std::string &text : valueTexts) {
+      FailureOr<rt::Expr> e = toExpr(text);
+      if (failed(e))
+        return failure();
+      plan.values.push_back(std::move(*e));
+    }
     return std::move(plan);
   }
 
 private:
   func::FuncOp host;
   LaunchPlan plan;
+  std::vector<std::string> valueTexts;
   llvm::DenseMap<Value, std::string> exprs;
   llvm::DenseMap<Value, Descriptor> descriptors;
   unsigned nextBuffer = 0;
@@ -121,8 +131,54 @@ private:
 
   // A new named value `vN` holding `expr`.
   std::string define(std::string expr) {
-    plan.values.push_back(expr);
-    return "v" + std::to_string(plan.values.size() - 1);
+    valueTexts.push_back(expr);
+    return "v" + std::to_string(valueTexts.size() - 1);
+  }
+
+  // Text to the runtime's expression: the compiler writes only what the
+  // runtime's parser reads back.
+  FailureOr<rt::Expr> toExpr(const std::string &text) {
+    std::string error;
+    std::optional<rt::Expr> e = rt::Expr::tryParse(text, error);
+    if (!e)
+      return host.emitError() << "the launch plan made an expression the "
+                                 "runtime cannot read: "
+                              << error;
+    return std::move(*e);
+  }
+
+  FailureOr<std::vector<rt::Expr>> toExprs(ArrayRef<std::string> texts) {
+    std::vector<rt::Expr> exprs;
+    for (const std::string &text : texts) {
+      FailureOr<rt::Expr> e = toExpr(text);
+      if (failed(e))
+        return failure();
+      exprs.push_back(std::move(*e));
+    }
+    return exprs;
+  }
+
+  FailureOr<rt::Descriptor> toRuntime(const Descriptor &desc) {
+    rt::Descriptor d;
+    d.baseName = desc.base;
+    if (std::optional<int64_t> arg = rt::parseNumbered(desc.base, "arg")) {
+      d.base = rt::Descriptor::Base::Arg;
+      d.baseIndex = *arg;
+    } else if (std::optional<int64_t> buffer = rt::parseNumbered(desc.base, "b")) {
+      d.base = rt::Descriptor::Base::Buffer;
+      d.baseIndex = *buffer;
+    } else {
+      return host.emitError() << "a descriptor based on '" << desc.base << "'";
+    }
+    FailureOr<rt::Expr> offset = toExpr(desc.offset);
+    FailureOr<std::vector<rt::Expr>> sizes = toExprs(desc.sizes);
+    FailureOr<std::vector<rt::Expr>> strides = toExprs(desc.strides);
+    if (failed(offset) || failed(sizes) || failed(strides))
+      return failure();
+    d.offset = std::move(*offset);
+    d.sizes = std::move(*sizes);
+    d.strides = std::move(*strides);
+    return d;
   }
 
   FailureOr<std::string> expr(OpFoldResult ofr) {
@@ -159,20 +215,9 @@ private:
       return failure();
     // Static sizes fold here, so a specialized plan holds numbers.
     int64_t x, y;
-    if (!StringRef(*a).getAsInteger(10, x) && !StringRef(*b).getAsInteger(10, y)) {
-      if (infix == "+")
-        return std::to_string(x + y);
-      if (infix == "-")
-        return std::to_string(x - y);
-      if (infix == "*")
-        return std::to_string(x * y);
-      if (y > 0 && x >= 0 && infix == "floordiv")
-        return std::to_string(x / y);
-      if (y > 0 && x >= 0 && infix == "ceildiv")
-        return std::to_string((x + y - 1) / y);
-      if (y > 0 && x >= 0 && infix == "mod")
-        return std::to_string(x % y);
-    }
+    if (!StringRef(*a).getAsInteger(10, x) && !StringRef(*b).getAsInteger(10, y))
+      if (std::optional<int64_t> folded = foldConstant(infix, x, y))
+        return std::to_string(*folded);
     return define(wrap(*a) + " " + infix.str() + " " + wrap(*b));
   }
 
@@ -268,7 +313,8 @@ private:
     bool xn = !StringRef(a).getAsInteger(10, x);
     bool yn = !StringRef(b).getAsInteger(10, y);
     if (xn && yn)
-      return std::to_string(x * y);
+      if (std::optional<int64_t> product = foldConstant("*", x, y))
+        return std::to_string(*product);
     if (xn && x == 1)
       return b;
     if (yn && y == 1)
@@ -423,27 +469,37 @@ private:
     }
     desc.strides = denseStrides(desc.sizes);
     descriptors[alloc.getResult()] = desc;
-    plan.steps.push_back(json::Object{{"op", "alloc"},
-                                      {"buffer", desc.base},
-                                      {"bytes", Descriptor::exprValue(bytes)}});
+    rt::PlanOp step;
+    step.kind = rt::PlanOp::Kind::Alloc;
+    step.buffer = nextBuffer - 1;
+    FailureOr<rt::Expr> byteCount = toExpr(bytes);
+    if (failed(byteCount))
+      return failure();
+    step.bytes = std::move(*byteCount);
+    plan.plan.push_back(std::move(step));
+    plan.numBuffers = nextBuffer;
     return success();
   }
 
-  FailureOr<json::Array> dim3(gpu::KernelDim3 dims) {
-    json::Array array;
-    for (Value v : {dims.x, dims.y, dims.z}) {
-      FailureOr<std::string> e = expr(v);
+  LogicalResult dim3(gpu::KernelDim3 dims, rt::Expr (&out)[3]) {
+    Value values[] = {dims.x, dims.y, dims.z};
+    for (int i = 0; i < 3; ++i) {
+      FailureOr<std::string> text = expr(values[i]);
+      if (failed(text))
+        return failure();
+      FailureOr<rt::Expr> e = toExpr(*text);
       if (failed(e))
         return failure();
-      array.push_back(Descriptor::exprValue(*e));
+      out[i] = std::move(*e);
     }
-    return array;
+    return success();
   }
 
   LogicalResult addLaunch(gpu::LaunchFuncOp launch) {
-    FailureOr<json::Array> grid = dim3(launch.getGridSizeOperandValues());
-    FailureOr<json::Array> block = dim3(launch.getBlockSizeOperandValues());
-    if (failed(grid) || failed(block))
+    rt::PlanOp step;
+    step.kind = rt::PlanOp::Kind::Launch;
+    if (failed(dim3(launch.getGridSizeOperandValues(), step.grid)) ||
+        failed(dim3(launch.getBlockSizeOperandValues(), step.block)))
       return failure();
     std::string shared = "0";
     if (Value size = launch.getDynamicSharedMemorySize()) {
@@ -452,46 +508,56 @@ private:
         return failure();
       shared = *e;
     }
-    json::Array args;
+    FailureOr<rt::Expr> sharedBytes = toExpr(shared);
+    if (failed(sharedBytes))
+      return failure();
+    step.sharedBytes = std::move(*sharedBytes);
     for (Value operand : launch.getKernelOperands()) {
       Type type = operand.getType();
+      rt::KernelArg arg;
       if (isa<MemRefType>(type)) {
         FailureOr<Descriptor> desc = descriptor(operand);
-        if (failed(desc))
+        FailureOr<rt::Descriptor> memref =
+            failed(desc) ? FailureOr<rt::Descriptor>(failure()) : toRuntime(*desc);
+        if (failed(memref))
           return failure();
-        args.push_back(json::Object{{"memref", desc->toJSON()}});
+        arg.kind = rt::KernelArg::Kind::Memref;
+        arg.memref = std::move(*memref);
+        step.args.push_back(std::move(arg));
         continue;
       }
       if (type.isIndex() || type.isInteger(64) || type.isInteger(32)) {
-        FailureOr<std::string> e = expr(operand);
+        FailureOr<std::string> text = expr(operand);
+        FailureOr<rt::Expr> e =
+            failed(text) ? FailureOr<rt::Expr>(failure()) : toExpr(*text);
         if (failed(e))
           return failure();
-        args.push_back(json::Object{{type.isInteger(32) ? "i32" : "i64",
-                                     Descriptor::exprValue(*e)}});
+        arg.kind = type.isInteger(32) ? rt::KernelArg::Kind::I32
+                                      : rt::KernelArg::Kind::I64;
+        arg.integer = std::move(*e);
+        step.args.push_back(std::move(arg));
         continue;
       }
       auto constant = operand.getDefiningOp<arith::ConstantOp>();
       auto value = constant ? dyn_cast<FloatAttr>(constant.getValue())
                             : FloatAttr();
       if (value && (type.isF32() || type.isF64())) {
-        args.push_back(json::Object{
-            {type.isF32() ? "f32" : "f64", value.getValueAsDouble()}});
+        arg.kind = type.isF32() ? rt::KernelArg::Kind::F32
+                                : rt::KernelArg::Kind::F64;
+        arg.floating = value.getValueAsDouble();
+        step.args.push_back(std::move(arg));
         continue;
       }
       return launch.emitError()
              << "kernel operand of type " << type
              << " is neither a memref, an integer nor a float constant";
     }
-    std::string kernel = launch.getKernelName().str();
-    if (!llvm::is_contained(plan.kernels, kernel))
-      plan.kernels.push_back(kernel);
-    plan.steps.push_back(json::Object{{"op", "launch"},
-                                      {"kernel", kernel},
-                                      {"grid", std::move(*grid)},
-                                      {"block", std::move(*block)},
-                                      {"shared_bytes",
-                                       Descriptor::exprValue(shared)},
-                                      {"args", std::move(args)}});
+    step.kernel = launch.getKernelName().str();
+    if (!llvm::any_of(plan.kernels, [&](const rt::Kernel &k) {
+          return k.name == step.kernel;
+        }))
+      plan.kernels.push_back(rt::Kernel{step.kernel, {}});
+    plan.plan.push_back(std::move(step));
     return success();
   }
 
@@ -502,21 +568,28 @@ private:
     if (!kind || kind.getValue() != "gemm" || call.getNumOperands() != 3)
       return call.emitError("a call the launch plan cannot make (only "
                             "magi.library = \"gemm\" calls)");
-    json::Object step{{"op", "gemm"}};
-    StringRef names[] = {"a", "b", "c"};
-    for (auto [name, operand] : llvm::zip(names, call.getOperands())) {
+    rt::PlanOp step;
+    step.kind = rt::PlanOp::Kind::Gemm;
+    rt::Descriptor *operands[] = {&step.a, &step.b, &step.c};
+    for (auto [target, operand] : llvm::zip(operands, call.getOperands())) {
       FailureOr<Descriptor> desc = descriptor(operand);
-      if (failed(desc))
+      FailureOr<rt::Descriptor> d =
+          failed(desc) ? FailureOr<rt::Descriptor>(failure()) : toRuntime(*desc);
+      if (failed(d))
         return failure();
-      step[name] = desc->toJSON();
+      *target = std::move(*d);
     }
     Type in = cast<MemRefType>(call.getOperand(0).getType()).getElementType();
     Type out = cast<MemRefType>(call.getOperand(2).getType()).getElementType();
-    step["dtype"] = dtypeName(in);
-    if (out != in)
-      step["c_dtype"] = dtypeName(out);
-    plan.steps.push_back(std::move(step));
-    ++plan.libraryCalls;
+    std::optional<rt::Dtype> inDtype = rt::dtypeFromManifestName(dtypeName(in));
+    std::optional<rt::Dtype> outDtype = rt::dtypeFromManifestName(dtypeName(out));
+    if (!inDtype || !outDtype)
+      return call.emitError() << "a gemm of " << in << " into " << out
+                              << ", which the artifact has no dtype for";
+    step.gemmDtype = *inDtype;
+    step.gemmCDtype = *outDtype;
+    step.cDtypeGiven = out != in;
+    plan.plan.push_back(std::move(step));
     return success();
   }
 
@@ -526,16 +599,24 @@ private:
         if (!type.getLayout().isIdentity())
           return ret.emitError("a result that is not dense row-major");
         FailureOr<Descriptor> desc = descriptor(operand);
-        if (failed(desc))
+        FailureOr<rt::Descriptor> d =
+            failed(desc) ? FailureOr<rt::Descriptor>(failure()) : toRuntime(*desc);
+        if (failed(d))
           return failure();
-        plan.results.push_back(json::Object{{"tensor", desc->toJSON()}});
+        rt::PieceResult result;
+        result.isTensor = true;
+        result.tensor = std::move(*d);
+        plan.results.push_back(std::move(result));
         continue;
       }
-      FailureOr<std::string> e = expr(operand);
+      FailureOr<std::string> text = expr(operand);
+      FailureOr<rt::Expr> e =
+          failed(text) ? FailureOr<rt::Expr>(failure()) : toExpr(*text);
       if (failed(e))
         return failure();
-      plan.results.push_back(
-          json::Object{{"index", Descriptor::exprValue(*e)}});
+      rt::PieceResult result;
+      result.index = std::move(*e);
+      plan.results.push_back(std::move(result));
     }
     return success();
   }
@@ -547,10 +628,9 @@ FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp host) {
   return PlanBuilder(host).build();
 }
 
-size_t countLibraryCalls(const json::Array &steps) {
-  return llvm::count_if(steps, [](const json::Value &step) {
-    const json::Object *obj = step.getAsObject();
-    return obj && obj->getString("op") == StringRef("gemm");
+size_t countLibraryCalls(const std::vector<rt::PlanOp> &plan) {
+  return llvm::count_if(plan, [](const rt::PlanOp &step) {
+    return step.kind == rt::PlanOp::Kind::Gemm;
   });
 }
 

@@ -222,6 +222,11 @@ GraphExecutor::~GraphExecutor() {
 }
 
 void GraphExecutor::uploadWeights() {
+  for (const GraphInput &input : manifest_.graph.inputs)
+    if (input.isWeight() && !input.hasWeight)
+      throw RuntimeError("the artifact has no bytes for weight " + input.name +
+                         " (it was compiled with --no-weights: it describes the kernels but "
+                         "cannot run)");
   std::string path = dir_ + "/" + manifest_.weightsFile;
   std::string bytes = readFileBytes(path);
   if (int64_t(bytes.size()) != manifest_.weightsBytes)

@@ -342,6 +342,29 @@ Expr Expr::parse(const std::string &text) {
   return e;
 }
 
+std::optional<Expr> Expr::tryParse(const std::string &text, std::string &error) noexcept {
+  try {
+    return parse(text);
+  } catch (const std::exception &e) {
+    error = e.what();
+    return std::nullopt;
+  }
+}
+
+JsonValue Expr::toJson() const {
+  // An integer is written as a number only when its decimal text is
+  // exactly the expression's text ("12", "-3"; not "012" or "2 * 6").
+  if (root_ && names().empty() && !text_.empty()) {
+    try {
+      int64_t value = evaluate(nullptr, "");
+      if (std::to_string(value) == text_)
+        return JsonValue::makeInteger(value);
+    } catch (const RuntimeError &) {
+    }
+  }
+  return JsonValue::makeString(text_);
+}
+
 Expr Expr::fromJson(const JsonValue &value, const std::string &where) {
   if (value.isInteger())
     return constant(value.asInteger());

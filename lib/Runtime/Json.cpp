@@ -2,7 +2,9 @@
 
 #include "magi/Runtime/Json.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -351,6 +353,93 @@ private:
 
 JsonValue parseJson(const std::string &text, const std::string &sourceName) {
   return Parser(text, sourceName).parseDocument();
+}
+
+namespace {
+
+void printString(const std::string &text, std::string &out) {
+  static const char *hex = "0123456789abcdef";
+  out += '"';
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c >= 0x20) {
+      out += char(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  out += '"';
+}
+
+void printValue(const JsonValue &value, unsigned indent, unsigned depth, std::string &out) {
+  auto newline = [&](unsigned level) {
+    if (indent == 0)
+      return;
+    out += '\n';
+    out.append(size_t(level) * indent, ' ');
+  };
+  switch (value.kind()) {
+  case JsonValue::Kind::Null: out += "null"; return;
+  case JsonValue::Kind::Bool: out += value.asBool() ? "true" : "false"; return;
+  case JsonValue::Kind::Integer: out += std::to_string(value.asInteger()); return;
+  case JsonValue::Kind::Double: {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.17g", value.asDouble());
+    out += buffer;
+    return;
+  }
+  case JsonValue::Kind::String: printString(value.asString(), out); return;
+  case JsonValue::Kind::Array:
+    out += '[';
+    for (size_t i = 0; i < value.items().size(); ++i) {
+      if (i)
+        out += ',';
+      newline(depth + 1);
+      printValue(value.items()[i], indent, depth + 1, out);
+    }
+    if (!value.items().empty())
+      newline(depth);
+    out += ']';
+    return;
+  case JsonValue::Kind::Object: {
+    std::vector<const std::pair<std::string, JsonValue> *> members;
+    for (const auto &member : value.members())
+      members.push_back(&member);
+    std::sort(members.begin(), members.end(),
+              [](const auto *a, const auto *b) { return a->first < b->first; });
+    out += '{';
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (i)
+        out += ',';
+      newline(depth + 1);
+      printString(members[i]->first, out);
+      out += indent ? ": " : ":";
+      printValue(members[i]->second, indent, depth + 1, out);
+    }
+    if (!members.empty())
+      newline(depth);
+    out += '}';
+    return;
+  }
+  }
+}
+
+} // namespace
+
+std::string printJson(const JsonValue &value, unsigned indent) {
+  std::string out;
+  printValue(value, indent, 0, out);
+  return out;
 }
 
 std::string readFileBytes(const std::string &path) {

@@ -158,6 +158,9 @@ public:
     parseTarget(r_.field(root, "(top level)", "target"));
     const JsonValue &source = r_.field(root, "(top level)", "source");
     r_.object(source, "source", {"file", "sha256"});
+    m_.sourceFile = r_.stringField(source, "source", "file");
+    if (const JsonValue *sha = r_.optionalField(source, "sha256"))
+      m_.sourceSha256 = r_.string(*sha, "source.sha256");
     const JsonValue &weights = r_.field(root, "(top level)", "weights");
     r_.object(weights, "weights", {"file", "bytes"});
     m_.weightsFile = r_.stringField(weights, "weights", "file");
@@ -176,21 +179,23 @@ public:
 private:
   void parseProducer(const JsonValue &producer) {
     r_.object(producer, "producer", {"magi", "llvm", "ptxas"});
-    for (const char *key : {"magi", "llvm", "ptxas"}) {
+    for (auto [key, field] : {std::pair<const char *, std::optional<std::string> *>{
+                                  "magi", &m_.producer.magi},
+                              {"llvm", &m_.producer.llvm},
+                              {"ptxas", &m_.producer.ptxas}}) {
       const JsonValue *value = r_.optionalField(producer, key);
       if (value && !value->isString())
         r_.fail(std::string("producer.") + key, "expected a string or null");
       if (value)
-        m_.producer += (m_.producer.empty() ? "" : ", ") + std::string(key) + " " +
-                       value->asString();
+        *field = value->asString();
     }
   }
 
   void parseTarget(const JsonValue &target) {
     r_.object(target, "target", {"chip", "features", "triple"});
     m_.targetChip = r_.stringField(target, "target", "chip");
-    r_.stringField(target, "target", "features");
-    r_.stringField(target, "target", "triple");
+    m_.targetFeatures = r_.stringField(target, "target", "features");
+    m_.targetTriple = r_.stringField(target, "target", "triple");
   }
 
   // ---- graph --------------------------------------------------------------
@@ -255,9 +260,10 @@ private:
         checkGraphExpr(in.shape.back(), dimPath);
       }
       const JsonValue *weight = r_.optionalField(inputs[i], "weight");
-      if (in.isWeight()) {
-        if (!weight)
-          r_.fail(path, "a " + kind + " needs \"weight\": {\"offset\", \"bytes\"}");
+      // A weight without "weight" (--no-weights) parses; running it is an
+      // error (Executor).
+      if (in.isWeight() && weight) {
+        in.hasWeight = true;
         r_.object(*weight, path + ".weight", {"offset", "bytes"});
         in.weightOffset = r_.nonNegativeField(*weight, path + ".weight", "offset");
         in.weightBytes = r_.nonNegativeField(*weight, path + ".weight", "bytes");
@@ -597,6 +603,7 @@ private:
         r_.fail(path + ".dtype", "a gemm is f32, bf16 or f16");
       plan.gemmCDtype = plan.gemmDtype;
       if (const JsonValue *cDtype = r_.optionalField(value, "c_dtype")) {
+        plan.cDtypeGiven = true;
         plan.gemmCDtype = r_.dtype(*cDtype, path + ".c_dtype");
         // What cuBLASLt computes with CUBLAS_COMPUTE_32F: c in the inputs'
         // dtype, or bf16/f16 inputs accumulated into an f32 c.
@@ -653,16 +660,37 @@ private:
         variant.ptx = r_.string(*ptx, path + ".ptx");
       if (const JsonValue *cubin = r_.optionalField(json, "cubin"))
         variant.cubin = r_.string(*cubin, path + ".cubin");
-      const auto &kernels = r_.arrayField(json, path, "kernels");
-      if (!kernels.empty() && variant.ptx.empty())
+      if (!r_.arrayField(json, path, "kernels").empty() && variant.ptx.empty())
         r_.fail(path + ".ptx", "is missing, but the variant has kernels");
+      parseVariantBody(json, path, piece, variant);
+      piece.variants.push_back(std::move(variant));
+    }
+  }
+
+public:
+  Variant parseBody(const JsonValue &root, const Piece &piece) {
+    r_.object(root, "(top level)", {"kernels", "values", "plan", "results"});
+    Variant variant;
+    parseVariantBody(root, "(top level)", piece, variant);
+    return variant;
+  }
+
+  // "kernels", "values", "plan" and "results" of a variant (in a manifest,
+  // or alone as the compile cache keeps them).
+  void parseVariantBody(const JsonValue &json, const std::string &path, const Piece &piece,
+                        Variant &variant) {
+      const auto &kernels = r_.arrayField(json, path, "kernels");
       for (size_t k = 0; k < kernels.size(); ++k) {
         std::string kernelPath = indexed(path + ".kernels", k);
         r_.object(kernels[k], kernelPath, {"name", "config"});
-        variant.kernels.push_back({r_.stringField(kernels[k], kernelPath, "name")});
-        if (const JsonValue *config = r_.optionalField(kernels[k], "config"))
+        Kernel kernel;
+        kernel.name = r_.stringField(kernels[k], kernelPath, "name");
+        if (const JsonValue *config = r_.optionalField(kernels[k], "config")) {
           if (!config->isObject())
             r_.fail(kernelPath + ".config", "expected an object");
+          kernel.config = *config;
+        }
+        variant.kernels.push_back(std::move(kernel));
       }
       const auto &values = r_.arrayField(json, path, "values");
       for (size_t i = 0; i < values.size(); ++i) {
@@ -701,10 +729,9 @@ private:
         }
         variant.results.push_back(std::move(pr));
       }
-      piece.variants.push_back(std::move(variant));
-    }
   }
 
+private:
   Reader r_;
   Manifest m_;
 };
@@ -748,6 +775,266 @@ Manifest parseManifest(const std::string &text, const std::string &sourceName) {
 Manifest loadManifest(const std::string &artifactDir) {
   std::string path = artifactDir + "/manifest.json";
   return parseManifest(readFileBytes(path), path);
+}
+
+Variant parseVariantBody(const std::string &text, const std::string &sourceName,
+                         const Piece &piece) {
+  JsonValue root = parseJson(text, sourceName);
+  return ManifestParser(sourceName).parseBody(root, piece);
+}
+
+bool tryParseManifest(const std::string &text, const std::string &sourceName, Manifest &manifest,
+                      std::string &error) noexcept {
+  try {
+    manifest = parseManifest(text, sourceName);
+    return true;
+  } catch (const std::exception &e) {
+    error = e.what();
+    return false;
+  }
+}
+
+bool tryParseVariantBody(const std::string &text, const std::string &sourceName,
+                         const Piece &piece, Variant &variant, std::string &error) noexcept {
+  try {
+    variant = parseVariantBody(text, sourceName, piece);
+    return true;
+  } catch (const std::exception &e) {
+    error = e.what();
+    return false;
+  }
+}
+
+std::string Producer::describe() const {
+  std::string text;
+  for (auto [key, value] : {std::pair<const char *, const std::optional<std::string> *>{"magi", &magi},
+                            {"llvm", &llvm},
+                            {"ptxas", &ptxas}})
+    if (*value)
+      text += (text.empty() ? "" : ", ") + std::string(key) + " " + **value;
+  return text;
+}
+
+// ---- writing ----------------------------------------------------------------
+
+namespace {
+
+using Members = std::vector<std::pair<std::string, JsonValue>>;
+
+JsonValue str(const std::string &text) { return JsonValue::makeString(text); }
+JsonValue integer(int64_t value) { return JsonValue::makeInteger(value); }
+JsonValue optionalStr(const std::optional<std::string> &text) {
+  return text ? str(*text) : JsonValue();
+}
+
+JsonValue exprList(const std::vector<Expr> &list) {
+  std::vector<JsonValue> items;
+  for (const Expr &e : list)
+    items.push_back(e.toJson());
+  return JsonValue::makeArray(std::move(items));
+}
+
+const char *inputKindName(InputKind kind) {
+  switch (kind) {
+  case InputKind::Parameter: return "parameter";
+  case InputKind::Buffer: return "buffer";
+  case InputKind::Constant: return "constant";
+  case InputKind::UserInput: return "user_input";
+  }
+  return "?";
+}
+
+JsonValue refJson(const ValueRef &ref) {
+  switch (ref.kind) {
+  case ValueRef::Kind::Input: return JsonValue::makeObject({{"input", integer(ref.index)}});
+  case ValueRef::Kind::StepResult:
+    return JsonValue::makeObject({{"step", integer(ref.index)}, {"result", integer(ref.result)}});
+  case ValueRef::Kind::Symbol: return JsonValue::makeObject({{"symbol", str(ref.symbol)}});
+  case ValueRef::Kind::Int: return JsonValue::makeObject({{"int", integer(ref.value)}});
+  }
+  return JsonValue();
+}
+
+JsonValue refList(const std::vector<ValueRef> &refs) {
+  std::vector<JsonValue> items;
+  for (const ValueRef &ref : refs)
+    items.push_back(refJson(ref));
+  return JsonValue::makeArray(std::move(items));
+}
+
+JsonValue graphJson(const Graph &graph) {
+  std::vector<JsonValue> inputs, symbols, steps;
+  for (const GraphInput &in : graph.inputs) {
+    Members members{{"name", str(in.name)},
+                    {"kind", str(inputKindName(in.kind))},
+                    {"dtype", str(manifestName(in.dtype))},
+                    {"shape", exprList(in.shape)}};
+    if (in.hasWeight)
+      members.push_back({"weight", JsonValue::makeObject({{"offset", integer(in.weightOffset)},
+                                                          {"bytes", integer(in.weightBytes)}})});
+    inputs.push_back(JsonValue::makeObject(std::move(members)));
+  }
+  for (const GraphSymbol &sym : graph.symbols)
+    symbols.push_back(JsonValue::makeObject({{"name", str(sym.name)},
+                                             {"min", integer(sym.min)},
+                                             {"max", sym.max ? integer(*sym.max) : JsonValue()},
+                                             {"input", integer(sym.input)},
+                                             {"dim", integer(sym.dim)}}));
+  for (const GraphStep &step : graph.steps)
+    steps.push_back(
+        JsonValue::makeObject({{"piece", integer(step.piece)}, {"args", refList(step.args)}}));
+  return JsonValue::makeObject({{"inputs", JsonValue::makeArray(std::move(inputs))},
+                                {"symbols", JsonValue::makeArray(std::move(symbols))},
+                                {"steps", JsonValue::makeArray(std::move(steps))},
+                                {"outputs", refList(graph.outputs)}});
+}
+
+std::string baseName(const Descriptor &d) {
+  return (d.base == Descriptor::Base::Arg ? "arg" : "b") + std::to_string(d.baseIndex);
+}
+
+JsonValue descriptorJson(const Descriptor &d) {
+  return JsonValue::makeObject({{"base", str(baseName(d))},
+                                {"offset", d.offset.toJson()},
+                                {"sizes", exprList(d.sizes)},
+                                {"strides", exprList(d.strides)}});
+}
+
+JsonValue planOpJson(const PlanOp &op) {
+  switch (op.kind) {
+  case PlanOp::Kind::Alloc:
+    return JsonValue::makeObject({{"op", str("alloc")},
+                                  {"buffer", str("b" + std::to_string(op.buffer))},
+                                  {"bytes", op.bytes.toJson()}});
+  case PlanOp::Kind::Launch: {
+    std::vector<JsonValue> args;
+    for (const KernelArg &arg : op.args) {
+      switch (arg.kind) {
+      case KernelArg::Kind::Memref:
+        args.push_back(JsonValue::makeObject({{"memref", descriptorJson(arg.memref)}}));
+        break;
+      case KernelArg::Kind::I64:
+      case KernelArg::Kind::I32:
+        args.push_back(JsonValue::makeObject(
+            {{arg.kind == KernelArg::Kind::I64 ? "i64" : "i32", arg.integer.toJson()}}));
+        break;
+      case KernelArg::Kind::F32:
+      case KernelArg::Kind::F64:
+        args.push_back(JsonValue::makeObject({{arg.kind == KernelArg::Kind::F32 ? "f32" : "f64",
+                                               JsonValue::makeDouble(arg.floating)}}));
+        break;
+      }
+    }
+    return JsonValue::makeObject(
+        {{"op", str("launch")},
+         {"kernel", str(op.kernel)},
+         {"grid", exprList({op.grid[0], op.grid[1], op.grid[2]})},
+         {"block", exprList({op.block[0], op.block[1], op.block[2]})},
+         {"shared_bytes", op.sharedBytes.toJson()},
+         {"args", JsonValue::makeArray(std::move(args))}});
+  }
+  case PlanOp::Kind::Gemm: {
+    Members members{{"op", str("gemm")},
+                    {"dtype", str(manifestName(op.gemmDtype))},
+                    {"a", descriptorJson(op.a)},
+                    {"b", descriptorJson(op.b)},
+                    {"c", descriptorJson(op.c)}};
+    if (op.cDtypeGiven)
+      members.push_back({"c_dtype", str(manifestName(op.gemmCDtype))});
+    if (op.bias)
+      members.push_back({"bias", descriptorJson(*op.bias)});
+    return JsonValue::makeObject(std::move(members));
+  }
+  }
+  return JsonValue();
+}
+
+Members variantBodyMembers(const Variant &variant) {
+  std::vector<JsonValue> kernels, plan, results;
+  for (const Kernel &k : variant.kernels) {
+    Members members{{"name", str(k.name)}};
+    if (!k.config.isNull())
+      members.push_back({"config", k.config});
+    kernels.push_back(JsonValue::makeObject(std::move(members)));
+  }
+  for (const PlanOp &op : variant.plan)
+    plan.push_back(planOpJson(op));
+  for (const PieceResult &r : variant.results)
+    results.push_back(r.isTensor
+                          ? JsonValue::makeObject({{"tensor", descriptorJson(r.tensor)}})
+                          : JsonValue::makeObject({{"index", r.index.toJson()}}));
+  return {{"kernels", JsonValue::makeArray(std::move(kernels))},
+          {"values", exprList(variant.values)},
+          {"plan", JsonValue::makeArray(std::move(plan))},
+          {"results", JsonValue::makeArray(std::move(results))}};
+}
+
+JsonValue valueTypeJson(const ValueType &type) {
+  if (!type.isTensor)
+    return JsonValue::makeObject({{"kind", str("index")}});
+  return JsonValue::makeObject({{"kind", str("tensor")},
+                                {"dtype", str(manifestName(type.dtype))},
+                                {"rank", integer(type.rank)}});
+}
+
+JsonValue pieceJson(const Piece &piece) {
+  std::vector<JsonValue> args, results, variants;
+  for (const ValueType &t : piece.args)
+    args.push_back(valueTypeJson(t));
+  for (const ValueType &t : piece.results)
+    results.push_back(valueTypeJson(t));
+  for (const Variant &variant : piece.variants) {
+    Members symbols;
+    for (const auto &[name, size] : variant.symbols)
+      symbols.push_back({name, integer(size)});
+    Members members{{"symbols", JsonValue::makeObject(std::move(symbols))}};
+    if (!variant.ptx.empty())
+      members.push_back({"ptx", str(variant.ptx)});
+    if (variant.cubin)
+      members.push_back({"cubin", str(*variant.cubin)});
+    for (auto &member : variantBodyMembers(variant))
+      members.push_back(std::move(member));
+    variants.push_back(JsonValue::makeObject(std::move(members)));
+  }
+  return JsonValue::makeObject(
+      {{"index", integer(piece.index)},
+       {"name", str(piece.name)},
+       {"kind", str(piece.isSplitting ? "splitting" : "compute")},
+       {"graph_index", piece.graphIndex < 0 ? JsonValue() : integer(piece.graphIndex)},
+       {"cuda_graph", JsonValue::makeBool(piece.cudaGraph)},
+       {"args", JsonValue::makeArray(std::move(args))},
+       {"results", JsonValue::makeArray(std::move(results))},
+       {"variants", JsonValue::makeArray(std::move(variants))}});
+}
+
+} // namespace
+
+std::string printManifest(const Manifest &m) {
+  Members source{{"file", str(m.sourceFile)}};
+  if (m.sourceSha256)
+    source.push_back({"sha256", str(*m.sourceSha256)});
+  std::vector<JsonValue> pieces;
+  for (const Piece &piece : m.pieces)
+    pieces.push_back(pieceJson(piece));
+  JsonValue root = JsonValue::makeObject(
+      {{"format", str("magi-artifact")},
+       {"version", integer(m.version)},
+       {"producer", JsonValue::makeObject({{"magi", optionalStr(m.producer.magi)},
+                                           {"llvm", optionalStr(m.producer.llvm)},
+                                           {"ptxas", optionalStr(m.producer.ptxas)}})},
+       {"target", JsonValue::makeObject({{"chip", str(m.targetChip)},
+                                         {"features", str(m.targetFeatures)},
+                                         {"triple", str(m.targetTriple)}})},
+       {"source", JsonValue::makeObject(std::move(source))},
+       {"weights", JsonValue::makeObject({{"file", str(m.weightsFile)},
+                                          {"bytes", integer(m.weightsBytes)}})},
+       {"graph", graphJson(m.graph)},
+       {"pieces", JsonValue::makeArray(std::move(pieces))}});
+  return printJson(root, 2) + "\n";
+}
+
+std::string printVariantBody(const Variant &variant) {
+  return printJson(JsonValue::makeObject(variantBodyMembers(variant)));
 }
 
 } // namespace magi::runtime

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 
 using namespace mlir;
-namespace json = llvm::json;
+namespace rt = magi::runtime;
 
 namespace {
 
@@ -35,11 +35,17 @@ protected:
     return magi::extractLaunchPlan(module->lookupSymbol<func::FuncOp>("host"));
   }
 
-  static std::string str(const json::Value &v) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << v;
-    return s;
+  // A plan step, value or result as the manifest writes it (compact).
+  static std::string str(const rt::Expr &e) { return rt::printJson(e.toJson()); }
+  static std::string step(const magi::LaunchPlan &plan, size_t i) {
+    rt::Variant one;
+    one.plan.push_back(plan.plan[i]);
+    return rt::printVariantBody(one);
+  }
+  static std::string result(const magi::LaunchPlan &plan, size_t i) {
+    rt::Variant one;
+    one.results.push_back(plan.results[i]);
+    return rt::printVariantBody(one);
   }
 
   MLIRContext context;
@@ -76,41 +82,44 @@ TEST_F(LaunchPlanTest, AllocationsLaunchesAndResultsBecomeExpressions) {
 })mlir";
   FailureOr<magi::LaunchPlan> plan = planOf(text);
   ASSERT_TRUE(succeeded(plan)) << errors;
-  EXPECT_EQ(plan->kernels, std::vector<std::string>{"k0"});
+  ASSERT_EQ(plan->kernels.size(), 1u);
+  EXPECT_EQ(plan->kernels[0].name, "k0");
 
   // The allocation's bytes: 4 bytes × n × 4, named once.
-  ASSERT_EQ(plan->steps.size(), 2u);
-  const json::Object *alloc = plan->steps[0].getAsObject();
-  EXPECT_EQ(alloc->getString("op"), StringRef("alloc"));
-  EXPECT_EQ(alloc->getString("buffer"), StringRef("b0"));
+  ASSERT_EQ(plan->plan.size(), 2u);
+  EXPECT_EQ(step(*plan, 0), "{\"kernels\":[],\"plan\":[{\"buffer\":\"b0\",\"bytes\":\"v1\","
+                            "\"op\":\"alloc\"}],\"results\":[],\"values\":[]}");
   EXPECT_EQ(str(plan->values[0]), "\"4 * arg0.d0\"");
   EXPECT_EQ(str(plan->values[1]), "\"v0 * 4\"");
-  EXPECT_EQ(str(*alloc->get("bytes")), "\"v1\"");
 
   // The launch: grid from the sizes, the block a number, the memrefs as
   // descriptors (dense row-major strides), the float constant by value.
-  const json::Object *launch = plan->steps[1].getAsObject();
-  EXPECT_EQ(launch->getString("kernel"), StringRef("k0"));
-  EXPECT_EQ(str(*launch->get("block")), "[256,1,1]");
-  const json::Array *args = launch->getArray("args");
-  ASSERT_EQ(args->size(), 4u);
-  EXPECT_EQ(str((*args)[1]),
-            "{\"memref\":{\"base\":\"arg0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
-            "\"strides\":[4,1]}}");
-  EXPECT_EQ(str((*args)[2]),
-            "{\"memref\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
-            "\"strides\":[4,1]}}");
-  EXPECT_EQ(str((*args)[3]), "{\"f32\":0.5}");
+  const rt::PlanOp &launch = plan->plan[1];
+  EXPECT_EQ(launch.kernel, "k0");
+  EXPECT_EQ(launch.block[0].text(), "256");
+  ASSERT_EQ(launch.args.size(), 4u);
+  std::string launchText = step(*plan, 1);
+  EXPECT_NE(launchText.find("{\"memref\":{\"base\":\"arg0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+                      "\"strides\":[4,1]}}"),
+            std::string::npos)
+      << launchText;
+  EXPECT_NE(launchText.find("{\"memref\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+                      "\"strides\":[4,1]}}"),
+            std::string::npos)
+      << launchText;
+  EXPECT_NE(launchText.find("{\"f32\":0.5}"), std::string::npos) << launchText;
+  EXPECT_NE(launchText.find("\"block\":[256,1,1]"), std::string::npos) << launchText;
 
   // Results: the buffer, and the index argument plus one.
   ASSERT_EQ(plan->results.size(), 2u);
-  EXPECT_EQ(str(plan->results[0]),
-            "{\"tensor\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
-            "\"strides\":[4,1]}}");
-  const json::Object *index = plan->results[1].getAsObject();
-  std::string name = str(*index->get("index"));
-  ASSERT_EQ(name.front(), '"');
-  unsigned v = std::stoi(name.substr(2));
+  EXPECT_NE(result(*plan, 0).find("{\"tensor\":{\"base\":\"b0\",\"offset\":0,\"sizes\":"
+                                  "[\"arg0.d0\",4],\"strides\":[4,1]}}"),
+            std::string::npos)
+      << result(*plan, 0);
+  ASSERT_FALSE(plan->results[1].isTensor);
+  std::string name = plan->results[1].index.text();
+  ASSERT_EQ(name.front(), 'v');
+  unsigned v = std::stoi(name.substr(1));
   EXPECT_EQ(str(plan->values[v]), "\"arg1 + 1\"");
 }
 
@@ -135,8 +144,8 @@ TEST_F(LaunchPlanTest, StaticSizesFoldToNumbers) {
   FailureOr<magi::LaunchPlan> plan = planOf(text);
   ASSERT_TRUE(succeeded(plan)) << errors;
   EXPECT_TRUE(plan->values.empty());
-  EXPECT_EQ(str(*plan->steps[0].getAsObject()->get("bytes")), "128");
-  EXPECT_EQ(str(*plan->steps[1].getAsObject()->get("grid")), "[4,1,1]");
+  EXPECT_EQ(str(plan->plan[0].bytes), "128");
+  EXPECT_EQ(str(plan->plan[1].grid[0]), "4");
 }
 
 TEST_F(LaunchPlanTest, HostWorkThePlanCannotDoIsAnError) {

@@ -267,6 +267,47 @@ TEST(RuntimeManifest, LoadsTheSelfTest) {
   EXPECT_TRUE(m.pieces[1].variants[0].plan[1].bias.has_value());
 }
 
+// One schema for both sides: what printManifest writes, parseManifest reads
+// back to the same manifest (printing it again gives the same bytes), and
+// every field survives.
+TEST(RuntimeManifest, PrintsWhatItReads) {
+  Manifest m = loadManifest(selftestDir() + "/artifact");
+  std::string text = printManifest(m);
+  Manifest again = parseManifest(text, "printed");
+  EXPECT_EQ(printManifest(again), text);
+  EXPECT_EQ(again.producer.describe(), m.producer.describe());
+  EXPECT_EQ(again.targetFeatures, m.targetFeatures);
+  EXPECT_EQ(again.sourceFile, m.sourceFile);
+  EXPECT_EQ(again.graph.inputs[1].weightOffset, 256);
+  EXPECT_TRUE(again.pieces[1].variants[0].plan[1].bias.has_value());
+  EXPECT_EQ(again.pieces[0].variants[0].symbols.at("s0"), 3);
+  // Members print sorted, two spaces deep, with a final newline.
+  EXPECT_EQ(text.substr(0, 30), "{\n  \"format\": \"magi-artifact\",");
+  EXPECT_EQ(text.back(), '\n');
+
+  // A variant body alone (the compile cache's plan.json) reads back against
+  // its piece's signature, and is refused against another.
+  const Variant &variant = m.pieces[1].variants[0];
+  std::string body = printVariantBody(variant);
+  EXPECT_EQ(printVariantBody(parseVariantBody(body, "plan.json", m.pieces[1])), body);
+  expectError([&] { parseVariantBody(body, "plan.json", m.pieces[0]); }, "plan.json: ");
+  Variant out;
+  std::string error;
+  EXPECT_FALSE(tryParseVariantBody("{", "plan.json", m.pieces[1], out, error));
+  EXPECT_NE(error.find("plan.json:1:2: invalid JSON"), std::string::npos) << error;
+}
+
+TEST(RuntimeJson, PrintsSortedAndEscaped) {
+  JsonValue v = JsonValue::makeObject(
+      {{"b", JsonValue::makeArray({JsonValue::makeInteger(-3), JsonValue::makeDouble(0.1)})},
+       {"a", JsonValue::makeString("q\"\\\n\x01")},
+       {"c", JsonValue::makeObject({})}});
+  EXPECT_EQ(printJson(v), "{\"a\":\"q\\\"\\\\\\n\\u0001\",\"b\":[-3,0.10000000000000001],\"c\":{}}");
+  EXPECT_EQ(printJson(v, 2), "{\n  \"a\": \"q\\\"\\\\\\n\\u0001\",\n  \"b\": [\n    -3,\n"
+                             "    0.10000000000000001\n  ],\n  \"c\": {}\n}");
+  EXPECT_EQ(printJson(parseJson(printJson(v), "x")), printJson(v));
+}
+
 TEST(RuntimeManifest, RefusesBadManifests) {
   auto refuse = [](const std::string &text, const std::string &fragment) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
@@ -843,6 +884,19 @@ TEST(RuntimeExecutor, RefusesMissingWeights) {
   expectError([&] { executor.uploadWeights(); }, "cannot open '" + dir + "/weights.bin'");
   writeFile(dir + "/weights.bin", std::string(100, '\0'));
   expectError([&] { executor.uploadWeights(); }, "holds 100 bytes, but the manifest's weights.bytes is 272");
+}
+
+TEST(RuntimeExecutor, RefusesAnArtifactWithoutWeights) {
+  // What magi-compile --no-weights writes: weights without "weight".
+  std::string text = readFileBytes(selftestDir() + "/artifact/manifest.json");
+  std::string from = ",\n       \"weight\": {\"offset\": 256, \"bytes\": 16}";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "");
+  Manifest m = parseManifest(text, "manifest.json");
+  EXPECT_FALSE(m.graph.inputs[1].hasWeight);
+  HostDevice device;
+  GraphExecutor executor(m, tempDir(), device);
+  expectError([&] { executor.uploadWeights(); }, "it was compiled with --no-weights");
 }
 
 TEST(RuntimeExecutor, GemmChecks) {

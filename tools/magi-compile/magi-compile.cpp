@@ -152,40 +152,31 @@ static std::string optionsText() {
 }
 
 // The summary of an artifact restored from the cache, from its manifest.
-static bool readReports(std::vector<magi::PieceReport> &reports) {
-  auto buffer = llvm::MemoryBuffer::getFile(outputDir + "/manifest.json");
-  if (!buffer)
-    return false;
-  llvm::Expected<llvm::json::Value> manifest =
-      llvm::json::parse((*buffer)->getBuffer());
-  if (!manifest) {
-    llvm::consumeError(manifest.takeError());
+// The summary of a cached artifact, from its manifest as the runtime reads
+// it; false (with the reason in `error`) when it does not read back.
+static bool readReports(std::vector<magi::PieceReport> &reports,
+                        std::string &error) {
+  std::string path = outputDir + "/manifest.json";
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = buffer.getError().message();
     return false;
   }
-  const llvm::json::Array *pieces =
-      manifest->getAsObject() ? manifest->getAsObject()->getArray("pieces")
-                              : nullptr;
-  if (!pieces)
+  magi::runtime::Manifest manifest;
+  if (!magi::runtime::tryParseManifest((*buffer)->getBuffer().str(), path,
+                                       manifest, error))
     return false;
-  for (const llvm::json::Value &value : *pieces) {
-    const llvm::json::Object *piece = value.getAsObject();
-    if (!piece)
-      return false;
+  for (const magi::runtime::Piece &piece : manifest.pieces) {
     magi::PieceReport report;
-    report.name = piece->getString("name").value_or("").str();
-    report.kind = piece->getString("kind").value_or("").str();
-    report.graphIndex = piece->getInteger("graph_index").value_or(-1);
-    if (const llvm::json::Array *variants = piece->getArray("variants"))
-      if (!variants->empty() && variants->front().getAsObject())
-        if (const llvm::json::Array *kernels =
-                variants->front().getAsObject()->getArray("kernels"))
-          report.kernels = kernels->size();
-    if (const llvm::json::Array *variants = piece->getArray("variants")) {
-      report.variants = variants->size();
-      if (!variants->empty() && variants->back().getAsObject())
-        if (const llvm::json::Array *steps =
-                variants->back().getAsObject()->getArray("plan"))
-          report.libraryCalls = magi::countLibraryCalls(*steps);
+    report.name = piece.name;
+    report.kind = piece.isSplitting ? "splitting" : "compute";
+    report.graphIndex = piece.graphIndex;
+    report.variants = piece.variants.size();
+    // As a compile reports it: by the variant for any size (the last).
+    if (!piece.variants.empty()) {
+      report.kernels = piece.variants.back().kernels.size();
+      report.libraryCalls =
+          magi::countLibraryCalls(piece.variants.back().plan);
     }
     report.source = "hit";
     reports.push_back(report);
@@ -312,8 +303,10 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(restored.takeError()));
     if (*restored) {
       std::vector<magi::PieceReport> reports;
-      if (!readReports(reports))
-        return fail("the cached artifact's manifest cannot be read back");
+      std::string error;
+      if (!readReports(reports, error))
+        return fail("the cached artifact's manifest cannot be read back: " +
+                    error);
       return finish(cache.get(), reports, start, maxBytes);
     }
     if (explainCache)

@@ -2,8 +2,10 @@
 
 #include "CudaDevice.h"
 
+#include <cctype>
 #include <cstring>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace magi::runtime {
@@ -50,32 +52,31 @@ CudaDevice::CudaDevice(int ordinal) {
   checkCuda(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
             "cuDeviceGetAttribute");
   chip_ = "sm_" + std::to_string(major) + std::to_string(minor);
+  // Each handle goes to its owner as soon as it exists: if a later step
+  // throws, the members made so far release it (the destructor does not run).
   // The primary context: cuBLASLt (through the CUDA runtime) uses it too.
-  checkCuda(cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
-  checkCuda(cuCtxSetCurrent(context_), "cuCtxSetCurrent");
-  checkCuda(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  checkCublas(cublasLtCreate(&cublas_), "cublasLtCreate");
+  CUcontext context = nullptr;
+  checkCuda(cuDevicePrimaryCtxRetain(&context, device_), "cuDevicePrimaryCtxRetain");
+  context_ = detail::PrimaryContext(context, detail::ReleasePrimaryContext{device_});
+  checkCuda(cuCtxSetCurrent(context_.get()), "cuCtxSetCurrent");
+  CUstream stream = nullptr;
+  checkCuda(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  stream_.reset(stream);
+  cublasLtHandle_t cublas = nullptr;
+  checkCublas(cublasLtCreate(&cublas), "cublasLtCreate");
+  cublas_.reset(cublas);
   workspaceBytes_ = 32u << 20;
-  checkCuda(cuMemAlloc(&workspace_, workspaceBytes_), "cuMemAlloc", "the cuBLASLt workspace");
+  CUdeviceptr workspace = 0;
+  checkCuda(cuMemAlloc(&workspace, workspaceBytes_), "cuMemAlloc", "the cuBLASLt workspace");
+  workspace_ = detail::DeviceMemory(workspace);
 }
 
 CudaDevice::~CudaDevice() {
-  // Errors here would hide the one being reported; nothing is checked.
+  // Errors here would hide the one being reported; nothing is checked. The
+  // members then release graphs, modules, workspace, cuBLASLt, stream and
+  // context, in that order.
   if (stream_)
-    cuStreamSynchronize(stream_);
-  for (CUgraphExec graph : graphs_)
-    if (graph)
-      cuGraphExecDestroy(graph);
-  for (CUmodule module : modules_)
-    cuModuleUnload(module);
-  if (workspace_)
-    cuMemFree(workspace_);
-  if (cublas_)
-    cublasLtDestroy(cublas_);
-  if (stream_)
-    cuStreamDestroy(stream_);
-  if (context_)
-    cuDevicePrimaryCtxRelease(device_);
+    cuStreamSynchronize(stream_.get());
 }
 
 DevicePtr CudaDevice::allocate(int64_t bytes) {
@@ -88,59 +89,192 @@ DevicePtr CudaDevice::allocate(int64_t bytes) {
 
 void CudaDevice::poison(DevicePtr ptr, int64_t bytes) {
   // 0xFF bytes are NaN for every float type, -1 for integers.
-  checkCuda(cuMemsetD8Async(CUdeviceptr(ptr), 0xFF, size_t(bytes), stream_), "cuMemsetD8Async");
+  checkCuda(cuMemsetD8Async(CUdeviceptr(ptr), 0xFF, size_t(bytes), stream_.get()),
+            "cuMemsetD8Async");
 }
 
 void CudaDevice::release(DevicePtr ptr) {
-  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize");
   checkCuda(cuMemFree(CUdeviceptr(ptr)), "cuMemFree");
 }
 
 void CudaDevice::upload(DevicePtr dst, const void *src, int64_t bytes) {
-  checkCuda(cuMemcpyHtoDAsync(CUdeviceptr(dst), src, size_t(bytes), stream_), "cuMemcpyHtoDAsync");
-  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", "an upload");
+  checkCuda(cuMemcpyHtoDAsync(CUdeviceptr(dst), src, size_t(bytes), stream_.get()),
+            "cuMemcpyHtoDAsync");
+  checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize", "an upload");
 }
 
 void CudaDevice::download(void *dst, DevicePtr src, int64_t bytes) {
-  checkCuda(cuMemcpyDtoHAsync(dst, CUdeviceptr(src), size_t(bytes), stream_), "cuMemcpyDtoHAsync");
-  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", "a download");
+  checkCuda(cuMemcpyDtoHAsync(dst, CUdeviceptr(src), size_t(bytes), stream_.get()),
+            "cuMemcpyDtoHAsync");
+  checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize", "a download");
 }
 
+namespace {
+
+bool isPtxIdentifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
+}
+
+bool isPtxSpace(char c) { return std::isspace(static_cast<unsigned char>(c)); }
+
+// PTX with its comments and strings (a `.file` path may hold "//") each
+// replaced by a space, so that tokens stay apart.
+std::string stripPtxComments(const std::string &ptx) {
+  // Where a comment or string ends: just past `close`, or at the end.
+  auto past = [&](size_t close, size_t closeSize) {
+    return close == std::string::npos ? ptx.size() : close + closeSize;
+  };
+  std::string out;
+  out.reserve(ptx.size());
+  for (size_t i = 0; i < ptx.size();) {
+    size_t end;
+    if (ptx.compare(i, 2, "//") == 0)
+      end = past(ptx.find('\n', i), 0); // the newline stays
+    else if (ptx.compare(i, 2, "/*") == 0)
+      end = past(ptx.find("*/", i + 2), 2);
+    else if (ptx[i] == '"')
+      end = past(ptx.find('"', i + 1), 1);
+    else {
+      out += ptx[i++];
+      continue;
+    }
+    out += ' ';
+    i = end;
+  }
+  return out;
+}
+
+// The number of parameters in the list that follows an entry's name at `i`
+// (`(.param .u64 a, .param .align 8 .b8 b[16])`), or none if it is not one.
+std::optional<size_t> countEntryParams(const std::string &ptx, size_t i) {
+  while (i < ptx.size() && isPtxSpace(ptx[i]))
+    ++i;
+  if (i == ptx.size())
+    return std::nullopt;
+  // No list: the body or a performance directive (.maxntid) comes next.
+  if (ptx[i] != '(')
+    return ptx[i] == '{' || ptx[i] == '.' ? std::optional<size_t>(0) : std::nullopt;
+  // Split at the top-level commas, up to the matching ')'.
+  std::vector<std::string> items(1);
+  int depth = 0;
+  for (; i < ptx.size(); ++i) {
+    char c = ptx[i];
+    if (c == '(' && depth++ == 0)
+      continue;
+    if (c == ')' && --depth == 0)
+      break;
+    if (c == ',' && depth == 1)
+      items.emplace_back();
+    else
+      items.back() += c;
+  }
+  if (depth != 0)
+    return std::nullopt; // no matching ')'
+  auto trimmed = [](const std::string &item) {
+    size_t begin = 0, end = item.size();
+    while (begin < end && isPtxSpace(item[begin]))
+      ++begin;
+    while (end > begin && isPtxSpace(item[end - 1]))
+      --end;
+    return item.substr(begin, end - begin);
+  };
+  if (items.size() == 1 && trimmed(items[0]).empty())
+    return 0;
+  for (const std::string &item : items) {
+    std::string declaration = trimmed(item);
+    if (declaration.compare(0, 6, ".param") != 0 || declaration.size() == 6 ||
+        !isPtxSpace(declaration[6]))
+      return std::nullopt;
+  }
+  return items.size();
+}
+
+// The number of parameters of each `.entry` (kernel) in a PTX module. An
+// entry whose list cannot be read, or that appears twice with different
+// counts, is left out: its launches are then not checked.
+std::map<std::string, size_t> ptxEntryParamCounts(const std::string &ptxText) {
+  std::string ptx = stripPtxComments(ptxText);
+  std::map<std::string, size_t> counts;
+  std::set<std::string> unknown;
+  const std::string keyword = ".entry";
+  for (size_t at = ptx.find(keyword); at != std::string::npos; at = ptx.find(keyword, at + 1)) {
+    // The directive itself (after .visible, .weak or nothing), not part of
+    // another token.
+    size_t i = at + keyword.size();
+    if ((at > 0 && (isPtxIdentifierChar(ptx[at - 1]) || ptx[at - 1] == '.')) ||
+        i == ptx.size() || !isPtxSpace(ptx[i]))
+      continue;
+    while (i < ptx.size() && isPtxSpace(ptx[i]))
+      ++i;
+    size_t nameBegin = i;
+    while (i < ptx.size() && isPtxIdentifierChar(ptx[i]))
+      ++i;
+    if (i == nameBegin)
+      continue;
+    std::string name = ptx.substr(nameBegin, i - nameBegin);
+    std::optional<size_t> count = countEntryParams(ptx, i);
+    if (!count) {
+      unknown.insert(name);
+      continue;
+    }
+    auto [it, inserted] = counts.emplace(name, *count);
+    if (!inserted && it->second != *count)
+      unknown.insert(name);
+  }
+  for (const std::string &name : unknown)
+    counts.erase(name);
+  return counts;
+}
+
+} // namespace
+
 int CudaDevice::loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) {
+  Module loaded;
   CUmodule module = nullptr;
-  std::string loadedFrom;
   if (cubinPath) {
     std::string cubin = readFileBytes(*cubinPath);
     CUresult result = cuModuleLoadData(&module, cubin.data());
     if (result == CUDA_SUCCESS) {
-      loadedFrom = *cubinPath;
+      loaded.handle.reset(module);
+      loaded.loadedFrom = *cubinPath;
     } else {
       // A cubin for another chip: the PTX still works.
       const char *name = nullptr;
       cuGetErrorName(result, &name);
       std::cerr << "magi-run: warning: cannot load '" << *cubinPath << "' ("
                 << (name ? name : "?") << "); loading its PTX instead\n";
-      module = nullptr;
     }
   }
-  if (!module) {
-    std::string ptx = readFileBytes(ptxPath); // std::string ends in NUL
+  std::optional<std::string> ptx;
+  if (!loaded.handle) {
+    ptx = readFileBytes(ptxPath); // std::string ends in NUL
     char errorLog[8192] = {};
     char infoLog[4096] = {};
     CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                               CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof(errorLog))), infoLog,
                       reinterpret_cast<void *>(uintptr_t(sizeof(infoLog)))};
-    CUresult result = cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
+    module = nullptr;
+    CUresult result = cuModuleLoadDataEx(&module, ptx->c_str(), 4, options, values);
     if (result != CUDA_SUCCESS) {
       std::string log = errorLog;
       checkCuda(result, "cuModuleLoadDataEx",
                 "'" + ptxPath + "'" + (log.empty() ? "" : "; the PTX compiler said:\n" + log));
     }
-    loadedFrom = ptxPath;
+    loaded.handle.reset(module);
+    loaded.loadedFrom = ptxPath;
+  } else {
+    // Only for the parameter counts: without the PTX, launches are not
+    // checked.
+    try {
+      ptx = readFileBytes(ptxPath);
+    } catch (const RuntimeError &) {
+    }
   }
-  modules_.push_back(module);
-  moduleNames_.push_back(loadedFrom);
+  if (ptx)
+    loaded.paramCounts = ptxEntryParamCounts(*ptx);
+  modules_.push_back(std::move(loaded));
   return int(modules_.size() - 1);
 }
 
@@ -149,20 +283,24 @@ CudaDevice::Function &CudaDevice::function(int module, const std::string &name) 
   auto it = functions_.find(key);
   if (it != functions_.end())
     return it->second;
+  const Module &m = modules_[module];
   Function f;
-  checkCuda(cuModuleGetFunction(&f.handle, modules_[module], name.c_str()),
-            "cuModuleGetFunction", "kernel '" + name + "' of '" + moduleNames_[module] + "'");
-  // The kernel's parameter list, to check each launch against it.
-  for (size_t i = 0;; ++i) {
-    size_t offset = 0, size = 0;
-    CUresult result = cuFuncGetParamInfo(f.handle, i, &offset, &size);
-    if (result == CUDA_ERROR_INVALID_VALUE)
-      break; // past the last parameter
-    if (result != CUDA_SUCCESS) {
-      f.paramSizes.clear(); // the driver cannot tell: no check
-      break;
+  checkCuda(cuModuleGetFunction(&f.handle, m.handle.get(), name.c_str()), "cuModuleGetFunction",
+            "kernel '" + name + "' of '" + m.loadedFrom + "'");
+  // The kernel's parameter list, to check each launch against it. The
+  // driver cannot count parameters and asking past the last one is an API
+  // error (compute-sanitizer reports it), so the count comes from the PTX.
+  auto count = m.paramCounts.find(name);
+  if (count != m.paramCounts.end()) {
+    f.paramSizes.emplace();
+    for (size_t i = 0; i < count->second; ++i) {
+      size_t offset = 0, size = 0;
+      if (cuFuncGetParamInfo(f.handle, i, &offset, &size) != CUDA_SUCCESS) {
+        f.paramSizes.reset(); // the driver cannot tell, or a stale PTX: no check
+        break;
+      }
+      f.paramSizes->push_back(size);
     }
-    f.paramSizes.push_back(size);
   }
   return functions_.emplace(key, f).first->second;
 }
@@ -170,15 +308,16 @@ CudaDevice::Function &CudaDevice::function(int module, const std::string &name) 
 void CudaDevice::launch(int module, const LaunchCall &call) {
   Function &f = function(module, call.kernel);
   std::string context = "kernel '" + call.kernel + "'";
-  if (!f.paramSizes.empty()) {
-    bool same = f.paramSizes.size() == call.params.size();
+  if (f.paramSizes) {
+    const std::vector<size_t> &sizes = *f.paramSizes;
+    bool same = sizes.size() == call.params.size();
     for (size_t i = 0; same && i < call.params.size(); ++i)
-      same = f.paramSizes[i] == call.params[i].size;
+      same = sizes[i] == call.params[i].size;
     if (!same) {
       std::ostringstream os;
-      os << context << " takes " << f.paramSizes.size() << " parameter(s) of sizes [";
-      for (size_t i = 0; i < f.paramSizes.size(); ++i)
-        os << (i ? ", " : "") << f.paramSizes[i];
+      os << context << " takes " << sizes.size() << " parameter(s) of sizes [";
+      for (size_t i = 0; i < sizes.size(); ++i)
+        os << (i ? ", " : "") << sizes[i];
       os << "], but the plan passes " << call.params.size() << " of sizes [";
       for (size_t i = 0; i < call.params.size(); ++i)
         os << (i ? ", " : "") << call.params[i].size;
@@ -199,7 +338,7 @@ void CudaDevice::launch(int module, const LaunchCall &call) {
   checkCuda(cuLaunchKernel(f.handle, unsigned(call.grid[0]), unsigned(call.grid[1]),
                            unsigned(call.grid[2]), unsigned(call.block[0]),
                            unsigned(call.block[1]), unsigned(call.block[2]),
-                           unsigned(call.sharedBytes), stream_,
+                           unsigned(call.sharedBytes), stream_.get(),
                            params.empty() ? nullptr : params.data(), nullptr),
             "cuLaunchKernel", context);
 }
@@ -393,8 +532,9 @@ void CudaDevice::gemm(const GemmCall &call) {
     }
     cublasLtMatmulHeuristicResult_t result = {};
     int found = 0;
-    checkCublas(cublasLtMatmulAlgoGetHeuristic(cublas_, desc.matmul, desc.p, desc.q, desc.d,
-                                               desc.d, desc.preference, 1, &result, &found),
+    checkCublas(cublasLtMatmulAlgoGetHeuristic(cublas_.get(), desc.matmul, desc.p, desc.q,
+                                               desc.d, desc.d, desc.preference, 1, &result,
+                                               &found),
                 "cublasLtMatmulAlgoGetHeuristic", context);
     if (found == 0)
       throw RuntimeError(context + ": cuBLASLt found no algorithm for this problem");
@@ -403,63 +543,65 @@ void CudaDevice::gemm(const GemmCall &call) {
 
   float alpha = 1.0f, beta = 0.0f;
   void *d = reinterpret_cast<void *>(uintptr_t(c.ptr));
-  checkCublas(cublasLtMatmul(cublas_, desc.matmul, &alpha,
+  checkCublas(cublasLtMatmul(cublas_.get(), desc.matmul, &alpha,
                              reinterpret_cast<const void *>(uintptr_t(pPtr)), desc.p,
                              reinterpret_cast<const void *>(uintptr_t(qPtr)), desc.q, &beta, d,
                              desc.d, d, desc.d, &cached->second,
-                             reinterpret_cast<void *>(uintptr_t(workspace_)), workspaceBytes_,
-                             stream_),
+                             reinterpret_cast<void *>(uintptr_t(workspace_.get())),
+                             workspaceBytes_, stream_.get()),
               "cublasLtMatmul", context);
 }
 
 void CudaDevice::synchronize(const std::string &what) {
-  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize", what);
+  checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize", what);
 }
 
 void CudaDevice::beginCapture(const std::string &what) {
   // Global mode: a call that is not allowed while capturing (an allocation,
   // a synchronization) fails instead of silently breaking the graph.
-  checkCuda(cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture",
-            what);
+  checkCuda(cuStreamBeginCapture(stream_.get(), CU_STREAM_CAPTURE_MODE_GLOBAL),
+            "cuStreamBeginCapture", what);
 }
 
 int CudaDevice::endCapture(const std::string &what) {
   CUgraph graph = nullptr;
-  checkCuda(cuStreamEndCapture(stream_, &graph), "cuStreamEndCapture", what);
+  checkCuda(cuStreamEndCapture(stream_.get(), &graph), "cuStreamEndCapture", what);
   CUgraphExec exec = nullptr;
   CUresult result = cuGraphInstantiate(&exec, graph, 0);
+  // Owned before anything below can throw.
+  detail::GraphExec owned(result == CUDA_SUCCESS ? exec : nullptr);
   // The executable graph is independent of the graph it was made from.
   CUresult destroyed = cuGraphDestroy(graph);
   checkCuda(result, "cuGraphInstantiate", what);
   checkCuda(destroyed, "cuGraphDestroy", what);
-  graphs_.push_back(exec);
+  graphs_.push_back(std::move(owned));
   return int(graphs_.size() - 1);
 }
 
 void CudaDevice::cancelCapture() {
   // Called while reporting another error: nothing here is checked.
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (cuStreamIsCapturing(stream_, &status) != CUDA_SUCCESS ||
+  if (cuStreamIsCapturing(stream_.get(), &status) != CUDA_SUCCESS ||
       status == CU_STREAM_CAPTURE_STATUS_NONE)
     return;
   CUgraph graph = nullptr;
-  cuStreamEndCapture(stream_, &graph);
+  cuStreamEndCapture(stream_.get(), &graph);
   if (graph)
     cuGraphDestroy(graph);
 }
 
 void CudaDevice::replay(int graph, const std::string &what) {
-  checkCuda(cuGraphLaunch(graphs_.at(size_t(graph)), stream_), "cuGraphLaunch", what);
+  checkCuda(cuGraphLaunch(graphs_.at(size_t(graph)).get(), stream_.get()), "cuGraphLaunch", what);
 }
 
 void CudaDevice::releaseGraph(int graph) {
-  CUgraphExec &exec = graphs_.at(size_t(graph));
+  detail::GraphExec &exec = graphs_.at(size_t(graph));
   if (!exec)
     return;
   // A replay still queued keeps the graph in use.
-  checkCuda(cuStreamSynchronize(stream_), "cuStreamSynchronize");
-  checkCuda(cuGraphExecDestroy(exec), "cuGraphExecDestroy");
-  exec = nullptr;
+  checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize");
+  // Destroyed here rather than by the owner, to check the result.
+  checkCuda(cuGraphExecDestroy(exec.release()), "cuGraphExecDestroy");
 }
 
 } // namespace magi::runtime

@@ -10,6 +10,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace magi::runtime {
 
@@ -17,11 +22,65 @@ namespace magi::runtime {
 void checkCuda(CUresult result, const char *call, const std::string &context = "");
 void checkCublas(cublasStatus_t status, const char *call, const std::string &context = "");
 
+// Owners of what CudaDevice acquires, so that a throw half-way (in its
+// constructor, loadModule, endCapture) releases what was acquired. Releases
+// are not checked: they run while unwinding or in the destructor.
+namespace detail {
+
+struct ReleasePrimaryContext {
+  CUdevice device = 0;
+  void operator()(CUcontext) const noexcept { cuDevicePrimaryCtxRelease(device); }
+};
+struct DestroyStream {
+  void operator()(CUstream stream) const noexcept { cuStreamDestroy(stream); }
+};
+struct DestroyCublas {
+  void operator()(cublasLtHandle_t handle) const noexcept { cublasLtDestroy(handle); }
+};
+struct UnloadModule {
+  void operator()(CUmodule module) const noexcept { cuModuleUnload(module); }
+};
+struct DestroyGraphExec {
+  void operator()(CUgraphExec graph) const noexcept { cuGraphExecDestroy(graph); }
+};
+using PrimaryContext = std::unique_ptr<std::remove_pointer_t<CUcontext>, ReleasePrimaryContext>;
+using Stream = std::unique_ptr<std::remove_pointer_t<CUstream>, DestroyStream>;
+using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasLtHandle_t>, DestroyCublas>;
+using ModuleHandle = std::unique_ptr<std::remove_pointer_t<CUmodule>, UnloadModule>;
+using GraphExec = std::unique_ptr<std::remove_pointer_t<CUgraphExec>, DestroyGraphExec>;
+// A CUdeviceptr is an integer, which unique_ptr cannot hold.
+class DeviceMemory {
+public:
+  DeviceMemory() = default;
+  explicit DeviceMemory(CUdeviceptr ptr) : ptr_(ptr) {}
+  DeviceMemory(DeviceMemory &&other) noexcept : ptr_(other.ptr_) { other.ptr_ = 0; }
+  DeviceMemory &operator=(DeviceMemory &&other) noexcept {
+    if (this != &other) {
+      reset();
+      ptr_ = std::exchange(other.ptr_, 0);
+    }
+    return *this;
+  }
+  ~DeviceMemory() { reset(); }
+  void reset() noexcept {
+    if (ptr_)
+      cuMemFree(std::exchange(ptr_, 0));
+  }
+  CUdeviceptr get() const { return ptr_; }
+
+private:
+  CUdeviceptr ptr_ = 0;
+};
+
+} // namespace detail
+
 // One GPU, its primary context, one stream, one cuBLASLt handle.
 class CudaDevice : public Device {
 public:
   explicit CudaDevice(int ordinal = 0);
   ~CudaDevice() override;
+  CudaDevice(const CudaDevice &) = delete;
+  CudaDevice &operator=(const CudaDevice &) = delete;
 
   DevicePtr allocate(int64_t bytes) override;
   void release(DevicePtr ptr) override;
@@ -38,31 +97,39 @@ public:
   void replay(int graph, const std::string &what) override;
   void releaseGraph(int graph) override;
 
-  CUstream stream() const { return stream_; }
+  CUstream stream() const { return stream_.get(); }
   std::string name() const { return name_; }
   // "sm_90" for compute capability 9.0.
   std::string chip() const { return chip_; }
 
 private:
+  struct Module {
+    detail::ModuleHandle handle;
+    std::string loadedFrom;
+    // Parameters per kernel, from the PTX; a kernel missing here (no PTX,
+    // or one that could not be parsed) is not checked.
+    std::map<std::string, size_t> paramCounts;
+  };
   struct Function {
     CUfunction handle = nullptr;
-    std::vector<size_t> paramSizes; // empty when the driver cannot tell
+    std::optional<std::vector<size_t>> paramSizes; // none when we cannot tell
     int64_t sharedLimitSet = 0;
   };
   Function &function(int module, const std::string &name);
 
   CUdevice device_ = 0;
-  CUcontext context_ = nullptr;
-  CUstream stream_ = nullptr;
-  cublasLtHandle_t cublas_ = nullptr;
-  CUdeviceptr workspace_ = 0;
-  size_t workspaceBytes_ = 0;
   std::string name_, chip_;
-  std::vector<CUmodule> modules_;
-  std::vector<std::string> moduleNames_;
+  size_t workspaceBytes_ = 0;
   std::map<std::pair<int, std::string>, Function> functions_;
   std::map<std::string, cublasLtMatmulAlgo_t> algorithms_; // by problem
-  std::vector<CUgraphExec> graphs_;                         // null once released
+  // Destroyed in reverse order: graphs, modules, workspace, cuBLASLt,
+  // stream, context.
+  detail::PrimaryContext context_;
+  detail::Stream stream_;
+  detail::CublasHandle cublas_;
+  detail::DeviceMemory workspace_;
+  std::vector<Module> modules_;
+  std::vector<detail::GraphExec> graphs_; // null once released
 };
 
 } // namespace magi::runtime

@@ -222,8 +222,8 @@ int run(const Options &options) {
   if (options.verbose) {
     std::cerr << "magi-run: " << device.name() << " (" << device.chip() << "); artifact for "
               << manifest.targetChip;
-    if (!manifest.producer.empty())
-      std::cerr << " by " << manifest.producer;
+    if (!manifest.producer.describe().empty())
+      std::cerr << " by " << manifest.producer.describe();
     std::cerr << "\n";
   }
   if (device.chip() != manifest.targetChip)

@@ -36,8 +36,9 @@ struct CompiledPiece {
   /// NVVM), as MLIR bytecode: what the cache keeps of the lowered piece.
   std::string loweredBytecode;
   LaunchPlan plan;
-  /// Each kernel's configuration, by entry name ({block_size, strategy}).
-  std::vector<std::pair<std::string, llvm::json::Object>> kernelConfigs;
+  /// Each kernel's configuration, by entry name ({block_size, strategy}):
+  /// a JSON object for the manifest's `kernels[].config`.
+  std::vector<std::pair<std::string, runtime::JsonValue>> kernelConfigs;
 };
 
 /// Registers what the GPU path needs in `registry` (NVVM target, LLVM IR

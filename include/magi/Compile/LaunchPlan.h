@@ -9,29 +9,21 @@
 #ifndef MAGI_COMPILE_LAUNCHPLAN_H
 #define MAGI_COMPILE_LAUNCHPLAN_H
 
+#include "magi/Runtime/Manifest.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/Support/JSON.h"
 
 namespace magi {
 
-/// The plan of one piece variant: `values`, `plan` and `results` of the
-/// artifact format. Fails with a diagnostic on a host op the plan cannot
-/// express (a load, a store, a call, ...).
-struct LaunchPlan {
-  llvm::json::Array values;
-  llvm::json::Array steps;
-  llvm::json::Array results;
-  /// Kernel entry names, in launch order, without repeats.
-  std::vector<std::string> kernels;
-  /// Library calls (gemm steps).
-  size_t libraryCalls = 0;
-};
+/// The plan of one piece variant, in the artifact's own types: `kernels`
+/// (entry names in launch order, without repeats; no configuration yet),
+/// `values`, `plan` and `results`. Fails with a diagnostic on a host op the
+/// plan cannot express (a load, a store, a call, ...).
+using LaunchPlan = runtime::Variant;
 
 mlir::FailureOr<LaunchPlan> extractLaunchPlan(mlir::func::FuncOp host);
 
-/// The number of library calls (`gemm` steps) in a plan's `steps`, as the
-/// manifest or a cache entry holds them.
-size_t countLibraryCalls(const llvm::json::Array &steps);
+/// The number of library calls (`gemm` steps) in a plan.
+size_t countLibraryCalls(const std::vector<runtime::PlanOp> &plan);
 
 /// The artifact's name of an element type ("f32", "bf16", "i64", "i1"...),
 /// or "" for a type it has no name for.

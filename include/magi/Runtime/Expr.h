@@ -33,8 +33,13 @@ public:
   static Expr constant(int64_t value);
   // Parses the grammar of docs/artifact-format.md; throws RuntimeError.
   static Expr parse(const std::string &text);
+  // As parse, for callers built without exceptions (the compiler): nothing
+  // on a malformed text, with the reason in `error`.
+  static std::optional<Expr> tryParse(const std::string &text, std::string &error) noexcept;
   // A JSON integer or string; `where` names the field in errors.
   static Expr fromJson(const JsonValue &value, const std::string &where);
+  // The manifest's form: a JSON integer when the text is one, else the text.
+  JsonValue toJson() const;
 
   // Throws RuntimeError naming `where` on an unknown name, a zero divisor or
   // an overflow.

@@ -73,6 +73,12 @@ private:
 // Parses `text`; `sourceName` (a file name) starts every error message.
 JsonValue parseJson(const std::string &text, const std::string &sourceName);
 
+// Prints `value` as JSON text, object members sorted by key (so equal
+// values print equal bytes). `indent` 0 is compact (no spaces); otherwise
+// one member or item per line, nested `indent` spaces deeper. Doubles print
+// with 17 significant digits, so they read back exactly.
+std::string printJson(const JsonValue &value, unsigned indent = 0);
+
 // Reads and parses a file.
 JsonValue readJsonFile(const std::string &path);
 

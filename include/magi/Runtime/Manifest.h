@@ -1,10 +1,13 @@
 //===- Manifest.h - The artifact's manifest.json ----------------*- C++ -*-===//
 //
-// The in-memory form of docs/artifact-format.md (version 1). `loadManifest`
-// checks every field and every cross-reference (piece and step indices,
-// argument kinds, dtypes and ranks, the names each expression may use,
-// buffers allocated before use, weight ranges) so that a bad artifact is
-// refused with a message naming the field before anything runs.
+// The typed form of docs/artifact-format.md, for both sides: magi-compile
+// fills these structs and writes them with `printManifest`; magi-run (and
+// magi-compile, reading a cached artifact back) reads them with
+// `parseManifest`, which checks every field and every cross-reference
+// (piece and step indices, argument kinds, dtypes and ranks, the names each
+// expression may use, buffers allocated before use, weight ranges) so that
+// a bad artifact is refused with a message naming the field before anything
+// runs. A field added or renamed here changes both sides at once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +33,11 @@ struct GraphInput {
   InputKind kind = InputKind::UserInput;
   Dtype dtype = Dtype::F32;
   std::vector<Expr> shape;           // over the graph's symbols
-  int64_t weightOffset = 0;          // weights only
+  // Weights only: where the bytes are. A weight without them comes from an
+  // artifact compiled with --no-weights, which describes kernels but cannot
+  // run.
+  bool hasWeight = false;
+  int64_t weightOffset = 0;
   int64_t weightBytes = 0;
   bool isWeight() const { return kind != InputKind::UserInput; }
 };
@@ -105,6 +112,7 @@ struct PlanOp {
   // gemm
   Dtype gemmDtype = Dtype::F32;  // of a and b
   Dtype gemmCDtype = Dtype::F32; // of c and the bias ("c_dtype", default gemmDtype)
+  bool cDtypeGiven = false;      // "c_dtype" is written (it differs from dtype)
   Descriptor a, b, c;
   std::optional<Descriptor> bias;
 };
@@ -117,6 +125,9 @@ struct PieceResult {
 
 struct Kernel {
   std::string name;
+  // What the compiler chose ({"block_size": 256, "strategy": ...}): a JSON
+  // object, informative only, or null.
+  JsonValue config;
 };
 
 struct Variant {
@@ -142,10 +153,20 @@ struct Piece {
   std::vector<Variant> variants;
 };
 
+struct Producer {
+  std::optional<std::string> magi, llvm, ptxas;
+  // "magi <describe>, llvm <v>, ptxas <v>" for --verbose.
+  std::string describe() const;
+};
+
 struct Manifest {
-  int64_t version = 0;
-  std::string producer; // "magi <describe>, llvm <v>" for --verbose
+  int64_t version = kArtifactVersion;
+  Producer producer;
   std::string targetChip;
+  std::string targetFeatures;
+  std::string targetTriple = "nvptx64-nvidia-cuda";
+  std::string sourceFile;
+  std::optional<std::string> sourceSha256;
   std::string weightsFile;
   int64_t weightsBytes = 0;
   Graph graph;
@@ -160,6 +181,26 @@ struct Manifest {
 Manifest parseManifest(const std::string &text, const std::string &sourceName);
 // Reads DIR/manifest.json.
 Manifest loadManifest(const std::string &artifactDir);
+
+// The manifest as magi-compile writes it: JSON with two-space indentation,
+// members sorted by key, and a final newline. parseManifest reads it back
+// to an equal manifest.
+std::string printManifest(const Manifest &manifest);
+
+// A variant's "kernels", "values", "plan" and "results" as compact JSON:
+// what the compile cache keeps of a compiled piece variant.
+std::string printVariantBody(const Variant &variant);
+// Reads what printVariantBody wrote, checked against the piece's signature
+// (`piece.args`, `piece.results`). Throws RuntimeError.
+Variant parseVariantBody(const std::string &text, const std::string &sourceName,
+                         const Piece &piece);
+
+// For callers built without exceptions (the compiler): the same parsers,
+// returning false with the message in `error`.
+bool tryParseManifest(const std::string &text, const std::string &sourceName, Manifest &manifest,
+                      std::string &error) noexcept;
+bool tryParseVariantBody(const std::string &text, const std::string &sourceName,
+                         const Piece &piece, Variant &variant, std::string &error) noexcept;
 
 std::string describe(const ValueRef &ref);
 

@@ -1,0 +1,286 @@
+//===- ArtifactManifest.cpp - a split module as the artifact's types ------===//
+
+#include "magi/Compile/ArtifactManifest.h"
+#include "magi/Compile/LaunchPlan.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Import/TorchExport.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+namespace rt = magi::runtime;
+
+namespace magi {
+namespace {
+
+std::string affineToString(AffineExpr expr, ArrayRef<std::string> symbols) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return std::to_string(cast<AffineConstantExpr>(expr).getValue());
+  case AffineExprKind::SymbolId:
+    return symbols[cast<AffineSymbolExpr>(expr).getPosition()];
+  case AffineExprKind::DimId:
+    return "d" + std::to_string(cast<AffineDimExpr>(expr).getPosition());
+  default:
+    break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  std::string lhs = affineToString(binary.getLHS(), symbols);
+  std::string rhs = affineToString(binary.getRHS(), symbols);
+  StringRef op = expr.getKind() == AffineExprKind::Add        ? "+"
+                 : expr.getKind() == AffineExprKind::Mul      ? "*"
+                 : expr.getKind() == AffineExprKind::FloorDiv ? "floordiv"
+                 : expr.getKind() == AffineExprKind::CeilDiv  ? "ceildiv"
+                                                              : "mod";
+  return "(" + lhs + " " + op.str() + " " + rhs + ")";
+}
+
+FailureOr<rt::ValueType> valueType(Type type, Operation *where) {
+  rt::ValueType result;
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return result; // an index
+  std::optional<rt::Dtype> dtype = artifactDtype(tensor.getElementType());
+  if (!dtype)
+    return where->emitError() << "a tensor of " << tensor.getElementType()
+                              << ", which the artifact has no dtype for";
+  result.isTensor = true;
+  result.dtype = *dtype;
+  result.rank = tensor.getRank();
+  return result;
+}
+
+FailureOr<rt::InputKind> inputKind(StringRef kind, Operation *where) {
+  if (kind == "parameter") return rt::InputKind::Parameter;
+  if (kind == "buffer") return rt::InputKind::Buffer;
+  if (kind == "constant") return rt::InputKind::Constant;
+  if (kind == "user_input") return rt::InputKind::UserInput;
+  return where->emitError() << "an input of kind '" << kind
+                            << "' (expected parameter, buffer, constant or "
+                               "user_input)";
+}
+
+class GraphDescriber {
+public:
+  GraphDescriber(ModuleOp module, func::FuncOp graph)
+      : module(module), graph(graph) {}
+
+  FailureOr<SplitGraph> describe() {
+    SplitGraph out;
+    out.graph = graph;
+    for (Operation &op : graph.getBody().front()) {
+      if (auto sym = dyn_cast<SymbolicIntOp>(op))
+        symbolNames[sym.getResult()] = sym.getName().str();
+      if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
+        if (auto arg = dyn_cast<BlockArgument>(bind.getOperand()))
+          argBindings[arg.getArgNumber()] = bind;
+    }
+    if (failed(describeInputs(out.manifest)) ||
+        failed(describeSymbols(out.manifest)) ||
+        failed(describeCalls(out)))
+      return failure();
+    return out;
+  }
+
+private:
+  ModuleOp module;
+  func::FuncOp graph;
+  llvm::DenseMap<Value, std::string> symbolNames;
+  llvm::DenseMap<unsigned, BindSymbolicShapeOp> argBindings;
+  llvm::DenseMap<Value, rt::ValueRef> refs;
+  llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
+
+  LogicalResult describeInputs(rt::Graph &g) {
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
+      auto type = dyn_cast<RankedTensorType>(graph.getArgument(i).getType());
+      if (!type)
+        return graph.emitError() << "argument " << i
+                                 << " is not a ranked tensor";
+      rt::GraphInput input;
+      auto name = graph.getArgAttrOfType<StringAttr>(i, kNameAttr);
+      input.name = name ? name.getValue().str() : "arg" + std::to_string(i);
+      auto kind = graph.getArgAttrOfType<StringAttr>(i, kInputKindAttr);
+      FailureOr<rt::InputKind> k =
+          inputKind(kind ? kind.getValue() : "user_input", graph);
+      FailureOr<rt::ValueType> vt = valueType(type, graph);
+      if (failed(k) || failed(vt))
+        return failure();
+      input.kind = *k;
+      input.dtype = vt->dtype;
+      SmallVector<std::string> names;
+      auto bind = argBindings.lookup(i);
+      if (bind)
+        for (Value s : bind.getShapeSymbols())
+          names.push_back(symbolNames.lookup(s));
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        std::string text;
+        if (!type.isDynamicDim(d))
+          text = std::to_string(type.getDimSize(d));
+        else if (bind)
+          text = affineToString(bind.getShapeExpressions().getResult(d), names);
+        else
+          return graph.emitError() << "argument " << i << " has dynamic size "
+                                   << d << " bound to no symbol";
+        std::string error;
+        std::optional<rt::Expr> e = rt::Expr::tryParse(text, error);
+        if (!e)
+          return graph.emitError() << "argument " << i << " size " << d
+                                   << ": " << error;
+        input.shape.push_back(std::move(*e));
+      }
+      g.inputs.push_back(std::move(input));
+      rt::ValueRef ref;
+      ref.kind = rt::ValueRef::Kind::Input;
+      ref.index = i;
+      refs[graph.getArgument(i)] = ref;
+    }
+    return success();
+  }
+
+  // Each symbol is read from the first user input dimension that is
+  // exactly the symbol.
+  LogicalResult describeSymbols(rt::Graph &g) {
+    for (Operation &op : graph.getBody().front()) {
+      auto sym = dyn_cast<SymbolicIntOp>(op);
+      if (!sym)
+        continue;
+      rt::GraphSymbol entry;
+      entry.name = sym.getName().str();
+      entry.min = sym.getMinVal();
+      if (sym.getMaxVal())
+        entry.max = *sym.getMaxVal();
+      bool found = false;
+      for (unsigned i = 0; i < graph.getNumArguments() && !found; ++i) {
+        auto kind = graph.getArgAttrOfType<StringAttr>(i, kInputKindAttr);
+        auto bind = argBindings.lookup(i);
+        if ((kind && kind.getValue() != "user_input") || !bind)
+          continue;
+        for (auto [d, result] :
+             llvm::enumerate(bind.getShapeExpressions().getResults())) {
+          auto symExpr = dyn_cast<AffineSymbolExpr>(result);
+          if (symExpr &&
+              bind.getShapeSymbols()[symExpr.getPosition()] == sym.getResult()) {
+            entry.input = i;
+            entry.dim = d;
+            found = true;
+            break;
+          }
+        }
+      }
+      if (!found)
+        return sym.emitError() << "symbol " << sym.getName()
+                               << " is not a size of any user input";
+      rt::ValueRef ref;
+      ref.kind = rt::ValueRef::Kind::Symbol;
+      ref.symbol = entry.name;
+      refs[sym.getResult()] = ref;
+      g.symbols.push_back(std::move(entry));
+    }
+    return success();
+  }
+
+  FailureOr<rt::ValueRef> refOf(Value v) {
+    auto it = refs.find(v);
+    if (it != refs.end())
+      return it->second;
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
+        rt::ValueRef ref;
+        ref.kind = rt::ValueRef::Kind::Int;
+        ref.value = i.getInt();
+        return ref;
+      }
+    return graph.emitError("a value the artifact cannot pass between pieces");
+  }
+
+  LogicalResult describeCalls(SplitGraph &out) {
+    rt::Graph &g = out.manifest;
+    for (Operation &op : graph.getBody().front()) {
+      if (isa<SymbolicIntOp, BindSymbolicShapeOp, arith::ConstantOp>(op))
+        continue;
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (Value v : ret.getOperands()) {
+          FailureOr<rt::ValueRef> ref = refOf(v);
+          if (failed(ref))
+            return failure();
+          g.outputs.push_back(*ref);
+        }
+        continue;
+      }
+      auto call = dyn_cast<func::CallOp>(op);
+      if (!call)
+        return op.emitError() << "the split graph holds '" << op.getName()
+                              << "'; an artifact's graph only calls pieces";
+      auto piece = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!piece)
+        return call.emitError("calls an unknown piece");
+      if (!pieceIndex.count(piece)) {
+        pieceIndex[piece] = out.pieces.size();
+        out.pieces.push_back(piece);
+      }
+      rt::GraphStep step;
+      step.piece = pieceIndex[piece];
+      for (Value v : call.getOperands()) {
+        FailureOr<rt::ValueRef> ref = refOf(v);
+        if (failed(ref))
+          return failure();
+        step.args.push_back(*ref);
+      }
+      int64_t index = g.steps.size();
+      for (auto [k, result] : llvm::enumerate(call.getResults())) {
+        rt::ValueRef ref;
+        ref.kind = rt::ValueRef::Kind::StepResult;
+        ref.index = index;
+        ref.result = k;
+        refs[result] = ref;
+      }
+      g.steps.push_back(std::move(step));
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+std::optional<rt::Dtype> artifactDtype(Type type) {
+  return rt::dtypeFromManifestName(dtypeName(type));
+}
+
+FailureOr<SplitGraph> describeSplitGraph(ModuleOp module) {
+  func::FuncOp found;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(kSplitAttr))
+      found = func;
+  if (!found)
+    return module.emitError("no split graph (a function marked '")
+           << kSplitAttr << "') to compile: run the pipeline's split phase";
+  return GraphDescriber(module, found).describe();
+}
+
+FailureOr<rt::Piece> pieceSignature(func::FuncOp piece, int64_t index) {
+  rt::Piece entry;
+  entry.index = index;
+  entry.name = piece.getSymName().str();
+  auto splitting = piece->getAttrOfType<BoolAttr>(kIsSplittingAttr);
+  entry.isSplitting = splitting && splitting.getValue();
+  auto graphIndex = piece->getAttrOfType<IntegerAttr>(kGraphIndexAttr);
+  entry.graphIndex = graphIndex ? graphIndex.getInt() : -1;
+  entry.cudaGraph = !entry.isSplitting;
+  for (Type t : piece.getArgumentTypes()) {
+    FailureOr<rt::ValueType> vt = valueType(t, piece);
+    if (failed(vt))
+      return failure();
+    entry.args.push_back(*vt);
+  }
+  for (Type t : piece.getResultTypes()) {
+    FailureOr<rt::ValueType> vt = valueType(t, piece);
+    if (failed(vt))
+      return failure();
+    entry.results.push_back(*vt);
+  }
+  return entry;
+}
+
+} // namespace magi
