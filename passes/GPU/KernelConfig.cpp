@@ -55,6 +55,28 @@ std::optional<int64_t> staticIterationCount(scf::ParallelOp loop) {
   return total;
 }
 
+// The threads of one block per row when `loop` is a row reduction worth
+// sharing: rows read along the reduced dimension (coalesced) and long, or
+// of a length known only at run time. Short static rows (a head dimension
+// of 128) stay one thread per row: a block per row would idle.
+std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
+                                            int64_t maxThreads) {
+  std::optional<magi::RowAccumulation> acc = magi::matchRowAccumulation(loop);
+  if (!acc || !acc->contiguous)
+    return std::nullopt;
+  std::optional<int64_t> lb = getConstantIntValue(acc->loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(acc->loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(acc->loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::min<int64_t>(maxThreads, 128);
+  int64_t length = llvm::divideCeil(std::max<int64_t>(*ub - *lb, 0), *step);
+  if (length < 256)
+    return std::nullopt;
+  // About eight elements a thread, whole warps, at most the limit.
+  int64_t threads = int64_t(llvm::PowerOf2Ceil(uint64_t(llvm::divideCeil(length, 8))));
+  return std::clamp<int64_t>(threads, std::min<int64_t>(32, maxThreads), maxThreads);
+}
+
 class ChooseKernelConfigPass
     : public magi::impl::ChooseKernelConfigBase<ChooseKernelConfigPass> {
 public:
@@ -64,7 +86,8 @@ public:
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    for (int64_t size : {int64_t(blockSize), int64_t(reductionBlockSize)}) {
+    for (int64_t size : {int64_t(blockSize), int64_t(reductionBlockSize),
+                         int64_t(rowReductionBlockSize)}) {
       if (size < 1 || size > 1024) {
         func.emitError() << "block size " << size
                          << " is outside 1..1024 (the CUDA limit)";
@@ -86,6 +109,11 @@ public:
         if (std::optional<int64_t> count = staticIterationCount(loop))
           threads = std::min(threads, std::max<int64_t>(
                                           32, llvm::alignTo(*count, 32)));
+        if (std::optional<int64_t> rowThreads =
+                blockReductionThreads(loop, rowReductionBlockSize)) {
+          strategy = "block-reduction";
+          threads = *rowThreads;
+        }
       }
       op.setAttr(magi::kKernelConfigAttr,
                  b.getDictionaryAttr(

@@ -102,6 +102,11 @@ public:
                        << "' needs an scf.parallel";
         return signalPassFailure();
       }
+      if (config->strategy == "block-reduction") {
+        if (failed(mapBlockReduction(loop, config->blockSize)))
+          return signalPassFailure();
+        continue;
+      }
       if (failed(mapParallel(loop, config->blockSize)))
         return signalPassFailure();
     }
@@ -170,6 +175,112 @@ private:
       op->removeAttr(magi::kKernelConfigAttr);
       op->moveBefore(terminator);
     }
+    sinkConstants(launch);
+    return success();
+  }
+
+  // The loop's trip counts, and their product (emitted before `loop`).
+  static Value tripCounts(OpBuilder &b, scf::ParallelOp loop,
+                          SmallVectorImpl<Value> &counts) {
+    Location loc = loop.getLoc();
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                         loop.getUpperBound(), loop.getStep())) {
+      Value extent = arith::SubIOp::create(b, loc, ub, lb);
+      Value count = arith::CeilDivSIOp::create(b, loc, extent, step);
+      counts.push_back(count);
+      total = arith::MulIOp::create(b, loc, total, count);
+    }
+    return total;
+  }
+
+  // Maps `id` to the loop's induction variables: the last loop varies
+  // fastest, as the row-major data does.
+  static void delinearize(OpBuilder &b, scf::ParallelOp loop, Value id,
+                          ArrayRef<Value> counts, IRMapping &mapping) {
+    Location loc = loop.getLoc();
+    Value rest = id;
+    for (int64_t i = counts.size() - 1; i >= 0; --i) {
+      Value index = i == 0 ? rest
+                           : arith::RemUIOp::create(b, loc, rest, counts[i]);
+      if (i != 0)
+        rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
+      Value iv = arith::AddIOp::create(
+          b, loc, loop.getLowerBound()[i],
+          arith::MulIOp::create(b, loc, index, loop.getStep()[i]));
+      mapping.map(loop.getInductionVars()[i], iv);
+    }
+  }
+
+  // One block per row: the threads split the row's loop, each accumulating
+  // from the identity; gpu.all_reduce combines them; thread 0 folds the
+  // total into the output element.
+  LogicalResult mapBlockReduction(scf::ParallelOp loop, int64_t blockSize) {
+    std::optional<magi::RowAccumulation> acc = magi::matchRowAccumulation(loop);
+    if (!acc)
+      return loop.emitError("strategy 'block-reduction' needs a row "
+                            "reduction (an inner scf.for accumulating into "
+                            "one output element)");
+    if (failed(checkNoEscapingValues({loop.getOperation()})))
+      return failure();
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    SmallVector<Value> counts;
+    Value rows = tripCounts(b, loop, counts);
+    Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    gpu::LaunchOp launch = createLaunch(
+        b, loc, rows, block,
+        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+    b.setInsertionPoint(launch.getBody().front().getTerminator());
+    IRMapping mapping;
+    delinearize(b, loop, launch.getBlockIds().x, counts, mapping);
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (&op != acc->loop.getOperation())
+        b.clone(op, mapping);
+
+    scf::ForOp inner = acc->loop;
+    Value tid = launch.getThreadIds().x;
+    Value step = mapping.lookupOrDefault(inner.getStep());
+    Value start = arith::AddIOp::create(
+        b, loc, mapping.lookupOrDefault(inner.getLowerBound()),
+        arith::MulIOp::create(b, loc, tid, step));
+    Value stride = arith::MulIOp::create(b, loc, step, block);
+    Value identity = arith::ConstantOp::create(b, loc, acc->identity);
+    auto partial = scf::ForOp::create(
+        b, loc, start, mapping.lookupOrDefault(inner.getUpperBound()), stride,
+        ValueRange{identity});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(partial.getBody());
+      IRMapping body = mapping;
+      body.map(inner.getInductionVar(), partial.getInductionVar());
+      for (Operation &op : inner.getBody()->without_terminator())
+        if (&op != acc->load.getOperation() && &op != acc->combine &&
+            &op != acc->store.getOperation())
+          b.clone(op, body);
+      Operation *combined = b.clone(*acc->combine, body);
+      combined->setOperands({partial.getRegionIterArgs()[0],
+                             body.lookupOrDefault(acc->value)});
+      scf::YieldOp::create(b, loc, combined->getResult(0));
+    }
+    auto total = gpu::AllReduceOp::create(
+        b, loc, partial.getResult(0),
+        gpu::AllReduceOperationAttr::get(b.getContext(), acc->kind),
+        /*uniform=*/true);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+    auto onlyFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    b.setInsertionPoint(onlyFirst.thenBlock()->getTerminator());
+    SmallVector<Value> indices;
+    for (Value i : acc->store.getIndices())
+      indices.push_back(mapping.lookupOrDefault(i));
+    Value out = mapping.lookupOrDefault(acc->store.getMemRef());
+    Value old = memref::LoadOp::create(b, loc, out, indices);
+    Operation *folded = b.clone(*acc->combine);
+    folded->setOperands({old, total.getResult()});
+    memref::StoreOp::create(b, loc, folded->getResult(0), out, indices);
+    loop.erase();
     sinkConstants(launch);
     return success();
   }

@@ -30,6 +30,33 @@ inline constexpr llvm::StringLiteral kKernelConfigAttr = "magi.kernel_config";
 /// describing views of it) or holds regions.
 bool isDeviceWork(mlir::Operation *op);
 
+/// A row reduction as convert-linalg-to-parallel-loops writes it: an
+/// `scf.parallel` over the rows whose body is side-effect-free index work
+/// and then one `scf.for` over the reduced dimension that loads an output
+/// element, combines it with a value computed from the iteration, and stores
+/// it back to the same place:
+///   scf.for %j { %a = load %out[I]; ...; %n = combine %a, %v; store %n, %out[I] }
+/// with I invariant in the loop and %v independent of %a. Such a loop can
+/// run as one block per row, the threads splitting %j and combining their
+/// partial results with `gpu.all_reduce` (magi-map-to-gpu's
+/// `block-reduction`).
+struct RowAccumulation {
+  mlir::scf::ForOp loop;
+  mlir::memref::LoadOp load;
+  mlir::Operation *combine = nullptr;
+  mlir::memref::StoreOp store;
+  /// The combine's operand that is not the loaded value.
+  mlir::Value value;
+  mlir::gpu::AllReduceOperation kind;
+  /// The combine's identity (0 for add, -inf for max, ...).
+  mlir::TypedAttr identity;
+  /// Every load in the loop that depends on its induction variable indexes
+  /// its last dimension with it: threads that split the loop read
+  /// neighbouring elements (coalesced).
+  bool contiguous = false;
+};
+std::optional<RowAccumulation> matchRowAccumulation(mlir::scf::ParallelOp loop);
+
 } // namespace magi
 
 #endif // MAGI_GPU_PASSES_H

@@ -23,6 +23,13 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     - `elementwise`: no loop inside; `block-size` threads per block;
     - `serial-reduction`: each thread runs an inner `scf.for` (a reduction
       or a matrix product); `reduction-block-size` threads per block;
+    - `block-reduction`: a row reduction (see `matchRowAccumulation`: an
+      inner `scf.for` that accumulates into one output element) whose rows
+      are read along the reduced dimension and are long (a static length of
+      256 or more, about eight elements a thread, a power of two between 32
+      and `row-reduction-block-size`) or of symbolic length (128 threads, or
+      fewer when the option is lower): one block per row, the threads
+      splitting the row and combining with `gpu.all_reduce`;
     - `single-thread`: one thread (block size 1).
     When the iteration count is static and smaller than the block size, the
     block shrinks to that count rounded up to a warp (32). Block sizes must
@@ -33,6 +40,8 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
            "Threads per block for elementwise loops">,
     Option<"reductionBlockSize", "reduction-block-size", "int64_t", "128",
            "Threads per block for loops with a serial inner loop">,
+    Option<"rowReductionBlockSize", "row-reduction-block-size", "int64_t", "256",
+           "Most threads per block (one block per row) for block reductions">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
@@ -47,7 +56,13 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     induction variables are delinearized, the last varying fastest) when
     `id < n`. A run of consecutive `single-thread` ops becomes one
     `gpu.launch` of one thread. Each launch is named
-    `<function>_kernels::k<N>` for outlining. A loop without a
+    `<function>_kernels::k<N>` for outlining. A `block-reduction` loop
+    becomes one block per row (`n` blocks of `block_size` threads): thread
+    `t` accumulates iterations `t, t + block_size, ...` of the row's inner
+    loop from the combine's identity, `gpu.all_reduce` combines the
+    threads' partial results, and thread 0 combines the total into the
+    output element (which holds its initial value, as the serial loop
+    expects). A loop without a
     configuration, a `scf.parallel` with reductions, a block size outside
     1..1024 or a value computed in a kernel and used by the host is an error.
   }];
