@@ -171,6 +171,42 @@ else
   echo "== no artifact directory '$artifacts': only the self-test ran"
 fi
 
+# compute-sanitizer: memcheck (memory and CUDA API errors) over a fixture
+# and, when .gpu/ has it, the 7B-shaped layer (zero weights, T=16); racecheck
+# on the latter's block reductions (shared memory).
+sanitize() {
+  local label="$1" tool="$2"
+  shift 2
+  echo
+  echo "== compute-sanitizer --tool $tool: $label"
+  local log
+  local options=()
+  if [[ "$1" == --kernel-name-exclude ]]; then
+    options=("$1" "$2")
+    shift 2
+  fi
+  log="$(timeout "$run_limit" compute-sanitizer --tool "$tool" --print-limit 20 "${options[@]}" "$magi_run" "$@" 2>&1)"
+  echo "$log" | tail -25
+  local summary
+  summary="$(echo "$log" | grep -o -E '(ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: [0-9]+ hazard)' | tail -1)"
+  if [[ "$summary" == *": 0 error" || "$summary" == *": 0 hazard" ]]; then
+    rows+=("| $label ($tool) | - | - | OK (0 errors) | - | - |")
+  else
+    rows+=("| $label ($tool) | - | - | FAIL (${summary:-no summary}) | - | - |")
+    failed=1
+  fi
+}
+if command -v compute-sanitizer >/dev/null; then
+  [[ -d "$artifacts/llama-bf16" ]] &&
+    sanitize "llama-bf16" memcheck "$artifacts/llama-bf16" --fixture "$fixtures/llama-bf16/case0" --cuda-graphs=off
+  if [[ -d .gpu/llama7b-1l ]]; then
+    sanitize "llama7b-1l T=16" memcheck .gpu/llama7b-1l --input .gpu/llama7b/ids16.bin --cuda-graphs=off
+    # Magi's kernels only: cuBLAS's split-K gemm kernels (nvjet_*) report
+    # shared-memory hazards of their own (seen 2026-12-01, 7 in one run).
+    sanitize "llama7b-1l T=16" racecheck --kernel-name-exclude kns=nvjet .gpu/llama7b-1l --input .gpu/llama7b/ids16.bin --cuda-graphs=off
+  fi
+fi
+
 echo
 echo "| fixture | case0 rel_err | case1 rel_err | OK/FAIL | eager ms | graphs ms |"
 echo "|---|---|---|---|---|---|"

@@ -4,6 +4,7 @@
 #include "magi/Support/Version.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/SHA256.h"
 
 using namespace magi::cache;
@@ -23,6 +24,11 @@ std::string magi::cache::sha256Hex(llvm::StringRef data) {
   std::array<uint8_t, 32> digest =
       llvm::SHA256::hash(llvm::arrayRefFromStringRef(data));
   return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+std::string magi::cache::blake3Hex(llvm::StringRef data) {
+  return llvm::toHex(llvm::BLAKE3::hash<32>(llvm::arrayRefFromStringRef(data)),
+                     /*LowerCase=*/true);
 }
 
 std::optional<CacheKey> CacheKey::fromHex(llvm::StringRef hex) {

@@ -278,7 +278,7 @@ CacheStore::ReadResult CacheStore::readEntry(const CacheKey &key,
       return fail(Status::Damaged, what + " has " + llvm::Twine(data.size()) +
                                        " bytes, the manifest says " +
                                        llvm::Twine(file.size));
-    if (sha256Hex(data) != file.sha256)
+    if (blake3Hex(data) != file.checksum)
       return fail(Status::Damaged, what + " does not match its checksum");
     result.entry.files.push_back(
         {file.name, loadData ? data.str() : std::string()});
@@ -482,7 +482,7 @@ CacheStore::writeEntry(const CacheKey &key, const KeyFactorList &factors,
       return std::move(err);
     written += file.data.size();
     manifestFiles.push_back(
-        {file.name, file.data.size(), sha256Hex(file.data)});
+        {file.name, file.data.size(), blake3Hex(file.data)});
   }
   std::string manifest = renderManifest(key.hex(), factors, manifestFiles);
   if (llvm::Error err = writeOne(kManifestName, manifest, {}))

@@ -18,7 +18,7 @@ inline constexpr llvm::StringLiteral kIndexName = "index.json";
 struct ManifestFile {
   std::string name;
   uint64_t size = 0;
-  std::string sha256;
+  std::string checksum; // BLAKE3, hex
 };
 
 struct Manifest {

@@ -4,7 +4,7 @@
 #include "magi/Compile/ArtifactCache.h"
 #include "magi/Compile/ArtifactManifest.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
-#include "magi/Interp/Interpreter.h"
+#include "magi/Import/TorchExport.h"
 #include "magi/Support/Version.h"
 #include "magi/Pipeline/Pipeline.h"
 #include "magi/Transforms/Passes.h"
@@ -13,6 +13,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <map>
 
@@ -69,9 +71,8 @@ struct VariantJob {
 
 class ArtifactWriter {
 public:
-  ArtifactWriter(ModuleOp module, const TorchExportArchive *archive,
-                 StringRef dir, const ArtifactOptions &options)
-      : module(module), archive(archive), dir(dir), options(options) {}
+  ArtifactWriter(ModuleOp module, StringRef dir, const ArtifactOptions &options)
+      : module(module), dir(dir), options(options) {}
 
   LogicalResult write(std::vector<PieceReport> &reports) {
     FailureOr<SplitGraph> split = describeSplitGraph(module);
@@ -109,27 +110,21 @@ public:
     manifest.targetChip = options.target.chip;
     manifest.targetFeatures = options.target.features;
     manifest.sourceFile = llvm::sys::path::filename(options.sourcePath).str();
-    if (auto buffer = llvm::MemoryBuffer::getFile(options.sourcePath))
-      manifest.sourceSha256 = llvm::toHex(
-          llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer())),
-          /*LowerCase=*/true);
-    manifest.weightsFile = "weights.bin";
-    manifest.weightsBytes = weights.size();
-    if (failed(writeFile("weights.bin", weights)))
-      return failure();
+    if (llvm::Expected<std::string> identity = inputIdentity(options.sourcePath))
+      manifest.sourceSha256 = StringRef(*identity).rsplit(':').second.str();
+    else
+      llvm::consumeError(identity.takeError());
     return writeFile("manifest.json", rt::printManifest(manifest));
   }
 
 private:
   ModuleOp module;
-  const TorchExportArchive *archive;
   std::string dir;
   const ArtifactOptions &options;
   func::FuncOp graph;
   rt::Manifest manifest;
   SmallVector<func::FuncOp> pieceFunctions;
   llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
-  std::string weights;
   std::string ptxas;
   std::string ptxasVersionText;
   /// Every variant to produce, in manifest order.
@@ -165,31 +160,173 @@ private:
     return success();
   }
 
-  // The bytes of every weight input, packed into weights.bin.
+  // Where every weight input's bytes are: an entry of the archive, checked
+  // against its zip directory (method, sizes, the view inside the entry),
+  // never read; or, with --pack-weights, a range of weights.bin that the
+  // entries are streamed into.
   LogicalResult attachWeights() {
     if (options.noWeights)
       return success();
-    std::optional<interp::WeightLoader> loader;
-    if (archive)
-      loader.emplace(*archive);
-    for (auto [i, input] : llvm::enumerate(manifest.graph.inputs)) {
-      if (!input.isWeight())
-        continue;
-      if (!loader)
-        return graph.emitError() << "argument " << i
-                                 << " is a weight, but no archive was given "
-                                    "to read it from (--weights, or "
-                                    "--no-weights to compile without them)";
-      FailureOr<interp::Tensor> tensor = loader->load(graph, i);
-      if (failed(tensor))
-        return failure();
-      weights.resize(llvm::alignTo(weights.size(), kWeightAlignment), '\0');
-      input.hasWeight = true;
-      input.weightOffset = weights.size();
-      input.weightBytes = tensor->getBytes().size();
-      weights.append(tensor->getBytes().begin(), tensor->getBytes().end());
+    std::vector<size_t> weightInputs;
+    for (auto [i, input] : llvm::enumerate(manifest.graph.inputs))
+      if (input.isWeight())
+        weightInputs.push_back(i);
+    if (weightInputs.empty())
+      return success();
+    if (options.weightsArchive.empty())
+      return graph.emitError() << "argument " << weightInputs.front()
+                               << " is a weight, but no archive was given "
+                                  "to read it from (--weights, or "
+                                  "--no-weights to compile without them)";
+    rt::ZipDirectory zip;
+    std::string error;
+    if (!rt::tryReadZipDirectory(options.weightsArchive, zip, error))
+      return graph.emitError() << error;
+    std::string prefix = commonPrefix(zip);
+    std::vector<const rt::ZipEntry *> storages; // in first-use order
+    llvm::DenseMap<const rt::ZipEntry *, unsigned> storageOf;
+    std::vector<unsigned> weightStorage;
+    for (size_t i : weightInputs) {
+      rt::GraphInput &input = manifest.graph.inputs[i];
+      std::string what = "argument " + std::to_string(i) + " ('" + input.name + "')";
+      auto attr = graph.getArgAttrOfType<DictionaryAttr>(i, kWeightAttr);
+      auto entryName = attr ? attr.getAs<StringAttr>("entry") : StringAttr();
+      auto offset = attr ? attr.getAs<IntegerAttr>("offset") : IntegerAttr();
+      auto strides = attr ? attr.getAs<DenseI64ArrayAttr>("strides")
+                          : DenseI64ArrayAttr();
+      if (!entryName || !offset || !strides)
+        return graph.emitError()
+               << what << " has no well-formed " << kWeightAttr
+               << " attribute ({entry = \"...\", offset = <bytes>, strides = "
+                  "array<i64: ...>}) saying where its data is";
+      const rt::ZipEntry *entry = findEntry(zip, prefix, entryName.getValue());
+      if (!entry)
+        return graph.emitError() << what << ": " << options.weightsArchive
+                                 << " has no entry '" << entryName.getValue()
+                                 << "'";
+      int64_t elementSize = rt::elementSize(input.dtype);
+      if (offset.getInt() < 0 || offset.getInt() % elementSize != 0)
+        return graph.emitError() << what << ": its byte offset "
+                                 << offset.getInt()
+                                 << " is not a whole number of elements";
+      rt::WeightRef ref;
+      ref.setStorage(0, *entry);
+      ref.storageOffset = offset.getInt() / elementSize;
+      ref.strides.assign(strides.asArrayRef().begin(), strides.asArrayRef().end());
+      std::vector<int64_t> shape;
+      for (const rt::Expr &size : input.shape) {
+        std::optional<int64_t> n = constantOf(size);
+        if (!n)
+          return graph.emitError() << what << " has a symbolic shape";
+        shape.push_back(*n);
+      }
+      int64_t dense = 0;
+      if (std::optional<std::string> bad =
+              rt::checkView(elementSize, shape, ref.strides, ref.storageOffset,
+                            ref.bytes, dense))
+        return graph.emitError() << what << ": its view of entry '"
+                                 << entry->name << "' " << *bad;
+      auto [it, inserted] = storageOf.try_emplace(entry, storages.size());
+      if (inserted)
+        storages.push_back(entry);
+      weightStorage.push_back(it->second);
+      input.weight = std::move(ref);
     }
+    rt::WeightFile file;
+    if (!options.packWeights) {
+      file.path = relativePath(options.weightsArchive, dir);
+      file.bytes = zip.fileBytes;
+      manifest.weightFiles.push_back(std::move(file));
+      return success();
+    }
+    // Packed: each storage once, 256-byte aligned, streamed in 8 MiB chunks.
+    FailureOr<std::vector<int64_t>> packed = packStorages(storages);
+    if (failed(packed))
+      return failure();
+    for (auto [k, i] : llvm::enumerate(weightInputs)) {
+      rt::WeightRef &ref = *manifest.graph.inputs[i].weight;
+      ref.offset = (*packed)[weightStorage[k]];
+      ref.method = rt::ZipMethod::Stored;
+      ref.storedBytes = ref.bytes;
+      ref.entry.clear();
+    }
+    file.path = "weights.bin";
+    file.bytes = packed->back();
+    manifest.weightFiles.push_back(std::move(file));
     return success();
+  }
+
+  // Streams `storages` into DIR/weights.bin; their offsets, then the file's
+  // size.
+  FailureOr<std::vector<int64_t>> packStorages(
+      const std::vector<const rt::ZipEntry *> &storages) {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, "weights.bin");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return module.emitError() << "cannot write '" << path
+                                << "': " << ec.message();
+    std::vector<int64_t> offsets;
+    int64_t size = 0;
+    for (const rt::ZipEntry *entry : storages) {
+      int64_t aligned = llvm::alignTo(size, kWeightAlignment);
+      os.write_zeros(aligned - size);
+      offsets.push_back(aligned);
+      size = aligned + entry->bytes;
+      std::string error;
+      if (!rt::tryStreamEntry(options.weightsArchive, *entry, 8u << 20,
+                              [&](const char *data, size_t n) {
+                                os.write(data, n);
+                                return !os.has_error();
+                              },
+                              error))
+        return module.emitError() << error;
+    }
+    os.close();
+    if (os.has_error())
+      return module.emitError() << "cannot write '" << path
+                                << "': " << os.error().message();
+    offsets.push_back(size);
+    return offsets;
+  }
+
+  static std::optional<int64_t> constantOf(const rt::Expr &e) {
+    int64_t n;
+    if (StringRef(e.text()).getAsInteger(10, n))
+      return std::nullopt;
+    return n;
+  }
+
+  // The folder every entry is under ("model/" for model.pt2), or "".
+  static std::string commonPrefix(const rt::ZipDirectory &zip) {
+    if (zip.entries.empty())
+      return "";
+    StringRef first = zip.entries.front().name;
+    size_t slash = first.find('/');
+    if (slash == StringRef::npos)
+      return "";
+    std::string prefix = first.substr(0, slash + 1).str();
+    for (const rt::ZipEntry &e : zip.entries)
+      if (!StringRef(e.name).starts_with(prefix))
+        return "";
+    return prefix;
+  }
+
+  // An entry by the name the importer recorded: as it is, under the
+  // archive's folder, or with another archive's folder replaced (a .mlir
+  // graph compiled with --weights from another export of the model).
+  static const rt::ZipEntry *findEntry(const rt::ZipDirectory &zip,
+                                       const std::string &prefix,
+                                       StringRef name) {
+    if (const rt::ZipEntry *e = zip.find(name.str()))
+      return e;
+    if (const rt::ZipEntry *e = zip.find(prefix + name.str()))
+      return e;
+    size_t slash = name.find('/');
+    if (slash != StringRef::npos)
+      return zip.find(prefix + name.substr(slash + 1).str());
+    return nullptr;
   }
 
   // The symbol --compile-sizes specializes: the graph's only one, with
@@ -434,7 +571,16 @@ private:
     std::atomic<bool> anyFailed = false;
     if (missing.size() > 1)
       loadGpuCompilationDialects(module.getContext(), options.target);
+    std::atomic<size_t> done = 0;
+    std::mutex progressMutex;
     parallelForEach(module.getContext(), missing, [&](VariantJob *job) {
+      llvm::scope_exit finished([&] {
+        size_t n = ++done;
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(progressMutex);
+          options.progress(n, missing.size());
+        }
+      });
       auto start = std::chrono::steady_clock::now();
       FailureOr<PieceBinary> fresh =
           compileFresh(job->source, dir + "/" + job->base + ".cubin");
@@ -514,10 +660,10 @@ private:
 
 } // namespace
 
-LogicalResult writeArtifact(ModuleOp lowered, const TorchExportArchive *archive,
-                            StringRef dir, const ArtifactOptions &options,
+LogicalResult writeArtifact(ModuleOp lowered, StringRef dir,
+                            const ArtifactOptions &options,
                             std::vector<PieceReport> &reports) {
-  return ArtifactWriter(lowered, archive, dir, options).write(reports);
+  return ArtifactWriter(lowered, dir, options).write(reports);
 }
 
 } // namespace magi

@@ -2,6 +2,8 @@
 
 #include "magi/Compile/ArtifactCache.h"
 #include "magi/Compile/GpuCompiler.h"
+#include "magi/Import/TorchExport.h"
+#include "magi/Runtime/Zip.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -28,18 +30,59 @@ llvm::Error prepareArtifactDir(llvm::StringRef dir) {
   return llvm::Error::success();
 }
 
+std::string relativePath(llvm::StringRef target, llvm::StringRef fromDir) {
+  auto absolute = [](llvm::StringRef path) {
+    llvm::SmallString<256> out(path);
+    llvm::sys::fs::make_absolute(out);
+    llvm::sys::path::remove_dots(out, /*remove_dot_dot=*/true);
+    return out;
+  };
+  llvm::SmallString<256> a = absolute(target), b = absolute(fromDir);
+  llvm::SmallVector<llvm::StringRef> ta(llvm::sys::path::begin(a), llvm::sys::path::end(a));
+  llvm::SmallVector<llvm::StringRef> tb(llvm::sys::path::begin(b), llvm::sys::path::end(b));
+  size_t common = 0;
+  while (common < ta.size() && common < tb.size() && ta[common] == tb[common])
+    ++common;
+  llvm::SmallString<256> out;
+  for (size_t i = common; i < tb.size(); ++i)
+    llvm::sys::path::append(out, "..");
+  for (size_t i = common; i < ta.size(); ++i)
+    llvm::sys::path::append(out, ta[i]);
+  return out.str().str();
+}
+
+llvm::Expected<std::string> inputIdentity(llvm::StringRef path) {
+  if (isZipArchive(path)) {
+    runtime::ZipDirectory zip;
+    std::string error;
+    if (!runtime::tryReadZipDirectory(path.str(), zip, error))
+      return llvm::createStringError(std::make_error_code(std::errc::invalid_argument), llvm::Twine(error));
+    // Entries by name, with their sizes and CRC-32s: what the archive holds,
+    // read from its directory alone.
+    std::string listing;
+    for (const runtime::ZipEntry &e : zip.entries)
+      listing += e.name + " " + runtime::zipMethodName(e.method) + " " +
+                 std::to_string(e.bytes) + " " + std::to_string(e.crc32) + "\n";
+    return "zip-directory-sha256:" + cache::sha256Hex(listing);
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read '" + path + "'");
+  return "sha256:" + cache::sha256Hex((*buffer)->getBuffer());
+}
+
 llvm::Expected<cache::CacheKeyFactors>
 artifactKeyFactors(const ArtifactKeyInputs &inputs) {
   cache::CacheKeyFactors factors = cache::CacheKeyFactors::forThisBuild();
   factors.pieceIR = "artifact";
   for (const std::string &path : inputs.inputFiles) {
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer)
-      return llvm::createStringError(buffer.getError(),
-                                     "cannot read '" + path + "'");
-    factors.pieceIR += "\n" + llvm::sys::path::filename(path).str() +
-                       " sha256:" + cache::sha256Hex((*buffer)->getBuffer());
+    llvm::Expected<std::string> identity = inputIdentity(path);
+    if (!identity)
+      return identity.takeError();
+    factors.pieceIR +=
+        "\n" + llvm::sys::path::filename(path).str() + " " + *identity;
   }
   factors.pipelineOptions = "artifact;" + inputs.options;
   factors.targetChip = inputs.chip;
@@ -102,9 +145,14 @@ llvm::Error storeArtifact(cache::CacheStore &cache,
     files.push_back({std::move(name), (*buffer)->getBuffer().str()});
     return llvm::Error::success();
   };
-  for (const char *name : {"manifest.json", "weights.bin"})
-    if (llvm::Error e = add((dir + "/" + name).str(), name))
-      return e;
+  // Never the weights: an artifact that references them has none, and a
+  // packed one (--pack-weights) is not stored whole.
+  if (llvm::sys::fs::exists(dir + "/weights.bin"))
+    return llvm::createStringError(
+        std::make_error_code(std::errc::operation_not_permitted),
+        "an artifact with packed weights is not stored whole in the cache");
+  if (llvm::Error e = add((dir + "/manifest.json").str(), "manifest.json"))
+    return e;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir + "/pieces", ec), end;
        it != end && !ec; it.increment(ec)) {

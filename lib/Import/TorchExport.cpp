@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Import/TorchExport.h"
+#include "magi/Import/Json.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include <cmath>
 #include <map>
 
@@ -42,6 +44,10 @@ struct SymExpr {
 
 class SymExprParser {
 public:
+  /// Parsing, converting and destroying an expression each recurse once per
+  /// level; sizes torch.export writes nest a few levels deep.
+  static constexpr unsigned kMaxDepth = 256;
+
   explicit SymExprParser(StringRef text) : text(text) {}
 
   std::optional<SymExpr> parse() {
@@ -51,6 +57,8 @@ public:
       return std::nullopt;
     return e;
   }
+  /// True if parse() gave up because the expression nests too deeply.
+  bool tooDeep() const { return depthExceeded; }
 
 private:
   void skipSpace() {
@@ -109,6 +117,17 @@ private:
   }
 
   std::optional<SymExpr> parseExpr() {
+    if (depth >= kMaxDepth) {
+      depthExceeded = true;
+      return std::nullopt;
+    }
+    ++depth;
+    std::optional<SymExpr> e = parseTerm();
+    --depth;
+    return e;
+  }
+
+  std::optional<SymExpr> parseTerm() {
     skipSpace();
     if (pos < text.size() && (isdigit(text[pos]) || text[pos] == '-')) {
       std::optional<int64_t> v = integer();
@@ -166,6 +185,8 @@ private:
 
   StringRef text;
   size_t pos = 0;
+  unsigned depth = 0;
+  bool depthExceeded = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -268,13 +289,18 @@ public:
 
 private:
   // Errors inside a node name it: its location is only the archive.
-  InFlightDiagnostic error(Location loc) {
+  // Only the first error is reported: later ones follow from it (both
+  // operands of a node may be missing), and an import gives one diagnostic.
+  InFlightDiagnostic error(Location loc) { return error(loc, /*inNode=*/true); }
+  InFlightDiagnostic error() { return error(fileLoc, /*inNode=*/false); }
+  InFlightDiagnostic error(Location loc, bool inNode) {
     InFlightDiagnostic d = emitError(loc);
-    if (!currentNode.empty())
+    if (errorCount++)
+      d.abandon();
+    if (inNode && !currentNode.empty())
       d << "node '" << currentNode << "': ";
     return d;
   }
-  InFlightDiagnostic error() { return emitError(fileLoc); }
 
   LogicalResult readJson(StringRef entry, json::Value &out);
   LogicalResult checkFormat(const json::Object &program);
@@ -283,7 +309,7 @@ private:
                              Location loc);
   FailureOr<Type> valueType(StringRef name, Location loc);
   Value symbol(StringRef name);
-  void bindShape(Value tensor, StringRef name);
+  LogicalResult bindShape(Value tensor, StringRef name);
   std::optional<AffineExpr> toAffine(const SymExpr &e,
                                      SmallVectorImpl<std::string> &symbols);
   LogicalResult importInputs(const json::Object &program);
@@ -300,7 +326,10 @@ private:
                                 Location loc);
   FailureOr<Value> scalarArg(const NodeArgs &args, StringRef name,
                              Location loc);
-  FailureOr<Value> scalarValue(const json::Object *arg, Location loc);
+  /// The value of a scalar or tensor argument `name` (empty: not an
+  /// argument, such as a graph output).
+  FailureOr<Value> scalarValue(const json::Object *arg, Location loc,
+                               StringRef name = "");
   std::optional<int64_t> intArg(const NodeArgs &args, StringRef name);
   std::optional<double> floatArg(const NodeArgs &args, StringRef name);
   std::optional<bool> boolArg(const NodeArgs &args, StringRef name);
@@ -312,7 +341,7 @@ private:
                            Location loc);
   Value indexConstant(int64_t v, Location loc);
   /// `[start, end, step]` of a slice-like node as a mixed list (absent: 0,
-  /// INT64_MAX, 1); failure when a bound is no integer.
+  /// INT64_MAX, 1); an error when a bound is no integer.
   FailureOr<MixedList> sliceBounds(const NodeArgs &args, Location loc);
 
   LogicalResult convert(StringRef target, const NodeArgs &args,
@@ -339,16 +368,26 @@ private:
   std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> ranges;
   std::map<std::string, unsigned> opaqueCounts;
   std::string currentNode;
+  uint64_t maxJsonBytes = 0;
+  // Errors emitted so far: a failure must never leave without one.
+  unsigned errorCount = 0;
 };
 
 LogicalResult Importer::readJson(StringRef entry, json::Value &out) {
   std::string bytes, err;
-  if (!archive.readEntry(entry, bytes, err))
+  uint64_t size = 0;
+  if (!archive.checkedEntrySize(entry, size, err))
     return error() << err;
-  llvm::Expected<json::Value> parsed = json::parse(bytes);
+  if (size > maxJsonBytes)
+    return error() << "entry '" << entry << "' holds " << size
+                   << " bytes, more than the limit of " << maxJsonBytes
+                   << " for a JSON entry (--max-json-bytes)";
+  if (!archive.readEntry(entry, bytes, err, maxJsonBytes))
+    return error() << err;
+  llvm::Expected<json::Value> parsed = parseJson(bytes);
   if (!parsed)
     return error() << "entry '" << entry
-                   << "' is not valid JSON: " << llvm::toString(parsed.takeError());
+                   << "' " << llvm::toString(parsed.takeError());
   out = std::move(*parsed);
   return success();
 }
@@ -462,15 +501,15 @@ Importer::toAffine(const SymExpr &e, SmallVectorImpl<std::string> &syms) {
 }
 
 // Binds the symbolic dims of `tensor` (named `name` in tensor_values).
-void Importer::bindShape(Value tensor, StringRef name) {
+LogicalResult Importer::bindShape(Value tensor, StringRef name) {
   const json::Object *meta = getObject(tensorValues, name);
   const json::Array *sizes = getArray(meta, "sizes");
   if (!sizes)
-    return;
+    return success();
   SmallVector<std::string> syms;
   SmallVector<AffineExpr> exprs;
   bool symbolic = false;
-  for (const json::Value &size : *sizes) {
+  for (auto [dim, size] : llvm::enumerate(*sizes)) {
     const json::Object *s = size.getAsObject();
     if (auto v = s ? s->getInteger("as_int") : std::nullopt) {
       exprs.push_back(getAffineConstantExpr(*v, ctx));
@@ -478,23 +517,32 @@ void Importer::bindShape(Value tensor, StringRef name) {
     }
     const json::Object *expr = getObject(s, "as_expr");
     std::optional<StringRef> text = expr ? expr->getString("expr_str") : std::nullopt;
-    std::optional<SymExpr> parsed =
-        text ? SymExprParser(*text).parse() : std::nullopt;
+    std::optional<SymExpr> parsed;
+    if (text) {
+      SymExprParser parser(*text);
+      parsed = parser.parse();
+      if (parser.tooDeep())
+        return error(tensor.getLoc())
+               << "the expr_str of size " << dim << " of tensor '" << name
+               << "' nests deeper than " << SymExprParser::kMaxDepth
+               << " levels";
+    }
     std::optional<AffineExpr> affine =
         parsed ? toAffine(*parsed, syms) : std::nullopt;
     // A size that is no affine function of the symbols stays unbound.
     if (!affine || isa<AffineConstantExpr>(*affine))
-      return;
+      return success();
     exprs.push_back(*affine);
     symbolic = true;
   }
   if (!symbolic)
-    return;
+    return success();
   SmallVector<Value> operands;
   for (const std::string &s : syms)
     operands.push_back(symbol(s));
   auto map = AffineMap::get(0, syms.size(), exprs, ctx);
   BindSymbolicShapeOp::create(b, tensor.getLoc(), tensor, operands, map);
+  return success();
 }
 
 FailureOr<Type> Importer::tensorType(const json::Object *meta, StringRef what,
@@ -512,14 +560,24 @@ FailureOr<Type> Importer::tensorType(const json::Object *meta, StringRef what,
   if (!sizes)
     return error(loc) << "no sizes for " << what;
   SmallVector<int64_t> shape;
-  for (const json::Value &size : *sizes) {
+  // Its static sizes' bytes must count in int64: later phases compute with
+  // them, and the type system keeps negative sizes for `?`.
+  int64_t bytes = dtypeBytes(dtype);
+  for (auto [dim, size] : llvm::enumerate(*sizes)) {
     const json::Object *s = size.getAsObject();
-    if (auto v = s ? s->getInteger("as_int") : std::nullopt)
+    if (auto v = s ? s->getInteger("as_int") : std::nullopt) {
+      if (*v < 0)
+        return error(loc) << "negative size " << *v << " in dimension " << dim
+                          << " of " << what;
+      if (llvm::MulOverflow(bytes, *v, bytes))
+        return error(loc) << "the sizes of " << what
+                          << " need more than 2^63 bytes";
       shape.push_back(*v);
-    else if (s && s->get("as_expr"))
+    } else if (s && s->get("as_expr")) {
       shape.push_back(ShapedType::kDynamic);
-    else
-      return error(loc) << "malformed size of " << what;
+    } else {
+      return error(loc) << "malformed size " << dim << " of " << what;
+    }
   }
   return Type(RankedTensorType::get(shape, dtype));
 }
@@ -553,6 +611,10 @@ LogicalResult Importer::weightAttr(StringRef fqn, RankedTensorType type,
   if (!file || !meta)
     return error(loc) << "malformed storage record for '" << fqn << "'";
   std::string entryName = archive.prefix() + dir.str() + file->str();
+  if (!type.hasStaticShape())
+    return error(loc) << "'" << fqn
+                      << "' has a symbolic size; stored tensors have static "
+                         "shapes";
   SmallVector<int64_t> strides;
   if (const json::Array *s = getArray(meta, "strides"))
     for (const json::Value &v : *s)
@@ -564,28 +626,46 @@ LogicalResult Importer::weightAttr(StringRef fqn, RankedTensorType type,
   int64_t offset = 0;
   if (auto o = getObject(meta, "storage_offset"))
     offset = o->getInteger("as_int").value_or(0);
-  // The last byte the tensor reads must lie inside the entry.
+  if (offset < 0)
+    return error(loc) << "'" << fqn << "' has a negative storage offset "
+                      << offset;
+  for (auto [dim, stride] : llvm::enumerate(strides))
+    if (stride < 0)
+      return error(loc) << "'" << fqn << "' has a negative stride " << stride
+                        << " in dimension " << dim;
+  // The last byte the tensor reads must lie inside the entry; the archive
+  // may claim anything, so every step is checked for overflow.
   int64_t elemBytes = dtypeBytes(type.getElementType());
-  uint64_t needed = 0;
-  if (type.getNumElements() > 0) {
+  int64_t offsetBytes = 0, needed = 0;
+  bool overflow = llvm::MulOverflow(offset, elemBytes, offsetBytes);
+  if (!overflow && type.getNumElements() > 0) {
     int64_t last = offset;
-    for (auto [size, stride] : llvm::zip(type.getShape(), strides))
-      last += (size - 1) * stride;
-    needed = (last + 1) * elemBytes;
+    for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
+      int64_t step;
+      overflow = overflow || llvm::MulOverflow(size - 1, stride, step) ||
+                 llvm::AddOverflow(last, step, last);
+    }
+    overflow = overflow || llvm::AddOverflow(last, int64_t(1), last) ||
+               llvm::MulOverflow(last, elemBytes, needed);
   }
+  if (overflow)
+    return error(loc) << "the storage offset and strides of '" << fqn
+                      << "' reach past 2^63 bytes";
   uint64_t have = 0;
-  if (!archive.entrySize(entryName, have))
+  std::string err;
+  if (!archive.hasEntry(entryName))
     return error(loc) << "the archive has no entry '" << entryName
                       << "' holding '" << fqn << "'";
-  if (have < needed)
+  if (!archive.checkedEntrySize(entryName, have, err))
+    return error(loc) << err;
+  if (have < static_cast<uint64_t>(needed))
     return error(loc) << "truncated weight data for '" << fqn << "': entry '"
                       << entryName << "' has " << have << " bytes, needs "
                       << needed;
   attrs.append(kWeightAttr,
                b.getDictionaryAttr(
                    {b.getNamedAttr("entry", b.getStringAttr(entryName)),
-                    b.getNamedAttr("offset",
-                                   b.getI64IntegerAttr(offset * elemBytes)),
+                    b.getNamedAttr("offset", b.getI64IntegerAttr(offsetBytes)),
                     b.getNamedAttr("strides",
                                    b.getDenseI64ArrayAttr(strides))}));
   return success();
@@ -649,7 +729,8 @@ LogicalResult Importer::importInputs(const json::Object &program) {
     values[name] = entry->getArgument(i);
   }
   for (auto [i, name] : llvm::enumerate(names))
-    bindShape(entry->getArgument(i), name);
+    if (failed(bindShape(entry->getArgument(i), name)))
+      return failure();
   return success();
 }
 
@@ -671,7 +752,11 @@ FailureOr<Value> Importer::tensorArg(const NodeArgs &args, StringRef name,
   std::optional<StringRef> ref = t ? t->getString("name") : std::nullopt;
   if (!ref)
     return error(loc) << "expected a tensor for argument '" << name << "'";
-  return lookup(*ref, loc);
+  FailureOr<Value> v = lookup(*ref, loc);
+  if (succeeded(v) && !isa<RankedTensorType>(v->getType()))
+    return error(loc) << "argument '" << name << "' names '" << *ref
+                      << "', which is not a tensor";
+  return v;
 }
 
 FailureOr<Value> Importer::optTensorArg(const NodeArgs &args, StringRef name,
@@ -693,9 +778,12 @@ FailureOr<MixedList> Importer::sliceBounds(const NodeArgs &args,
     } else if (auto i = a->getInteger("as_int")) {
       bounds.statics.push_back(*i);
     } else {
-      FailureOr<Value> v = scalarValue(a, loc);
-      if (failed(v) || !v->getType().isIndex())
+      FailureOr<Value> v = scalarValue(a, loc, name);
+      if (failed(v))
         return failure();
+      if (!v->getType().isIndex())
+        return error(loc) << "argument '" << name
+                          << "' must be an integer or a SymInt";
       bounds.statics.push_back(ShapedType::kDynamic);
       bounds.dynamics.push_back(*v);
     }
@@ -707,32 +795,58 @@ Value Importer::indexConstant(int64_t v, Location loc) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-FailureOr<Value> Importer::scalarValue(const json::Object *arg, Location loc) {
+FailureOr<Value> Importer::scalarValue(const json::Object *arg, Location loc,
+                                       StringRef name) {
   StringRef kind = unionKind(arg);
   const json::Value *v = arg ? arg->get(kind) : nullptr;
-  if (kind == "as_int")
-    return Value(arith::ConstantOp::create(
-        b, loc, b.getI64IntegerAttr(*v->getAsInteger())));
+  auto malformed = [&]() {
+    InFlightDiagnostic d = error(loc) << "malformed '" << kind << "' ";
+    if (name.empty())
+      d << "value";
+    else
+      d << "in argument '" << name << "'";
+    return d;
+  };
+  if (kind == "as_int") {
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i)
+      return malformed();
+    return Value(
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*i)));
+  }
   if (kind == "as_float") {
     std::optional<double> d = jsonFloat(*v);
     if (!d)
-      return error(loc) << "malformed float argument";
+      return malformed();
     return Value(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*d)));
   }
-  if (kind == "as_bool")
-    return Value(arith::ConstantOp::create(
-        b, loc, b.getBoolAttr(*v->getAsBoolean())));
+  if (kind == "as_bool") {
+    std::optional<bool> bv = v->getAsBoolean();
+    if (!bv)
+      return malformed();
+    return Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(*bv)));
+  }
   if (kind == "as_sym_int") {
     const json::Object *s = v->getAsObject();
     if (auto i = s ? s->getInteger("as_int") : std::nullopt)
       return indexConstant(*i, loc);
     if (auto n = s ? s->getString("as_name") : std::nullopt)
       return lookup(*n, loc);
+    return malformed();
   }
-  if (kind == "as_tensor")
-    return lookup(*v->getAsObject()->getString("name"), loc);
-  return error(loc) << "expected a scalar or tensor argument, got '" << kind
-                    << "'";
+  if (kind == "as_tensor") {
+    const json::Object *t = v->getAsObject();
+    std::optional<StringRef> ref = t ? t->getString("name") : std::nullopt;
+    if (!ref)
+      return malformed();
+    return lookup(*ref, loc);
+  }
+  InFlightDiagnostic d = error(loc) << "expected a scalar or tensor ";
+  if (name.empty())
+    d << "value";
+  else
+    d << "for argument '" << name << "'";
+  return d << ", got '" << kind << "'";
 }
 
 FailureOr<Value> Importer::scalarArg(const NodeArgs &args, StringRef name,
@@ -740,7 +854,7 @@ FailureOr<Value> Importer::scalarArg(const NodeArgs &args, StringRef name,
   const json::Object *arg = args.get(name);
   if (!arg)
     return error(loc) << "missing argument '" << name << "'";
-  return scalarValue(arg, loc);
+  return scalarValue(arg, loc, name);
 }
 
 std::optional<int64_t> Importer::intArg(const NodeArgs &args, StringRef name) {
@@ -776,8 +890,12 @@ std::optional<SmallVector<int64_t>> Importer::intsArg(const NodeArgs &args,
     return std::nullopt;
   }
   SmallVector<int64_t> out;
-  for (const json::Value &v : *list)
-    out.push_back(v.getAsInteger().value_or(0));
+  for (const json::Value &v : *list) {
+    std::optional<int64_t> i = v.getAsInteger();
+    if (!i)
+      return std::nullopt; // never guessed
+    out.push_back(*i);
+  }
   return out;
 }
 
@@ -876,11 +994,16 @@ LogicalResult Importer::importNode(const json::Object &node) {
         if (failed(addTensor(getObject(o, kind))))
           return failure();
       } else if (kind == "as_tensors") {
-        for (const json::Value &t : *o->getArray(kind))
+        const json::Array *list = o->getArray(kind);
+        if (!list)
+          return error(loc) << "malformed tensor list output";
+        for (const json::Value &t : *list)
           if (failed(addTensor(t.getAsObject())))
             return failure();
       } else if (kind == "as_sym_int") {
-        std::optional<StringRef> n = getObject(o, kind)->getString("as_name");
+        const json::Object *symInt = getObject(o, kind);
+        std::optional<StringRef> n =
+            symInt ? symInt->getString("as_name") : std::nullopt;
         if (!n)
           return error(loc) << "malformed SymInt output";
         outNames.push_back(n->str());
@@ -900,8 +1023,8 @@ LogicalResult Importer::importNode(const json::Object &node) {
                       << " results for " << outNames.size() << " outputs";
   for (auto [name, v] : llvm::zip(outNames, results)) {
     values[name] = v;
-    if (isa<RankedTensorType>(v.getType()))
-      bindShape(v, name);
+    if (isa<RankedTensorType>(v.getType()) && failed(bindShape(v, name)))
+      return failure();
   }
   currentNode.clear();
   return success();
@@ -931,8 +1054,14 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
       operandNames.push_back(b.getStringAttr(argName));
       return success();
     };
+    auto malformed = [&]() {
+      return error(loc) << "malformed '" << kind << "' in argument '"
+                        << argName << "'";
+    };
     if (kind == "as_tensor" || kind == "as_sym_int") {
       const json::Object *o = v->getAsObject();
+      if (!o)
+        return malformed();
       std::optional<StringRef> ref =
           o->getString(kind == "as_tensor" ? "name" : "as_name");
       if (ref) {
@@ -940,34 +1069,72 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
           return failure();
         continue;
       }
-      if (auto i = o->getInteger("as_int"))
-        attrs.append(argName, b.getI64IntegerAttr(*i));
+      std::optional<int64_t> i = o->getInteger("as_int");
+      if (!i)
+        return malformed();
+      attrs.append(argName, b.getI64IntegerAttr(*i));
     } else if (kind == "as_tensors") {
-      for (const json::Value &t : *v->getAsArray())
-        if (failed(addOperand(*t.getAsObject()->getString("name"))))
+      const json::Array *list = v->getAsArray();
+      if (!list)
+        return malformed();
+      for (const json::Value &t : *list) {
+        const json::Object *o = t.getAsObject();
+        std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
+        if (!ref)
+          return malformed();
+        if (failed(addOperand(*ref)))
           return failure();
+      }
     } else if (kind == "as_int") {
-      attrs.append(argName, b.getI64IntegerAttr(*v->getAsInteger()));
+      std::optional<int64_t> i = v->getAsInteger();
+      if (!i)
+        return malformed();
+      attrs.append(argName, b.getI64IntegerAttr(*i));
     } else if (kind == "as_float") {
-      attrs.append(argName, b.getF64FloatAttr(jsonFloat(*v).value_or(NAN)));
+      std::optional<double> f = jsonFloat(*v);
+      if (!f)
+        return malformed();
+      attrs.append(argName, b.getF64FloatAttr(*f));
     } else if (kind == "as_bool") {
-      attrs.append(argName, b.getBoolAttr(*v->getAsBoolean()));
+      std::optional<bool> bv = v->getAsBoolean();
+      if (!bv)
+        return malformed();
+      attrs.append(argName, b.getBoolAttr(*bv));
     } else if (kind == "as_string") {
-      attrs.append(argName, b.getStringAttr(*v->getAsString()));
+      std::optional<StringRef> str = v->getAsString();
+      if (!str)
+        return malformed();
+      attrs.append(argName, b.getStringAttr(*str));
     } else if (kind == "as_ints") {
+      const json::Array *list = v->getAsArray();
+      if (!list)
+        return malformed();
       SmallVector<int64_t> ints;
-      for (const json::Value &i : *v->getAsArray())
-        ints.push_back(i.getAsInteger().value_or(0));
+      for (const json::Value &i : *list) {
+        std::optional<int64_t> n = i.getAsInteger();
+        if (!n)
+          return malformed();
+        ints.push_back(*n);
+      }
       attrs.append(argName, b.getDenseI64ArrayAttr(ints));
     } else if (kind == "as_floats") {
+      const json::Array *list = v->getAsArray();
+      if (!list)
+        return malformed();
       SmallVector<double> fs;
-      for (const json::Value &f : *v->getAsArray())
-        fs.push_back(jsonFloat(f).value_or(NAN));
+      for (const json::Value &f : *list) {
+        std::optional<double> d = jsonFloat(f);
+        if (!d)
+          return malformed();
+        fs.push_back(*d);
+      }
       attrs.append(argName, b.getDenseF64ArrayAttr(fs));
     } else if (kind == "as_scalar_type") {
       FailureOr<Type> t = dtypeArg(args, argName, loc);
       if (failed(t))
         return failure();
+      if (!*t)
+        return malformed();
       attrs.append(argName, TypeAttr::get(*t));
     } else if (kind == "as_none") {
       attrs.append(argName, b.getUnitAttr());
@@ -1004,6 +1171,13 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   auto named = [&](StringRef n, Attribute a) { return b.getNamedAttr(n, a); };
   auto tensor = [&](StringRef n) { return tensorArg(args, n, loc); };
   auto scalar = [&](StringRef n) { return scalarArg(args, n, loc); };
+  // The dtype of the one tensor result of an op that creates or converts.
+  auto resultDtype = [&]() -> FailureOr<Type> {
+    if (resultTypes.size() != 1 || !isa<RankedTensorType>(resultTypes[0]))
+      return error(loc) << "expected one tensor output, got "
+                        << resultTypes.size() << " outputs";
+    return cast<RankedTensorType>(resultTypes[0]).getElementType();
+  };
 
   // Python integer arithmetic on SymInts.
   static const std::map<std::string, std::string> symOps = {
@@ -1020,7 +1194,7 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
         operands.push_back(indexConstant(*i, loc));
         continue;
       }
-      FailureOr<Value> v = scalarValue(arg, loc);
+      FailureOr<Value> v = scalarValue(arg, loc, n);
       if (failed(v))
         return failure();
       if (!v->getType().isIndex())
@@ -1109,10 +1283,11 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     FailureOr<Value> self = tensor("self");
     if (failed(self))
       return failure();
+    FailureOr<Type> dtype = resultDtype();
+    if (failed(dtype))
+      return failure();
     return emit("magi.to_copy", {*self},
-                {named("dtype", TypeAttr::get(cast<RankedTensorType>(
-                                                  resultTypes[0])
-                                                  .getElementType()))});
+                {named("dtype", TypeAttr::get(*dtype))});
   }
   if (base == "copy" && overload == "default") {
     FailureOr<Value> self = tensor("self"), src = tensor("src");
@@ -1132,9 +1307,11 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   }
   if (base == "sym_size" && overload == "int") {
     FailureOr<Value> self = tensor("self");
-    std::optional<int64_t> dim = intArg(args, "dim");
-    if (failed(self) || !dim)
+    if (failed(self))
       return failure();
+    std::optional<int64_t> dim = intArg(args, "dim");
+    if (!dim)
+      return error(loc) << "expected a constant integer for argument 'dim'";
     int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
     return emit("magi.sym_size", {*self},
                 {named("dim", b.getI64IntegerAttr(*dim < 0 ? *dim + rank : *dim))});
@@ -1279,7 +1456,7 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
       return failure();
     FailureOr<MixedList> bounds = sliceBounds(args, loc);
     if (failed(bounds))
-      return convertOpaque(target, args, resultTypes, loc, results);
+      return failure();
     SmallVector<Value> operands{*self, *src};
     operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
     return emit("magi.slice_scatter", operands,
@@ -1296,7 +1473,9 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
       index = *i;
     } else {
       FailureOr<Value> v = scalar("index");
-      if (failed(v) || !v->getType().isIndex())
+      if (failed(v))
+        return failure();
+      if (!v->getType().isIndex())
         return convertOpaque(target, args, resultTypes, loc, results);
       operands.push_back(*v);
       index = ShapedType::kDynamic;
@@ -1356,7 +1535,10 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     std::optional<double> fill = floatArg(args, "fill_value");
     if (!fill)
       return convertOpaque(target, args, resultTypes, loc, results);
-    Type dtype = cast<RankedTensorType>(resultTypes[0]).getElementType();
+    FailureOr<Type> resultType = resultDtype();
+    if (failed(resultType))
+      return failure();
+    Type dtype = *resultType;
     return mixedOp("magi.full", "size", "static_sizes", {},
                    {named("fill_value", b.getF64FloatAttr(*fill)),
                     named("dtype", TypeAttr::get(dtype))});
@@ -1368,7 +1550,10 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
       return failure();
     if (!fill)
       return convertOpaque(target, args, resultTypes, loc, results);
-    Type dtype = cast<RankedTensorType>(resultTypes[0]).getElementType();
+    FailureOr<Type> resultType = resultDtype();
+    if (failed(resultType))
+      return failure();
+    Type dtype = *resultType;
     return emit("magi.full_like", {*self},
                 {named("fill_value", b.getF64FloatAttr(*fill)),
                  named("dtype", TypeAttr::get(dtype))});
@@ -1377,7 +1562,10 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     FailureOr<Value> s = scalar("s");
     if (failed(s))
       return failure();
-    Type dtype = cast<RankedTensorType>(resultTypes[0]).getElementType();
+    FailureOr<Type> resultType = resultDtype();
+    if (failed(resultType))
+      return failure();
+    Type dtype = *resultType;
     return emit("magi.scalar_tensor", {*s}, {named("dtype", TypeAttr::get(dtype))});
   }
   if (base == "arange") {
@@ -1402,14 +1590,19 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     } else {
       step = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
     }
-    Type dtype = cast<RankedTensorType>(resultTypes[0]).getElementType();
+    FailureOr<Type> resultType = resultDtype();
+    if (failed(resultType))
+      return failure();
+    Type dtype = *resultType;
     return emit("magi.arange", {start, end, step}, {named("dtype", TypeAttr::get(dtype))});
   }
   if (base == "permute") {
     FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
     std::optional<SmallVector<int64_t>> dims = intsArg(args, "dims");
-    if (failed(self) || !dims)
-      return error(loc) << "permute needs constant dims";
+    if (!dims)
+      return error(loc) << "expected constant integers for argument 'dims'";
     return emit("magi.permute", {*self}, {named("dims", b.getDenseI64ArrayAttr(*dims))});
   }
   if ((base == "transpose" && overload == "int") || base == "t") {
@@ -1452,7 +1645,7 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
       return failure();
     FailureOr<MixedList> bounds = sliceBounds(args, loc);
     if (failed(bounds))
-      return error(loc) << "slice bounds must be integers";
+      return failure();
     SmallVector<Value> operands{*self};
     operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
     return emit("magi.slice", operands,
@@ -1482,10 +1675,14 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     const json::Object *a = args.get("tensors");
     const json::Array *list = a ? a->getArray("as_tensors") : nullptr;
     if (!list)
-      return error(loc) << "cat needs a list of tensors";
+      return error(loc) << "expected a list of tensors for argument 'tensors'";
     SmallVector<Value> operands;
     for (const json::Value &t : *list) {
-      FailureOr<Value> v = lookup(*t.getAsObject()->getString("name"), loc);
+      const json::Object *o = t.getAsObject();
+      std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
+      if (!ref)
+        return error(loc) << "malformed tensor in argument 'tensors'";
+      FailureOr<Value> v = lookup(*ref, loc);
       if (failed(v))
         return failure();
       operands.push_back(*v);
@@ -1518,9 +1715,11 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   }
   if ((base == "index" && overload == "Tensor") || base == "index_put") {
     FailureOr<Value> self = tensor("self");
+    if (failed(self))
+      return failure();
     const json::Object *a = args.get("indices");
-    if (failed(self) || !a)
-      return error(loc) << "index needs a tensor and indices";
+    if (!a)
+      return error(loc) << "missing argument 'indices'";
     SmallVector<Value> operands{*self};
     SmallVector<int64_t> dims;
     auto addIndex = [&](const json::Object *t, int64_t d) -> LogicalResult {
@@ -1543,11 +1742,16 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
         if (failed(addIndex(getObject(t.getAsObject(), "as_tensor"), d)))
           return failure();
     } else {
-      return error(loc) << "malformed indices of index.Tensor";
+      return error(loc) << "malformed argument 'indices'";
     }
-    for (Value v : ArrayRef(operands).drop_front())
-      if (cast<RankedTensorType>(v.getType()).getElementType().isInteger(1))
+    for (Value v : ArrayRef(operands).drop_front()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t)
+        return error(loc) << "argument 'indices' holds a value that is not "
+                             "a tensor";
+      if (t.getElementType().isInteger(1))
         return convertOpaque(target, args, resultTypes, loc, results);
+    }
     if (base == "index")
       return emit("magi.index", operands,
                   {named("indexed_dims", b.getDenseI64ArrayAttr(dims))});
@@ -1589,9 +1793,13 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
     FailureOr<Value> input = tensor("input");
     FailureOr<Value> weight = optTensorArg(args, "weight", loc);
     FailureOr<Value> bias = optTensorArg(args, "bias", loc);
-    std::optional<SmallVector<int64_t>> shape = intsArg(args, "normalized_shape");
-    if (failed(input) || failed(weight) || failed(bias) || !shape)
+    if (failed(input) || failed(weight) || failed(bias))
       return failure();
+    std::optional<SmallVector<int64_t>> shape =
+        intsArg(args, "normalized_shape");
+    if (!shape)
+      return error(loc)
+             << "expected constant integers for argument 'normalized_shape'";
     SmallVector<Value> operands{*input};
     if (*weight)
       operands.push_back(*weight);
@@ -1645,9 +1853,7 @@ LogicalResult Importer::importOutputs(const json::Object &program) {
     const json::Object *o = out.getAsObject();
     StringRef kind = unionKind(o);
     FailureOr<Value> v = failure();
-    if (kind == "as_tensor")
-      v = lookup(*getObject(o, kind)->getString("name"), fileLoc);
-    else if (kind == "as_sym_int" || kind == "as_int")
+    if (kind == "as_tensor" || kind == "as_sym_int" || kind == "as_int")
       v = scalarValue(o, fileLoc);
     else
       return error() << "unsupported graph output kind '" << kind << "'";
@@ -1669,6 +1875,7 @@ LogicalResult Importer::importOutputs(const json::Object &program) {
 }
 
 OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
+  maxJsonBytes = options.maxJsonBytes;
   std::string prefix = archive.prefix();
   std::string modelEntry = prefix + "models/model.json";
   if (!archive.hasEntry(modelEntry)) {
@@ -1702,10 +1909,22 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
   if (failed(importInputs(*program)))
     return nullptr;
   if (const json::Array *nodes = getArray(graph, "nodes"))
-    for (const json::Value &node : *nodes) {
+    for (auto [i, node] : llvm::enumerate(*nodes)) {
       const json::Object *n = node.getAsObject();
-      if (!n || failed(importNode(*n)))
+      if (!n) {
+        error() << "node " << i << " of the graph is not a JSON object";
         return nullptr;
+      }
+      unsigned errorsBefore = errorCount;
+      if (succeeded(importNode(*n)))
+        continue;
+      // A last resort: each failure path names its own node and field.
+      if (errorCount == errorsBefore) {
+        StringRef name = n->getString("name").value_or("node");
+        error(NameLoc::get(b.getStringAttr(name), fileLoc))
+            << "cannot import this node";
+      }
+      return nullptr;
     }
   if (failed(importOutputs(*program)))
     return nullptr;

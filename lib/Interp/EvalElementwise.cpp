@@ -51,7 +51,14 @@ int64_t wrapMul(int64_t a, int64_t b) {
                               static_cast<uint64_t>(b));
 }
 
+// Integer division for b != 0. INT64_MIN / -1 overflows (and traps on x86);
+// PyTorch's int64 wraps it to INT64_MIN.
+int64_t truncDivInt(int64_t a, int64_t b) {
+  return b == -1 ? wrapSub(0, a) : a / b;
+}
 int64_t floorDivInt(int64_t a, int64_t b) {
+  if (b == -1)
+    return wrapSub(0, a);
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -177,10 +184,7 @@ LogicalResult evalDiv(DivOp op, Env &env) {
       [&](int64_t x, int64_t y, int64_t &r) {
         if (y == 0)
           return false;
-        if (x == INT64_MIN && y == -1) // the one overflowing quotient wraps
-          r = INT64_MIN;
-        else
-          r = floor ? floorDivInt(x, y) : x / y;
+        r = floor ? floorDivInt(x, y) : truncDivInt(x, y);
         return true;
       },
       "integer division by zero");

@@ -24,10 +24,25 @@ namespace magi::interp {
 
 namespace {
 
-// Python's floor division and modulo on int64 (rounding toward -inf).
+// Python's floor division and modulo on int64 (rounding toward -inf), for
+// b != 0. INT64_MIN / -1 overflows (and traps on x86); PyTorch's int64 wraps
+// it: INT64_MIN // -1 == INT64_MIN, INT64_MIN % -1 == 0.
 int64_t floorDiv(int64_t a, int64_t b) {
+  if (b == -1)
+    return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floorMod(int64_t a, int64_t b) {
+  if (b == -1)
+    return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+// The ceiling of a / b, for b != 0: floor((a + b - 1) / b) would overflow.
+int64_t ceilDiv(int64_t a, int64_t b) {
+  int64_t q = floorDiv(a, b);
+  return floorMod(a, b) != 0 ? q + 1 : q;
 }
 
 class Interpreter {
@@ -292,10 +307,9 @@ evalAffine(AffineExpr expr, ArrayRef<std::optional<int64_t>> values) {
   case AffineExprKind::FloorDiv:
     return *rhs == 0 ? std::nullopt : std::optional(floorDiv(*lhs, *rhs));
   case AffineExprKind::CeilDiv:
-    return *rhs == 0 ? std::nullopt : std::optional(-floorDiv(-*lhs, *rhs));
+    return *rhs == 0 ? std::nullopt : std::optional(ceilDiv(*lhs, *rhs));
   case AffineExprKind::Mod:
-    return *rhs == 0 ? std::nullopt
-                     : std::optional(*lhs - floorDiv(*lhs, *rhs) * *rhs);
+    return *rhs == 0 ? std::nullopt : std::optional(floorMod(*lhs, *rhs));
   default:
     return std::nullopt;
   }
@@ -443,7 +457,7 @@ LogicalResult Interpreter::evalSymBinary(Operation *op) {
           .Case([&](SymModOp) -> std::optional<int64_t> {
             if (b == 0)
               return std::nullopt;
-            return a - floorDiv(a, b) * b;
+            return floorMod(a, b);
           })
           .Case([&](SymMinOp) { return std::min(a, b); })
           .Case([&](SymMaxOp) { return std::max(a, b); })

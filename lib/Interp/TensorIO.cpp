@@ -1,6 +1,7 @@
 //===- TensorIO.cpp - Reading and writing tensors in files ----------------===//
 
 #include "magi/Interp/TensorIO.h"
+#include "magi/Import/Json.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -126,11 +127,10 @@ Expected<Tensor> readRawTensor(StringRef binPath, StringRef jsonPath,
   auto jsonFile = readFile(jsonPath);
   if (!jsonFile)
     return jsonFile.takeError();
-  Expected<llvm::json::Value> json =
-      llvm::json::parse((*jsonFile)->getBuffer());
+  // parseJson refuses deep nesting, which would overflow the stack.
+  Expected<llvm::json::Value> json = parseJson((*jsonFile)->getBuffer());
   if (!json)
-    return makeError("'" + jsonPath + "' is not valid JSON: " +
-                     llvm::toString(json.takeError()));
+    return makeError("'" + jsonPath + "' " + llvm::toString(json.takeError()));
   const llvm::json::Object *object = json->getAsObject();
   const llvm::json::Array *shapeArray =
       object ? object->getArray("shape") : nullptr;

@@ -3,8 +3,23 @@
 #include "magi/Runtime/Executor.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <future>
 #include <limits>
+#include <memory>
+#include <set>
+#include <system_error>
+#include <thread>
 #include <type_traits>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace magi::runtime {
 
@@ -221,33 +236,539 @@ GraphExecutor::~GraphExecutor() {
   }
 }
 
+namespace {
+
+// A weight file mapped read-only for the duration of uploadWeights.
+class MappedFile {
+public:
+  MappedFile(const std::string &path, const WeightFile &file, size_t index,
+             const std::string &firstWeight)
+      : path_(path) {
+    std::string which = "weights.files[" + std::to_string(index) + "], whose first weight is '" +
+                        firstWeight + "'";
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      throw RuntimeError("cannot open '" + path + "' (" + which + "): " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw RuntimeError("'" + path + "' (" + which + ") is not a regular file");
+    }
+    size_ = int64_t(st.st_size);
+    if (size_ != file.bytes) {
+      ::close(fd);
+      throw RuntimeError("'" + path + "' changed since it was compiled: it holds " +
+                         std::to_string(size_) + " bytes, but the artifact recorded " +
+                         std::to_string(file.bytes) + " (" + which + ")");
+    }
+    if (size_ > 0) {
+      void *map = ::mmap(nullptr, size_t(size_), PROT_READ, MAP_PRIVATE, fd, 0);
+      int error = errno;
+      ::close(fd);
+      if (map == MAP_FAILED)
+        throw RuntimeError("cannot map '" + path + "' (" + which + "): " + std::strerror(error));
+      data_ = static_cast<const unsigned char *>(map);
+      // Storages are read in file order; the advice is only a hint.
+      ::madvise(map, size_t(size_), MADV_SEQUENTIAL);
+    } else {
+      ::close(fd);
+    }
+  }
+  ~MappedFile() {
+    if (data_)
+      ::munmap(const_cast<unsigned char *>(data_), size_t(size_));
+  }
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+
+  const unsigned char *data() const { return data_; }
+  int64_t size() const { return size_; }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+  const unsigned char *data_ = nullptr;
+  int64_t size_ = 0;
+};
+
+// Storages at least this large have their CRC-32 computed on worker
+// threads while their weights are uploaded.
+constexpr int64_t kOverlappedCrcBytes = int64_t(4) << 20;
+
+std::string hex32(uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08x", v);
+  return text;
+}
+
+std::vector<int64_t> staticShape(const GraphInput &input) {
+  std::vector<int64_t> shape;
+  for (const Expr &size : input.shape)
+    shape.push_back(size.evaluate(nullptr, "weight " + input.name));
+  return shape;
+}
+
+} // namespace
+
+std::string WeightLoadStats::describe() const {
+  char text[160];
+  double gb = double(bytesUploaded) / 1e9;
+  double rate = seconds > 0 ? gb / seconds : 0.0;
+  std::snprintf(text, sizeof(text), "weights: %lld tensors, %.3f GB from %lld file(s) in %.3f s (%.2f GB/s)",
+                static_cast<long long>(tensors), gb, static_cast<long long>(files), seconds, rate);
+  return text;
+}
+
+uint32_t crc32Parallel(const void *data, size_t bytes, size_t chunkBytes, unsigned threads) {
+  chunkBytes = std::max<size_t>(chunkBytes, 1);
+  size_t chunks = bytes / chunkBytes + (bytes % chunkBytes != 0);
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<size_t>(threads, chunks));
+  if (chunks < 2 || threads < 2)
+    return crc32Update(0, data, bytes);
+  const auto *base = static_cast<const unsigned char *>(data);
+  std::vector<uint32_t> crcs(chunks, 0);
+  // Chunks are handed out in order, so that the workers read the data
+  // roughly front to back together (what a sequential mapping reads ahead).
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t c; (c = next.fetch_add(1)) < chunks;) {
+      size_t begin = c * chunkBytes;
+      crcs[c] = crc32Update(0, base + begin, std::min(chunkBytes, bytes - begin));
+    }
+  };
+  std::vector<std::thread> workers;
+  workers.reserve(threads - 1);
+  try {
+    for (unsigned t = 1; t < threads; ++t)
+      workers.emplace_back(work);
+  } catch (const std::system_error &) {
+    // No more threads: the ones started and this one do the rest.
+  }
+  work();
+  for (std::thread &worker : workers)
+    worker.join();
+  uint32_t crc = crcs[0];
+  for (size_t c = 1; c < chunks; ++c)
+    crc = crc32Combine(crc, crcs[c], int64_t(std::min(chunkBytes, bytes - c * chunkBytes)));
+  return crc;
+}
+
+bool isDenseView(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+  if (shape.size() != strides.size())
+    return false;
+  int64_t expected = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 0)
+      return true;
+    if (shape[d] != 1 && strides[d] != expected)
+      return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+namespace {
+
+template <typename T>
+void copyStridedRow(unsigned char *out, const unsigned char *src, int64_t count, int64_t stride) {
+  for (int64_t i = 0; i < count; ++i) {
+    T v;
+    std::memcpy(&v, src + i * stride * int64_t(sizeof(T)), sizeof(T));
+    std::memcpy(out + i * int64_t(sizeof(T)), &v, sizeof(T));
+  }
+}
+
+// One block of a transposed copy: rows [i0, i1) of dimension p (source
+// stride 1, destination stride `outStride`) by columns [j0, j1) of the last
+// dimension (source stride `srcStride`, destination stride 1), in elements.
+template <typename T>
+void copyBlock(unsigned char *out, const unsigned char *src, int64_t i0, int64_t i1, int64_t j0,
+               int64_t j1, int64_t outStride, int64_t srcStride) {
+  constexpr int64_t size = int64_t(sizeof(T));
+  for (int64_t j = j0; j < j1; ++j)
+    for (int64_t i = i0; i < i1; ++i) {
+      T v;
+      std::memcpy(&v, src + (i + j * srcStride) * size, sizeof(T));
+      std::memcpy(out + (i * outStride + j) * size, &v, sizeof(T));
+    }
+}
+
+// Calls `f(srcOffset, outOffset)` (in elements) for every index of the
+// dimensions of `shape` other than those in `skip`, in row-major order.
+template <typename F>
+void forEachOuterIndex(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                       const std::vector<int64_t> &outStrides, const std::vector<bool> &skip,
+                       int64_t storageOffset, F f) {
+  size_t rank = shape.size();
+  std::vector<int64_t> index(rank, 0);
+  int64_t at = storageOffset, outAt = 0;
+  while (true) {
+    f(at, outAt);
+    size_t d = rank;
+    while (d-- > 0) {
+      if (skip[d])
+        continue;
+      if (++index[d] < shape[d]) {
+        at += strides[d];
+        outAt += outStrides[d];
+        break;
+      }
+      at -= (shape[d] - 1) * strides[d];
+      outAt -= (shape[d] - 1) * outStrides[d];
+      index[d] = 0;
+    }
+    if (d == size_t(-1))
+      return;
+  }
+}
+
+} // namespace
+
+void gatherView(const unsigned char *storage, int64_t elementSize,
+                const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                int64_t storageOffset, unsigned char *out) {
+  int64_t elements = numElements(shape);
+  if (elements == 0)
+    return;
+  size_t rank = shape.size();
+  if (rank == 0) {
+    std::memcpy(out, storage + storageOffset * elementSize, size_t(elementSize));
+    return;
+  }
+  std::vector<int64_t> outStrides(rank, 1);
+  for (size_t d = rank - 1; d-- > 0;)
+    outStrides[d] = outStrides[d + 1] * shape[d + 1];
+  int64_t inner = shape[rank - 1], innerStride = strides[rank - 1];
+
+  // A transpose (another dimension p has stride 1): copied in blocks of
+  // kBlock x kBlock elements, each reading kBlock runs along p and writing
+  // kBlock rows, so that neither side touches a new page per element.
+  constexpr int64_t kBlock = 64;
+  size_t p = rank;
+  if (innerStride != 1 && inner > 1 && elementSize <= 8 &&
+      (elementSize & (elementSize - 1)) == 0)
+    for (size_t d = 0; d + 1 < rank; ++d)
+      if (strides[d] == 1 && shape[d] > 1)
+        p = d;
+  if (p < rank) {
+    std::vector<bool> skip(rank, false);
+    skip[p] = skip[rank - 1] = true;
+    int64_t rows = shape[p], outStride = outStrides[p];
+    forEachOuterIndex(shape, strides, outStrides, skip, storageOffset,
+                      [&](int64_t at, int64_t outAt) {
+      const unsigned char *src = storage + at * elementSize;
+      unsigned char *dst = out + outAt * elementSize;
+      for (int64_t i0 = 0; i0 < rows; i0 += kBlock)
+        for (int64_t j0 = 0; j0 < inner; j0 += kBlock) {
+          int64_t i1 = std::min(rows, i0 + kBlock), j1 = std::min(inner, j0 + kBlock);
+          switch (elementSize) {
+          case 1: copyBlock<uint8_t>(dst, src, i0, i1, j0, j1, outStride, innerStride); break;
+          case 2: copyBlock<uint16_t>(dst, src, i0, i1, j0, j1, outStride, innerStride); break;
+          case 4: copyBlock<uint32_t>(dst, src, i0, i1, j0, j1, outStride, innerStride); break;
+          default: copyBlock<uint64_t>(dst, src, i0, i1, j0, j1, outStride, innerStride); break;
+          }
+        }
+    });
+    return;
+  }
+
+  // Otherwise row by row along the last dimension.
+  std::vector<bool> skip(rank, false);
+  skip[rank - 1] = true;
+  int64_t rowBytes = inner * elementSize;
+  forEachOuterIndex(shape, strides, outStrides, skip, storageOffset,
+                    [&](int64_t at, int64_t outAt) {
+    const unsigned char *src = storage + at * elementSize;
+    unsigned char *dst = out + outAt * elementSize;
+    if (innerStride == 1 || inner == 1) {
+      std::memcpy(dst, src, size_t(rowBytes));
+      return;
+    }
+    switch (elementSize) {
+    case 1: copyStridedRow<uint8_t>(dst, src, inner, innerStride); break;
+    case 2: copyStridedRow<uint16_t>(dst, src, inner, innerStride); break;
+    case 4: copyStridedRow<uint32_t>(dst, src, inner, innerStride); break;
+    case 8: copyStridedRow<uint64_t>(dst, src, inner, innerStride); break;
+    default:
+      for (int64_t i = 0; i < inner; ++i)
+        std::memcpy(dst + i * elementSize, src + i * innerStride * elementSize,
+                    size_t(elementSize));
+    }
+  });
+}
+
+std::string weightFilePath(const std::string &artifactDir, const WeightFile &file) {
+  if (!file.path.empty() && file.path[0] == '/')
+    return file.path;
+  return artifactDir + "/" + file.path;
+}
+
+void rebindWeights(Manifest &manifest, const std::string &archivePath) {
+  std::vector<GraphInput> &inputs = manifest.graph.inputs;
+  for (const GraphInput &input : inputs)
+    if (input.weight && input.weight->entry.empty()) {
+      const WeightRef &w = *input.weight;
+      std::string file = w.file >= 0 && w.file < int64_t(manifest.weightFiles.size())
+                             ? manifest.weightFiles[size_t(w.file)].path
+                             : "its weights file";
+      throw RuntimeError("the artifact's weights are packed into its own " + file +
+                         " (magi-compile --pack-weights), not read from zip entries: weight '" +
+                         input.name +
+                         "' has no entry name to look up in another archive, so the artifact "
+                         "cannot be rebound to '" + archivePath +
+                         "' (compile it without --pack-weights)");
+    }
+
+  ZipDirectory directory = readZipDirectory(archivePath);
+  // A torch.export archive's entries all sit in one folder named after the
+  // file ("llama7b-1l-zero/data/weights/weight_3"): names are compared
+  // without it.
+  auto stripFolder = [](const std::string &name) {
+    size_t slash = name.find('/');
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+  };
+  std::map<std::string, const ZipEntry *> byName;
+  std::set<std::string> ambiguous;
+  for (const ZipEntry &entry : directory.entries)
+    if (!byName.emplace(stripFolder(entry.name), &entry).second)
+      ambiguous.insert(stripFolder(entry.name));
+
+  std::vector<std::string> problems;
+  std::vector<std::optional<WeightRef>> rebound(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const GraphInput &input = inputs[i];
+    if (!input.weight)
+      continue;
+    const WeightRef &old = *input.weight;
+    std::string name = stripFolder(old.entry);
+    std::string what = "weight '" + input.name + "' (entry '" + old.entry + "')";
+    if (ambiguous.count(name)) {
+      problems.push_back(what + ": more than one entry of the archive is named '<folder>/" +
+                         name + "'");
+      continue;
+    }
+    auto found = byName.find(name);
+    if (found == byName.end()) {
+      problems.push_back(what + ": the archive has no entry '<folder>/" + name + "'");
+      continue;
+    }
+    const ZipEntry &entry = *found->second;
+    std::vector<int64_t> shape = staticShape(input);
+    int64_t dense = 0;
+    if (std::optional<std::string> bad = checkView(elementSize(input.dtype), shape, old.strides,
+                                                   old.storageOffset, entry.bytes, dense)) {
+      problems.push_back(what + ": its view (" + manifestName(input.dtype) + " " +
+                         formatShape(shape) + ", storage offset " +
+                         std::to_string(old.storageOffset) + ", strides " +
+                         formatShape(old.strides) + ") does not fit entry '" + entry.name +
+                         "', which holds " + std::to_string(entry.bytes) + " bytes: it " + *bad);
+      continue;
+    }
+    WeightRef w = old;
+    w.setStorage(0, entry);
+    rebound[i] = std::move(w);
+  }
+  if (!problems.empty()) {
+    std::string message = "'" + archivePath + "' does not hold the artifact's weights (" +
+                          std::to_string(problems.size()) + " problem(s)):";
+    for (const std::string &problem : problems)
+      message += "\n  " + problem;
+    throw RuntimeError(message);
+  }
+
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(archivePath, ec);
+  manifest.weightFiles = {WeightFile{ec ? archivePath : absolute.string(), directory.fileBytes}};
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (rebound[i])
+      inputs[i].weight = std::move(rebound[i]);
+}
+
 void GraphExecutor::uploadWeights() {
   for (const GraphInput &input : manifest_.graph.inputs)
-    if (input.isWeight() && !input.hasWeight)
+    if (input.isWeight() && !input.weight)
       throw RuntimeError("the artifact has no bytes for weight " + input.name +
                          " (it was compiled with --no-weights: it describes the kernels but "
                          "cannot run)");
-  std::string path = dir_ + "/" + manifest_.weightsFile;
-  std::string bytes = readFileBytes(path);
-  if (int64_t(bytes.size()) != manifest_.weightsBytes)
-    throw RuntimeError(path + ": holds " + std::to_string(bytes.size()) +
-                       " bytes, but the manifest's weights.bytes is " +
-                       std::to_string(manifest_.weightsBytes));
-  if (manifest_.weightsBytes > 0) {
-    weights_ = device_.allocate(manifest_.weightsBytes);
-    device_.upload(weights_, bytes.data(), manifest_.weightsBytes);
-  }
+  auto start = std::chrono::steady_clock::now();
+  weightStats_ = WeightLoadStats{};
+
+  // The plan: each weight dense at a 256-byte aligned offset of one
+  // allocation, and the distinct storages they view.
+  struct Planned {
+    size_t input = 0;
+    std::vector<int64_t> shape;
+    int64_t denseBytes = 0;
+    int64_t deviceOffset = 0;
+  };
+  using StorageKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int, uint32_t>;
+  struct Storage {
+    const WeightRef *ref = nullptr;    // its first weight's reference
+    std::vector<size_t> weights;       // into `planned`
+  };
+  std::vector<Planned> planned;
+  std::map<StorageKey, Storage> storages; // in file, then offset order
+  std::vector<std::optional<size_t>> firstWeightOfFile(manifest_.weightFiles.size());
+  int64_t totalBytes = 0;
   for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
     const GraphInput &input = manifest_.graph.inputs[i];
     if (!input.isWeight())
       continue;
-    DeviceTensor &t = inputs_[i];
-    t.ptr = weights_ + DevicePtr(input.weightOffset);
-    t.dtype = input.dtype;
-    t.shape.clear();
-    for (const Expr &size : input.shape)
-      t.shape.push_back(size.evaluate(nullptr, "weight " + input.name));
+    const WeightRef &w = *input.weight;
+    if (w.file < 0 || w.file >= int64_t(manifest_.weightFiles.size()))
+      throw RuntimeError("weight '" + input.name + "' refers to weight file " +
+                         std::to_string(w.file) + ", which does not exist");
+    Planned p;
+    p.input = i;
+    p.shape = staticShape(input);
+    // The view must lie inside its storage (rebinding may have changed it).
+    if (std::optional<std::string> bad = checkView(elementSize(input.dtype), p.shape, w.strides,
+                                                   w.storageOffset, w.bytes, p.denseBytes))
+      throw RuntimeError("weight '" + input.name + "': its view (" + manifestName(input.dtype) +
+                         " " + formatShape(p.shape) + ", storage offset " +
+                         std::to_string(w.storageOffset) + ", strides " + formatShape(w.strides) +
+                         ") " + *bad);
+    int64_t aligned = (totalBytes + 255) / 256 * 256;
+    if (aligned < totalBytes || p.denseBytes > std::numeric_limits<int64_t>::max() - aligned)
+      throw RuntimeError("the weights need more bytes than 64 bits count");
+    p.deviceOffset = aligned;
+    totalBytes = aligned + p.denseBytes;
+    if (!firstWeightOfFile[size_t(w.file)])
+      firstWeightOfFile[size_t(w.file)] = planned.size();
+    Storage &storage = storages[StorageKey(w.file, w.offset, w.storedBytes, w.bytes,
+                                           int(w.method), w.crc32)];
+    if (!storage.ref)
+      storage.ref = &w;
+    storage.weights.push_back(planned.size());
+    planned.push_back(std::move(p));
   }
+  if (planned.empty())
+    return;
+
+  // Every file is opened, checked and mapped before anything is uploaded.
+  std::vector<std::unique_ptr<MappedFile>> files(manifest_.weightFiles.size());
+  for (size_t f = 0; f < files.size(); ++f) {
+    if (!firstWeightOfFile[f])
+      continue;
+    const GraphInput &first = manifest_.graph.inputs[planned[*firstWeightOfFile[f]].input];
+    files[f] = std::make_unique<MappedFile>(weightFilePath(dir_, manifest_.weightFiles[f]),
+                                            manifest_.weightFiles[f], f, first.name);
+    ++weightStats_.files;
+  }
+
+  if (weights_) {
+    device_.release(weights_);
+    weights_ = 0;
+  }
+  weights_ = device_.allocate(std::max<int64_t>(totalBytes, 1));
+  for (const Planned &p : planned) {
+    const GraphInput &input = manifest_.graph.inputs[p.input];
+    DeviceTensor &t = inputs_[p.input];
+    t.ptr = weights_ + DevicePtr(p.deviceOffset);
+    t.dtype = input.dtype;
+    t.shape = p.shape;
+  }
+
+  std::vector<unsigned char> gathered;
+  for (const auto &entry : storages) {
+    const Storage &storage = entry.second;
+    const WeightRef &ref = *storage.ref;
+    const MappedFile &file = *files[size_t(ref.file)];
+    const GraphInput &firstInput = manifest_.graph.inputs[planned[storage.weights[0]].input];
+    std::string where = (ref.entry.empty() ? "bytes " + std::to_string(ref.offset) + ".." +
+                                                 std::to_string(ref.offset + ref.storedBytes)
+                                           : "entry '" + ref.entry + "'") +
+                        " of '" + file.path() + "'";
+    // The manifest's ranges were checked against the recorded file size,
+    // which the file still has.
+    if (ref.offset < 0 || ref.storedBytes < 0 || ref.offset > file.size() ||
+        ref.storedBytes > file.size() - ref.offset)
+      throw RuntimeError("weight '" + firstInput.name + "': " + where + " lies outside the file (" +
+                         std::to_string(file.size()) + " bytes)");
+    const unsigned char *stored = file.data() + ref.offset;
+    std::string inflated; // outlives `crc` below, which may still read it
+    const unsigned char *bytes = stored;
+    if (ref.method == ZipMethod::Deflate) {
+      inflated = inflateRaw(stored, size_t(ref.storedBytes), ref.bytes,
+                            "weight '" + firstInput.name + "' (" + where + ")");
+      bytes = reinterpret_cast<const unsigned char *>(inflated.data());
+      ++weightStats_.inflated;
+    } else if (ref.storedBytes != ref.bytes) {
+      throw RuntimeError("weight '" + firstInput.name + "': " + where + " is stored, but has " +
+                         std::to_string(ref.storedBytes) + " stored and " +
+                         std::to_string(ref.bytes) + " inflated bytes");
+    }
+    ++weightStats_.storages;
+    weightStats_.bytesRead += ref.storedBytes;
+
+    // A large storage's CRC is computed on worker threads while its
+    // weights are uploaded (both read the same pages); a mismatch still
+    // fails the load, after the copy.
+    std::future<uint32_t> crc;
+    std::optional<uint32_t> crcNow;
+    if (ref.bytes >= kOverlappedCrcBytes)
+      crc = std::async(std::launch::async, [bytes, &ref] {
+        return crc32Parallel(bytes, size_t(ref.bytes));
+      });
+    else
+      crcNow = crc32Update(0, bytes, size_t(ref.bytes));
+    auto checkCrc = [&](uint32_t got) {
+      if (got != ref.crc32)
+        throw RuntimeError("weight '" + firstInput.name + "': the CRC-32 of " + where + " is " +
+                           hex32(got) + ", but the artifact recorded " + hex32(ref.crc32) +
+                           ": the file changed since it was compiled, or is corrupt");
+    };
+    if (crcNow)
+      checkCrc(*crcNow);
+
+    for (size_t index : storage.weights) {
+      const Planned &p = planned[index];
+      const GraphInput &input = manifest_.graph.inputs[p.input];
+      const WeightRef &w = *input.weight;
+      int64_t size = elementSize(input.dtype);
+      if (p.denseBytes > 0) {
+        DevicePtr dst = weights_ + DevicePtr(p.deviceOffset);
+        if (isDenseView(p.shape, w.strides)) {
+          device_.upload(dst, bytes + w.storageOffset * size, p.denseBytes);
+        } else {
+          gathered.resize(size_t(p.denseBytes));
+          gatherView(bytes, size, p.shape, w.strides, w.storageOffset, gathered.data());
+          device_.upload(dst, gathered.data(), p.denseBytes);
+          ++weightStats_.gathered;
+        }
+      }
+      ++weightStats_.tensors;
+      weightStats_.bytesUploaded += p.denseBytes;
+    }
+    if (crc.valid())
+      checkCrc(crc.get());
+  }
+  device_.synchronize("uploading the weights");
+  weightStats_.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (options_.verbose) {
+    *options_.verbose << "weights: " << weightStats_.storages << " storage(s) ("
+                      << weightStats_.inflated << " inflated), " << weightStats_.bytesRead
+                      << " bytes read, " << weightStats_.gathered
+                      << " weight(s) gathered from non-dense views\n";
+    for (size_t f = 0; f < files.size(); ++f)
+      if (files[f])
+        *options_.verbose << "weights: file " << f << ": " << files[f]->path() << " ("
+                          << files[f]->size() << " bytes)\n";
+  }
+}
+
+void GraphExecutor::shareWeights(const GraphExecutor &other) {
+  if (&other.manifest_ != &manifest_ &&
+      other.manifest_.graph.inputs.size() != manifest_.graph.inputs.size())
+    throw RuntimeError("shareWeights: the executors run different graphs");
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i)
+    if (manifest_.graph.inputs[i].isWeight())
+      inputs_[i] = other.inputs_[i];
+  weightStats_ = other.weightStats_;
 }
 
 void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {

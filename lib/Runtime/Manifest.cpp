@@ -161,10 +161,7 @@ public:
     m_.sourceFile = r_.stringField(source, "source", "file");
     if (const JsonValue *sha = r_.optionalField(source, "sha256"))
       m_.sourceSha256 = r_.string(*sha, "source.sha256");
-    const JsonValue &weights = r_.field(root, "(top level)", "weights");
-    r_.object(weights, "weights", {"file", "bytes"});
-    m_.weightsFile = r_.stringField(weights, "weights", "file");
-    m_.weightsBytes = r_.nonNegativeField(weights, "weights", "bytes");
+    parseWeightFiles(r_.field(root, "(top level)", "weights"));
 
     // Pieces first: the graph's steps are checked against their signatures.
     const auto &pieces = r_.arrayField(root, "(top level)", "pieces");
@@ -189,6 +186,86 @@ private:
       if (value)
         *field = value->asString();
     }
+  }
+
+  // A path of the artifact's own files: relative, and never out of it.
+  std::string insideArtifact(const std::string &file, const std::string &path) const {
+    bool escapes = file.empty() || file[0] == '/';
+    for (size_t start = 0; !escapes && start <= file.size();) {
+      size_t end = file.find('/', start);
+      if (end == std::string::npos)
+        end = file.size();
+      escapes = file.compare(start, end - start, "..") == 0;
+      start = end + 1;
+    }
+    if (escapes)
+      r_.fail(path, "\"" + file + "\" is not a path inside the artifact directory");
+    return file;
+  }
+
+  void parseWeightFiles(const JsonValue &weights) {
+    r_.object(weights, "weights", {"files"});
+    const auto &files = r_.arrayField(weights, "weights", "files");
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::string path = indexed("weights.files", i);
+      r_.object(files[i], path, {"path", "bytes"});
+      WeightFile file;
+      file.path = r_.stringField(files[i], path, "path");
+      if (file.path.empty() || file.path[0] == '/')
+        r_.fail(path + ".path", "must be a path relative to the artifact directory");
+      file.bytes = r_.nonNegativeField(files[i], path, "bytes");
+      m_.weightFiles.push_back(std::move(file));
+    }
+  }
+
+  // A weight's reference: the file range of its storage, the storage, and
+  // the input's view of it (every size checked without overflow).
+  WeightRef parseWeight(const JsonValue &value, const std::string &path, const GraphInput &in) {
+    r_.object(value, path,
+              {"file", "entry", "method", "offset", "stored_bytes", "bytes", "crc32",
+               "storage_offset", "strides"});
+    WeightRef w;
+    w.file = r_.nonNegativeField(value, path, "file");
+    if (w.file >= int64_t(m_.weightFiles.size()))
+      r_.fail(path + ".file", "weight file " + std::to_string(w.file) + " does not exist (" +
+                                  std::to_string(m_.weightFiles.size()) + " in weights.files)");
+    const WeightFile &file = m_.weightFiles[w.file];
+    if (const JsonValue *entry = r_.optionalField(value, "entry"))
+      w.entry = r_.string(*entry, path + ".entry");
+    std::string method = r_.stringField(value, path, "method");
+    std::optional<ZipMethod> m = zipMethodFromName(method);
+    if (!m)
+      r_.fail(path + ".method", "expected \"stored\" or \"deflate\", got \"" + method + "\"");
+    w.method = *m;
+    w.offset = r_.nonNegativeField(value, path, "offset");
+    w.storedBytes = r_.nonNegativeField(value, path, "stored_bytes");
+    w.bytes = r_.nonNegativeField(value, path, "bytes");
+    if (w.offset > file.bytes || w.storedBytes > file.bytes - w.offset)
+      r_.fail(path, "stored bytes [" + std::to_string(w.offset) + ", +" +
+                        std::to_string(w.storedBytes) + ") lie outside " + file.path + " (" +
+                        std::to_string(file.bytes) + " bytes)");
+    if (w.method == ZipMethod::Stored && w.storedBytes != w.bytes)
+      r_.fail(path, "a stored weight must have stored_bytes == bytes");
+    int64_t crc = r_.nonNegativeField(value, path, "crc32");
+    if (crc > int64_t(UINT32_MAX))
+      r_.fail(path + ".crc32", "is not a 32-bit value");
+    w.crc32 = uint32_t(crc);
+    w.storageOffset = r_.nonNegativeField(value, path, "storage_offset");
+    const auto &strides = r_.arrayField(value, path, "strides");
+    for (size_t d = 0; d < strides.size(); ++d)
+      w.strides.push_back(r_.integer(strides[d], indexed(path + ".strides", d)));
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < in.shape.size(); ++d) {
+      if (!in.shape[d].isConstant())
+        r_.fail(indexed(path + ".shape", d), "a weight's shape must be static");
+      shape.push_back(in.shape[d].evaluate(nullptr, path));
+    }
+    int64_t dense = 0;
+    if (std::optional<std::string> bad = checkView(elementSize(in.dtype), shape, w.strides,
+                                                   w.storageOffset, w.bytes, dense))
+      r_.fail(path, "the view of " + std::string(manifestName(in.dtype)) + " " +
+                        formatShape(shape) + " " + *bad);
+    return w;
   }
 
   void parseTarget(const JsonValue &target) {
@@ -263,34 +340,7 @@ private:
       // A weight without "weight" (--no-weights) parses; running it is an
       // error (Executor).
       if (in.isWeight() && weight) {
-        in.hasWeight = true;
-        r_.object(*weight, path + ".weight", {"offset", "bytes"});
-        in.weightOffset = r_.nonNegativeField(*weight, path + ".weight", "offset");
-        in.weightBytes = r_.nonNegativeField(*weight, path + ".weight", "bytes");
-        if (in.weightOffset % 256 != 0)
-          r_.fail(path + ".weight.offset", "must be a multiple of 256");
-        if (in.weightOffset > m_.weightsBytes ||
-            in.weightBytes > m_.weightsBytes - in.weightOffset)
-          r_.fail(path + ".weight", "bytes [" + std::to_string(in.weightOffset) + ", " +
-                                        std::to_string(in.weightOffset + in.weightBytes) +
-                                        ") lie outside weights.bytes = " +
-                                        std::to_string(m_.weightsBytes));
-        std::vector<int64_t> sizes;
-        for (size_t d = 0; d < in.shape.size(); ++d) {
-          if (!in.shape[d].isConstant())
-            r_.fail(indexed(path + ".shape", d), "a weight's shape must be static");
-          sizes.push_back(in.shape[d].evaluate(nullptr, path));
-        }
-        int64_t expected = 0;
-        try {
-          expected = numElements(sizes) * elementSize(in.dtype);
-        } catch (const RuntimeError &e) {
-          r_.fail(path + ".shape", e.what());
-        }
-        if (expected != in.weightBytes)
-          r_.fail(path + ".weight.bytes", "is " + std::to_string(in.weightBytes) + ", but " +
-                                              manifestName(in.dtype) + " " + formatShape(sizes) +
-                                              " takes " + std::to_string(expected));
+        in.weight = parseWeight(*weight, path + ".weight", in);
       } else if (weight) {
         r_.fail(path + ".weight", "a user_input has no weight");
       }
@@ -657,9 +707,9 @@ private:
       }
       // A variant that only makes library calls has no module.
       if (const JsonValue *ptx = r_.optionalField(json, "ptx"))
-        variant.ptx = r_.string(*ptx, path + ".ptx");
+        variant.ptx = insideArtifact(r_.string(*ptx, path + ".ptx"), path + ".ptx");
       if (const JsonValue *cubin = r_.optionalField(json, "cubin"))
-        variant.cubin = r_.string(*cubin, path + ".cubin");
+        variant.cubin = insideArtifact(r_.string(*cubin, path + ".cubin"), path + ".cubin");
       if (!r_.arrayField(json, path, "kernels").empty() && variant.ptx.empty())
         r_.fail(path + ".ptx", "is missing, but the variant has kernels");
       parseVariantBody(json, path, piece, variant);
@@ -869,9 +919,22 @@ JsonValue graphJson(const Graph &graph) {
                     {"kind", str(inputKindName(in.kind))},
                     {"dtype", str(manifestName(in.dtype))},
                     {"shape", exprList(in.shape)}};
-    if (in.hasWeight)
-      members.push_back({"weight", JsonValue::makeObject({{"offset", integer(in.weightOffset)},
-                                                          {"bytes", integer(in.weightBytes)}})});
+    if (const std::optional<WeightRef> &w = in.weight) {
+      std::vector<JsonValue> strides;
+      for (int64_t s : w->strides)
+        strides.push_back(integer(s));
+      Members weight{{"file", integer(w->file)},
+                     {"method", str(zipMethodName(w->method))},
+                     {"offset", integer(w->offset)},
+                     {"stored_bytes", integer(w->storedBytes)},
+                     {"bytes", integer(w->bytes)},
+                     {"crc32", integer(w->crc32)},
+                     {"storage_offset", integer(w->storageOffset)},
+                     {"strides", JsonValue::makeArray(std::move(strides))}};
+      if (!w->entry.empty())
+        weight.push_back({"entry", str(w->entry)});
+      members.push_back({"weight", JsonValue::makeObject(std::move(weight))});
+    }
     inputs.push_back(JsonValue::makeObject(std::move(members)));
   }
   for (const GraphSymbol &sym : graph.symbols)
@@ -969,6 +1032,13 @@ Members variantBodyMembers(const Variant &variant) {
           {"results", JsonValue::makeArray(std::move(results))}};
 }
 
+JsonValue weightFilesJson(const std::vector<WeightFile> &files) {
+  std::vector<JsonValue> items;
+  for (const WeightFile &f : files)
+    items.push_back(JsonValue::makeObject({{"path", str(f.path)}, {"bytes", integer(f.bytes)}}));
+  return JsonValue::makeArray(std::move(items));
+}
+
 JsonValue valueTypeJson(const ValueType &type) {
   if (!type.isTensor)
     return JsonValue::makeObject({{"kind", str("index")}});
@@ -1026,8 +1096,7 @@ std::string printManifest(const Manifest &m) {
                                          {"features", str(m.targetFeatures)},
                                          {"triple", str(m.targetTriple)}})},
        {"source", JsonValue::makeObject(std::move(source))},
-       {"weights", JsonValue::makeObject({{"file", str(m.weightsFile)},
-                                          {"bytes", integer(m.weightsBytes)}})},
+       {"weights", JsonValue::makeObject({{"files", weightFilesJson(m.weightFiles)}})},
        {"graph", graphJson(m.graph)},
        {"pieces", JsonValue::makeArray(std::move(pieces))}});
   return printJson(root, 2) + "\n";

@@ -1,7 +1,8 @@
 // magi-compile on every shared fixture: five pieces each (three compute
 // pieces, two attention pieces, the second identical to the first and
 // compiled once), every PTX assembled by ptxas into a cubin, and a manifest
-// whose graph reads each weight from weights.bin.
+// whose graph references each weight in the archive (entry, range, CRC-32,
+// view), with the archive's path relative to the artifact.
 // REQUIRES: fixtures, ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: magi-compile %fixtures/llama-f32/model.pt2 -o %t/llama-f32 --cache-mode=off | FileCheck %s
@@ -30,7 +31,16 @@
 // MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "weight": {
 // MANIFEST-NEXT:   "bytes": 262144,
-// MANIFEST-NEXT:   "offset": 0
+// MANIFEST-NEXT:   "crc32": {{[0-9]+}},
+// MANIFEST-NEXT:   "entry": "model/data/weights/{{.*}}",
+// MANIFEST-NEXT:   "file": 0,
+// MANIFEST-NEXT:   "method": "stored",
+// MANIFEST-NEXT:   "offset": {{[0-9]+}},
+// MANIFEST-NEXT:   "storage_offset": 0,
+// MANIFEST-NEXT:   "stored_bytes": 262144,
+// MANIFEST-NEXT:   "strides": [
+// MANIFEST-NEXT:     128,
+// MANIFEST-NEXT:     1
 // MANIFEST:      "kind": "user_input",
 // MANIFEST-NEXT: "name": "input_ids",
 // MANIFEST-NEXT: "shape": [

@@ -33,3 +33,26 @@
 // RUN: not magi-import %t/undef.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=UNDEF
 // RUN: test ! -e %t/out.mlir
 // UNDEF: error: node 'sym_size_int_50 (torch.ops.aten.sym_size.int)': reference to undefined value 'no_such_value'
+
+// A node whose arguments do not fit its target names the node and the
+// argument (an mm retargeted to sym_size.int used to fail without a word).
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/symsize.pt2 retarget torch.ops.aten.mm.default torch.ops.aten.sym_size.int
+// RUN: not magi-import %t/symsize.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=SYMSIZE
+// RUN: test ! -e %t/out.mlir
+// SYMSIZE: error: node 'mm (torch.ops.aten.sym_size.int)': expected a constant integer for argument 'dim'
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/permute.pt2 retarget torch.ops.aten.mm.default torch.ops.aten.permute.default
+// RUN: not magi-import %t/permute.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=PERMUTE
+// PERMUTE: error: node 'mm (torch.ops.aten.permute.default)': expected constant integers for argument 'dims'
+// Only the first of several missing arguments is reported.
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/sdpa.pt2 retarget torch.ops.aten.mm.default torch.ops.aten._scaled_dot_product_efficient_attention.default
+// RUN: not magi-import %t/sdpa.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=SDPA --implicit-check-not=error:
+// SDPA: error: node 'mm (torch.ops.aten._scaled_dot_product_efficient_attention.default)': expected a tensor for argument 'query'
+
+// Malformed arguments used to be dereferenced as they were (a crash).
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/badsym.pt2 set-arg _operator.add b '{"as_sym_int": {}}'
+// RUN: not magi-import %t/badsym.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BADSYM
+// RUN: test ! -e %t/out.mlir
+// BADSYM: error: node 'add_634 (_operator.add)': malformed 'as_sym_int' in argument 'b'
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/badcat.pt2 set-arg torch.ops.aten.cat.default tensors '{"as_tensors": [{}]}'
+// RUN: not magi-import %t/badcat.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BADCAT
+// BADCAT: error: node 'cat (torch.ops.aten.cat.default)': malformed tensor in argument 'tensors'

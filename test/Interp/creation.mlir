@@ -2,6 +2,7 @@
 
 // RUN: magi-interp %s --function=create | FileCheck %s --check-prefix=CREATE
 // RUN: magi-interp %s --function=symbols | FileCheck %s --check-prefix=SYM
+// RUN: magi-interp %s --function=sym_overflow | FileCheck %s --check-prefix=OVERFLOW
 
 // CREATE:      out0: tensor<2x3xbf16> = {{\[}}[0.1, 0.1, 0.1], [0.1, 0.1, 0.1]]
 // CREATE-NEXT: out1: tensor<i1> = true
@@ -106,3 +107,24 @@ func.func @resources() -> (tensor<2xbf16>, tensor<3xi1>) {
     }
   }
 #-}
+
+// INT64_MIN // -1 overflows (and used to raise SIGFPE); like PyTorch's int64
+// it wraps to INT64_MIN, and INT64_MIN % -1 is 0.
+// OVERFLOW:      out0: tensor<i64> = -9223372036854775808
+// OVERFLOW-NEXT: out1: tensor<i64> = 0
+// OVERFLOW-NEXT: out2: tensor<i64> = -9223372036854775807
+// OVERFLOW-NEXT: out3: tensor<i64> = -1
+func.func @sym_overflow() -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>) {
+  %min = arith.constant -9223372036854775808 : index
+  %max = arith.constant 9223372036854775807 : index
+  %m1 = arith.constant -1 : index
+  %fdiv = magi.sym_floordiv %min, %m1
+  %mod = magi.sym_mod %min, %m1
+  %fdiv2 = magi.sym_floordiv %max, %m1
+  %mod2 = magi.sym_mod %max, %min
+  %s0 = magi.scalar_tensor %fdiv {dtype = i64} : (index) -> tensor<i64>
+  %s1 = magi.scalar_tensor %mod {dtype = i64} : (index) -> tensor<i64>
+  %s2 = magi.scalar_tensor %fdiv2 {dtype = i64} : (index) -> tensor<i64>
+  %s3 = magi.scalar_tensor %mod2 {dtype = i64} : (index) -> tensor<i64>
+  return %s0, %s1, %s2, %s3 : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>
+}

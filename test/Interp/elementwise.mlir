@@ -7,6 +7,7 @@
 // RUN: magi-interp %s --function=rounding | FileCheck %s --check-prefix=ROUND
 // RUN: magi-interp %s --function=unary | FileCheck %s --check-prefix=UNARY
 // RUN: magi-interp %s --function=conversions | FileCheck %s --check-prefix=CONV
+// RUN: magi-interp %s --function=int_min | FileCheck %s --check-prefix=INTMIN
 
 // ARITH:      out0: tensor<2x3xf32> = {{\[}}[5.5, 2, 7], [-6.5, -10, -5]]
 // ARITH-NEXT: out1: tensor<3xf32> = [-2.5, -2.5, 5]
@@ -270,4 +271,20 @@ func.func @more_binary() -> (tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor
   %q = magi.constant dense<[1.0, 0.0, 2.0]> : tensor<3xf32>
   %xor = magi.logical_xor %p, %q : (tensor<3xi1>, tensor<3xf32>) -> tensor<3xi1>
   return %fmod, %fmodi, %at, %xor : tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<3xi1>
+}
+
+// INT64_MIN divided by -1 wraps as in PyTorch (x86 would trap): the floor
+// and trunc quotients are INT64_MIN, remainder and fmod 0.
+// INTMIN:      out0: tensor<3xi64> = [-9223372036854775808, 9223372036854775807, -4]
+// INTMIN-NEXT: out1: tensor<3xi64> = [-9223372036854775808, 9223372036854775807, -3]
+// INTMIN-NEXT: out2: tensor<3xi64> = [0, 0, -1]
+// INTMIN-NEXT: out3: tensor<3xi64> = [0, 0, 1]
+func.func @int_min() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) {
+  %a = magi.constant dense<[-9223372036854775808, -9223372036854775807, 7]> : tensor<3xi64>
+  %b = magi.constant dense<[-1, -1, -2]> : tensor<3xi64>
+  %floor = magi.div %a, %b {rounding_mode = "floor"} : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %trunc = magi.div %a, %b {rounding_mode = "trunc"} : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %rem = magi.remainder %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %fmod = magi.fmod %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return %floor, %trunc, %rem, %fmod : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>
 }

@@ -101,3 +101,10 @@ func.func @half(%h: tensor<2x2xbf16>) -> (tensor<2x2xbf16>, tensor<2xi64>) {
 // SHORT: magi-interp: error: '{{.*}}short.npy': .npy data: holds 0 bytes, but shape [2, 2] of float32 needs 16
 // RUN: not magi-interp %s --function=half --input %t/missing.npy 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: magi-interp: error: cannot read '{{.*}}missing.npy': {{[Nn]}}o such file or directory
+
+// A .json beside a .bin nested 100k deep used to overflow the stack in
+// llvm::json::parse; a linear scan refuses more than 512 levels first.
+// RUN: %python -c "print('[' * 100000 + ']' * 100000)" > %t/deep.json
+// RUN: cp %t/h.bin %t/deep.bin
+// RUN: not magi-interp %s --function=half --input %t/deep.bin 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: magi-interp: error: '{{.*}}deep.json' nests arrays and objects deeper than 512 levels (at byte 512)

@@ -57,3 +57,33 @@ func.func @no_attr(%w: tensor<2xf32> {magi.input_kind = "parameter", magi.name =
 
 // RUN: not magi-interp %s --weights %t/x.npy --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=NOTZIP
 // NOTZIP: magi-interp: error: cannot open '{{.*}}x.npy' as a zip archive: {{.*}}
+
+// Weight entries are checked as they are read: their CRC-32, and their size
+// against what the archive stores.
+// RUN: %python %S/../Import/Inputs/damage_zip.py %t/model.pt2 %t/crc.pt2 flip-byte m/data/weights/w0
+// RUN: not magi-interp %s --weights %t/crc.pt2 --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=CRC
+// CRC: magi-interp: error: entry 'm/data/weights/w0' is damaged: its data does not match its CRC-32
+// RUN: %python %S/../Import/Inputs/damage_zip.py %t/model.pt2 %t/claim.pt2 claim-size m/data/weights/w0 5368709120
+// RUN: not magi-interp %s --weights %t/claim.pt2 --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=CLAIM
+// CLAIM: magi-interp: error: entry 'm/data/weights/w0' is truncated: its header claims 5368709120 bytes, but it stores only 32
+// RUN: %python %S/../Import/Inputs/damage_zip.py %t/model.pt2 %t/bomb.pt2 deflate m/data/weights/w0 4611686018427387904
+// RUN: not magi-interp %s --weights %t/bomb.pt2 --input %t/x.npy 2>&1 | FileCheck %s --check-prefix=BOMB
+// BOMB: magi-interp: error: entry 'm/data/weights/w0' claims 4611686018427387904 bytes, more than its {{[0-9]+}} compressed bytes can inflate to
+// RUN: %python %S/../Import/Inputs/damage_zip.py %t/model.pt2 %t/deflated.pt2 deflate m/data/weights/w0
+// RUN: magi-interp %s --weights %t/deflated.pt2 --input %t/x.npy | FileCheck %s
+
+// A lying claim allocates no more than the data that really inflates: 4 MiB
+// of deflated weight whose headers claim 3 GiB (plausible for deflate, which
+// inflates up to 1032:1) is read to its real end, not allocated up front.
+// RUN: %python -c "import os, zipfile; zipfile.ZipFile('%t/big.pt2', 'w').writestr('m/data/weights/w0', os.urandom(4 << 20))"
+// RUN: %python %S/../Import/Inputs/damage_zip.py %t/big.pt2 %t/biglie.pt2 deflate m/data/weights/w0 3221225472
+// RUN: not %python %S/Inputs/peak_rss.py 1024 magi-interp %s --function=big --weights %t/biglie.pt2 | FileCheck %s --check-prefix=BIG
+// BIG: magi-interp: error: entry 'm/data/weights/w0' is truncated: it holds 4194304 of the 3221225472 bytes its header claims
+// BIG: peak-rss: under 1024 MiB
+func.func @big(
+    %w: tensor<1048576xf32> {magi.input_kind = "parameter", magi.name = "w",
+                             magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 1>}})
+    -> tensor<1xf32> {
+  %s = magi.slice %w, 0 [0, 1, 1] : tensor<1048576xf32> -> tensor<1xf32>
+  return %s : tensor<1xf32>
+}

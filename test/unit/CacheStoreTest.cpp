@@ -311,7 +311,7 @@ TEST(CacheStoreTest, LayoutAndManifest) {
   std::string manifest = readFile(entryDir + "/entry.json");
   EXPECT_NE(manifest.find("\"ptxas_version\": \"12.4\""), std::string::npos)
       << manifest;
-  EXPECT_NE(manifest.find("\"sha256\": \"" + sha256Hex(makeFiles()[0].data)),
+  EXPECT_NE(manifest.find("\"blake3\": \"" + blake3Hex(makeFiles()[0].data)),
             std::string::npos)
       << manifest;
   // Nothing is left in tmp/ after a store.
@@ -541,7 +541,7 @@ INSTANTIATE_TEST_SUITE_P(
         Damage{"ManifestWithChangedChecksum",
                [](const std::string &d) {
                  std::string text = readFile(d + "/entry.json");
-                 size_t at = text.find("\"sha256\": \"");
+                 size_t at = text.find("\"blake3\": \"");
                  ASSERT_NE(at, std::string::npos);
                  at += 11;
                  text[at] = text[at] == '0' ? '1' : '0';

@@ -17,7 +17,10 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -256,10 +259,25 @@ std::string edited(const std::string &from, const std::string &to) {
 
 TEST(RuntimeManifest, LoadsTheSelfTest) {
   Manifest m = loadManifest(selftestDir() + "/artifact");
-  EXPECT_EQ(m.version, 1);
+  EXPECT_EQ(m.version, 2);
   EXPECT_EQ(m.targetChip, "sm_90");
+  ASSERT_EQ(m.weightFiles.size(), 1u);
+  EXPECT_EQ(m.weightFiles[0].path, "weights.bin");
+  EXPECT_EQ(m.weightFiles[0].bytes, 272);
   ASSERT_EQ(m.graph.inputs.size(), 3u);
-  EXPECT_EQ(m.graph.inputs[1].weightOffset, 256);
+  // Packed (--pack-weights): a range of weights.bin, stored, no entry.
+  ASSERT_TRUE(m.graph.inputs[1].weight.has_value());
+  const WeightRef &bias = *m.graph.inputs[1].weight;
+  EXPECT_EQ(bias.file, 0);
+  EXPECT_EQ(bias.entry, "");
+  EXPECT_EQ(bias.method, ZipMethod::Stored);
+  EXPECT_EQ(bias.offset, 256);
+  EXPECT_EQ(bias.storedBytes, 16);
+  EXPECT_EQ(bias.bytes, 16);
+  EXPECT_EQ(bias.storageOffset, 0);
+  EXPECT_EQ(bias.strides, (std::vector<int64_t>{1}));
+  EXPECT_EQ(m.graph.inputs[0].weight->strides, (std::vector<int64_t>{8, 1}));
+  EXPECT_FALSE(m.graph.inputs[2].weight.has_value());
   ASSERT_EQ(m.pieces.size(), 2u);
   EXPECT_EQ(m.pieces[0].variants.size(), 2u);
   EXPECT_EQ(m.pieces[0].variants[0].symbols.at("s0"), 3);
@@ -278,7 +296,10 @@ TEST(RuntimeManifest, PrintsWhatItReads) {
   EXPECT_EQ(again.producer.describe(), m.producer.describe());
   EXPECT_EQ(again.targetFeatures, m.targetFeatures);
   EXPECT_EQ(again.sourceFile, m.sourceFile);
-  EXPECT_EQ(again.graph.inputs[1].weightOffset, 256);
+  ASSERT_TRUE(again.graph.inputs[1].weight.has_value());
+  EXPECT_EQ(again.graph.inputs[1].weight->offset, 256);
+  EXPECT_EQ(again.graph.inputs[1].weight->crc32, m.graph.inputs[1].weight->crc32);
+  EXPECT_EQ(again.weightFiles[0].path, "weights.bin");
   EXPECT_TRUE(again.pieces[1].variants[0].plan[1].bias.has_value());
   EXPECT_EQ(again.pieces[0].variants[0].symbols.at("s0"), 3);
   // Members print sorted, two spaces deep, with a final newline.
@@ -312,18 +333,36 @@ TEST(RuntimeManifest, RefusesBadManifests) {
   auto refuse = [](const std::string &text, const std::string &fragment) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
-  refuse(edited("\"version\": 1", "\"version\": 2"),
-         "manifest.json: version: this magi-run reads artifact format version 1, not 2");
+  refuse(edited("\"version\": 2", "\"version\": 1"),
+         "manifest.json: version: this magi-run reads artifact format version 2, not 1");
   refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
-  refuse(edited("\"weights\": {\"file\": \"weights.bin\", \"bytes\": 272}",
-                "\"weights\": {\"file\": \"weights.bin\"}"),
-         "weights: missing field \"bytes\"");
+  refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
+                "\"weights\": {\"files\": [{\"path\": \"weights.bin\"}]}"),
+         "weights.files[0]: missing field \"bytes\"");
+  refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
+                "\"weights\": {\"file\": \"weights.bin\", \"bytes\": 272}"),
+         "weights: unknown field");
   refuse(edited("\"dtype\": \"f32\", \"shape\": [4, 8]", "\"dtype\": \"float\", \"shape\": [4, 8]"),
          "graph.inputs[0].dtype: unknown dtype \"float\"");
-  refuse(edited("\"offset\": 256, \"bytes\": 16", "\"offset\": 128, \"bytes\": 16"),
-         "graph.inputs[1].weight.offset: must be a multiple of 256");
-  refuse(edited("\"offset\": 256, \"bytes\": 16", "\"offset\": 256, \"bytes\": 20"),
-         "graph.inputs[1].weight");
+  // The bias's stored bytes [256, 272) of weights.bin (272 bytes).
+  refuse(edited("\"offset\": 256, \"stored_bytes\": 16, \"bytes\": 16",
+                "\"offset\": 260, \"stored_bytes\": 16, \"bytes\": 16"),
+         "graph.inputs[1].weight: stored bytes [260, +16) lie outside weights.bin (272 bytes)");
+  refuse(edited("\"offset\": 256, \"stored_bytes\": 16, \"bytes\": 16",
+                "\"offset\": 256, \"stored_bytes\": 12, \"bytes\": 12"),
+         "graph.inputs[1].weight: the view of f32 [4] reaches byte 16 of storage that holds 12");
+  refuse(edited("\"offset\": 256, \"stored_bytes\": 16, \"bytes\": 16",
+                "\"offset\": 256, \"stored_bytes\": 16, \"bytes\": 20"),
+         "graph.inputs[1].weight: a stored weight");
+  refuse(edited("\"method\": \"stored\", \"offset\": 256", "\"method\": \"bzip2\", \"offset\": 256"),
+         "graph.inputs[1].weight.method: expected \"stored\" or \"deflate\", got \"bzip2\"");
+  refuse(edited("\"storage_offset\": 0, \"strides\": [8, 1]", "\"storage_offset\": 0, \"strides\": [1]"),
+         "graph.inputs[0].weight: the view of f32 [4, 8] has 1 strides for rank 2");
+  refuse(edited("\"storage_offset\": 0, \"strides\": [8, 1]", "\"storage_offset\": 1, \"strides\": [8, 1]"),
+         "graph.inputs[0].weight: the view of f32 [4, 8] reaches byte 132 of storage that holds 128");
+  refuse(edited("\"weight\": {\"file\": 0, \"method\": \"stored\", \"offset\": 256",
+                "\"weight\": {\"file\": 1, \"method\": \"stored\", \"offset\": 256"),
+         "graph.inputs[1].weight.file: weight file 1 does not exist");
   refuse(edited("{\"piece\": 0, \"args\"", "{\"piece\": 5, \"args\""),
          "graph.steps[0].piece: piece 5 does not exist");
   refuse(edited("{\"step\": 0, \"result\": 1}]", "{\"step\": 1, \"result\": 1}]"),
@@ -630,7 +669,9 @@ void runSelftestCase(const std::string &caseName, size_t expectedVariant) {
   EXPECT_EQ(device.launches,
             (std::vector<std::string>{"selftest_scale_add", "selftest_add_index"}));
   EXPECT_EQ(device.numGemms, 1);
-  EXPECT_EQ(device.numSyncs, 3);
+  // One synchronization after uploading the weights, one per launch and
+  // gemm (syncEach).
+  EXPECT_EQ(device.numSyncs, 1 + 3);
   EXPECT_EQ(device.modules.size(), 2u);
 
   // A second run reuses the buffers of the first.
@@ -881,22 +922,72 @@ TEST(RuntimeExecutor, RefusesMissingWeights) {
   Manifest m = loadManifest(selftestDir() + "/artifact");
   HostDevice device;
   GraphExecutor executor(m, dir, device);
-  expectError([&] { executor.uploadWeights(); }, "cannot open '" + dir + "/weights.bin'");
+  expectError([&] { executor.uploadWeights(); },
+              "cannot open '" + dir + "/weights.bin' (weights.files[0], whose first weight is "
+              "'linear.weight'): No such file or directory");
   writeFile(dir + "/weights.bin", std::string(100, '\0'));
-  expectError([&] { executor.uploadWeights(); }, "holds 100 bytes, but the manifest's weights.bytes is 272");
+  expectError([&] { executor.uploadWeights(); },
+              "'" + dir + "/weights.bin' changed since it was compiled: it holds 100 bytes, but "
+              "the artifact recorded 272 (weights.files[0], whose first weight is 'linear.weight')");
+  EXPECT_EQ(device.numAllocations, 0); // refused before anything was allocated
+}
+
+// A copy of the self-test artifact in a temporary directory.
+std::string copySelftestArtifact() {
+  std::string dir = tempDir();
+  for (const char *file : {"manifest.json", "weights.bin"})
+    writeFile(dir + "/" + file, readFileBytes(selftestDir() + "/artifact/" + file));
+  return dir;
+}
+
+TEST(RuntimeExecutor, RefusesChangedWeights) {
+  std::string dir = copySelftestArtifact();
+  Manifest m = loadManifest(dir);
+  HostDevice device;
+  GraphExecutor executor(m, dir, device);
+  // One byte more.
+  std::string bytes = readFileBytes(dir + "/weights.bin");
+  writeFile(dir + "/weights.bin", bytes + '\0');
+  expectError([&] { executor.uploadWeights(); },
+              "weights.bin' changed since it was compiled: it holds 273 bytes, but the artifact "
+              "recorded 272");
+  // The same size, one bit of the bias flipped.
+  std::string flipped = bytes;
+  flipped[260] ^= 1;
+  writeFile(dir + "/weights.bin", flipped);
+  uint32_t recorded = m.graph.inputs[1].weight->crc32;
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "0x%08x", recorded);
+  expectError([&] { executor.uploadWeights(); },
+              "weight 'linear.bias': the CRC-32 of bytes 256..272 of '" + dir +
+                  "/weights.bin' is 0x" /* then the new CRC */);
+  expectError([&] { executor.uploadWeights(); },
+              std::string(", but the artifact recorded ") + hex +
+                  ": the file changed since it was compiled, or is corrupt");
+  // Restored, it loads.
+  writeFile(dir + "/weights.bin", bytes);
+  executor.uploadWeights();
+  EXPECT_EQ(executor.weightStats().tensors, 2);
 }
 
 TEST(RuntimeExecutor, RefusesAnArtifactWithoutWeights) {
   // What magi-compile --no-weights writes: weights without "weight".
   std::string text = readFileBytes(selftestDir() + "/artifact/manifest.json");
-  std::string from = ",\n       \"weight\": {\"offset\": 256, \"bytes\": 16}";
-  ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "");
+  size_t bias = text.find("\"name\": \"linear.bias\"");
+  ASSERT_NE(bias, std::string::npos);
+  size_t from = text.find(",\n       \"weight\": {", bias);
+  ASSERT_NE(from, std::string::npos);
+  size_t to = text.find('}', from);
+  ASSERT_NE(to, std::string::npos);
+  text.erase(from, to + 1 - from);
   Manifest m = parseManifest(text, "manifest.json");
-  EXPECT_FALSE(m.graph.inputs[1].hasWeight);
+  EXPECT_FALSE(m.graph.inputs[1].weight.has_value());
+  EXPECT_TRUE(m.graph.inputs[0].weight.has_value());
   HostDevice device;
   GraphExecutor executor(m, tempDir(), device);
-  expectError([&] { executor.uploadWeights(); }, "it was compiled with --no-weights");
+  expectError([&] { executor.uploadWeights(); },
+              "the artifact has no bytes for weight linear.bias (it was compiled with "
+              "--no-weights");
 }
 
 TEST(RuntimeExecutor, GemmChecks) {
@@ -987,6 +1078,402 @@ TEST(RuntimeExecutor, GemmArtifactOnHost) {
     expectOutputsMatch(executor, outputs, prefix, stepModeName(mode));
   }
   EXPECT_EQ(device.numGemms, 6 * 3);
+}
+
+} // namespace
+
+namespace {
+
+//===--- Weights: files, storages, views, rebinding -----------------------===//
+
+// test/Runtime/archives: zip archives laid out like torch.export's (gen.py
+// says what they hold).
+std::string archivesDir() { return std::string(MAGI_SOURCE_DIR) + "/test/Runtime/archives"; }
+
+std::vector<float> archiveFloats(const std::string &model, int entry) {
+  std::vector<float> v;
+  bool b = model == "model-b";
+  if (entry == 0)
+    for (int i = 0; i < 12; ++i)
+      v.push_back(b ? 100 + 0.5f * float(i) : 0.5f * float(i) - 1);
+  else
+    for (int i = 0; i < 16; ++i)
+      v.push_back(float(i % 4) + (b ? 100 : 0));
+  return v;
+}
+
+std::vector<int64_t> archiveInts(const std::string &model) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < 6; ++i)
+    v.push_back(model == "model-b" ? 1000 + i : 10 * i - 7);
+  return v;
+}
+
+struct ArchiveWeight {
+  const char *name;
+  Dtype dtype;
+  std::vector<int64_t> shape;
+  const char *entry; // inside the archive's folder
+  int64_t storageOffset;
+  std::vector<int64_t> strides;
+};
+
+// Views of model-a's storages: dense, transposed (gathered), at an offset
+// of a deflated storage, strided into a deflated storage, an i64 transpose,
+// a scalar.
+const std::vector<ArchiveWeight> &archiveWeights() {
+  static const std::vector<ArchiveWeight> weights = {
+      {"w", Dtype::F32, {3, 4}, "data/0", 0, {4, 1}},
+      {"wt", Dtype::F32, {4, 3}, "data/0", 0, {1, 4}},
+      {"b", Dtype::F32, {2}, "data/1", 5, {1}},
+      {"cols", Dtype::F32, {4, 2}, "data/1", 1, {1, 8}},
+      {"idx", Dtype::I64, {3, 2}, "data/2", 0, {1, 3}},
+      {"s", Dtype::F32, {}, "data/0", 7, {}},
+  };
+  return weights;
+}
+
+// What magi-compile writes for weights referenced in an archive: a manifest
+// whose weights are entries of `archive` (a path relative to `dir`), and
+// whose graph outputs are the weights themselves (no steps).
+Manifest archiveManifest(const std::string &dir, const std::string &archive) {
+  ZipDirectory zip = readZipDirectory(dir + "/" + archive);
+  std::string folder = archive.substr(0, archive.size() - 4);
+  Manifest m;
+  m.targetChip = "sm_90";
+  m.sourceFile = "model.pt2";
+  m.weightFiles = {WeightFile{archive, zip.fileBytes}};
+  for (const ArchiveWeight &aw : archiveWeights()) {
+    GraphInput in;
+    in.name = aw.name;
+    in.kind = InputKind::Parameter;
+    in.dtype = aw.dtype;
+    for (int64_t size : aw.shape)
+      in.shape.push_back(Expr::parse(std::to_string(size)));
+    const ZipEntry *entry = zip.find(folder + "/" + aw.entry);
+    EXPECT_TRUE(entry) << aw.entry;
+    if (!entry)
+      continue;
+    WeightRef w;
+    w.setStorage(0, *entry);
+    w.storageOffset = aw.storageOffset;
+    w.strides = aw.strides;
+    in.weight = w;
+    ValueRef out;
+    out.kind = ValueRef::Kind::Input;
+    out.index = int64_t(m.graph.inputs.size());
+    m.graph.outputs.push_back(out);
+    m.graph.inputs.push_back(std::move(in));
+  }
+  return m;
+}
+
+// Uploads the weights and checks each against its view of `model`'s values.
+void expectArchiveWeights(GraphExecutor &executor, const std::string &model) {
+  std::vector<DeviceTensor> outputs = executor.run();
+  const std::vector<ArchiveWeight> &weights = archiveWeights();
+  ASSERT_EQ(outputs.size(), weights.size());
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const ArchiveWeight &aw = weights[i];
+    HostTensor t = executor.download(outputs[i]);
+    EXPECT_EQ(t.shape, aw.shape) << aw.name;
+    EXPECT_EQ(outputs[i].ptr % 256, 0u) << aw.name;
+    int64_t n = t.numElements();
+    // The expected element at each (row-major) index of the view.
+    std::vector<int64_t> index(aw.shape.size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t at = aw.storageOffset;
+      for (size_t d = 0; d < index.size(); ++d)
+        at += index[d] * aw.strides[d];
+      int entry = aw.entry[5] - '0';
+      if (aw.dtype == Dtype::I64)
+        EXPECT_EQ(t.getInt(e), archiveInts(model)[size_t(at)]) << aw.name << " element " << e;
+      else
+        EXPECT_EQ(t.getDouble(e), archiveFloats(model, entry)[size_t(at)])
+            << model << " " << aw.name << " element " << e;
+      for (size_t d = index.size(); d-- > 0;)
+        if (++index[d] < aw.shape[d])
+          break;
+        else
+          index[d] = 0;
+    }
+  }
+}
+
+TEST(RuntimeWeights, LoadsStoredAndDeflatedEntriesAndGathersViews) {
+  Manifest m = archiveManifest(archivesDir(), "model-a.zip");
+  ASSERT_EQ(m.graph.inputs.size(), 6u);
+  EXPECT_EQ(m.graph.inputs[2].weight->method, ZipMethod::Deflate);
+  EXPECT_EQ(m.graph.inputs[0].weight->method, ZipMethod::Stored);
+  // What magi-compile would write reads back.
+  Manifest again = parseManifest(printManifest(m), "manifest.json");
+  EXPECT_EQ(printManifest(again), printManifest(m));
+  EXPECT_EQ(again.graph.inputs[3].weight->entry, "model-a/data/1");
+
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  GraphExecutor executor(again, archivesDir(), device, options);
+  executor.uploadWeights();
+  const WeightLoadStats &stats = executor.weightStats();
+  EXPECT_EQ(stats.tensors, 6);
+  EXPECT_EQ(stats.storages, 3); // data/0 (3 views), data/1 (2), data/2
+  EXPECT_EQ(stats.files, 1);
+  EXPECT_EQ(stats.inflated, 1);
+  EXPECT_EQ(stats.gathered, 3); // wt, cols, idx
+  EXPECT_EQ(stats.bytesUploaded, 48 + 48 + 8 + 32 + 48 + 4);
+  EXPECT_EQ(device.numAllocations, 1); // one allocation for every weight
+  EXPECT_EQ(stats.describe().rfind("weights: 6 tensors, 0.000 GB from 1 file(s) in ", 0), 0u)
+      << stats.describe();
+  EXPECT_NE(verbose.str().find("weights: 3 storage(s) (1 inflated), "), std::string::npos)
+      << verbose.str();
+  expectArchiveWeights(executor, "model-a");
+}
+
+TEST(RuntimeWeights, RefusesCorruptEntries) {
+  std::string dir = tempDir();
+  std::string bytes = readFileBytes(archivesDir() + "/model-a.zip");
+  writeFile(dir + "/model-a.zip", bytes);
+  Manifest m = archiveManifest(dir, "model-a.zip");
+  HostDevice device;
+  {
+    // A CRC-32 that is not the entry's.
+    Manifest wrong = m;
+    wrong.graph.inputs[0].weight->crc32 ^= 1;
+    GraphExecutor executor(wrong, dir, device);
+    expectError([&] { executor.uploadWeights(); },
+                "weight 'w': the CRC-32 of entry 'model-a/data/0' of '" + dir +
+                    "/model-a.zip' is 0x");
+  }
+  // One bit of data/0 flipped in the file: the same size, another CRC.
+  std::string flipped = bytes;
+  flipped[size_t(m.graph.inputs[0].weight->offset + 5)] ^= 0x10;
+  writeFile(dir + "/model-a.zip", flipped);
+  {
+    GraphExecutor executor(m, dir, device);
+    expectError([&] { executor.uploadWeights(); },
+                "weight 'w': the CRC-32 of entry 'model-a/data/0' of '" + dir + "/model-a.zip'");
+    expectError([&] { executor.uploadWeights(); }, "the file changed since it was compiled");
+  }
+  // The deflated entry's stream cut short in the manifest.
+  writeFile(dir + "/model-a.zip", bytes);
+  {
+    Manifest cut = m;
+    for (GraphInput &in : cut.graph.inputs)
+      if (in.weight->method == ZipMethod::Deflate)
+        in.weight->storedBytes -= 4;
+    GraphExecutor executor(cut, dir, device);
+    expectError([&] { executor.uploadWeights(); },
+                "weight 'b' (entry 'model-a/data/1' of '" + dir + "/model-a.zip'): corrupt "
+                "deflate data");
+  }
+  // A changed size is refused before anything is read.
+  writeFile(dir + "/model-a.zip", bytes + "trailing");
+  {
+    GraphExecutor executor(m, dir, device);
+    expectError([&] { executor.uploadWeights(); },
+                "model-a.zip' changed since it was compiled: it holds " +
+                    std::to_string(bytes.size() + 8) + " bytes, but the artifact recorded " +
+                    std::to_string(bytes.size()) +
+                    " (weights.files[0], whose first weight is 'w')");
+  }
+}
+
+TEST(RuntimeWeights, RebindsToAnotherArchive) {
+  // The artifact was compiled against model-a; model-b holds the same
+  // entries in another folder, order and methods, with other values.
+  Manifest m = archiveManifest(archivesDir(), "model-a.zip");
+  Manifest rebound = m;
+  std::string other = archivesDir() + "/model-b.zip";
+  rebindWeights(rebound, other);
+  ASSERT_EQ(rebound.weightFiles.size(), 1u);
+  EXPECT_EQ(rebound.weightFiles[0].path, other); // already absolute
+  EXPECT_EQ(rebound.weightFiles[0].bytes, int64_t(readFileBytes(other).size()));
+  ZipDirectory zip = readZipDirectory(other);
+  const WeightRef &w = *rebound.graph.inputs[0].weight;
+  EXPECT_EQ(w.entry, "model-b/data/0");
+  EXPECT_EQ(w.method, ZipMethod::Deflate);
+  EXPECT_EQ(w.offset, zip.find("model-b/data/0")->dataOffset);
+  EXPECT_EQ(w.crc32, zip.find("model-b/data/0")->crc32);
+  EXPECT_EQ(rebound.graph.inputs[1].weight->strides, (std::vector<int64_t>{1, 4})); // the view stays
+  EXPECT_EQ(rebound.graph.inputs[2].weight->storageOffset, 5);
+  EXPECT_EQ(rebound.graph.inputs[2].weight->method, ZipMethod::Stored);
+
+  HostDevice device;
+  // The artifact directory no longer matters: the archive's path is absolute.
+  GraphExecutor executor(rebound, tempDir(), device);
+  executor.uploadWeights();
+  EXPECT_EQ(executor.weightStats().inflated, 1);
+  expectArchiveWeights(executor, "model-b");
+
+  // A relative archive path is made absolute (magi-run's is relative to the
+  // working directory, not to the artifact).
+  Manifest relative = m;
+  std::string cwd = std::filesystem::current_path().string();
+  std::filesystem::current_path(archivesDir());
+  rebindWeights(relative, "model-b.zip");
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(relative.weightFiles[0].path, archivesDir() + "/model-b.zip");
+}
+
+TEST(RuntimeWeights, RebindingListsEveryMismatch) {
+  Manifest m = archiveManifest(archivesDir(), "model-a.zip");
+  Manifest before = m;
+  std::string bad = archivesDir() + "/model-bad.zip";
+  try {
+    rebindWeights(m, bad);
+    ADD_FAILURE() << "model-bad.zip was accepted";
+  } catch (const RuntimeError &e) {
+    std::string message = e.what();
+    for (const std::string &line : std::vector<std::string>{
+             "'" + bad + "' does not hold the artifact's weights (5 problem(s)):",
+             "\n  weight 'w' (entry 'model-a/data/0'): the archive has no entry '<folder>/data/0'",
+             "\n  weight 'wt' (entry 'model-a/data/0'): the archive has no entry",
+             "\n  weight 'b' (entry 'model-a/data/1'): its view (f32 [2], storage offset 5, "
+             "strides [1]) does not fit entry 'model-bad/data/1', which holds 16 bytes: it "
+             "reaches byte 28 of storage that holds 16",
+             "\n  weight 'cols' (entry 'model-a/data/1'): its view (f32 [4, 2], storage offset "
+             "1, strides [1, 8]) does not fit",
+             "\n  weight 's' (entry 'model-a/data/0'): the archive has no entry"})
+      EXPECT_NE(message.find(line), std::string::npos) << message << "\nmissing: " << line;
+    EXPECT_EQ(message.find("'idx'"), std::string::npos) << message; // data/2 fits
+  }
+  // Nothing was changed.
+  EXPECT_EQ(printManifest(m), printManifest(before));
+  expectError([&] { rebindWeights(m, archivesDir() + "/missing.zip"); },
+              "cannot open '" + archivesDir() + "/missing.zip'");
+  expectError([&] { rebindWeights(m, selftestDir() + "/artifact/weights.bin"); },
+              "not a zip archive");
+}
+
+TEST(RuntimeWeights, PackedWeightsCannotBeRebound) {
+  Manifest m = loadManifest(selftestDir() + "/artifact");
+  expectError([&] { rebindWeights(m, archivesDir() + "/model-b.zip"); },
+              "the artifact's weights are packed into its own weights.bin (magi-compile "
+              "--pack-weights), not read from zip entries: weight 'linear.weight' has no entry "
+              "name to look up in another archive");
+}
+
+// A storage large enough that its CRC-32 is computed on worker threads
+// while its weights upload: a dense view and a transposed one of it.
+TEST(RuntimeWeights, LargeStorages) {
+  std::string dir = tempDir();
+  const int64_t rows = 1024, cols = 1280; // 5 MiB of f32
+  std::vector<float> values(size_t(rows * cols));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = float(i % 1000003);
+  std::string bytes(reinterpret_cast<const char *>(values.data()), values.size() * 4);
+  writeFile(dir + "/weights.bin", "header" + bytes);
+  Manifest m;
+  m.weightFiles = {WeightFile{"weights.bin", int64_t(bytes.size() + 6)}};
+  for (bool transposed : {false, true}) {
+    GraphInput in;
+    in.name = transposed ? "big.t" : "big";
+    in.kind = InputKind::Constant;
+    in.shape = {Expr::parse(std::to_string(transposed ? cols : rows)),
+                Expr::parse(std::to_string(transposed ? rows : cols))};
+    WeightRef w;
+    w.offset = 6;
+    w.storedBytes = w.bytes = int64_t(bytes.size());
+    w.crc32 = crc32Update(0, bytes.data(), bytes.size());
+    w.strides = transposed ? std::vector<int64_t>{1, cols} : std::vector<int64_t>{cols, 1};
+    in.weight = w;
+    ValueRef out;
+    out.kind = ValueRef::Kind::Input;
+    out.index = int64_t(m.graph.inputs.size());
+    m.graph.outputs.push_back(out);
+    m.graph.inputs.push_back(std::move(in));
+  }
+  HostDevice device;
+  {
+    GraphExecutor executor(m, dir, device);
+    executor.uploadWeights();
+    EXPECT_EQ(executor.weightStats().storages, 1);
+    EXPECT_EQ(executor.weightStats().gathered, 1);
+    std::vector<DeviceTensor> outputs = executor.run();
+    HostTensor dense = executor.download(outputs[0]), t = executor.download(outputs[1]);
+    EXPECT_EQ(std::memcmp(dense.bytes.data(), bytes.data(), bytes.size()), 0);
+    bool same = true;
+    for (int64_t i = 0; i < cols && same; ++i)
+      for (int64_t j = 0; j < rows && same; ++j)
+        same = t.getDouble(i * rows + j) == values[size_t(j * cols + i)];
+    EXPECT_TRUE(same);
+  }
+  m.graph.inputs[1].weight->crc32 ^= 0x80000000u;
+  m.graph.inputs[0].weight->crc32 ^= 0x80000000u;
+  GraphExecutor executor(m, dir, device);
+  expectError([&] { executor.uploadWeights(); },
+              "weight 'big': the CRC-32 of bytes 6..5242886 of '" + dir + "/weights.bin' is ");
+}
+
+TEST(RuntimeWeights, ParallelCrcAndViews) {
+  std::vector<unsigned char> data((size_t(9) << 20) + 12345);
+  uint32_t state = 1;
+  for (unsigned char &b : data)
+    b = (unsigned char)((state = state * 1103515245u + 12345u) >> 24);
+  uint32_t serial = crc32Update(0, data.data(), data.size());
+  EXPECT_EQ(crc32Parallel(data.data(), data.size()), serial);
+  for (size_t chunk : {size_t(1) << 20, size_t(777777), data.size(), data.size() * 2})
+    for (unsigned threads : {1u, 3u, 8u})
+      EXPECT_EQ(crc32Parallel(data.data(), data.size(), chunk, threads), serial)
+          << chunk << " " << threads;
+  EXPECT_EQ(crc32Parallel(data.data(), 0, 1024, 4), 0u);
+
+  EXPECT_TRUE(isDenseView({2, 3}, {3, 1}));
+  EXPECT_TRUE(isDenseView({2, 1, 3}, {3, 99, 1})); // a size of 1 has any stride
+  EXPECT_TRUE(isDenseView({}, {}));
+  EXPECT_TRUE(isDenseView({4, 0}, {5, 7})); // empty
+  EXPECT_FALSE(isDenseView({2, 3}, {1, 2}));
+  EXPECT_FALSE(isDenseView({2, 3}, {4, 1})); // padded rows
+  EXPECT_FALSE(isDenseView({2}, {1, 1}));
+
+  // A 2x3x2 view with a negative and a zero stride (a broadcast), 2-byte
+  // elements.
+  std::vector<uint16_t> storage(20);
+  for (size_t i = 0; i < storage.size(); ++i)
+    storage[i] = uint16_t(i);
+  std::vector<uint16_t> out(12);
+  gatherView(reinterpret_cast<const unsigned char *>(storage.data()), 2, {2, 3, 2}, {-6, 0, 3},
+             10, reinterpret_cast<unsigned char *>(out.data()));
+  EXPECT_EQ(out, (std::vector<uint16_t>{10, 13, 10, 13, 10, 13, 4, 7, 4, 7, 4, 7}));
+
+  // Permutations of a dense [a, b, c] storage (transposes are copied in
+  // blocks), sizes around the block size, 1- to 8-byte and 3-byte
+  // elements, against an element-by-element copy.
+  struct Case {
+    std::vector<int64_t> sizes; // of the storage, row-major
+    std::vector<size_t> perm;   // view dimension d is storage dimension perm[d]
+  };
+  for (const Case &c : std::vector<Case>{{{3, 130, 70}, {0, 2, 1}},
+                                         {{65, 2, 129}, {2, 1, 0}},
+                                         {{5, 64, 64}, {1, 2, 0}},
+                                         {{1, 7, 200}, {2, 0, 1}},
+                                         {{2, 3, 4}, {0, 1, 2}}})
+    for (int64_t size : {1, 2, 3, 4, 8}) {
+      std::vector<int64_t> storageStrides = {c.sizes[1] * c.sizes[2], c.sizes[2], 1};
+      std::vector<int64_t> shape, strides;
+      for (size_t d : c.perm) {
+        shape.push_back(c.sizes[d]);
+        strides.push_back(storageStrides[d]);
+      }
+      int64_t n = numElements(c.sizes);
+      std::vector<unsigned char> bytes(size_t(n * size));
+      for (size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = (unsigned char)(i * 7 + i / 251);
+      std::vector<unsigned char> got(bytes.size()), want(bytes.size());
+      gatherView(bytes.data(), size, shape, strides, 0, got.data());
+      for (int64_t e = 0; e < n; ++e) {
+        int64_t rest = e, at = 0;
+        for (size_t d = shape.size(); d-- > 0;) {
+          at += rest % shape[d] * strides[d];
+          rest /= shape[d];
+        }
+        std::memcpy(&want[size_t(e * size)], &bytes[size_t(at * size)], size_t(size));
+      }
+      EXPECT_TRUE(got == want) << formatShape(shape) << " strides " << formatShape(strides)
+                               << ", " << size << "-byte elements";
+    }
 }
 
 } // namespace

@@ -43,6 +43,11 @@ static cl::opt<std::string>
                 cl::desc("torch.export archive holding the weights (for a "
                          ".mlir graph; an archive input is its own)"),
                 cl::value_desc("model.pt2"), cl::cat(category));
+static cl::opt<bool> packWeights(
+    "pack-weights",
+    cl::desc("Copy the weights into the artifact's weights.bin (self-contained; "
+             "streamed and CRC-checked) instead of referencing the archive"),
+    cl::cat(category));
 static cl::opt<bool> noWeights(
     "no-weights",
     cl::desc("Compile without weights (the artifact cannot run; for a graph "
@@ -143,6 +148,13 @@ static std::string optionsText() {
   text += ";compile-sizes=";
   for (int64_t size : compileSizes)
     text += std::to_string(size) + ",";
+  // The manifest names the archive relative to the output directory.
+  std::string archive = !weightsPath.empty() ? std::string(weightsPath)
+                        : magi::isZipArchive(inputPath) ? std::string(inputPath)
+                                                        : std::string();
+  if (!archive.empty() && !noWeights && !packWeights)
+    text += ";weights-at=" + magi::relativePath(archive, outputDir);
+  text += ";pack-weights=" + std::to_string(packWeights);
   text += ";no-weights=" + std::to_string(noWeights) +
           ";no-cubin=" + std::to_string(noCubin) +
           ";block-size=" + std::to_string(blockSize) +
@@ -335,13 +347,6 @@ int main(int argc, char **argv) {
   }
   if (!module)
     return 1;
-  std::unique_ptr<magi::TorchExportArchive> archive;
-  if (!archivePath.empty()) {
-    std::string error;
-    archive = magi::TorchExportArchive::open(archivePath, error);
-    if (!archive)
-      return fail(error);
-  }
 
   // The pipeline through post-grad; each piece is lowered when it misses
   // the cache.
@@ -369,16 +374,35 @@ int main(int argc, char **argv) {
   options.target.libraryGemm = !noLibraryGemm;
   options.emitCubin = !noCubin;
   options.noWeights = noWeights;
+  options.packWeights = packWeights;
+  options.weightsArchive = archivePath;
   options.compileSizes.assign(compileSizes.begin(), compileSizes.end());
   options.cache = cache.get();
   options.cacheSalt = cacheSalt;
   if (explainCache)
     options.explainCache = &llvm::outs();
+  // Progress on a terminal, once a compile has taken a second; nothing when
+  // stderr is a file or a pipe.
+  bool showProgress = llvm::sys::Process::StandardErrIsDisplayed() && !quiet;
+  bool progressShown = false;
+  if (showProgress)
+    options.progress = [&](size_t done, size_t total) {
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      if (elapsed < 1.0 && !progressShown)
+        return;
+      progressShown = true;
+      llvm::errs() << "\r" << kTool << ": compiled " << done << " of "
+                   << total << " piece variants";
+      if (done == total)
+        llvm::errs() << "\n";
+      llvm::errs().flush();
+    };
   std::vector<magi::PieceReport> reports;
-  if (failed(magi::writeArtifact(*module, archive.get(), outputDir, options,
-                                 reports)))
+  if (failed(magi::writeArtifact(*module, outputDir, options, reports)))
     return 1;
-  if (cache && cache->writable())
+  if (cache && cache->writable() && !packWeights)
     if (llvm::Error e = magi::storeArtifact(*cache, *artifactFactors, outputDir))
       llvm::errs() << kTool << ": warning: the artifact was not cached: "
                    << llvm::toString(std::move(e)) << "\n";

@@ -34,6 +34,10 @@ static cl::opt<std::string> functionName("function-name",
                                          cl::desc("Name of the graph function"),
                                          cl::init("main"),
                                          cl::cat(importCategory));
+static cl::opt<uint64_t> maxJsonBytes(
+    "max-json-bytes",
+    cl::desc("Refuse JSON entries of the archive larger than this (bytes)"),
+    cl::init(magi::ImportOptions().maxJsonBytes), cl::cat(importCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -54,6 +58,7 @@ int main(int argc, char **argv) {
 
   magi::ImportOptions options;
   options.functionName = functionName;
+  options.maxJsonBytes = maxJsonBytes;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       magi::importTorchExport(inputPath, &context, options);
   if (!module)

@@ -43,11 +43,19 @@ struct UnloadModule {
 struct DestroyGraphExec {
   void operator()(CUgraphExec graph) const noexcept { cuGraphExecDestroy(graph); }
 };
+struct FreePinned {
+  void operator()(void *memory) const noexcept { cuMemFreeHost(memory); }
+};
+struct DestroyEvent {
+  void operator()(CUevent event) const noexcept { cuEventDestroy(event); }
+};
 using PrimaryContext = std::unique_ptr<std::remove_pointer_t<CUcontext>, ReleasePrimaryContext>;
 using Stream = std::unique_ptr<std::remove_pointer_t<CUstream>, DestroyStream>;
 using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasLtHandle_t>, DestroyCublas>;
 using ModuleHandle = std::unique_ptr<std::remove_pointer_t<CUmodule>, UnloadModule>;
 using GraphExec = std::unique_ptr<std::remove_pointer_t<CUgraphExec>, DestroyGraphExec>;
+using PinnedMemory = std::unique_ptr<void, FreePinned>;
+using Event = std::unique_ptr<std::remove_pointer_t<CUevent>, DestroyEvent>;
 // A CUdeviceptr is an integer, which unique_ptr cannot hold.
 class DeviceMemory {
 public:
@@ -117,19 +125,35 @@ private:
   };
   Function &function(int module, const std::string &name);
 
+  // Uploads of at least kStagedUploadBytes go through pinned staging
+  // buffers: a chunk is copied into one while the previous chunk's
+  // cuMemcpyHtoDAsync from another runs; an event per buffer tells when
+  // its copy is done and it may be filled again.
+  static constexpr int64_t kStagedUploadBytes = int64_t(4) << 20;
+  static constexpr int64_t kStagingBytes = int64_t(64) << 20;
+  static constexpr int kStagingBuffers = 2;
+  struct StagingBuffer {
+    detail::PinnedMemory memory;
+    detail::Event copied;
+    bool inFlight = false; // a copy from it was issued after `copied` was last waited for
+  };
+  void stagedUpload(DevicePtr dst, const unsigned char *src, int64_t bytes);
+
   CUdevice device_ = 0;
   std::string name_, chip_;
   size_t workspaceBytes_ = 0;
   std::map<std::pair<int, std::string>, Function> functions_;
   std::map<std::string, cublasLtMatmulAlgo_t> algorithms_; // by problem
-  // Destroyed in reverse order: graphs, modules, workspace, cuBLASLt,
-  // stream, context.
+  // Destroyed in reverse order: staging buffers, graphs, modules,
+  // workspace, cuBLASLt, stream, context.
   detail::PrimaryContext context_;
   detail::Stream stream_;
   detail::CublasHandle cublas_;
   detail::DeviceMemory workspace_;
   std::vector<Module> modules_;
   std::vector<detail::GraphExec> graphs_; // null once released
+  std::vector<StagingBuffer> staging_;    // allocated at the first large upload
+  size_t nextStaging_ = 0;
 };
 
 } // namespace magi::runtime

@@ -3,11 +3,14 @@
 //   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
 //            [--cuda-graphs=on|off] [--runs N]
 //   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
+//            [--weights-from MODEL.pt2]
 //
 // Loads DIR/manifest.json (docs/artifact-format.md), checks the user inputs
-// against the graph, uploads weights.bin once, runs the steps with the CUDA
-// driver API and cuBLASLt (compute pieces captured into CUDA graphs and
-// replayed once their parameters repeat), and compares the outputs with the
+// against the graph, uploads the weights once (from the files the manifest
+// names, CRC-checked; or, with --weights-from, from another archive of the
+// same model), runs the steps with the CUDA driver API and cuBLASLt
+// (compute pieces captured into CUDA graphs and replayed once their
+// parameters repeat), and compares the outputs with the
 // fixture's references (one `outN: rel_err=... OK|FAIL` line each) or saves
 // them.
 // See docs/runtime.md.
@@ -36,6 +39,9 @@ const char *kUsage =
     "                       PREFIX_outN.{bin,json} (one 'outN: rel_err=... OK|FAIL' line each)\n"
     "  --input FILE.bin     a user input (its .json beside it), in graph order; repeatable\n"
     "  --save-outputs DIR2  write the outputs as DIR2/outN.bin + DIR2/outN.json\n"
+    "  --weights-from PATH  read the weights from the torch.export archive PATH (the same\n"
+    "                       model, other values) instead of the files the artifact names;\n"
+    "                       entries match by name without the archive's top folder\n"
     "  --tolerance X        relative-error bar for float outputs (default 1e-4 for f32/f64,\n"
     "                       3e-2 for bf16/f16; integer and bool outputs must match exactly)\n"
     "  --repeat N           after the warm-up, run N more times and print the median time\n"
@@ -59,6 +65,7 @@ struct Options {
   std::string fixturePrefix;
   std::vector<std::string> inputs;
   std::string saveDir;
+  std::string weightsFrom;
   std::optional<double> tolerance;
   int64_t repeat = 0;
   int64_t runs = 1;
@@ -115,6 +122,8 @@ Options parseCommandLine(int argc, char **argv) {
       options.inputs.push_back(takeValue());
     } else if (arg == "--save-outputs") {
       options.saveDir = takeValue();
+    } else if (arg == "--weights-from") {
+      options.weightsFrom = takeValue();
     } else if (arg == "--tolerance") {
       std::string text = takeValue();
       char *end = nullptr;
@@ -194,6 +203,13 @@ void printValues(const HostTensor &t, int64_t limit) {
 
 int run(const Options &options) {
   Manifest manifest = loadManifest(options.artifactDir);
+  if (!options.weightsFrom.empty()) {
+    try {
+      rebindWeights(manifest, options.weightsFrom);
+    } catch (const RuntimeError &e) {
+      throw RuntimeError(std::string("--weights-from: ") + e.what());
+    }
+  }
 
   // Everything about the inputs is checked before the GPU is touched.
   std::vector<HostTensor> inputs;
@@ -236,6 +252,8 @@ int run(const Options &options) {
   executorOptions.cudaGraphs = options.cudaGraphs;
   GraphExecutor executor(manifest, options.artifactDir, device, executorOptions);
   executor.uploadWeights();
+  // On stderr, where it cannot disturb the lines scripts read on stdout.
+  std::cerr << "magi-run: " << executor.weightStats().describe() << "\n";
   executor.setInputs(inputs);
 
   std::vector<DeviceTensor> deviceOutputs;
@@ -283,7 +301,7 @@ int run(const Options &options) {
     ExecutorOptions timingOptions;
     timingOptions.cudaGraphs = options.cudaGraphs;
     GraphExecutor timed(manifest, options.artifactDir, device, timingOptions);
-    timed.uploadWeights();
+    timed.shareWeights(executor); // the weights are read once
     timed.setInputs(inputs);
     // Warm-up: modules, cuBLASLt algorithms, buffers; with CUDA graphs a
     // second run captures them, so that the timed runs are replays.

@@ -108,6 +108,8 @@ public:
 
 /// SHA-256 of `data` as 64 lowercase hex digits.
 std::string sha256Hex(llvm::StringRef data);
+/// Lower-case hex BLAKE3 (256-bit) of `data`: the cache's file checksums.
+std::string blake3Hex(llvm::StringRef data);
 
 } // namespace magi::cache
 

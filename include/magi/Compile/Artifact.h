@@ -1,8 +1,10 @@
 //===- Artifact.h - a split graph compiled into an artifact -----*- C++ -*-===//
 //
 // Writes the directory that magi-run loads (docs/artifact-format.md): the
-// manifest (graph, pieces, variants, launch plans), PTX and cubin per piece,
-// and the weights packed into weights.bin.
+// manifest (graph, pieces, variants, launch plans, where each weight lives)
+// and PTX and cubin per piece. Weights stay in their archive unless
+// packWeights copies them into weights.bin; their bytes are never held in
+// memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAGI_COMPILE_ARTIFACT_H
@@ -10,8 +12,8 @@
 
 #include "magi/Cache/CacheStore.h"
 #include "magi/Compile/GpuCompiler.h"
-#include "magi/Import/TorchExport.h"
 #include "mlir/IR/BuiltinOps.h"
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +26,15 @@ struct ArtifactOptions {
   /// Sizes of the graph's symbol to compile specialized variants for (the
   /// variant for any size is always compiled).
   std::vector<int64_t> compileSizes;
+  /// The torch.export archive the weights are in ("" for none). The
+  /// manifest refers to its entries by a path relative to the artifact.
+  std::string weightsArchive;
   /// Write no weights: parameters, buffers and constants then have no
   /// `weight` in the manifest (magi-run refuses to run such an artifact).
   bool noWeights = false;
+  /// Copy the weights' storages into the artifact's weights.bin (streamed in
+  /// bounded chunks, CRC-checked), so the artifact is self-contained.
+  bool packWeights = false;
   /// Assemble each PTX with ptxas into a cubin (needs target.cudaPath).
   bool emitCubin = true;
   /// The compile cache, or null for none. Lowered pieces are looked up by
@@ -37,6 +45,9 @@ struct ArtifactOptions {
   /// Print each piece's key factors, and for a miss what differs from the
   /// closest stored entry, to this stream (null: not at all).
   llvm::raw_ostream *explainCache = nullptr;
+  /// Called after each piece variant that had to be compiled, with the
+  /// number done and the number to compile (from one thread at a time).
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 /// What happened to one piece, for the summary and --stats.
@@ -56,9 +67,9 @@ struct PieceReport {
 
 /// Compiles every piece of `module` (a split graph after the post-grad
 /// phase: each piece goes through the lower phase, then to PTX) and writes
-/// the artifact into `dir` (created). Weights come from `archive`.
+/// the artifact into `dir` (created). Weights come from
+/// `options.weightsArchive`.
 mlir::LogicalResult writeArtifact(mlir::ModuleOp module,
-                                  const TorchExportArchive *archive,
                                   llvm::StringRef dir,
                                   const ArtifactOptions &options,
                                   std::vector<PieceReport> &reports);

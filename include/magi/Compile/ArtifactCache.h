@@ -35,6 +35,18 @@ struct ArtifactKeyInputs {
 /// and no stale piece file stays), `dir/pieces` is created.
 llvm::Error prepareArtifactDir(llvm::StringRef dir);
 
+/// What identifies an input file for the artifact's key and the manifest's
+/// `source.sha256`: for a zip archive the SHA-256 of its directory listing
+/// (entry names, methods, sizes, CRC-32s), which costs nothing to read
+/// however large its weights; for anything else the SHA-256 of its bytes.
+/// "<kind>:<hex>".
+llvm::Expected<std::string> inputIdentity(llvm::StringRef path);
+
+/// `target` as a path relative to the directory `fromDir` (both made
+/// absolute and normalized; symbolic links are not resolved): how an
+/// artifact names the archive its weights are in.
+std::string relativePath(llvm::StringRef target, llvm::StringRef fromDir);
+
 /// The key factors of the artifact; fails when an input cannot be read.
 llvm::Expected<cache::CacheKeyFactors>
 artifactKeyFactors(const ArtifactKeyInputs &inputs);

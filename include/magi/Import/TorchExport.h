@@ -24,6 +24,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,11 +51,22 @@ public:
   std::vector<std::string> entryNames() const;
   /// True if the archive has an entry `name`.
   bool hasEntry(llvm::StringRef name) const;
-  /// The uncompressed size of entry `name`; false if there is no such entry.
+  /// The uncompressed size of entry `name` as its header claims it; false if
+  /// there is no such entry.
   bool entrySize(llvm::StringRef name, uint64_t &size) const;
-  /// The bytes of entry `name`; false with `error` set on failure.
-  bool readEntry(llvm::StringRef name, std::string &bytes,
-                 std::string &error) const;
+  /// The same, but false with `error` set when the claim cannot be true: a
+  /// stored entry holds what it stores, a compressed one at most 1032 times
+  /// its compressed bytes (deflate's limit), and no entry outgrows that
+  /// bound from the archive's own size.
+  bool checkedEntrySize(llvm::StringRef name, uint64_t &size,
+                        std::string &error) const;
+  /// The bytes of entry `name`; false with `error` set on failure: no such
+  /// entry, a claimed size that cannot be true (see `checkedEntrySize`) or
+  /// is over `maxSize`, data shorter or longer than claimed, or data that
+  /// does not match its CRC-32. It never allocates much more than the data
+  /// that really inflates, whatever the headers claim.
+  bool readEntry(llvm::StringRef name, std::string &bytes, std::string &error,
+                 uint64_t maxSize = UINT64_MAX) const;
   /// The common prefix of the archive's entries (`model/` for `model.pt2`).
   const std::string &prefix() const { return prefix_; }
 
@@ -68,6 +80,9 @@ private:
 struct ImportOptions {
   /// Name of the created function.
   std::string functionName = "main";
+  /// The largest JSON entry (`model.json`, the weights' and constants'
+  /// configs) read into memory, in bytes: a bigger one is an error.
+  uint64_t maxJsonBytes = uint64_t(1) << 30;
 };
 
 /// Imports the archive at `path` into a new module. Errors are emitted as

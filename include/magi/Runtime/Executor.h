@@ -3,7 +3,9 @@
 // Everything of magi-run that is not CUDA: checking the user inputs against
 // the graph, choosing each step's variant, evaluating its values, walking
 // its plan (alloc, launch, gemm) and its results, and passing values between
-// steps. The device (CUDA in tools/magi-run, a host imitation in the unit
+// steps; and loading the weights (mapping the files they are read from,
+// checking their CRC-32s, gathering strided views, rebinding them to another
+// archive). The device (CUDA in tools/magi-run, a host imitation in the unit
 // tests) only allocates, copies, loads modules, launches and multiplies.
 //
 //===----------------------------------------------------------------------===//
@@ -111,6 +113,9 @@ public:
   // kernel writes is visible; never returns 0.
   virtual DevicePtr allocate(int64_t bytes) = 0;
   virtual void release(DevicePtr ptr) = 0;
+  // Copies `bytes` bytes to the device. Returns once `src` may be reused;
+  // the copy itself may still be under way, ordered before all later work
+  // (its errors then surface at the next synchronize).
   virtual void upload(DevicePtr dst, const void *src, int64_t bytes) = 0;
   virtual void download(void *dst, DevicePtr src, int64_t bytes) = 0;
   // Loads a piece variant's module (cubin when given, else PTX); returns a
@@ -162,14 +167,74 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
 // `where` names the plan step in errors.
 void checkGemm(const GemmCall &call, int64_t biasSize, const std::string &where);
 
+// What GraphExecutor::uploadWeights did.
+struct WeightLoadStats {
+  int64_t tensors = 0;       // weights uploaded
+  int64_t storages = 0;      // distinct storages read and checked
+  int64_t files = 0;         // files they were read from
+  int64_t bytesRead = 0;     // stored bytes of those storages
+  int64_t bytesUploaded = 0; // dense bytes copied to the device
+  int64_t inflated = 0;      // storages inflated (method deflate)
+  int64_t gathered = 0;      // weights with a non-dense view, gathered on the host
+  double seconds = 0;        // opening the first file to the last byte on the device
+  // "weights: 291 tensors, 13.477 GB from 1 file(s) in 2.310 s (5.83 GB/s)"
+  std::string describe() const;
+};
+
+// CRC-32 (crc32Update's) of `bytes` bytes, computed in `chunkBytes` pieces
+// on up to `threads` std::threads (0: hardware_concurrency) and combined
+// with crc32Combine; one thread for less than two chunks.
+uint32_t crc32Parallel(const void *data, size_t bytes, size_t chunkBytes = size_t(16) << 20,
+                       unsigned threads = 0);
+
+// Whether a view of `shape` with `strides` (in elements) is dense
+// row-major: its elements are contiguous in order (sizes of 1 may have any
+// stride; an empty view is dense).
+bool isDenseView(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides);
+
+// Copies the elements of a strided view of `storage` (elements of
+// `elementSize` bytes; `storageOffset` and `strides` in elements, checked
+// beforehand with checkView) to `out`, dense row-major: row by row, or in
+// 64x64-element blocks for a transpose (a dimension other than the last
+// with stride 1).
+void gatherView(const unsigned char *storage, int64_t elementSize,
+                const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                int64_t storageOffset, unsigned char *out);
+
+// Where a weight file lies: `file.path` when absolute, else inside
+// `artifactDir`.
+std::string weightFilePath(const std::string &artifactDir, const WeightFile &file);
+
+// magi-run --weights-from: points every weight of `manifest` at the entry
+// of the torch.export archive `archivePath` with the same name once the
+// first path component (the archive's folder, named after its file) is
+// stripped from both, taking that entry's method, offset, sizes and CRC-32
+// from the archive's directory and keeping each weight's view, which must
+// fit the new storage. Every missing entry and too short storage is listed,
+// then it throws RuntimeError; on success `manifest.weightFiles` is the
+// archive alone (its absolute path and size). A packed artifact (weights in
+// its own weights.bin, entry "") cannot be rebound. Weights without a
+// reference (--no-weights) are left as they are.
+void rebindWeights(Manifest &manifest, const std::string &archivePath);
+
 class GraphExecutor {
 public:
   GraphExecutor(const Manifest &manifest, std::string artifactDir, Device &device,
                 ExecutorOptions options = {});
   ~GraphExecutor();
 
-  // Reads weights.bin and uploads it once.
+  // Uploads every weight once, into one device allocation (each weight
+  // dense at a 256-byte aligned offset): maps each weight file (its size
+  // must be the one recorded), reads each distinct storage (in place when
+  // stored, inflated when deflated), checks its CRC-32, and uploads each
+  // weight's view of it (a dense view straight from the storage, any other
+  // gathered on the host first). Errors name the weight, the entry and the
+  // file. Ends with the device synchronized; weightStats() tells what it did.
   void uploadWeights();
+  // Uses the weights that `other` (an executor of the same manifest, which
+  // must outlive this one) uploaded, instead of uploading them again.
+  void shareWeights(const GraphExecutor &other);
+  const WeightLoadStats &weightStats() const { return weightStats_; }
   // Checks and uploads the user inputs (in graph order). An input of the
   // same byte size as before is uploaded into the same device buffer, so
   // that captured graphs stay valid.
@@ -206,7 +271,8 @@ private:
   std::string dir_;
   Device &device_;
   ExecutorOptions options_;
-  DevicePtr weights_ = 0;
+  DevicePtr weights_ = 0; // owned; 0 when none, or shared from another executor
+  WeightLoadStats weightStats_;
   std::vector<DeviceTensor> inputs_; // one per graph input; weights point into weights_
   std::map<size_t, Allocation> inputAllocations_; // by graph input
   std::map<std::string, int64_t> symbols_;

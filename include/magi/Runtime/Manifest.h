@@ -16,6 +16,7 @@
 
 #include "magi/Runtime/Expr.h"
 #include "magi/Runtime/Tensor.h"
+#include "magi/Runtime/Zip.h"
 
 #include <map>
 #include <optional>
@@ -24,9 +25,42 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 1;
+constexpr int64_t kArtifactVersion = 2;
 
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
+
+// A file the weights are read from: a torch.export archive the weights are
+// referenced in (its path relative to the artifact directory), or the
+// artifact's own weights.bin (--pack-weights).
+struct WeightFile {
+  std::string path;
+  int64_t bytes = 0; // the file's size when compiled
+};
+
+// Where one weight's bytes are: a storage (a zip entry, or a range of a
+// packed file) and the tensor's strided view of it.
+struct WeightRef {
+  int64_t file = 0;            // index into Manifest::weightFiles
+  std::string entry;           // the zip entry; "" in a packed file
+  ZipMethod method = ZipMethod::Stored;
+  int64_t offset = 0;          // where the stored bytes start in the file
+  int64_t storedBytes = 0;     // their length in the file
+  int64_t bytes = 0;           // the storage's length once inflated
+  uint32_t crc32 = 0;          // CRC-32 of the inflated storage
+  int64_t storageOffset = 0;   // of the view, in elements
+  std::vector<int64_t> strides; // of the view, in elements
+
+  // The storage is zip entry `entry` of weight file `file` (the view stays).
+  void setStorage(int64_t fileIndex, const ZipEntry &zipEntry) {
+    file = fileIndex;
+    entry = zipEntry.name;
+    method = zipEntry.method;
+    offset = zipEntry.dataOffset;
+    storedBytes = zipEntry.storedBytes;
+    bytes = zipEntry.bytes;
+    crc32 = zipEntry.crc32;
+  }
+};
 
 struct GraphInput {
   std::string name;
@@ -36,9 +70,7 @@ struct GraphInput {
   // Weights only: where the bytes are. A weight without them comes from an
   // artifact compiled with --no-weights, which describes kernels but cannot
   // run.
-  bool hasWeight = false;
-  int64_t weightOffset = 0;
-  int64_t weightBytes = 0;
+  std::optional<WeightRef> weight;
   bool isWeight() const { return kind != InputKind::UserInput; }
 };
 
@@ -167,8 +199,7 @@ struct Manifest {
   std::string targetTriple = "nvptx64-nvidia-cuda";
   std::string sourceFile;
   std::optional<std::string> sourceSha256;
-  std::string weightsFile;
-  int64_t weightsBytes = 0;
+  std::vector<WeightFile> weightFiles;
   Graph graph;
   std::vector<Piece> pieces;
 

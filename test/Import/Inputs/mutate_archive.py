@@ -1,10 +1,11 @@
 """Writes a copy of a torch.export archive with one defect, for the importer's
-error tests: mutate_archive.py SRC DST MUTATION."""
+error tests: mutate_archive.py SRC DST MUTATION [ARG...]."""
 import json
 import sys
 import zipfile
 
 src, dst, mutation = sys.argv[1:4]
+args = sys.argv[4:]
 
 with zipfile.ZipFile(src) as zin:
     entries = {info.filename: zin.read(info.filename) for info in zin.infolist()}
@@ -37,11 +38,43 @@ elif mutation == "custom-op":
             node["target"] = "torch.ops.mylib.my_neg.default"
 elif mutation == "no-model-json":
     del entries[model_entry]
+elif mutation == "retarget":  # OLD NEW: the first node calling OLD calls NEW
+    node = next(n for n in graph["nodes"] if n["target"] == args[0])
+    node["target"] = args[1]
+elif mutation == "set-arg":  # TARGET NAME JSON: an argument of a node
+    node = next(n for n in graph["nodes"] if n["target"] == args[0])
+    next(a for a in node["inputs"] if a["name"] == args[1])["arg"] = \
+        json.loads(args[2])
+elif mutation == "weight-size":  # N: the first weight's first size is N
+    first_input = graph["inputs"][0]["as_tensor"]["name"]
+    graph["tensor_values"][first_input]["sizes"][0] = {"as_int": int(args[0])}
+elif mutation in ("weight-offset", "weight-stride"):  # N: of the first weight
+    config_entry = prefix + "data/weights/model_weights_config.json"
+    config = json.loads(entries[config_entry])
+    meta = next(iter(config["config"].values()))["tensor_meta"]
+    if mutation == "weight-offset":
+        meta["storage_offset"] = {"as_int": int(args[0])}
+    else:
+        meta["strides"][0] = {"as_int": int(args[0])}
+    entries[config_entry] = json.dumps(config).encode()
+elif mutation == "deep-expr":  # N: the first symbolic size nests N deep
+    sizes = next(t["sizes"] for t in graph["tensor_values"].values()
+                 if any("as_expr" in s for s in t["sizes"]))
+    depth = int(args[0])
+    text = "Add(" * depth + "Symbol('s70')" + ", Integer(1))" * depth
+    next(s for s in sizes if "as_expr" in s)["as_expr"]["expr_str"] = text
+elif mutation == "deep-json":  # N: model.json nests N arrays deep
+    pass  # written below: Python's json module cannot nest that deep
 else:
     sys.exit("unknown mutation " + mutation)
 
 if model_entry in entries:
     entries[model_entry] = json.dumps(program).encode()
+if mutation == "deep-json":
+    depth = int(args[0])
+    nested = "[" * depth + "]" * depth
+    entries[model_entry] = ('{"deep": ' + nested + ", " +
+                            entries[model_entry].decode()[1:]).encode()
 with zipfile.ZipFile(dst, "w") as zout:
     for name, data in entries.items():
         zout.writestr(name, data)

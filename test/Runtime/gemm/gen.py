@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the gemm test artifact's weights.bin and fixture (plain Python).
+"""Writes the gemm test artifact's weights.bin and fixture (plain Python),
+and points the manifest's weights at weights.bin (../packed_weights.py).
 
 One piece, six gemms that exercise the layouts and dtypes of the format's
 `gemm` plan op (artifact/manifest.json, written by hand):
@@ -19,8 +20,12 @@ independently of any GPU code, then rounded to the output dtype.
 """
 import os
 import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(HERE))
+from packed_weights import pack_manifest  # noqa: E402
 
 
 def f32(v):
@@ -78,12 +83,17 @@ bbf = values(4, 8, bf16)             # bf16 [8]        offset 768
 Wh = values(5, 2 * 7 * 2, f16)       # f16 [2, 7, 2]   offset 1024
 b32 = values(6, 8, f32)              # f32 [8]         offset 1280
 blob = bytearray(1280 + 4 * 8)
-for offset, dtype, vs in ((0, "float32", W), (256, "float32", bias), (512, "bfloat16", Wbf),
-                          (768, "bfloat16", bbf), (1024, "float16", Wh), (1280, "float32", b32)):
+LAYOUT = (("W", 0, "float32", W, [5, 4]), ("bias", 256, "float32", bias, [4]),
+          ("Wbf", 512, "bfloat16", Wbf, [6, 8]), ("bbf", 768, "bfloat16", bbf, [8]),
+          ("Wh", 1024, "float16", Wh, [2, 7, 2]), ("b32", 1280, "float32", b32, [8]))
+for _, offset, dtype, vs, _ in LAYOUT:
     data = PACK[dtype](vs)
     blob[offset:offset + len(data)] = data
 with open(os.path.join(HERE, "artifact", "weights.bin"), "wb") as f:
     f.write(blob)
+pack_manifest(os.path.join(HERE, "artifact", "manifest.json"), blob,
+              [(name, offset, len(PACK[dtype](vs)), shape)
+               for name, offset, dtype, vs, shape in LAYOUT])
 
 # User inputs.
 A = values(10, 2 * 3 * 5, f32)       # f32 [2, 3, 5]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the self-test artifact's weights.bin and the fixtures (inputs and
-reference outputs) for magi-run, with plain Python (no NumPy).
+reference outputs) for magi-run, with plain Python (no NumPy), and points the
+manifest's weights at weights.bin (ranges, CRC-32s: ../packed_weights.py).
 
 The artifact (artifact/manifest.json, written by hand) computes, for a user
 input x: f32 [s0, 8] and the weights W: f32 [4, 8], bias: f32 [4]:
@@ -16,8 +17,12 @@ of any GPU code, and rounded to f32.
 """
 import os
 import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(HERE))
+from packed_weights import pack_manifest  # noqa: E402
 
 
 def f32(v):
@@ -51,6 +56,9 @@ blob[0:128] = struct.pack("<32f", *weight)
 blob[256:272] = struct.pack("<4f", *bias)
 with open(os.path.join(HERE, "artifact", "weights.bin"), "wb") as f:
     f.write(blob)
+pack_manifest(os.path.join(HERE, "artifact", "manifest.json"), blob,
+              [("linear.weight", 0, 128, [OUT_FEATURES, IN_FEATURES]),
+               ("linear.bias", 256, 16, [OUT_FEATURES])])
 
 # case0: s0 = 5 (the general variant of piece 0); case1: s0 = 3 (its
 # variant specialised for s0 = 3).

@@ -1,0 +1,161 @@
+"""LLaMA-7B-shaped models on the GPU machine, Magi beside PyTorch in one run.
+
+usage: python3 bench/llama7b/bench.py --harness DIR --magi-run BIN --artifact L=DIR [--artifact L=DIR ...]
+                                      [--T 16 512 4096]
+
+For each artifact (compiled on the CPU machine from the zero-weight archive of an L-layer model,
+`../shared/fixtures/llama7b/llama7b-<L>l-zero.pt2`), this re-creates the same seeded model with the
+shared harness (`DIR/llama7b_common.py`: make_model, export), exports it with its real weights
+(torch.export.save: stored entries), and runs `magi-run ARTIFACT --weights-from REAL.pt2`: the
+artifact is rebound by entry name to the real archive, checked against PyTorch eager's output
+(bf16 bar 3e-2), and timed with CUDA graphs off and on. Beside it, in the same run: PyTorch eager,
+torch.compile and torch.compile(mode="reduce-overhead"), the device-to-device copy bandwidth and the
+pinned and pageable host-to-device bandwidth. With a 1- and a 4-layer artifact it reports the cost
+of one layer, (t4 - t1) / 3, for every contender. Results: $OUT/llama7b.json and a table on stdout.
+"""
+import argparse, json, os, re, statistics, subprocess, sys, time
+
+import torch
+
+p = argparse.ArgumentParser()
+p.add_argument("--harness", required=True)
+p.add_argument("--magi-run", required=True)
+p.add_argument("--artifact", action="append", required=True, help="LAYERS=DIR")
+p.add_argument("--T", type=int, nargs="*", default=[16, 512, 4096])
+p.add_argument("--anchors", default="inductor,inductor_cg",
+               help="torch.compile contenders to time: inductor (default mode), inductor_cg "
+                    "(mode=reduce-overhead, CUDA graphs), both by default; '' for none")
+args = p.parse_args()
+sys.path.insert(0, args.harness)
+from llama7b_common import make_model, export  # noqa: E402
+
+OUT = os.environ.get("OUT", "/tmp/out")
+os.makedirs(OUT, exist_ok=True)
+work = "/tmp/magi-llama7b"
+os.makedirs(work, exist_ok=True)
+res = {"bandwidth": {}, "models": {}}
+
+
+def dump():
+    json.dump(res, open(f"{OUT}/llama7b.json", "w"), indent=1)
+
+
+def cuda_time(fn, n=30, warm=5):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(n):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    return statistics.median(ts)
+
+
+def save(t, path):
+    t = t.detach().cpu().contiguous()
+    json.dump({"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}, open(path + ".json", "w"))
+    raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
+    open(path + ".bin", "wb").write(raw.numpy().tobytes())
+
+
+# The ceilings, measured in this run.
+n = 1 << 30
+src = torch.empty(n, dtype=torch.uint8, device="cuda")
+dst = torch.empty_like(src)
+ms = cuda_time(lambda: dst.copy_(src), n=10)
+res["bandwidth"]["d2d_GBps"] = 2 * n / ms / 1e6
+del src, dst
+host = torch.empty(n // 4, dtype=torch.uint8).pin_memory()
+dev = torch.empty(n // 4, dtype=torch.uint8, device="cuda")
+res["bandwidth"]["h2d_pinned_GBps"] = (n // 4) / cuda_time(lambda: dev.copy_(host, non_blocking=True), n=10) / 1e6
+pageable = torch.empty(n // 4, dtype=torch.uint8)
+res["bandwidth"]["h2d_pageable_GBps"] = (n // 4) / cuda_time(lambda: dev.copy_(pageable), n=5) / 1e6
+del host, dev, pageable
+torch.cuda.empty_cache()
+print("bandwidth", res["bandwidth"], flush=True)
+dump()
+
+for spec in args.artifact:
+    layers, art = spec.split("=", 1)
+    layers = int(layers)
+    r = res["models"][layers] = {"T": {}}
+    t0 = time.time()
+    model = make_model(layers)
+    real = f"{work}/real{layers}.pt2"
+    export(model, real)
+    r["export_s"] = time.time() - t0
+    r["archive_bytes"] = os.path.getsize(real)
+    print(f"{layers} layer(s): exported {r['archive_bytes'] / 1e9:.2f} GB in {r['export_s']:.1f} s", flush=True)
+    for T in args.T:
+        rt = r["T"][T] = {}
+        torch.manual_seed(100 + T)
+        ids = torch.randint(0, 32000, (1, T), device="cuda")
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        with torch.no_grad():
+            ref = model(ids)
+        rt["torch_eager_peak_extra_GB"] = (torch.cuda.max_memory_allocated() - base) / 1e9
+        case = f"{work}/case{layers}_{T}"
+        save(ids, case + "_in0"); save(ref, case + "_out0")
+        for mode, extra in (("check", ["--runs", "3"]), ("eager", ["--repeat", "20", "--cuda-graphs=off"]),
+                            ("graphs", ["--repeat", "20"])):
+            cmd = [args.magi_run, art, "--weights-from", real, "--fixture", case] + extra
+            t1 = time.time()
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+                out, rc = proc.stdout + proc.stderr, proc.returncode
+            except subprocess.TimeoutExpired:
+                out, rc = "timeout", -1
+            m = re.search(r"time: median ([0-9.]+) ms", out)
+            w = re.search(r"^magi-run: weights: .*$", out, re.M)
+            rt[f"magi_{mode}"] = {"rc": rc, "ms": float(m.group(1)) if m else None,
+                                  "rel_err": re.findall(r"rel_err=([0-9.e+-]+)", out),
+                                  "weights": w.group(0) if w else None, "wall_s": time.time() - t1,
+                                  "tail": out[-1500:]}
+            print(layers, T, mode, rc, rt[f"magi_{mode}"]["ms"], rt[f"magi_{mode}"]["rel_err"],
+                  rt[f"magi_{mode}"]["weights"], flush=True)
+            if rc != 0:
+                print(out[-1500:], flush=True)
+            dump()
+        with torch.no_grad():
+            rt["torch_eager_ms"] = cuda_time(lambda: model(ids))
+            for name, kw in (("inductor", {}), ("inductor_cg", {"mode": "reduce-overhead"})):
+                if name in args.anchors.split(","):
+                    torch._dynamo.reset()
+                    c = torch.compile(model, dynamic=False, **kw)
+                    t1 = time.time()
+                    c(ids)
+                    rt[f"{name}_first_call_s"] = time.time() - t1
+                    rt[f"{name}_ms"] = cuda_time(lambda: c(ids))
+        print(layers, T, {k: v for k, v in rt.items() if k.endswith("_ms")}, flush=True)
+        dump()
+    del model
+    torch.cuda.empty_cache()
+
+# Per-layer cost from the 1- and 4-layer models.
+rows = []
+ls = sorted(res["models"])
+for T in args.T:
+    row = {"T": T}
+    for key in ("magi_eager", "magi_graphs", "torch_eager_ms", "inductor_ms", "inductor_cg_ms"):
+        vals = {}
+        for L in ls:
+            v = res["models"][L]["T"].get(T, {}).get(key)
+            vals[L] = v["ms"] if isinstance(v, dict) else v
+        row[key] = vals
+        if 1 in vals and 4 in vals and vals[1] is not None and vals[4] is not None:
+            row[key + "_per_layer"] = (vals[4] - vals[1]) / 3
+    rows.append(row)
+res["table"] = rows
+dump()
+print("| T | model | magi (graphs off) | magi (graphs on) | eager | torch.compile | torch.compile+CG |")
+print("|---|---|---|---|---|---|---|")
+fmt = lambda v: "-" if v is None else f"{v:.3f}"
+for row in rows:
+    for L in ls:
+        print(f"| {row['T']} | {L}l | " + " | ".join(fmt(row[k].get(L)) for k in
+              ("magi_eager", "magi_graphs", "torch_eager_ms", "inductor_ms", "inductor_cg_ms")) + " |")
+    if 1 in ls and 4 in ls:
+        print(f"| {row['T']} | per layer | " + " | ".join(fmt(row.get(k + "_per_layer")) for k in
+              ("magi_eager", "magi_graphs", "torch_eager_ms", "inductor_ms", "inductor_cg_ms")) + " |")

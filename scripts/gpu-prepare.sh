@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs here (the CPU machine), before a GPU check: lays out .gpu/ (ignored by
+# git) with everything the GPU machine needs that is not in the repository,
+# so one device call can check and time it all:
+#   .gpu/fixtures/<model>/     the shared fixtures (archives and cases)
+#   .gpu/llama7b/*.pt2         the 7B-shaped zero-weight archives
+#   .gpu/artifacts/<model>/    the fixtures compiled (weights referenced:
+#                              ../../fixtures/<model>/model.pt2)
+#   .gpu/llama7b-<L>l/         the 7B-shaped models compiled (--compile-sizes=16,512,4096)
+#   .gpu/harness/              the shared LLaMA-7B harness (model and export)
+# Then, on the GPU machine (carry .gpu):
+#   scripts/gpu-check.sh .gpu/artifacts .gpu/fixtures
+#   python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
+#       --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+shared="${MAGI_SHARED_DIR:-$repo/../shared}"
+bin="${MAGI_BUILD_DIR:-$repo/build}/bin"
+out="$repo/.gpu"
+grep -qx '/.gpu/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$repo/.git/info/exclude"
+rm -rf "$out"
+mkdir -p "$out/fixtures" "$out/llama7b" "$out/artifacts" "$out/harness"
+cp -r "$shared/fixtures/torch-export/." "$out/fixtures/"
+cp "$shared/fixtures/llama7b/llama7b-1l-zero.pt2" "$shared/fixtures/llama7b/llama7b-4l-zero.pt2" "$out/llama7b/"
+cp "$shared/bench/llama7b/llama7b_common.py" "$out/harness/"
+for dir in "$out"/fixtures/*/; do
+  name="$(basename "$dir")"
+  "$bin/magi-compile" "$dir/model.pt2" -o "$out/artifacts/$name" --cache-mode=off --quiet \
+    --compile-sizes=7,32
+done
+for layers in 1 4; do
+  "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$out/llama7b-${layers}l" \
+    --cache-mode=off --quiet --compile-sizes=16,512,4096
+done
+# Token ids for the sanitizer runs of the 7B-shaped layer (no reference: the
+# weights are zeros there).
+python3 - "$out/llama7b/ids16" <<'PY'
+import json, random, struct, sys
+random.seed(16)
+ids = [random.randrange(32000) for _ in range(16)]
+open(sys.argv[1] + ".bin", "wb").write(struct.pack("<16q", *ids))
+json.dump({"shape": [1, 16], "dtype": "int64"}, open(sys.argv[1] + ".json", "w"))
+PY
+du -sh "$out"
