@@ -112,10 +112,13 @@ public:
   }
 
 private:
-  // The view of `memref` whose dimensions are `loops` in that order (a unit
-  // batch first when `addBatch`).
+  // The view of `memref` whose dimensions are `loops` in that order: a unit
+  // batch first when `addBatch`, or its first `collapseBatch` dimensions
+  // (several batch loops) collapsed into one when they are contiguous;
+  // null when they are not.
   Value view(OpBuilder &b, Location loc, Value memref, AffineMap map,
-             ArrayRef<unsigned> loops, bool addBatch) {
+             ArrayRef<unsigned> loops, bool addBatch,
+             unsigned collapseBatch = 1) {
     SmallVector<int64_t> perm;
     for (unsigned loop : loops)
       for (auto [i, expr] : llvm::enumerate(map.getResults()))
@@ -128,6 +131,18 @@ private:
           AffineMapAttr::get(AffineMap::getPermutationMap(
               SmallVector<unsigned>(perm.begin(), perm.end()),
               b.getContext())));
+    if (collapseBatch > 1) {
+      auto type = cast<MemRefType>(result.getType());
+      ReassociationIndices batchGroup;
+      for (unsigned i = 0; i < collapseBatch; ++i)
+        batchGroup.push_back(i);
+      SmallVector<ReassociationIndices> groups = {batchGroup};
+      for (int64_t d = collapseBatch; d < type.getRank(); ++d)
+        groups.push_back({d});
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
+        return nullptr;
+      return memref::CollapseShapeOp::create(b, loc, result, groups);
+    }
     if (!addBatch)
       return result;
     auto type = cast<MemRefType>(result.getType());
@@ -154,8 +169,10 @@ private:
       return;
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
+    // Several batch loops (attention's batch and heads) become one batch
+    // when each operand holds them contiguously.
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() > 1)
+        dims->k.size() != 1)
       return;
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     if (!llvm::all_of(maps, [](AffineMap m) { return m.isPermutation() ||
@@ -170,7 +187,8 @@ private:
         return;
     }
     bool batched = !dims->batch.empty();
-    unsigned expectedRank = batched ? 3 : 2;
+    unsigned numBatch = dims->batch.size();
+    unsigned expectedRank = 2 + numBatch;
     for (AffineMap m : maps)
       if (m.getNumResults() != expectedRank)
         return; // e.g. a batch broadcast: not a plain product
@@ -195,11 +213,13 @@ private:
       return loops;
     };
     unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-    Value va = view(b, loc, a, maps[0], with({m, k}), !batched);
-    Value vb = view(b, loc, bOperand, maps[1], with({k, n}), !batched);
-    Value vc = view(b, loc, c, maps[2], with({m, n}), !batched);
-    if (!va || !vb || !vc)
+    Value va = view(b, loc, a, maps[0], with({m, k}), !batched, numBatch);
+    Value vb = view(b, loc, bOperand, maps[1], with({k, n}), !batched, numBatch);
+    Value vc = view(b, loc, c, maps[2], with({m, n}), !batched, numBatch);
+    if (!va || !vb || !vc) {
+      // Views already made stay unused; canonicalization removes them.
       return;
+    }
     FlatSymbolRefAttr callee = declareGemm(va, vb, vc);
     auto call = func::CallOp::create(b, loc, callee, TypeRange{},
                                      ValueRange{va, vb, vc});

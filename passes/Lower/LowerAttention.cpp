@@ -1,15 +1,20 @@
 //===- LowerAttention.cpp - Scaled dot-product attention ------------------===//
 //
-// magi.attention becomes four generics, each one GPU kernel later:
-//   1. scores = q @ k^T (f32 accumulation), [..., Hq, L, S];
-//   2. per query row, the max m and the sum l of exp(s' - m), in one
-//      reduction (online: l rescales when m grows), where s' is the score
-//      scaled, masked and causally masked;
-//   3. acc = sum_j round(exp(s'_j - m)) * v_j, the probabilities rounded to
-//      the input dtype before the product (as PyTorch's fused kernels and the
-//      interpreter do);
-//   4. out = acc / l (the unrounded sum), zeros for fully masked rows.
-// Grouped-query heads read key/value head h floordiv (Hq / Hkv).
+// magi.attention becomes six generics, each one GPU kernel or library call
+// later:
+//   1. scores = q @ k^T (f32 accumulation), [..., Hq, L, S]: a plain
+//      (batched) matrix product, which the GPU path hands to cuBLASLt;
+//   2. per query row, the max m of s', where s' is the score scaled, masked
+//      and causally masked;
+//   3. per query row, the sum l of exp(s' - m) (rows of one block each on
+//      the GPU, as 2 is);
+//   4. p = round(exp(s' - m)), the probabilities rounded to the input dtype
+//      (as PyTorch's fused kernels and the interpreter do), 0 in fully
+//      masked rows;
+//   5. acc = p @ v (f32 accumulation): a plain matrix product again;
+//   6. out = acc / l (the unrounded sum), zeros for fully masked rows.
+// Grouped-query heads read key/value head h floordiv (Hq / Hkv) (then 1 and
+// 5 are not plain products, and run as kernels).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,8 +31,6 @@ using namespace magi;
 using namespace magi::lower;
 
 namespace {
-
-constexpr unsigned kNoScoreDim = ~0u;
 
 class AttentionPattern : public OpRewritePattern<AttentionOp> {
 public:
@@ -160,7 +163,7 @@ public:
       return arith::SelectOp::create(b, l, rowMasked, zero, e);
     };
 
-    // 2. row max and sum: loops (batch..., h, l, s).
+    // 2. and 3. the row max, then the row sum: loops (batch..., h, l, s).
     unsigned statLoops = nb + 3;
     SmallVector<Value> statIns = {scores};
     SmallVector<AffineMap> statMaps = {rewriter.getMultiDimIdentityMap(statLoops)};
@@ -168,64 +171,84 @@ public:
       statIns.push_back(mask);
       statMaps.push_back(broadcastMap(maskType, scoreShape, statLoops));
     }
-    statMaps.append(2, map(statLoops, rowExprs()));
     SmallVector<utils::IteratorType> statIters = parallelIterators(statLoops);
     statIters.back() = utils::IteratorType::reduction;
     Value maxInit = filledOfSizes(rewriter, loc, rowSizes, negInf);
+    SmallVector<AffineMap> maxMaps = statMaps;
+    maxMaps.push_back(map(statLoops, rowExprs()));
+    Value rowMax =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{maxInit.getType()}, statIns,
+            ValueRange{maxInit}, maxMaps, statIters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
+              linalg::YieldOp::create(
+                  b, l, arith::MaximumFOp::create(b, l, a.back(), s).getResult());
+            })
+            .getResult(0);
+    SmallVector<Value> sumIns = statIns;
+    sumIns.push_back(rowMax);
+    SmallVector<AffineMap> sumMaps = statMaps;
+    sumMaps.append(2, map(statLoops, rowExprs()));
     Value sumInit = filledOfSizes(rewriter, loc, rowSizes, zero);
-    auto stats = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{maxInit.getType(), sumInit.getType()}, statIns,
-        ValueRange{maxInit, sumInit}, statMaps, statIters,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
-          Value m = a[a.size() - 2], sum = a.back();
-          Value newMax = arith::MaximumFOp::create(b, l, m, s);
-          Value rescaled =
-              arith::MulFOp::create(b, l, sum, expShifted(b, l, m, newMax));
-          Value newSum = arith::AddFOp::create(b, l, rescaled,
-                                               expShifted(b, l, s, newMax));
-          linalg::YieldOp::create(b, l, ValueRange{newMax, newSum});
-        });
-    Value rowMax = stats.getResult(0), rowSum = stats.getResult(1);
+    Value rowSum =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{sumInit.getType()}, sumIns,
+            ValueRange{sumInit}, sumMaps, statIters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
+              Value m = a[a.size() - 2];
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, a.back(), expShifted(b, l, s, m))
+                            .getResult());
+            })
+            .getResult(0);
 
-    // 3. acc = sum_j round(exp(s'_j - m)) * v_j: loops (batch..., h, l, ev, s).
+    // 4. p = round(exp(s' - m)) in the input dtype: loops (batch..., h, l, s).
+    SmallVector<Value> pIns = statIns;
+    pIns.push_back(rowMax);
+    SmallVector<AffineMap> pMaps = statMaps;
+    pMaps.push_back(map(statLoops, rowExprs()));
+    pMaps.push_back(rewriter.getMultiDimIdentityMap(statLoops));
+    Value pInit = emptyOfSizes(rewriter, loc, scoreSizes, inEl);
+    Value probs =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{pInit.getType()}, pIns, ValueRange{pInit},
+            pMaps, parallelIterators(statLoops),
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
+              Value m = a[a.size() - 2];
+              linalg::YieldOp::create(
+                  b, l, convertScalar(b, l, expShifted(b, l, s, m), inEl));
+            })
+            .getResult(0);
+
+    // 5. acc = p @ v: loops (batch..., h, l, ev, s).
     unsigned pvLoops = nb + 4;
-    SmallVector<unsigned> pvScoreDims;
-    for (int64_t i = 0; i < nb + 2; ++i)
-      pvScoreDims.push_back(i);
-    pvScoreDims.push_back(kNoScoreDim);
-    pvScoreDims.push_back(nb + 2);
-    SmallVector<AffineExpr> pvScoreExprs = rowExprs();
-    pvScoreExprs.push_back(dim(nb + 3));
-    SmallVector<Value> pvIns = {scores, rowMax, v};
-    SmallVector<AffineMap> pvMaps = {map(pvLoops, pvScoreExprs),
-                                     map(pvLoops, rowExprs()),
-                                     map(pvLoops, kvExprs(dim(nb + 3), dim(nb + 2)))};
-    if (mask) {
-      pvIns.push_back(mask);
-      pvMaps.push_back(broadcastMap(maskType, scoreShape, pvLoops, pvScoreDims));
-    }
+    SmallVector<AffineExpr> pvProbExprs = rowExprs();
+    pvProbExprs.push_back(dim(nb + 3));
     SmallVector<AffineExpr> accExprs = rowExprs();
     accExprs.push_back(dim(nb + 2));
-    pvMaps.push_back(map(pvLoops, accExprs));
     SmallVector<utils::IteratorType> pvIters = parallelIterators(pvLoops);
     pvIters.back() = utils::IteratorType::reduction;
     Value accInit = filledOfSizes(rewriter, loc, outSizes, zero);
     Value acc =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{accInit.getType()}, pvIns,
-            ValueRange{accInit}, pvMaps, pvIters,
+            rewriter, loc, TypeRange{accInit.getType()}, ValueRange{probs, v},
+            ValueRange{accInit},
+            SmallVector<AffineMap>{map(pvLoops, pvProbExprs),
+                                   map(pvLoops, kvExprs(dim(nb + 3), dim(nb + 2))),
+                                   map(pvLoops, accExprs)},
+            pvIters,
             [&](OpBuilder &b, Location l, ValueRange a) {
-              Value s = masked(b, l, a[0], mask ? a[3] : Value(), nb + 1, nb + 3);
-              Value p = roundThrough(b, l, expShifted(b, l, s, a[1]), inEl);
-              Value pv = arith::MulFOp::create(b, l, p,
-                                               convertScalar(b, l, a[2], f32));
+              Value pv = arith::MulFOp::create(b, l, convertScalar(b, l, a[0], f32),
+                                               convertScalar(b, l, a[1], f32));
               linalg::YieldOp::create(
                   b, l, arith::AddFOp::create(b, l, pv, a.back()).getResult());
             })
             .getResult(0);
 
-    // 4. out = acc / sum, zeros where the sum is 0 (fully masked rows).
+    // 6. out = acc / sum, zeros where the sum is 0 (fully masked rows).
     Value outInit = emptyOfSizes(rewriter, loc, outSizes, resEl);
     Value out = buildParallelGeneric(
         rewriter, loc, outInit, {acc, rowSum},

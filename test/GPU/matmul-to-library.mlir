@@ -73,3 +73,33 @@ func.func @not_gemms(%x: memref<4x8xf32>, %y: memref<8x4xf32>, %out: memref<4x4x
   }
   return
 }
+
+// -----
+
+// Attention's scores: two batch loops (batch, heads) held contiguously by
+// every operand collapse into one batch of the call; k is read transposed.
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @scores
+// CHECK-DAG: %[[Q:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2], [3]] : memref<1x32x?x128xbf16> into memref<32x?x128xbf16>
+// CHECK-DAG: %[[KT:.*]] = memref.transpose %arg1 (d0, d1, d2, d3) -> (d0, d1, d3, d2)
+// CHECK-DAG: %[[K:.*]] = memref.collapse_shape %[[KT]] {{\[\[}}0, 1], [2], [3]]
+// CHECK-DAG: %[[S:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2], [3]] : memref<1x32x?x?xf32> into memref<32x?x?xf32>
+// CHECK: call @magi_library_gemm_0(%[[Q]], %[[K]], %[[S]]) {magi.library = "gemm"}
+// CHECK-NOT: linalg.generic
+func.func @scores(%q: memref<1x32x?x128xbf16>, %k: memref<1x32x?x128xbf16>, %s: memref<1x32x?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<1x32x?x?xf32>)
+  linalg.generic {indexing_maps = [#q, #k, #s],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<1x32x?x128xbf16>, memref<1x32x?x128xbf16>) outs(%s : memref<1x32x?x?xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %x = arith.extf %a : bf16 to f32
+    %y = arith.extf %b : bf16 to f32
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %p, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -18,14 +18,19 @@ func.func @rms_norm(%x: tensor<1x?x128xbf16>, %w: tensor<128xbf16>) -> tensor<1x
 }
 
 // attention: scores (reduction over E, the kv head is h floordiv 2), the row
-// max and sum together (two outputs), the product with V (reduction over S),
-// and the normalization.
+// max, the row sum of exp, the probabilities rounded to bf16, their product
+// with V (reduction over S), and the normalization.
 // CHECK-LABEL: func.func @attention
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$KV]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-// CHECK: %{{.*}}:2 = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK: math.exp
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: math.exp
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.extf
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK: arith.divf
 // CHECK-NOT: linalg.generic

@@ -80,8 +80,10 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
     kernel:
     - two inputs and one output, dense row-major memrefs, indexing maps that
       are permutations (transposes are fine; GQA's `h floordiv g` is not);
-    - one m, one n, one k and at most one batch dimension, the batch present
-      in all three operands;
+    - one m, one n, one k and any number of batch dimensions, present in
+      all three operands; several batch dimensions are collapsed into one
+      (`memref.collapse_shape`) when every operand holds them contiguously
+      (attention's batch and heads), else the op stays a kernel;
     - a body `out + a * b` (with `arith.extf` of the inputs allowed);
     - inputs f32, bf16 or f16 (both the same), the output f32 or the inputs'
       type;
@@ -89,8 +91,8 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
       by a copy of a buffer that holds zeros (the call overwrites it; a fill
       that nothing else reads is removed).
     The operands are passed as views `[batch, m, k]`, `[batch, k, n]`,
-    `[batch, m, n]` (`memref.transpose`, and a unit batch by
-    `memref.expand_shape`). Anything else stays a linalg op, and a kernel.
+    `[batch, m, n]` (`memref.transpose`, a unit batch by
+    `memref.expand_shape`, several batches by `memref.collapse_shape`). Anything else stays a linalg op, and a kernel.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::func::FuncDialect"];
