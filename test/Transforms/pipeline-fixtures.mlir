@@ -82,10 +82,10 @@
 // LLAMA-LEFT: return
 
 // The GQA attention takes the unrepeated K and V (2 heads for 4 query heads)
-// and the padded causal mask.
+// and the padded causal mask, unexpanded (one head, broadcast by the op).
 // LLAMA-GQA-LABEL: func.func @main(
 // LLAMA-GQA-NOT: magi.clone
-// LLAMA-GQA: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 0.17677669529663689 : f64} : (tensor<1x4x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x4x?x?xbf16>) -> tensor<1x4x?x32xbf16>
+// LLAMA-GQA: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 0.17677669529663689 : f64} : (tensor<1x4x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x1x?x?xbf16>) -> tensor<1x4x?x32xbf16>
 
 // LN5-LABEL: func.func @main(
 // LN5-NOT: magi.native_layer_norm
@@ -144,8 +144,8 @@
 // SPLIT-NOT: magi.attention
 
 // SPLIT-LABEL: func.func private @main_piece_1(
-// SPLIT-LLAMA-SAME: %arg0: tensor<1x4x?x32x[[$T]]>, %arg1: tensor<1x2x?x32x[[$T]]>, %arg2: tensor<1x2x?x32x[[$T]]>, %arg3: tensor<1x4x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$T]]>
-// SPLIT-GPT2-SAME: %arg0: tensor<1x4x?x32x[[$T]]>, %arg1: tensor<1x4x?x32x[[$T]]>, %arg2: tensor<1x4x?x32x[[$T]]>, %arg3: tensor<1x4x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$T]]>
+// SPLIT-LLAMA-SAME: %arg0: tensor<1x4x?x32x[[$T]]>, %arg1: tensor<1x2x?x32x[[$T]]>, %arg2: tensor<1x2x?x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$T]]>
+// SPLIT-GPT2-SAME: %arg0: tensor<1x4x?x32x[[$T]]>, %arg1: tensor<1x4x?x32x[[$T]]>, %arg2: tensor<1x4x?x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$T]]>
 // SPLIT-BERT-SAME: %arg0: tensor<1x4x?x32x[[$A]]>, %arg1: tensor<1x4x?x32x[[$A]]>, %arg2: tensor<1x4x?x32x[[$A]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$A]]>
 // SPLIT-SAME: attributes {magi.is_splitting = true, magi.piece_index = 1 : i64} {
 // SPLIT-NEXT: magi.bind_symbolic_shape %arg0, [%arg4]

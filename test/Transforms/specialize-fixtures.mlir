@@ -20,7 +20,7 @@
 // LLAMA-NOT: {{\?}}
 // LLAMA-NOT: magi.symbolic_int
 // LLAMA: magi.rms_norm {{.*}} -> tensor<1x16x128xbf16>
-// LLAMA: magi.attention {{.*}} : (tensor<1x4x16x32xbf16>, tensor<1x2x16x32xbf16>, tensor<1x2x16x32xbf16>, tensor<1x4x16x16xbf16>) -> tensor<1x4x16x32xbf16>
+// LLAMA: magi.attention {{.*}} : (tensor<1x4x16x32xbf16>, tensor<1x2x16x32xbf16>, tensor<1x2x16x32xbf16>, tensor<1x1x16x16xbf16>) -> tensor<1x4x16x32xbf16>
 // LLAMA-COUNT-2: magi.rms_norm {{.*}} -> tensor<1x16x128xbf16>
 // LLAMA: magi.attention {{.*}} -> tensor<1x4x16x32xbf16>
 // LLAMA-COUNT-2: magi.rms_norm {{.*}} -> tensor<1x16x128xbf16>

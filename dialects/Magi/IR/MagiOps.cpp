@@ -883,6 +883,26 @@ OpFoldResult ViewOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult AttentionOp::canonicalize(AttentionOp op,
+                                       PatternRewriter &rewriter) {
+  Value mask = op.getMask();
+  auto expand = mask ? mask.getDefiningOp<ExpandOp>() : ExpandOp();
+  if (!expand)
+    return failure();
+  // Same rank: the expand only turned size-1 dimensions into others, which
+  // the mask's own broadcasting does again.
+  auto from = cast<RankedTensorType>(expand.getSelf().getType());
+  auto to = cast<RankedTensorType>(expand.getType());
+  if (from.getRank() != to.getRank())
+    return failure();
+  for (int64_t d = 0; d < from.getRank(); ++d)
+    if (from.getDimSize(d) != 1 && from.getDimSize(d) != to.getDimSize(d))
+      return failure();
+  rewriter.modifyOpInPlace(
+      op, [&] { op.getMaskMutable().assign(expand.getSelf()); });
+  return success();
+}
+
 LogicalResult ViewOp::canonicalize(ViewOp op, PatternRewriter &rewriter) {
   auto inner = op.getSelf().getDefiningOp<ViewOp>();
   if (!inner)

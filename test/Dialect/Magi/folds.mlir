@@ -447,3 +447,24 @@ func.func @binding_of_used_tensor(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   magi.bind_symbolic_shape %0, [%s], affine_map<()[s0] -> (s0, 4)> : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// An attention mask broadcast over the heads by magi.expand is used as it is
+// (the op broadcasts it itself); the expand then has no use and goes.
+// CHECK-LABEL: func @attention_mask_expand
+// CHECK-SAME: %[[M:[a-z0-9]+]]: tensor<1x1x?x?xbf16>
+// CHECK-NOT: magi.expand
+// CHECK: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[M]] {{.*}}tensor<1x1x?x?xbf16>) -> tensor<1x4x?x32xbf16>
+func.func @attention_mask_expand(%q: tensor<1x4x?x32xbf16>, %k: tensor<1x4x?x32xbf16>, %v: tensor<1x4x?x32xbf16>, %m: tensor<1x1x?x?xbf16>, %n: index) -> tensor<1x4x?x32xbf16> {
+  %e = magi.expand %m [1, 4, %n, %n] : tensor<1x1x?x?xbf16> -> tensor<1x4x?x?xbf16>
+  %0 = magi.attention %q, %k, %v mask %e {scale = 0.17677669529663689 : f64} : (tensor<1x4x?x32xbf16>, tensor<1x4x?x32xbf16>, tensor<1x4x?x32xbf16>, tensor<1x4x?x?xbf16>) -> tensor<1x4x?x32xbf16>
+  return %0 : tensor<1x4x?x32xbf16>
+}
+
+// A mask expanded from another rank is left alone.
+// CHECK-LABEL: func @attention_mask_rank
+// CHECK: magi.expand
+func.func @attention_mask_rank(%q: tensor<1x4x8x32xbf16>, %k: tensor<1x4x8x32xbf16>, %v: tensor<1x4x8x32xbf16>, %m: tensor<8x8xbf16>) -> tensor<1x4x8x32xbf16> {
+  %e = magi.expand %m [1, 4, 8, 8] : tensor<8x8xbf16> -> tensor<1x4x8x8xbf16>
+  %0 = magi.attention %q, %k, %v mask %e : (tensor<1x4x8x32xbf16>, tensor<1x4x8x32xbf16>, tensor<1x4x8x32xbf16>, tensor<1x4x8x8xbf16>) -> tensor<1x4x8x32xbf16>
+  return %0 : tensor<1x4x8x32xbf16>
+}

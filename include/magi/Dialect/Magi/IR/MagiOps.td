@@ -792,6 +792,10 @@ def Magi_AttentionOp : Magi_Op<"attention",
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
   }];
+  // A mask broadcast by `magi.expand` (transformers expands a [B, 1, L, S]
+  // causal mask over the heads) is used as it is: the broadcast is the
+  // op's own, and the expanded copy would cost heads times the memory.
+  let hasCanonicalizeMethod = 1;
 }
 
 def Magi_EfficientAttentionOp : Magi_Op<"scaled_dot_product_efficient_attention",
