@@ -194,20 +194,59 @@ private:
     return total;
   }
 
-  // Maps `id` to the loop's induction variables: the last loop varies
-  // fastest, as the row-major data does.
+  // Maps `id` (< `total`, the product of `counts`) to the loop's induction
+  // variables: the last loop varies fastest, as the row-major data does.
+  // The divisions are 32-bit when `total` fits (a uniform branch; folded
+  // when `total` is static): 64-bit division is emulated on the GPU and
+  // dominated the index work of memory-bound kernels.
   static void delinearize(OpBuilder &b, scf::ParallelOp loop, Value id,
-                          ArrayRef<Value> counts, IRMapping &mapping) {
+                          ArrayRef<Value> counts, Value total,
+                          IRMapping &mapping) {
     Location loc = loop.getLoc();
-    Value rest = id;
-    for (int64_t i = counts.size() - 1; i >= 0; --i) {
-      Value index = i == 0 ? rest
-                           : arith::RemUIOp::create(b, loc, rest, counts[i]);
-      if (i != 0)
-        rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
+    auto positions = [&](OpBuilder &nb, Type type) {
+      auto cast = [&](Value v) -> Value {
+        return type.isIndex() ? v
+                              : arith::IndexCastUIOp::create(nb, loc, type, v)
+                                    .getResult();
+      };
+      SmallVector<Value> result(counts.size());
+      Value rest = cast(id);
+      for (int64_t i = counts.size() - 1; i >= 0; --i) {
+        Value count = cast(counts[i]);
+        Value index = i == 0 ? rest : arith::RemUIOp::create(nb, loc, rest, count);
+        if (i != 0)
+          rest = arith::DivUIOp::create(nb, loc, rest, count);
+        result[i] = type.isIndex()
+                        ? index
+                        : arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(),
+                                                       index)
+                              .getResult();
+      }
+      return result;
+    };
+    SmallVector<Value> index;
+    if (counts.size() == 1) {
+      index = {id};
+    } else {
+      Value limit =
+          arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max());
+      Value fits =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, total, limit);
+      SmallVector<Type> types(counts.size(), b.getIndexType());
+      auto branch = scf::IfOp::create(b, loc, types, fits, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(branch.thenBlock());
+        scf::YieldOp::create(b, loc, positions(b, b.getI32Type()));
+        b.setInsertionPointToStart(branch.elseBlock());
+        scf::YieldOp::create(b, loc, positions(b, b.getIndexType()));
+      }
+      index.assign(branch.getResults().begin(), branch.getResults().end());
+    }
+    for (auto [i, position] : llvm::enumerate(index)) {
       Value iv = arith::AddIOp::create(
           b, loc, loop.getLowerBound()[i],
-          arith::MulIOp::create(b, loc, index, loop.getStep()[i]));
+          arith::MulIOp::create(b, loc, position, loop.getStep()[i]));
       mapping.map(loop.getInductionVars()[i], iv);
     }
   }
@@ -233,7 +272,7 @@ private:
         loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
     b.setInsertionPoint(launch.getBody().front().getTerminator());
     IRMapping mapping;
-    delinearize(b, loop, launch.getBlockIds().x, counts, mapping);
+    delinearize(b, loop, launch.getBlockIds().x, counts, rows, mapping);
     for (Operation &op : loop.getBody()->without_terminator())
       if (&op != acc->loop.getOperation())
         b.clone(op, mapping);
@@ -295,14 +334,7 @@ private:
     OpBuilder b(loop);
     // Trip counts, and their product: the number of threads that work.
     SmallVector<Value> counts;
-    Value total = arith::ConstantIndexOp::create(b, loc, 1);
-    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                         loop.getUpperBound(), loop.getStep())) {
-      Value extent = arith::SubIOp::create(b, loc, ub, lb);
-      Value count = arith::CeilDivSIOp::create(b, loc, extent, step);
-      counts.push_back(count);
-      total = arith::MulIOp::create(b, loc, total, count);
-    }
+    Value total = tripCounts(b, loop, counts);
     Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
     Value grid = arith::CeilDivSIOp::create(b, loc, total, block);
     gpu::LaunchOp launch = createLaunch(
@@ -317,19 +349,8 @@ private:
                                           id, total);
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    // Delinearize: the last loop varies fastest, as the row-major data does.
     IRMapping mapping;
-    Value rest = id;
-    for (int64_t i = counts.size() - 1; i >= 0; --i) {
-      Value index = i == 0 ? rest
-                           : arith::RemUIOp::create(b, loc, rest, counts[i]);
-      if (i != 0)
-        rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
-      Value iv = arith::AddIOp::create(
-          b, loc, loop.getLowerBound()[i],
-          arith::MulIOp::create(b, loc, index, loop.getStep()[i]));
-      mapping.map(loop.getInductionVars()[i], iv);
-    }
+    delinearize(b, loop, id, counts, total, mapping);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, mapping);
     loop.erase();

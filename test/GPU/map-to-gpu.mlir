@@ -22,9 +22,19 @@
 // CHECK: %[[ID:.*]] = arith.addi %[[SCALED]], %[[TX]]
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %[[TOTAL]]
 // CHECK: scf.if %[[IN]] {
-// The last loop varies fastest.
-// CHECK:   %[[J:.*]] = arith.remui %[[ID]], %[[T1]]
-// CHECK:   %[[I:.*]] = arith.divui %[[ID]], %[[T1]]
+// The last loop varies fastest; the divisions are 32-bit when the total
+// fits, 64-bit otherwise.
+// CHECK:   %[[FITS:.*]] = arith.cmpi ule, %[[TOTAL]], %{{.*}} : index
+// CHECK:   %[[POS:.*]]:2 = scf.if %[[FITS]] -> (index, index) {
+// CHECK:     %[[ID32:.*]] = arith.index_castui %[[ID]] : index to i32
+// CHECK:     %[[T132:.*]] = arith.index_castui %[[T1]] : index to i32
+// CHECK:     arith.remui %[[ID32]], %[[T132]] : i32
+// CHECK:     arith.divui %[[ID32]], %[[T132]] : i32
+// CHECK:   } else {
+// CHECK:     %[[J:.*]] = arith.remui %[[ID]], %[[T1]] : index
+// CHECK:     %[[I:.*]] = arith.divui %[[ID]], %[[T1]] : index
+// CHECK:     scf.yield %[[I]], %[[J]]
+// CHECK:   }
 // CHECK:   memref.load %[[A]][
 // CHECK:   memref.store
 // CHECK: }

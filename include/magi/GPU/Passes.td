@@ -53,8 +53,9 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     `gpu.launch` of `ceildiv(n, block_size)` blocks of `block_size` threads,
     where `n` is the product of its trip counts (static or dynamic): thread
     `id = block_id.x * block_size + thread_id.x` runs iteration `id` (the
-    induction variables are delinearized, the last varying fastest) when
-    `id < n`. A run of consecutive `single-thread` ops becomes one
+    induction variables are delinearized, the last varying fastest, with
+    32-bit divisions when `n` fits in 31 bits and 64-bit ones otherwise: a
+    uniform branch, folded for static sizes) when `id < n`. A run of consecutive `single-thread` ops becomes one
     `gpu.launch` of one thread. Each launch is named
     `<function>_kernels::k<N>` for outlining. A `block-reduction` loop
     becomes one block per row (`n` blocks of `block_size` threads): thread
