@@ -907,6 +907,7 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
 
   std::vector<int64_t> values;
   std::vector<DevicePtr> buffers(size_t(variant.numBuffers), 0);
+  std::vector<int64_t> bufferBytes(size_t(variant.numBuffers), 0);
   auto lookup = [&](const std::string &name) -> std::optional<int64_t> {
     std::optional<VariantName> ref = parseVariantName(name);
     if (!ref)
@@ -949,6 +950,23 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
         throw RuntimeError(stepName + ": " + what + ": negative size " +
                            std::to_string(out.sizes.back()));
     }
+    // The elements the view reaches must lie inside its base. A kernel's
+    // descriptor has no dtype, so each element counts as at least one byte:
+    // a negative or huge offset or stride is refused, not dereferenced.
+    int64_t baseBytes = 0;
+    if (d.base == Descriptor::Base::Arg) {
+      const DeviceTensor &t = args[d.baseIndex].tensor;
+      baseBytes = numElements(t.shape) * elementSize(t.dtype);
+    } else {
+      baseBytes = bufferBytes[d.baseIndex];
+    }
+    int64_t dense = 0;
+    if (std::optional<std::string> bad =
+            checkView(1, out.sizes, out.strides, out.offset, baseBytes, dense))
+      throw RuntimeError(stepName + ": " + what + ": the view (offset " +
+                         std::to_string(out.offset) + ", sizes " + formatShape(out.sizes) +
+                         ", strides " + formatShape(out.strides) + ") of " + d.baseName +
+                         " (" + std::to_string(baseBytes) + " bytes) " + *bad);
     return out;
   };
 
@@ -969,6 +987,7 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
         throw RuntimeError(stepName + ": " + opName + ": negative allocation size " +
                            std::to_string(bytes));
       buffers[op.buffer] = planBuffer(stepIndex, variantIndex, op.buffer, bytes);
+      bufferBytes[op.buffer] = bytes;
       break;
     }
     case PlanOp::Kind::Launch: {

@@ -83,7 +83,15 @@ private:
     return text_.substr(pos_, end - pos_);
   }
 
-  static NodePtr make(ExprNode::Op op, std::vector<NodePtr> operands) {
+  // Evaluating, listing names and freeing a tree recurse over it: its size
+  // and nesting are bounded when it is parsed (a plan's expressions have a
+  // few dozen nodes).
+  static constexpr size_t kMaxNodes = 4096;
+  static constexpr int kMaxNesting = 128;
+
+  NodePtr make(ExprNode::Op op, std::vector<NodePtr> operands) {
+    if (++nodes_ > kMaxNodes)
+      fail("more than " + std::to_string(kMaxNodes) + " operations");
     auto node = std::make_shared<ExprNode>();
     node->op = op;
     node->operands = std::move(operands);
@@ -128,10 +136,22 @@ private:
     }
   }
 
+  // One level deeper (a parenthesis, a function's arguments, a unary
+  // minus) for as long as the guard lives.
+  struct Nesting {
+    ExprParser &parser;
+    explicit Nesting(ExprParser &p) : parser(p) {
+      if (++parser.nesting_ > kMaxNesting)
+        parser.fail("nested more than " + std::to_string(kMaxNesting) + " deep");
+    }
+    ~Nesting() { --parser.nesting_; }
+  };
+
   NodePtr parseUnary() {
     skipSpace();
     if (pos_ < text_.size() && text_[pos_] == '-') {
       ++pos_;
+      Nesting deeper(*this);
       return make(ExprNode::Op::Neg, {parseUnary()});
     }
     return parsePrimary();
@@ -144,6 +164,7 @@ private:
     char c = text_[pos_];
     if (c == '(') {
       ++pos_;
+      Nesting deeper(*this);
       NodePtr inner = parseExpr();
       skipSpace();
       if (pos_ >= text_.size() || text_[pos_] != ')')
@@ -173,8 +194,10 @@ private:
       fail("'" + word + "' is an infix operator ('a " + word + " b') and needs a left operand");
     pos_ += word.size();
     skipSpace();
-    if (pos_ < text_.size() && text_[pos_] == '(')
+    if (pos_ < text_.size() && text_[pos_] == '(') {
+      Nesting deeper(*this);
       return parseCall(word);
+    }
     auto node = std::make_shared<ExprNode>();
     node->op = ExprNode::Op::Name;
     node->name = word;
@@ -230,6 +253,8 @@ private:
 
   const std::string &text_;
   size_t pos_ = 0;
+  size_t nodes_ = 0;
+  int nesting_ = 0;
 };
 
 class Evaluator {

@@ -488,6 +488,8 @@ private:
     piece.isSplitting = kind == "splitting";
     // Splitting pieces are not compiled graphs of the split: null.
     piece.graphIndex = -1;
+    if (r_.optionalField(value, "graph_index") && piece.isSplitting)
+      r_.fail(path + ".graph_index", "a splitting piece has no graph index (null)");
     if (r_.optionalField(value, "graph_index"))
       piece.graphIndex = r_.nonNegativeField(value, path, "graph_index");
     else if (!piece.isSplitting)

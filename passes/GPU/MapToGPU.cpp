@@ -65,6 +65,7 @@ public:
       return;
     kernelsModule = FlatSymbolRefAttr::get(
         &getContext(), (func.getSymName() + "_kernels").str());
+    foldInitializations(func);
     SmallVector<Operation *> singleThreadRun;
     auto flushRun = [&]() -> LogicalResult {
       if (singleThreadRun.empty())
@@ -117,6 +118,67 @@ public:
 private:
   FlatSymbolRefAttr kernelsModule;
   unsigned nextKernel = 0;
+  /// Block reductions whose output was filled with this constant by the
+  /// kernel just before them (that kernel is gone: thread 0 stores the
+  /// total combined with the constant).
+  llvm::DenseMap<Operation *, Value> initialValues;
+
+  // A block reduction right after the kernel that fills its output with a
+  // constant needs no such kernel: one launch fewer, one pass over the
+  // output fewer (at small sizes, launches are the cost).
+  void foldInitializations(func::FuncOp func) {
+    Operation *previous = nullptr;
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      if (!magi::isDeviceWork(&op))
+        continue;
+      Operation *fill = previous;
+      previous = &op;
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      FailureOr<KernelConfig> config =
+          loop ? readConfig(loop) : FailureOr<KernelConfig>(failure());
+      if (!loop || failed(config) || config->strategy != "block-reduction")
+        continue;
+      auto fillLoop = dyn_cast_or_null<scf::ParallelOp>(fill);
+      std::optional<magi::RowAccumulation> acc = magi::matchRowAccumulation(loop);
+      if (!fillLoop || !acc)
+        continue;
+      if (Value init = fillValue(fillLoop, loop, acc->store)) {
+        initialValues[loop] = init;
+        fillLoop.erase();
+      }
+    }
+  }
+
+  // The constant `fill` stores into every element `reduction` accumulates
+  // into (same iteration space, the same places), or null.
+  static Value fillValue(scf::ParallelOp fill, scf::ParallelOp reduction,
+                         memref::StoreOp accumulated) {
+    if (fill.getNumReductions() != 0 ||
+        !llvm::equal(fill.getLowerBound(), reduction.getLowerBound()) ||
+        !llvm::equal(fill.getUpperBound(), reduction.getUpperBound()) ||
+        !llvm::equal(fill.getStep(), reduction.getStep()))
+      return nullptr;
+    Block *body = fill.getBody();
+    if (body->getOperations().size() != 2)
+      return nullptr; // the store and scf.reduce
+    auto store = dyn_cast<memref::StoreOp>(body->front());
+    if (!store || store.getMemRef() != accumulated.getMemRef() ||
+        !store.getValueToStore().getDefiningOp<arith::ConstantOp>())
+      return nullptr;
+    if (store.getIndices().size() != accumulated.getIndices().size())
+      return nullptr;
+    for (auto [a, b] : llvm::zip_equal(store.getIndices(), accumulated.getIndices())) {
+      if (a == b)
+        continue; // the same value, from outside both loops
+      auto ia = dyn_cast<BlockArgument>(a);
+      auto ib = dyn_cast<BlockArgument>(b);
+      if (!ia || !ib || ia.getOwner() != body ||
+          ib.getOwner() != reduction.getBody() ||
+          ia.getArgNumber() != ib.getArgNumber())
+        return nullptr;
+    }
+    return store.getValueToStore();
+  }
 
   gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value grid,
                              Value block, DictionaryAttr config) {
@@ -315,7 +377,9 @@ private:
     for (Value i : acc->store.getIndices())
       indices.push_back(mapping.lookupOrDefault(i));
     Value out = mapping.lookupOrDefault(acc->store.getMemRef());
-    Value old = memref::LoadOp::create(b, loc, out, indices);
+    Value old = initialValues.lookup(loop);
+    if (!old)
+      old = memref::LoadOp::create(b, loc, out, indices);
     Operation *folded = b.clone(*acc->combine);
     folded->setOperands({old, total.getResult()});
     memref::StoreOp::create(b, loc, folded->getResult(0), out, indices);

@@ -101,6 +101,40 @@ func.func @rms(%x: memref<?x4096xf32>, %out: memref<?xf32>, %y: memref<?x?xf32>,
   return
 }
 
+// The kernel that fills the output with the initial value just before a
+// block reduction is folded into it: thread 0 stores the total combined
+// with that value, and there is one launch.
+// MAP-LABEL: func @filled
+// MAP-COUNT-1: gpu.launch
+// MAP-NOT: gpu.launch
+// MAP:      %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
+// MAP:      %[[TOTAL:.*]] = gpu.all_reduce add
+// MAP:      scf.if
+// MAP-NEXT:   %[[NEW:.*]] = arith.addf %[[INIT]], %[[TOTAL]]
+// MAP-NEXT:   memref.store %[[NEW]], %arg1[%{{.*}}, %{{.*}}]
+func.func @filled(%x: memref<1x?x4096xf32>, %out: memref<1x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c1 : memref<1x?x4096xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %out[%c0, %i] : memref<1x?xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %v = memref.load %x[%c0, %i, %j] : memref<1x?x4096xf32>
+      %a = memref.load %out[%c0, %i] : memref<1x?xf32>
+      %sq = arith.mulf %v, %v : f32
+      %s = arith.addf %sq, %a : f32
+      memref.store %s, %out[%c0, %i] : memref<1x?xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
 // -----
 
 // BAD: error: strategy 'block-reduction' needs a row reduction

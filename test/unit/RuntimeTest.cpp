@@ -133,6 +133,26 @@ TEST(RuntimeExpr, Errors) {
   expectError([] { Expr::fromJson(JsonValue::makeDouble(1.5), "here"); }, "here: expected an integer");
 }
 
+// Evaluating, listing names and freeing an expression recurse over it, so
+// its nesting and size are bounded when parsed.
+TEST(RuntimeExpr, Limits) {
+  auto nested = [](int depth) {
+    return std::string(size_t(depth), '(') + "1" + std::string(size_t(depth), ')');
+  };
+  EXPECT_EQ(eval(nested(100)), 1);
+  expectError([&] { Expr::parse(nested(200)); }, "nested more than 128 deep");
+  expectError([] { Expr::parse(std::string(200, '-') + "1"); }, "nested more than 128 deep");
+  expectError([] { Expr::parse(std::string(100000, '(')); }, "nested more than 128 deep");
+  auto sum = [](int terms) {
+    std::string text = "1";
+    for (int i = 1; i < terms; ++i)
+      text += " + 1";
+    return text;
+  };
+  EXPECT_EQ(eval(sum(1000)), 1000);
+  expectError([&] { Expr::parse(sum(100000)); }, "more than 4096 operations");
+}
+
 TEST(RuntimeExpr, Names) {
   Expr e = Expr::parse("arg0.d1 * v2 + min(s0, 4)");
   EXPECT_EQ(e.names(), (std::vector<std::string>{"arg0.d1", "v2", "s0"}));
@@ -394,6 +414,9 @@ TEST(RuntimeManifest, RefusesBadManifests) {
   refuse(edited("{\"i32\": \"arg0.d0 mod 4\"}", "{\"i16\": 1}"), "unknown kernel argument kind \"i16\"");
   refuse(edited("\"grid\": [\"v1\", 1, 1]", "\"grid\": [\"v1\", 1]"), "expected 3 entries");
   refuse(edited("{\"index\": \"v2\"}", "{\"index\": \"v2 floordiv\"}"), "bad expression");
+  refuse(edited("\"kind\": \"compute\", \"graph_index\": 0,\n      \"cuda_graph\": true",
+                "\"kind\": \"splitting\", \"graph_index\": 0,\n      \"cuda_graph\": true"),
+         "pieces[0].graph_index: a splitting piece has no graph index (null)");
   refuse(edited("\"index\": 1, \"name\"", "\"index\": 0, \"name\""),
          "pieces[1].index: is 0, but pieces must be listed in index order");
 }
@@ -988,6 +1011,27 @@ TEST(RuntimeExecutor, RefusesAnArtifactWithoutWeights) {
   expectError([&] { executor.uploadWeights(); },
               "the artifact has no bytes for weight linear.bias (it was compiled with "
               "--no-weights");
+}
+
+// A plan's view must stay inside its base: a huge or negative offset is an
+// error when the step runs, not an access.
+TEST(RuntimeExecutor, RefusesViewsOutsideTheirBase) {
+  std::string dir = selftestDir();
+  std::string text = readFileBytes(dir + "/artifact/manifest.json");
+  for (const char *offset : {"4611686018427387904", "-5"}) {
+    std::string edited = text;
+    std::string from = "{\"tensor\": {\"base\": \"b0\", \"offset\": 0,";
+    ASSERT_NE(edited.find(from), std::string::npos);
+    edited.replace(edited.find(from), from.size(),
+                   std::string("{\"tensor\": {\"base\": \"b0\", \"offset\": ") + offset + ",");
+    Manifest m = parseManifest(edited, "manifest.json");
+    HostDevice device;
+    GraphExecutor executor(m, dir + "/artifact", device);
+    executor.uploadWeights();
+    std::string prefix = dir + "/fixture/case0";
+    executor.setInputs({readRawTensor(prefix + "_in0.bin", prefix + "_in0.json")});
+    expectError([&] { executor.run(); }, "of b0 (");
+  }
 }
 
 TEST(RuntimeExecutor, GemmChecks) {

@@ -63,7 +63,9 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     loop from the combine's identity, `gpu.all_reduce` combines the
     threads' partial results, and thread 0 combines the total into the
     output element (which holds its initial value, as the serial loop
-    expects). A loop without a
+    expects). When the kernel just before it only fills that output with a
+    constant over the same rows, that kernel is removed and thread 0 stores
+    the constant combined with the total. A loop without a
     configuration, a `scf.parallel` with reductions, a block size outside
     1..1024 or a value computed in a kernel and used by the host is an error.
   }];
