@@ -127,6 +127,8 @@ private:
   llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
   std::string ptxas;
   std::string ptxasVersionText;
+  /// The lower and GPU pipelines' textual form, for the piece keys.
+  std::string pipelineText;
   /// Every variant to produce, in manifest order.
   std::vector<std::unique_ptr<VariantJob>> jobs;
   cache::ModelId modelId;
@@ -380,13 +382,18 @@ private:
     const GpuTargetOptions &t = options.target;
     factors.pieceIR = canonicalPieceIR(piece);
     bool cubin = options.emitCubin && !t.cudaPath.empty();
+    // The pipelines as they run, in their textual form: every pass and
+    // option that shapes the code is in it, and nothing else.
+    if (pipelineText.empty()) {
+      OpPassManager lower(ModuleOp::getOperationName(),
+                          OpPassManager::Nesting::Implicit);
+      addLowerToLinalgPasses(lower);
+      llvm::raw_string_ostream os(pipelineText);
+      lower.printAsTextualPipeline(os);
+      os << " then " << gpuPipelineText(t);
+    }
     factors.pipelineOptions =
-        "lower;bufferize;map{block-size=" + std::to_string(t.blockSize) +
-        ",reduction-block-size=" + std::to_string(t.reductionBlockSize) +
-        "};gemm=" + (t.libraryGemm ? "library" : "kernel") +
-        ";nvvm{O" + std::to_string(t.optLevel) + ",libdevice=" +
-        (findLibdevice(t.cudaPath).empty() ? "no" : "yes") +
-        "};cubin=" + (cubin ? "yes" : "no");
+        pipelineText + ";cubin=" + (cubin ? "ptxas -O" + std::to_string(std::min(t.optLevel, 3u)) : "no");
     factors.targetChip = t.chip;
     factors.targetFeatures = t.features;
     factors.ptxISA = ptxISAVersion(t.features);

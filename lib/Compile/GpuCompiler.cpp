@@ -85,24 +85,8 @@ std::string findLibdevice(StringRef cudaPath) {
 
 namespace {
 
-// Bufferization: function boundaries become dense row-major memrefs, and
-// copies are linalg.copy so that they become parallel loops (kernels), not
-// host code. (The pass's textual options cannot set the copy op.)
-LogicalResult bufferize(ModuleOp module) {
-  bufferization::OneShotBufferizationOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.setFunctionBoundaryTypeConversion(
-      bufferization::LayoutMapOption::IdentityLayoutMap);
-  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
-                        Value to) -> LogicalResult {
-    linalg::CopyOp::create(b, loc, from, to);
-    return success();
-  };
-  bufferization::BufferizationState state;
-  return bufferization::runOneShotModuleBufferize(module, options, state);
-}
-
 void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
+  pm.addPass(createMagiBufferize());
   pm.addPass(createCanonicalizerPass());
   OpPassManager &fn = pm.nest<func::FuncOp>();
   if (target.libraryGemm)
@@ -162,6 +146,68 @@ LogicalResult runPasses(ModuleOp module, StringRef what,
 
 } // namespace
 
+void buildGpuPipeline(OpPassManager &pm, const GpuTargetOptions &target) {
+  addMappingPasses(pm, target);
+  addOutliningPasses(pm, target);
+  addNVVMPasses(pm, target);
+}
+
+std::string gpuPipelineText(const GpuTargetOptions &target) {
+  OpPassManager pm(ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+  buildGpuPipeline(pm, target);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+
+namespace {
+struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features (sm_90 needs +ptx80 or later)"),
+                               llvm::cl::init("+ptx80")};
+  Option<unsigned> optLevel{*this, "opt-level", llvm::cl::desc("NVPTX optimization level"),
+                            llvm::cl::init(3)};
+  Option<std::string> cudaPath{*this, "cuda-path",
+                               llvm::cl::desc("CUDA toolkit (libdevice; ptxas for cubins)"),
+                               llvm::cl::init("")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block, elementwise kernels"),
+                            llvm::cl::init(256)};
+  Option<int64_t> reductionBlockSize{*this, "reduction-block-size",
+                                     llvm::cl::desc("Threads per block, serial reductions"),
+                                     llvm::cl::init(128)};
+  Option<bool> libraryGemm{*this, "library-gemm",
+                           llvm::cl::desc("Matrix products as cuBLASLt calls"),
+                           llvm::cl::init(true)};
+};
+} // namespace
+
+void registerGpuPipeline() {
+  PassPipelineRegistration<GpuPipelineCliOptions>(
+      "magi-gpu-pipeline",
+      "Magi's GPU half for pieces in linalg form (as the lower phase leaves "
+      "them): magi-bufferize, matrix products to library calls, loops, "
+      "magi-choose-kernel-config, magi-map-to-gpu, kernel outlining, NVVM "
+      "with libdevice, PTX in a gpu.binary. magi-compile runs exactly this, "
+      "reading the kernel configurations and the launch plan between its "
+      "stages.",
+      [](OpPassManager &pm, const GpuPipelineCliOptions &options) {
+        GpuTargetOptions target;
+        target.chip = options.chip;
+        target.features = options.features;
+        target.optLevel = options.optLevel;
+        target.cudaPath = options.cudaPath;
+        target.blockSize = options.blockSize;
+        target.reductionBlockSize = options.reductionBlockSize;
+        target.libraryGemm = options.libraryGemm;
+        buildGpuPipeline(pm, target);
+      });
+}
+
 void loadGpuCompilationDialects(MLIRContext *context,
                                 const GpuTargetOptions &target) {
   // Every dialect a pass of the path may create, loaded now: loading them
@@ -192,9 +238,7 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
   };
 
   CompiledPiece compiled;
-  // Loops, configured and mapped to blocks and threads.
-  if (failed(bufferize(*module)))
-    return fail("bufferization");
+  // Bufferized, then loops, configured and mapped to blocks and threads.
   if (failed(runPasses(*module, "mapping", [&](PassManager &pm) {
         addMappingPasses(pm, target);
       })))

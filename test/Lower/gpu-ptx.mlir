@@ -1,16 +1,29 @@
-// A lowered elementwise function (bf16, broadcast, dynamic batch) through the
-// upstream GPU pipeline of ../shared/notes/toolchain.md to PTX for sm_90,
-// which ptxas must accept. Math functions (exp, erf...) become libdevice calls
-// (__nv_expf) that this pipeline does not link, so only arith ops here.
+// A lowered elementwise function (bf16, broadcast, dynamic batch) through
+// Magi's own GPU half, the registered magi-gpu-pipeline that magi-compile
+// runs (magi-bufferize, loops, kernel configuration and mapping, outlining,
+// NVVM, PTX), to PTX for sm_90, which ptxas must accept. Without a CUDA
+// path no libdevice is linked, so only arith ops here.
 // REQUIRES: ptxas
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" \
-// RUN: | mlir-opt --pass-pipeline="builtin.module(one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}, func.func(convert-linalg-to-parallel-loops, scf-parallel-loop-tiling{parallel-loop-tile-sizes=128 no-min-max-bounds=true}, gpu-map-parallel-loops, convert-parallel-loops-to-gpu), lower-affine, canonicalize, gpu-kernel-outlining, gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format=isa opt-level=3})" \
+// RUN: | magi-opt --magi-gpu-pipeline="chip=sm_90 features=+ptx80" \
 // RUN: | python3 %S/Inputs/extract-ptx.py %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas --gpu-name sm_90 %t.ptx -o %t.cubin
+// The pipeline as it runs, from the first pass to the binary.
+// RUN: magi-opt %s --magi-lower-to-linalg \
+// RUN: | magi-opt --magi-gpu-pipeline="chip=sm_90" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// PIPELINE: magi-bufferize
+// PIPELINE: magi-matmul-to-library-call
+// PIPELINE: convert-linalg-to-parallel-loops
+// PIPELINE: magi-choose-kernel-config
+// PIPELINE: magi-map-to-gpu
+// PIPELINE: gpu-kernel-outlining
+// PIPELINE: convert-gpu-to-nvvm
+// PIPELINE: nvvm-attach-target{{.*}}chip=sm_90
+// PIPELINE: gpu-module-to-binary
 
 // CHECK: .target sm_90
-// CHECK: .entry mul_relu_kernel
+// CHECK: .entry k0
 
 func.func @mul_relu(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>) -> tensor<?x64xbf16> {
   %0 = magi.mul %x, %w : (tensor<?x64xbf16>, tensor<64xbf16>) -> tensor<?x64xbf16>

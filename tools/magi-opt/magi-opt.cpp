@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Compile/GpuCompiler.h"
 #include "magi/InitAllDialects.h"
 #include "magi/Pipeline/Pipeline.h"
 #include "magi/Support/Version.h"
@@ -49,6 +50,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAllPasses();
   magi::registerPasses();
+  magi::registerGpuPipeline();
 
   mlir::DialectRegistry registry;
   magi::registerAllDialects(registry);
@@ -56,6 +58,9 @@ int main(int argc, char **argv) {
   // that upstream passes run on Magi's IR as in mlir-opt.
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // What magi-gpu-pipeline needs past the dialects (NVVM target, LLVM IR
+  // translations, the bufferization models).
+  magi::registerGpuCompilation(registry);
   cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { magi::printVersion(os); });
 

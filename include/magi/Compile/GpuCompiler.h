@@ -11,6 +11,7 @@
 #include "magi/Compile/LaunchPlan.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include <string>
 
 namespace magi {
@@ -49,6 +50,15 @@ void registerGpuCompilation(mlir::DialectRegistry &registry);
 /// before pieces compile on several threads (dialects must not load then).
 void loadGpuCompilationDialects(mlir::MLIRContext *context,
                                 const GpuTargetOptions &target);
+
+/// The whole GPU half as one pass pipeline on a module of pieces in linalg
+/// form: what compilePieceForGpu runs in stages.
+void buildGpuPipeline(mlir::OpPassManager &pm, const GpuTargetOptions &target);
+/// That pipeline's textual form (for the cache key: it names every pass and
+/// option that shapes the code).
+std::string gpuPipelineText(const GpuTargetOptions &target);
+/// Registers `magi-gpu-pipeline` (magi-opt --magi-gpu-pipeline="chip=...").
+void registerGpuPipeline();
 
 /// The PTX ISA version that target features name ("+ptx80" -> "8.0"), or ""
 /// when they name none.

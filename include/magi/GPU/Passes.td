@@ -10,6 +10,23 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MagiBufferize : Pass<"magi-bufferize", "mlir::ModuleOp"> {
+  let summary = "Bufferizes a lowered piece for the GPU path";
+  let description = [{
+    One-shot bufferization of the whole module with the GPU path's choices:
+    function boundaries become dense row-major memrefs (identity layouts:
+    the launch plan describes arguments and results as dense tensors), and
+    every copy bufferization needs is a `linalg.copy`, so that it becomes a
+    parallel loop (a kernel) rather than a `memref.copy` the host would
+    run. The bufferizable-op models of the arith, linalg, tensor, scf and
+    func dialects must be registered in the context (magi-opt and
+    magi-compile do).
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp"> {
   let summary = "Chooses each future kernel's launch configuration";
   let description = [{

@@ -1,0 +1,44 @@
+//===- Bufferize.cpp - one-shot bufferization for the GPU path ------------===//
+//
+// The textual options of upstream's one-shot-bufferize cannot say that
+// copies are linalg.copy; this pass can, so the GPU path is a pipeline of
+// registered passes that magi-opt reproduces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace magi {
+#define GEN_PASS_DEF_MAGIBUFFERIZE
+#include "magi/GPU/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+
+namespace {
+
+class MagiBufferizePass
+    : public magi::impl::MagiBufferizeBase<MagiBufferizePass> {
+public:
+  void runOnOperation() override {
+    bufferization::OneShotBufferizationOptions options;
+    options.bufferizeFunctionBoundaries = true;
+    options.setFunctionBoundaryTypeConversion(
+        bufferization::LayoutMapOption::IdentityLayoutMap);
+    options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                          Value to) -> LogicalResult {
+      linalg::CopyOp::create(b, loc, from, to);
+      return success();
+    };
+    bufferization::BufferizationState state;
+    if (failed(bufferization::runOneShotModuleBufferize(getOperation(), options,
+                                                        state)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
