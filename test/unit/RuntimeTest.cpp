@@ -1177,6 +1177,15 @@ const std::vector<ArchiveWeight> &archiveWeights() {
   return weights;
 }
 
+// Appends `in` (a weight) to `m`'s inputs and returns it as a graph output.
+void addWeightAsOutput(Manifest &m, GraphInput in) {
+  ValueRef out;
+  out.kind = ValueRef::Kind::Input;
+  out.index = int64_t(m.graph.inputs.size());
+  m.graph.outputs.push_back(out);
+  m.graph.inputs.push_back(std::move(in));
+}
+
 // What magi-compile writes for weights referenced in an archive: a manifest
 // whose weights are entries of `archive` (a path relative to `dir`), and
 // whose graph outputs are the weights themselves (no steps).
@@ -1203,11 +1212,7 @@ Manifest archiveManifest(const std::string &dir, const std::string &archive) {
     w.storageOffset = aw.storageOffset;
     w.strides = aw.strides;
     in.weight = w;
-    ValueRef out;
-    out.kind = ValueRef::Kind::Input;
-    out.index = int64_t(m.graph.inputs.size());
-    m.graph.outputs.push_back(out);
-    m.graph.inputs.push_back(std::move(in));
+    addWeightAsOutput(m, std::move(in));
   }
   return m;
 }
@@ -1423,11 +1428,7 @@ TEST(RuntimeWeights, LargeStorages) {
     w.crc32 = crc32Update(0, bytes.data(), bytes.size());
     w.strides = transposed ? std::vector<int64_t>{1, cols} : std::vector<int64_t>{cols, 1};
     in.weight = w;
-    ValueRef out;
-    out.kind = ValueRef::Kind::Input;
-    out.index = int64_t(m.graph.inputs.size());
-    m.graph.outputs.push_back(out);
-    m.graph.inputs.push_back(std::move(in));
+    addWeightAsOutput(m, std::move(in));
   }
   HostDevice device;
   {
