@@ -167,7 +167,8 @@ HostTensor makeF32(std::vector<int64_t> shape, std::vector<float> values) {
   t.dtype = Dtype::F32;
   t.shape = shape;
   t.bytes.resize(values.size() * 4);
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!values.empty())
+    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
@@ -176,7 +177,8 @@ HostTensor makeI64(std::vector<int64_t> shape, std::vector<int64_t> values) {
   t.dtype = Dtype::I64;
   t.shape = shape;
   t.bytes.resize(values.size() * 8);
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!values.empty())
+    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
