@@ -6,6 +6,12 @@
 // RUN: magi-opt %s --magi-compile-to=full-graph | FileCheck %s --check-prefix=FULL
 // RUN: magi-opt %s --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
 // RUN: magi-opt %s --magi-compile-to=post-grad | FileCheck %s --check-prefix=SPLIT
+// --dump-pass-pipeline prints the phases' passes (after MlirOptMain's own
+// dump of the command line's passes, here none).
+// RUN: magi-opt %s --magi-compile-to=split --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
+// DUMP: magi-opt: the whole pipeline, with --magi-compile-to's phases:
+// DUMP: magi-fuse-rms-norm
+// DUMP: magi-split
 // import is where the pipeline starts: the IR is unchanged.
 // RUN: magi-opt %s > %t.plain.mlir
 // RUN: magi-opt %s --magi-compile-to=import > %t.import.mlir

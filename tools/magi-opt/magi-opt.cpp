@@ -83,14 +83,25 @@ int main(int argc, char **argv) {
     options.splitDot = splitDot;
     for (const std::string &op : splittingOps)
       options.splittingOps.push_back(op);
+    // MlirOptMain dumps the command line's passes as soon as it adds them,
+    // before Magi's (so that dump may say "0 passes"); the whole pipeline
+    // is dumped again after both.
+    bool dump = config.shouldDumpPassPipeline();
     mlir::MlirOptMainConfig base = config;
-    config.setPassPipelineSetupFn([base, &options](mlir::PassManager &pm) {
+    config.setPassPipelineSetupFn([base, dump, &options](mlir::PassManager &pm) {
       if (mlir::failed(base.setupPassPipeline(pm)))
         return mlir::failure();
-      return magi::buildPipeline(pm, options, [](const llvm::Twine &msg) {
-        llvm::errs() << "magi-opt: " << msg << "\n";
+      if (mlir::failed(magi::buildPipeline(pm, options, [](const llvm::Twine &msg) {
+            llvm::errs() << "magi-opt: " << msg << "\n";
+            return mlir::failure();
+          })))
         return mlir::failure();
-      });
+      if (dump) {
+        llvm::errs() << "magi-opt: the whole pipeline, with --magi-compile-to's phases:\n";
+        pm.dump();
+        llvm::errs() << "\n";
+      }
+      return mlir::success();
     });
   }
 
