@@ -17,6 +17,8 @@ config.test_exec_root = os.path.join(config.magi_obj_root, "test")
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 config.substitutions.append(("%magi_src_root", config.magi_src_root))
+# Runs a command and checks its peak RSS: %peak_rss LIMIT_MIB command...
+config.substitutions.append(("%peak_rss", "%python " + os.path.join(config.magi_src_root, "test", "Inputs", "peak-rss.py")))
 # The shared fixtures (real torch.export archives with reference outputs) sit
 # beside the repository, as on developer machines and in CI.
 fixtures = os.path.join(os.path.dirname(config.magi_src_root), "shared", "fixtures", "torch-export")

@@ -173,55 +173,49 @@ public:
     }
     SmallVector<utils::IteratorType> statIters = parallelIterators(statLoops);
     statIters.back() = utils::IteratorType::reduction;
-    Value maxInit = filledOfSizes(rewriter, loc, rowSizes, negInf);
-    SmallVector<AffineMap> maxMaps = statMaps;
-    maxMaps.push_back(map(statLoops, rowExprs()));
-    Value rowMax =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{maxInit.getType()}, statIns,
-            ValueRange{maxInit}, maxMaps, statIters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
-              linalg::YieldOp::create(
-                  b, l, arith::MaximumFOp::create(b, l, a.back(), s).getResult());
-            })
-            .getResult(0);
-    SmallVector<Value> sumIns = statIns;
-    sumIns.push_back(rowMax);
-    SmallVector<AffineMap> sumMaps = statMaps;
-    sumMaps.append(2, map(statLoops, rowExprs()));
-    Value sumInit = filledOfSizes(rewriter, loc, rowSizes, zero);
-    Value rowSum =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{sumInit.getType()}, sumIns,
-            ValueRange{sumInit}, sumMaps, statIters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
-              Value m = a[a.size() - 2];
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, a.back(), expShifted(b, l, s, m))
-                            .getResult());
-            })
-            .getResult(0);
+    // A generic over the scaled, masked scores s' into `init` (through
+    // `outMap`), given the row max m when `rowMaxIn` is set; `body` makes the
+    // yielded value from s', m and the output element.
+    auto overScores = [&](Value rowMaxIn, Value init, AffineMap outMap,
+                          ArrayRef<utils::IteratorType> iters,
+                          function_ref<Value(OpBuilder &, Location, Value, Value, Value)>
+                              body) {
+      SmallVector<Value> ins = statIns;
+      SmallVector<AffineMap> maps = statMaps;
+      if (rowMaxIn) {
+        ins.push_back(rowMaxIn);
+        maps.push_back(map(statLoops, rowExprs()));
+      }
+      maps.push_back(outMap);
+      return linalg::GenericOp::create(
+                 rewriter, loc, TypeRange{init.getType()}, ins, ValueRange{init},
+                 maps, iters,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
+                   Value m = rowMaxIn ? a[a.size() - 2] : Value();
+                   linalg::YieldOp::create(b, l, body(b, l, s, m, a.back()));
+                 })
+          .getResult(0);
+    };
+    AffineMap rowMap = map(statLoops, rowExprs());
+    Value rowMax = overScores(
+        Value(), filledOfSizes(rewriter, loc, rowSizes, negInf), rowMap, statIters,
+        [](OpBuilder &b, Location l, Value s, Value, Value out) -> Value {
+          return arith::MaximumFOp::create(b, l, out, s);
+        });
+    Value rowSum = overScores(
+        rowMax, filledOfSizes(rewriter, loc, rowSizes, zero), rowMap, statIters,
+        [&](OpBuilder &b, Location l, Value s, Value m, Value out) -> Value {
+          return arith::AddFOp::create(b, l, out, expShifted(b, l, s, m));
+        });
 
     // 4. p = round(exp(s' - m)) in the input dtype: loops (batch..., h, l, s).
-    SmallVector<Value> pIns = statIns;
-    pIns.push_back(rowMax);
-    SmallVector<AffineMap> pMaps = statMaps;
-    pMaps.push_back(map(statLoops, rowExprs()));
-    pMaps.push_back(rewriter.getMultiDimIdentityMap(statLoops));
-    Value pInit = emptyOfSizes(rewriter, loc, scoreSizes, inEl);
-    Value probs =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{pInit.getType()}, pIns, ValueRange{pInit},
-            pMaps, parallelIterators(statLoops),
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value s = masked(b, l, a[0], mask ? a[1] : Value(), nb + 1, nb + 2);
-              Value m = a[a.size() - 2];
-              linalg::YieldOp::create(
-                  b, l, convertScalar(b, l, expShifted(b, l, s, m), inEl));
-            })
-            .getResult(0);
+    Value probs = overScores(
+        rowMax, emptyOfSizes(rewriter, loc, scoreSizes, inEl),
+        rewriter.getMultiDimIdentityMap(statLoops), parallelIterators(statLoops),
+        [&](OpBuilder &b, Location l, Value s, Value m, Value) -> Value {
+          return convertScalar(b, l, expShifted(b, l, s, m), inEl);
+        });
 
     // 5. acc = p @ v: loops (batch..., h, l, ev, s).
     unsigned pvLoops = nb + 4;

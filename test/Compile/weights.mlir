@@ -4,14 +4,14 @@
 // far less memory than its size, referenced or packed (streamed in chunks).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/make-weight-archive.py %t/big.zip big/data/weights/w 320
-// RUN: %python %S/Inputs/peak-rss.py 200 magi-compile %S/Inputs/big-weight.mlir --weights %t/big.zip -o %t/ref --cache-mode=off --no-cubin --quiet | FileCheck %s --check-prefix=RSS
+// RUN: %peak_rss 200 magi-compile %S/Inputs/big-weight.mlir --weights %t/big.zip -o %t/ref --cache-mode=off --no-cubin --quiet | FileCheck %s --check-prefix=RSS
 // RUN: FileCheck %s --check-prefix=REF --input-file=%t/ref/manifest.json
 // RUN: not ls %t/ref/weights.bin
-// RUN: %python %S/Inputs/peak-rss.py 200 magi-compile %S/Inputs/big-weight.mlir --weights %t/big.zip -o %t/packed --pack-weights --cache-mode=off --no-cubin --quiet | FileCheck %s --check-prefix=RSS
+// RUN: %peak_rss 200 magi-compile %S/Inputs/big-weight.mlir --weights %t/big.zip -o %t/packed --pack-weights --cache-mode=off --no-cubin --quiet | FileCheck %s --check-prefix=RSS
 // RUN: FileCheck %s --check-prefix=PACKED --input-file=%t/packed/manifest.json
 // RUN: %python -c "import os,sys; sys.exit(os.path.getsize(sys.argv[1]) != 320 << 20)" %t/packed/weights.bin
 
-// RSS: peak RSS: {{[0-9]+}} MB
+// RSS: peak-rss: under {{[0-9]+}} MiB
 
 // REF:      "weight": {
 // REF-NEXT:   "bytes": 335544320,
