@@ -184,7 +184,6 @@ private:
     std::string error;
     if (!rt::tryReadZipDirectory(options.weightsArchive, zip, error))
       return graph.emitError() << error;
-    std::string prefix = commonPrefix(zip);
     std::vector<const rt::ZipEntry *> storages; // in first-use order
     llvm::DenseMap<const rt::ZipEntry *, unsigned> storageOf;
     std::vector<unsigned> weightStorage;
@@ -201,7 +200,9 @@ private:
                << what << " has no well-formed " << kWeightAttr
                << " attribute ({entry = \"...\", offset = <bytes>, strides = "
                   "array<i64: ...>}) saying where its data is";
-      const rt::ZipEntry *entry = findEntry(zip, prefix, entryName.getValue());
+      // The recorded name, or another export's (a .mlir graph compiled
+      // with --weights from another archive of the model).
+      const rt::ZipEntry *entry = zip.findIgnoringFolder(entryName.getValue().str());
       if (!entry)
         return graph.emitError() << what << ": " << options.weightsArchive
                                  << " has no entry '" << entryName.getValue()
@@ -298,37 +299,6 @@ private:
     if (StringRef(e.text()).getAsInteger(10, n))
       return std::nullopt;
     return n;
-  }
-
-  // The folder every entry is under ("model/" for model.pt2), or "".
-  static std::string commonPrefix(const rt::ZipDirectory &zip) {
-    if (zip.entries.empty())
-      return "";
-    StringRef first = zip.entries.front().name;
-    size_t slash = first.find('/');
-    if (slash == StringRef::npos)
-      return "";
-    std::string prefix = first.substr(0, slash + 1).str();
-    for (const rt::ZipEntry &e : zip.entries)
-      if (!StringRef(e.name).starts_with(prefix))
-        return "";
-    return prefix;
-  }
-
-  // An entry by the name the importer recorded: as it is, under the
-  // archive's folder, or with another archive's folder replaced (a .mlir
-  // graph compiled with --weights from another export of the model).
-  static const rt::ZipEntry *findEntry(const rt::ZipDirectory &zip,
-                                       const std::string &prefix,
-                                       StringRef name) {
-    if (const rt::ZipEntry *e = zip.find(name.str()))
-      return e;
-    if (const rt::ZipEntry *e = zip.find(prefix + name.str()))
-      return e;
-    size_t slash = name.find('/');
-    if (slash != StringRef::npos)
-      return zip.find(prefix + name.substr(slash + 1).str());
-    return nullptr;
   }
 
   // The symbol --compile-sizes specializes: the graph's only one, with

@@ -525,15 +525,11 @@ void rebindWeights(Manifest &manifest, const std::string &archivePath) {
   // A torch.export archive's entries all sit in one folder named after the
   // file ("llama7b-1l-zero/data/weights/weight_3"): names are compared
   // without it.
-  auto stripFolder = [](const std::string &name) {
-    size_t slash = name.find('/');
-    return slash == std::string::npos ? name : name.substr(slash + 1);
-  };
   std::map<std::string, const ZipEntry *> byName;
   std::set<std::string> ambiguous;
   for (const ZipEntry &entry : directory.entries)
-    if (!byName.emplace(stripFolder(entry.name), &entry).second)
-      ambiguous.insert(stripFolder(entry.name));
+    if (!byName.emplace(withoutFolder(entry.name), &entry).second)
+      ambiguous.insert(withoutFolder(entry.name));
 
   std::vector<std::string> problems;
   std::vector<std::optional<WeightRef>> rebound(inputs.size());
@@ -542,7 +538,7 @@ void rebindWeights(Manifest &manifest, const std::string &archivePath) {
     if (!input.weight)
       continue;
     const WeightRef &old = *input.weight;
-    std::string name = stripFolder(old.entry);
+    std::string name = withoutFolder(old.entry);
     std::string what = "weight '" + input.name + "' (entry '" + old.entry + "')";
     if (ambiguous.count(name)) {
       problems.push_back(what + ": more than one entry of the archive is named '<folder>/" +

@@ -29,6 +29,29 @@ const ZipEntry *ZipDirectory::find(const std::string &name) const {
   return it == byName.end() ? nullptr : &entries[it->second];
 }
 
+std::string withoutFolder(const std::string &name) {
+  size_t slash = name.find('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+const ZipEntry *ZipDirectory::findIgnoringFolder(const std::string &name) const {
+  if (const ZipEntry *exact = find(name))
+    return exact;
+  for (const std::string &wanted : {name, withoutFolder(name)}) {
+    const ZipEntry *found = nullptr;
+    for (const ZipEntry &entry : entries) {
+      if (withoutFolder(entry.name) != wanted)
+        continue;
+      if (found)
+        return nullptr; // ambiguous
+      found = &entry;
+    }
+    if (found)
+      return found;
+  }
+  return nullptr;
+}
+
 namespace {
 
 // More entries than this is not an archive Magi reads (torch.export writes

@@ -1136,6 +1136,19 @@ namespace {
 // says what they hold).
 std::string archivesDir() { return std::string(MAGI_SOURCE_DIR) + "/test/Runtime/archives"; }
 
+// Entries are found by name, or across exports whose folder differs.
+TEST(RuntimeZip, FindsEntriesIgnoringTheFolder) {
+  ZipDirectory zip = readZipDirectory(archivesDir() + "/model-b.zip");
+  const ZipEntry *exact = zip.findIgnoringFolder("model-b/data/0");
+  ASSERT_TRUE(exact);
+  EXPECT_EQ(exact->name, "model-b/data/0");
+  EXPECT_EQ(zip.findIgnoringFolder("model-a/data/0"), exact);
+  EXPECT_EQ(zip.findIgnoringFolder("data/0"), exact);
+  EXPECT_EQ(zip.findIgnoringFolder("model-a/data/9"), nullptr);
+  EXPECT_EQ(withoutFolder("a/b/c"), "b/c");
+  EXPECT_EQ(withoutFolder("c"), "c");
+}
+
 std::vector<float> archiveFloats(const std::string &model, int entry) {
   std::vector<float> v;
   bool b = model == "model-b";

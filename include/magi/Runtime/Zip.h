@@ -40,7 +40,16 @@ struct ZipDirectory {
   std::vector<ZipEntry> entries;
   std::map<std::string, size_t> byName;
   const ZipEntry *find(const std::string &name) const;
+  // A torch.export archive's entries sit in one folder named after its file
+  // ("model/data/weights/weight_3"), which another export of the model names
+  // otherwise: the entry named `name`, else the only one whose name without
+  // that folder is `name`, or is `name` without its own first component.
+  // Null when there is none, or more than one.
+  const ZipEntry *findIgnoringFolder(const std::string &name) const;
 };
+
+// `name` without its first path component ("model/data/x" -> "data/x").
+std::string withoutFolder(const std::string &name);
 
 // Reads and checks the central directory of `path` and every entry's local
 // header (never the data). Refuses entries of other methods, encrypted
