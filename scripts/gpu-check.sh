@@ -172,7 +172,7 @@ else
 fi
 
 # compute-sanitizer: memcheck (memory and CUDA API errors) over a fixture
-# and, when .gpu/ has it, the 7B-shaped layer (zero weights, T=16); racecheck
+# and, when .gpu/ has it, the 7B-shaped layer (zero weights, T=16, 512, 99); racecheck
 # on the latter's block reductions (shared memory).
 sanitize() {
   local label="$1" tool="$2"
@@ -206,6 +206,12 @@ if command -v compute-sanitizer >/dev/null; then
     sanitize "llama-bf16" memcheck "$artifacts/llama-bf16" --fixture "$fixtures/llama-bf16/case0" --cuda-graphs=off
   if [[ -d .gpu/llama7b-1l ]]; then
     sanitize "llama7b-1l T=16" memcheck .gpu/llama7b-1l --input .gpu/llama7b/ids16.bin --cuda-graphs=off
+    # Several elements a thread (T=512), and the variant for any size with
+    # partial last blocks (T=99).
+    for T in 512 99; do
+      [[ -f .gpu/llama7b/ids$T.bin ]] &&
+        sanitize "llama7b-1l T=$T" memcheck .gpu/llama7b-1l --input .gpu/llama7b/ids$T.bin --cuda-graphs=off
+    done
     sanitize "llama7b-1l T=16" racecheck .gpu/llama7b-1l --input .gpu/llama7b/ids16.bin --cuda-graphs=off
   fi
 fi

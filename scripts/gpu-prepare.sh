@@ -32,13 +32,16 @@ for layers in 1 4; do
   "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$out/llama7b-${layers}l" \
     --cache-mode=off --quiet --compile-sizes=16,512,4096
 done
-# Token ids for the sanitizer runs of the 7B-shaped layer (no reference: the
-# weights are zeros there).
-python3 - "$out/llama7b/ids16" <<'PY'
+# Token ids for the sanitizer and profiling runs of the 7B-shaped layer (no
+# reference: the weights are zeros there): the compiled sizes, and 99 (the
+# variant for any size, with partial last blocks).
+python3 - "$out/llama7b" 16 99 512 4096 <<'PY'
 import json, random, struct, sys
-random.seed(16)
-ids = [random.randrange(32000) for _ in range(16)]
-open(sys.argv[1] + ".bin", "wb").write(struct.pack("<16q", *ids))
-json.dump({"shape": [1, 16], "dtype": "int64"}, open(sys.argv[1] + ".json", "w"))
+for T in map(int, sys.argv[2:]):
+    random.seed(T)
+    ids = [random.randrange(32000) for _ in range(T)]
+    base = f"{sys.argv[1]}/ids{T}"
+    open(base + ".bin", "wb").write(struct.pack(f"<{T}q", *ids))
+    json.dump({"shape": [1, T], "dtype": "int64"}, open(base + ".json", "w"))
 PY
 du -sh "$out"

@@ -36,9 +36,48 @@ bool isDeviceWork(Operation *op) {
   return !isMemoryEffectFree(op);
 }
 
+bool canRunSeveralPerThread(scf::ParallelOp loop) {
+  bool stored = false;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return false;
+    if (isa<memref::StoreOp>(op)) {
+      stored = true;
+      continue;
+    }
+    if (auto memory = dyn_cast<MemoryEffectOpInterface>(op)) {
+      if (stored && memory.hasEffect<MemoryEffects::Read>())
+        return false;
+      if (memory.hasEffect<MemoryEffects::Write>())
+        return false;
+    } else if (!isMemoryEffectFree(&op)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace magi
 
 namespace {
+
+// The SMs of the largest target (H200: 132) times the threads each keeps
+// resident (2048): fewer threads than this leave bandwidth unused, so
+// iterations are only packed several to a thread beyond it.
+constexpr int64_t kResidentThreads = 132 * 2048;
+
+// Iterations per thread of an elementwise loop of `count` iterations (static
+// or not): several, so that each thread has that many independent loads in
+// flight (a thread with one 2-byte load cannot cover the memory latency),
+// but not so many that the grid no longer fills the GPU.
+int64_t elementsPerThread(std::optional<int64_t> count, int64_t most) {
+  if (!count)
+    return std::min<int64_t>(most, 4);
+  int64_t per = 1;
+  while (per * 2 <= most && *count >= per * 2 * kResidentThreads)
+    per *= 2;
+  return per;
+}
 
 // The number of iterations of `loop` when all its bounds are constants.
 std::optional<int64_t> staticIterationCount(scf::ParallelOp loop) {
@@ -94,11 +133,18 @@ public:
         return signalPassFailure();
       }
     }
+    if (maxElementsPerThread < 1 || maxElementsPerThread > 64 ||
+        !llvm::isPowerOf2_64(maxElementsPerThread)) {
+      func.emitError() << "max-elements-per-thread " << int64_t(maxElementsPerThread)
+                       << " is not a power of two in 1..64";
+      return signalPassFailure();
+    }
     Builder b(&getContext());
     for (Operation &op : func.getBody().front()) {
       if (!magi::isDeviceWork(&op))
         continue;
       int64_t threads = 1;
+      int64_t perThread = 1;
       StringRef strategy = "single-thread";
       if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
         bool serialInner = false;
@@ -114,11 +160,17 @@ public:
           strategy = "block-reduction";
           threads = *rowThreads;
         }
+        if (strategy == "elementwise" && magi::canRunSeveralPerThread(loop))
+          perThread = elementsPerThread(staticIterationCount(loop),
+                                        maxElementsPerThread);
       }
-      op.setAttr(magi::kKernelConfigAttr,
-                 b.getDictionaryAttr(
-                     {b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
-                      b.getNamedAttr("strategy", b.getStringAttr(strategy))}));
+      SmallVector<NamedAttribute> config = {
+          b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
+          b.getNamedAttr("strategy", b.getStringAttr(strategy))};
+      if (perThread > 1)
+        config.push_back(b.getNamedAttr("elements_per_thread",
+                                        b.getI64IntegerAttr(perThread)));
+      op.setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     }
   }
 };

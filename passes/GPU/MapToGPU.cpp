@@ -22,6 +22,7 @@ namespace {
 struct KernelConfig {
   int64_t blockSize;
   StringRef strategy;
+  int64_t elementsPerThread = 1;
 };
 
 FailureOr<KernelConfig> readConfig(Operation *op) {
@@ -35,7 +36,14 @@ FailureOr<KernelConfig> readConfig(Operation *op) {
   if (size.getInt() < 1 || size.getInt() > 1024)
     return op->emitError() << "block size " << size.getInt()
                            << " is outside 1..1024 (the CUDA limit)";
-  return KernelConfig{size.getInt(), strategy.getValue()};
+  int64_t perThread = 1;
+  if (auto per = dict.getAs<IntegerAttr>("elements_per_thread")) {
+    perThread = per.getInt();
+    if (perThread < 1 || perThread > 64)
+      return op->emitError() << "elements_per_thread " << perThread
+                             << " is outside 1..64";
+  }
+  return KernelConfig{size.getInt(), strategy.getValue(), perThread};
 }
 
 // Values defined in `ops` must not be used after them on the host: a kernel
@@ -105,6 +113,19 @@ public:
       }
       if (config->strategy == "block-reduction") {
         if (failed(mapBlockReduction(loop, config->blockSize)))
+          return signalPassFailure();
+        continue;
+      }
+      if (config->elementsPerThread > 1) {
+        if (config->strategy != "elementwise" ||
+            !magi::canRunSeveralPerThread(loop)) {
+          loop.emitError() << "elements_per_thread needs an elementwise loop "
+                              "whose body has no regions and reads nothing "
+                              "after its first store";
+          return signalPassFailure();
+        }
+        if (failed(mapSeveralPerThread(loop, config->blockSize,
+                                       config->elementsPerThread)))
           return signalPassFailure();
         continue;
       }
@@ -241,17 +262,20 @@ private:
     return success();
   }
 
-  // The loop's trip counts, and their product (emitted before `loop`).
+  // The loop's trip counts, and their product (emitted before `loop`),
+  // folded to constants where the bounds are: a constant is rematerialized
+  // inside the kernel, so its divisions become multiplications and shifts
+  // instead of divisions by a parameter.
   static Value tripCounts(OpBuilder &b, scf::ParallelOp loop,
                           SmallVectorImpl<Value> &counts) {
     Location loc = loop.getLoc();
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
     for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
                                          loop.getUpperBound(), loop.getStep())) {
-      Value extent = arith::SubIOp::create(b, loc, ub, lb);
-      Value count = arith::CeilDivSIOp::create(b, loc, extent, step);
+      Value extent = b.createOrFold<arith::SubIOp>(loc, ub, lb);
+      Value count = b.createOrFold<arith::CeilDivSIOp>(loc, extent, step);
       counts.push_back(count);
-      total = arith::MulIOp::create(b, loc, total, count);
+      total = b.createOrFold<arith::MulIOp>(loc, total, count);
     }
     return total;
   }
@@ -292,8 +316,8 @@ private:
     } else {
       Value limit =
           arith::ConstantIndexOp::create(b, loc, std::numeric_limits<int32_t>::max());
-      Value fits =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, total, limit);
+      Value fits = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ule,
+                                                 total, limit);
       SmallVector<Type> types(counts.size(), b.getIndexType());
       auto branch = scf::IfOp::create(b, loc, types, fits, /*withElse=*/true);
       {
@@ -388,6 +412,79 @@ private:
     return success();
   }
 
+  // `perThread` iterations a thread, `blockSize` apart. A block whose
+  // iterations are all in range issues every load before any store, so the
+  // loads overlap; the last block runs them one by one, each guarded.
+  LogicalResult mapSeveralPerThread(scf::ParallelOp loop, int64_t blockSize,
+                                    int64_t perThread) {
+    if (loop.getNumReductions() != 0)
+      return loop.emitError() << "has reductions; only loops whose "
+                                 "iterations are independent map to threads";
+    if (failed(checkNoEscapingValues({loop.getOperation()})))
+      return failure();
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    SmallVector<Value> counts;
+    Value total = tripCounts(b, loop, counts);
+    Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value chunk = arith::ConstantIndexOp::create(b, loc, blockSize * perThread);
+    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, total, chunk);
+    gpu::LaunchOp launch = createLaunch(
+        b, loc, grid, block,
+        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+
+    b.setInsertionPoint(launch.getBody().front().getTerminator());
+    Value blockStart =
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x, chunk);
+    Value first = arith::AddIOp::create(b, loc, blockStart,
+                                        launch.getThreadIds().x);
+    Value blockEnd = arith::AddIOp::create(b, loc, blockStart, chunk);
+    Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                        blockEnd, total);
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    Block *body = loop.getBody();
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      SmallVector<IRMapping> mappings(perThread);
+      for (int64_t j = 0; j < perThread; ++j) {
+        Value offset = arith::ConstantIndexOp::create(b, loc, j * blockSize);
+        Value id = arith::AddIOp::create(b, loc, first, offset);
+        delinearize(b, loop, id, counts, total, mappings[j]);
+        for (Operation &op : body->without_terminator())
+          if (!isa<memref::StoreOp>(op))
+            b.clone(op, mappings[j]);
+      }
+      for (int64_t j = 0; j < perThread; ++j)
+        for (Operation &op : body->without_terminator())
+          if (isa<memref::StoreOp>(op))
+            b.clone(op, mappings[j]);
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value count = arith::ConstantIndexOp::create(b, loc, perThread);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto each = scf::ForOp::create(b, loc, zero, count, one);
+      b.setInsertionPoint(each.getBody()->getTerminator());
+      Value id = arith::AddIOp::create(
+          b, loc, first,
+          arith::MulIOp::create(b, loc, each.getInductionVar(), block));
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            id, total);
+      auto guarded = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+      b.setInsertionPoint(guarded.thenBlock()->getTerminator());
+      IRMapping mapping;
+      delinearize(b, loop, id, counts, total, mapping);
+      for (Operation &op : body->without_terminator())
+        b.clone(op, mapping);
+    }
+    loop.erase();
+    sinkConstants(launch);
+    return success();
+  }
+
   LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
     if (loop.getNumReductions() != 0)
       return loop.emitError() << "has reductions; only loops whose "
@@ -400,7 +497,7 @@ private:
     SmallVector<Value> counts;
     Value total = tripCounts(b, loop, counts);
     Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
-    Value grid = arith::CeilDivSIOp::create(b, loc, total, block);
+    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, total, block);
     gpu::LaunchOp launch = createLaunch(
         b, loc, grid, block,
         loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));

@@ -9,6 +9,8 @@
 #include "magi/GPU/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -98,6 +100,128 @@ bool unusedBetween(Operation *from, Operation *to, Value memref) {
   return true;
 }
 
+// The allocation `v` is a view of (through view-like ops), or null.
+memref::AllocOp rootAlloc(Value v) {
+  while (v) {
+    if (auto alloc = v.getDefiningOp<memref::AllocOp>())
+      return alloc;
+    auto view = v.getDefiningOp<ViewLikeOpInterface>();
+    if (!view)
+      return nullptr;
+    v = view.getViewSource();
+  }
+  return nullptr;
+}
+
+// True when `generic` is `out = truncf(in)` element by element, from f32 to
+// `type`.
+bool isRounding(linalg::GenericOp generic, Type type) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }) ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Block *body = generic.getBlock();
+  if (body->getOperations().size() != 2)
+    return false;
+  auto trunc = dyn_cast<arith::TruncFOp>(body->front());
+  return trunc && trunc.getIn() == body->getArgument(0) &&
+         trunc.getType() == type &&
+         body->getTerminator()->getOperand(0) == trunc.getResult();
+}
+
+// A product into an f32 buffer `c` that nothing but a rounding to the
+// inputs' type `type` reads afterwards: returns that rounding, so the call
+// can write the rounded result itself (cuBLASLt computes in f32 and rounds
+// once, as the two ops do) and no kernel reads the f32 buffer back. The
+// rounding's output must be a fresh buffer that nothing touches between the
+// product and the rounding, and its allocation must be movable above the
+// product.
+linalg::GenericOp roundingOnlyReader(linalg::LinalgOp product, Value c,
+                                     Type type, ValueRange inputs) {
+  if (!cast<MemRefType>(c.getType()).getElementType().isF32() ||
+      !(type.isBF16() || type.isF16()) || !c.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  Block *block = product->getBlock();
+  linalg::GenericOp rounding;
+  for (Operation *user : c.getUsers()) {
+    if (user == product.getOperation() || isa<memref::DimOp, memref::DeallocOp>(user))
+      continue;
+    if (user->getBlock() != block)
+      return nullptr;
+    if (user->isBeforeInBlock(product))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (rounding || !generic || !isRounding(generic, type) ||
+        generic.getDpsInputOperand(0)->get() != c)
+      return nullptr;
+    rounding = generic;
+  }
+  if (!rounding)
+    return nullptr;
+  Value out = rounding.getDpsInitOperand(0)->get();
+  auto outType = cast<MemRefType>(out.getType());
+  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  if (!outType.getLayout().isIdentity() || !alloc || alloc->getBlock() != block)
+    return nullptr;
+  for (Value size : alloc->getOperands())
+    if (Operation *def = size.getDefiningOp())
+      if (def->getBlock() == block && !def->isBeforeInBlock(product))
+        return nullptr;
+  for (Value input : inputs)
+    if (rootAlloc(input) == alloc)
+      return nullptr;
+  for (Operation *op = product->getNextNode(); op && op != rounding.getOperation();
+       op = op->getNextNode()) {
+    if (isa<memref::DimOp>(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (rootAlloc(operand) == alloc)
+        return nullptr;
+  }
+  return rounding;
+}
+
+// Fills and copies into a local buffer that nothing reads are dead: a call
+// that now writes elsewhere, or overwrites the buffer, leaves them behind.
+void eraseWritesNobodyReads(func::FuncOp func) {
+  SmallVector<memref::AllocOp> allocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (memref::AllocOp alloc : allocs) {
+      SmallVector<Operation *> writers;
+      for (Operation *user : alloc->getUsers()) {
+        if (isa<memref::DimOp, memref::DeallocOp>(user))
+          continue;
+        if (auto fill = dyn_cast<linalg::FillOp>(user);
+            fill && fill.getOutputs()[0] == alloc.getResult()) {
+          writers.push_back(user);
+          continue;
+        }
+        if (auto copy = dyn_cast<linalg::CopyOp>(user);
+            copy && copy.getOutputs()[0] == alloc.getResult() &&
+            copy.getInputs()[0] != alloc.getResult()) {
+          writers.push_back(user);
+          continue;
+        }
+        if (auto copy = dyn_cast<memref::CopyOp>(user);
+            copy && copy.getTarget() == alloc.getResult() &&
+            copy.getSource() != alloc.getResult()) {
+          writers.push_back(user);
+          continue;
+        }
+        writers.clear(); // a read, a view or an escape
+        break;
+      }
+      for (Operation *writer : writers)
+        writer->erase();
+      changed |= !writers.empty();
+    }
+  }
+}
+
 class MatmulToLibraryCallPass
     : public magi::impl::MatmulToLibraryCallBase<MatmulToLibraryCallPass> {
 public:
@@ -109,6 +233,7 @@ public:
         candidates.push_back(linalgOp);
     for (linalg::LinalgOp op : candidates)
       rewrite(op);
+    eraseWritesNobodyReads(func);
   }
 
 private:
@@ -203,6 +328,15 @@ private:
       return;
     // The call overwrites c, so a fill only it would read is dead.
     bool fillIsDead = fill.getOutputs()[0] == c && unusedBetween(fill, op, c);
+    linalg::GenericOp rounding =
+        roundingOnlyReader(op, c, ta, ValueRange{a, bOperand});
+    Value target = c;
+    if (rounding) {
+      target = rounding.getDpsInitOperand(0)->get();
+      Operation *alloc = target.getDefiningOp();
+      if (!alloc->isBeforeInBlock(op))
+        alloc->moveBefore(op);
+    }
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -215,7 +349,7 @@ private:
     unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
     Value va = view(b, loc, a, maps[0], with({m, k}), !batched, numBatch);
     Value vb = view(b, loc, bOperand, maps[1], with({k, n}), !batched, numBatch);
-    Value vc = view(b, loc, c, maps[2], with({m, n}), !batched, numBatch);
+    Value vc = view(b, loc, target, maps[2], with({m, n}), !batched, numBatch);
     if (!va || !vb || !vc) {
       // Views already made stay unused; canonicalization removes them.
       return;
@@ -225,6 +359,8 @@ private:
                                      ValueRange{va, vb, vc});
     call->setAttr(magi::kLibraryCallAttr, b.getStringAttr("gemm"));
     op->erase();
+    if (rounding)
+      rounding->erase();
     if (fillIsDead)
       fill->erase();
   }

@@ -25,7 +25,7 @@
 // LIMIT: block_size = 64 : i64, strategy = "block-reduction"
 
 // MAP-LABEL: func @rms
-// MAP:      %[[ROWS:.*]] = arith.muli
+// MAP:      %[[ROWS:.*]] = memref.dim %arg0
 // MAP:      gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
 // MAP:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // MAP:        %[[PART:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32) {

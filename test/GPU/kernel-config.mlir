@@ -5,16 +5,21 @@
 // Block sizes past the CUDA limit are refused.
 // RUN: not magi-opt %s --magi-choose-kernel-config="block-size=2048" 2>&1 | FileCheck %s --check-prefix=LIMIT
 // LIMIT: error: block size 2048 is outside 1..1024 (the CUDA limit)
+// RUN: magi-opt %s --magi-choose-kernel-config="max-elements-per-thread=1" | FileCheck %s --check-prefix=ONE
+// RUN: not magi-opt %s --magi-choose-kernel-config="max-elements-per-thread=3" 2>&1 | FileCheck %s --check-prefix=PER
+// PER: error: max-elements-per-thread 3 is not a power of two in 1..64
 
 // CHECK-LABEL: func @kinds
-// An elementwise loop with a symbolic bound: the default block.
+// An elementwise loop with a symbolic bound: the default block, four
+// iterations a thread (their loads overlap).
 // CHECK: scf.parallel
-// CHECK: magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}
+// CHECK: magi.kernel_config = {block_size = 256 : i64, elements_per_thread = 4 : i64, strategy = "elementwise"}
 // A loop whose threads each run a serial inner loop.
 // CHECK: scf.parallel
 // CHECK: scf.for
 // CHECK: magi.kernel_config = {block_size = 128 : i64, strategy = "serial-reduction"}
-// A small static loop: its 40 iterations round up to 64 threads (two warps).
+// A small static loop: its 40 iterations round up to 64 threads (two warps),
+// one iteration a thread.
 // CHECK: scf.parallel
 // CHECK: magi.kernel_config = {block_size = 64 : i64, strategy = "elementwise"}
 // A store outside any loop runs in a single thread.
@@ -24,7 +29,7 @@
 // CHECK-NOT: magi.kernel_config
 // CHECK: return
 // OPTS-LABEL: func @kinds
-// OPTS: block_size = 512 : i64, strategy = "elementwise"
+// OPTS: block_size = 512 : i64, elements_per_thread = 4 : i64, strategy = "elementwise"
 // OPTS: block_size = 64 : i64, strategy = "serial-reduction"
 // OPTS: block_size = 64 : i64, strategy = "elementwise"
 func.func @kinds(%a: memref<?x64xf32>, %out: memref<?xf32>, %small: memref<40xf32>) {
@@ -58,3 +63,39 @@ func.func @kinds(%a: memref<?x64xf32>, %out: memref<?xf32>, %small: memref<40xf3
   return
 }
 
+
+// Iterations per thread grow with a static count while 132 x 2048 threads
+// remain: 2^20 iterations give 2 (524288 threads), 2^24 give the most, 8. A
+// body that reads after its first store keeps one iteration a thread.
+// CHECK-LABEL: func @per_thread
+// CHECK: elements_per_thread = 2 : i64, strategy = "elementwise"
+// CHECK: elements_per_thread = 8 : i64, strategy = "elementwise"
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// ONE-LABEL: func @per_thread
+// ONE-NOT: elements_per_thread
+// ONE: return
+func.func @per_thread(%a: memref<1024x1024xbf16>, %b: memref<4096x4096xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1024, %c1024) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<1024x1024xbf16>
+    %y = arith.addf %x, %x : bf16
+    memref.store %y, %a[%i, %j] : memref<1024x1024xbf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4096, %c4096) step (%c1, %c1) {
+    %x = memref.load %b[%i, %j] : memref<4096x4096xbf16>
+    memref.store %x, %b[%j, %i] : memref<4096x4096xbf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4096, %c4096) step (%c1, %c1) {
+    %x = memref.load %b[%i, %j] : memref<4096x4096xbf16>
+    memref.store %x, %b[%j, %i] : memref<4096x4096xbf16>
+    %z = memref.load %b[%i, %i] : memref<4096x4096xbf16>
+    memref.store %z, %b[%i, %j] : memref<4096x4096xbf16>
+    scf.reduce
+  }
+  return
+}

@@ -8,13 +8,9 @@
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK: %[[N:.*]] = memref.dim %[[A]], %[[C0]]
-// The trip counts and their product.
-// CHECK: %[[E0:.*]] = arith.subi %[[N]], %[[C0]]
-// CHECK: %[[T0:.*]] = arith.ceildivsi %[[E0]], %[[C1]]
-// CHECK: %[[P0:.*]] = arith.muli %{{.*}}, %[[T0]]
-// CHECK: %[[E1:.*]] = arith.subi %[[C64]], %[[C0]]
-// CHECK: %[[T1:.*]] = arith.ceildivsi %[[E1]], %[[C1]]
-// CHECK: %[[TOTAL:.*]] = arith.muli %[[P0]], %[[T1]]
+// The trip counts and their product, folded where the bounds are constant
+// (n - 0 steps of 1 is n; a constant count is rematerialized in the kernel).
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[N]], %[[C64]]
 // CHECK: %[[BS:.*]] = arith.constant 256 : index
 // CHECK: %[[GRID:.*]] = arith.ceildivsi %[[TOTAL]], %[[BS]]
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BS]], {{.*}} module(@elementwise_kernels) function(@k0) {
@@ -27,12 +23,12 @@
 // CHECK:   %[[FITS:.*]] = arith.cmpi ule, %[[TOTAL]], %{{.*}} : index
 // CHECK:   %[[POS:.*]]:2 = scf.if %[[FITS]] -> (index, index) {
 // CHECK:     %[[ID32:.*]] = arith.index_castui %[[ID]] : index to i32
-// CHECK:     %[[T132:.*]] = arith.index_castui %[[T1]] : index to i32
+// CHECK:     %[[T132:.*]] = arith.index_castui %[[K64:c64_[0-9]+]] : index to i32
 // CHECK:     arith.remui %[[ID32]], %[[T132]] : i32
 // CHECK:     arith.divui %[[ID32]], %[[T132]] : i32
 // CHECK:   } else {
-// CHECK:     %[[J:.*]] = arith.remui %[[ID]], %[[T1]] : index
-// CHECK:     %[[I:.*]] = arith.divui %[[ID]], %[[T1]] : index
+// CHECK:     %[[J:.*]] = arith.remui %[[ID]], %[[K64]] : index
+// CHECK:     %[[I:.*]] = arith.divui %[[ID]], %[[K64]] : index
 // CHECK:     scf.yield %[[I]], %[[J]]
 // CHECK:   }
 // CHECK:   memref.load %[[A]][
@@ -52,6 +48,67 @@ func.func @elementwise(%a: memref<?x64xf32>) {
     memref.store %y, %a[%i, %j] : memref<?x64xf32>
     scf.reduce
   } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// Two iterations a thread, a block (128) apart: a block of 256 iterations
+// all in range loads both elements before storing either; the last block
+// runs them one by one, each guarded.
+// CHECK-LABEL: func @two_per_thread
+// CHECK-DAG: %[[CHUNK:.*]] = arith.constant 256 : index
+// CHECK: %[[GRID:.*]] = arith.ceildivsi %{{.*}}, %[[CHUNK]]
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
+// CHECK: %[[START:.*]] = arith.muli %[[BX]], %{{.*}}
+// CHECK: %[[FIRST:.*]] = arith.addi %[[START]], %{{.*}}
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %{{.*}}
+// CHECK: %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %{{.*}}
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK:   arith.addi %[[FIRST]], %{{.*}}
+// CHECK:   %[[X0:.*]] = memref.load %arg0
+// CHECK:   %[[Y0:.*]] = arith.addf %[[X0]], %[[X0]]
+// CHECK:   arith.constant 128 : index
+// CHECK:   arith.addi %[[FIRST]], %{{.*}}
+// CHECK:   %[[X1:.*]] = memref.load %arg0
+// CHECK:   %[[Y1:.*]] = arith.addf %[[X1]], %[[X1]]
+// CHECK:   memref.store %[[Y0]], %arg1
+// CHECK:   memref.store %[[Y1]], %arg1
+// CHECK: } else {
+// CHECK:   scf.for
+// CHECK:     arith.cmpi ult
+// CHECK:     scf.if
+// CHECK:       memref.load
+// CHECK:       memref.store
+// CHECK: elements_per_thread = 2 : i64
+func.func @two_per_thread(%a: memref<?xf32>, %b: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %b[%i] : memref<?xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 128 : i64, elements_per_thread = 2 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// A body that reads after its store cannot reorder its iterations' loads.
+func.func @read_after_store(%a: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  // expected-error @+1 {{elements_per_thread needs an elementwise loop whose body has no regions and reads nothing after its first store}}
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %a[%i] : memref<?xf32>
+    memref.store %x, %a[%c0] : memref<?xf32>
+    %y = memref.load %a[%i] : memref<?xf32>
+    memref.store %y, %a[%i] : memref<?xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 128 : i64, elements_per_thread = 2 : i64, strategy = "elementwise"}}
   return
 }
 

@@ -103,3 +103,123 @@ func.func @scores(%q: memref<1x32x?x128xbf16>, %k: memref<1x32x?x128xbf16>, %s: 
   }
   return
 }
+
+// -----
+
+// A bf16 product into a local f32 buffer that only a rounding back to bf16
+// reads: the call writes the rounding's buffer (allocated above the call now)
+// and neither the rounding nor the f32 buffer's fill is left. The second
+// product's zeros came from a fill shared through a copy: once both calls
+// write elsewhere, the fill and the copy are dead too.
+// CHECK-LABEL: func @products_then_rounding
+// CHECK-NOT: linalg.
+// CHECK: %[[OUT1:.*]] = memref.alloc({{.*}}) : memref<?x64xbf16>
+// CHECK-NOT: linalg.
+// CHECK: %[[C1:.*]] = memref.expand_shape %[[OUT1]]
+// CHECK: call @magi_library_gemm_0(%{{.*}}, %{{.*}}, %[[C1]]) {magi.library = "gemm"} : (memref<1x?x128xbf16>, memref<1x128x64xbf16, strided<[128, 1, 128]>>, memref<1x?x64xbf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[OUT2:.*]] = memref.alloc({{.*}}) : memref<?x64xbf16>
+// CHECK: %[[C2:.*]] = memref.expand_shape %[[OUT2]]
+// CHECK: call @magi_library_gemm_0(%{{.*}}, %{{.*}}, %[[C2]])
+// CHECK-NOT: linalg.
+// CHECK: return %[[OUT1]], %[[OUT2]]
+#a2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @products_then_rounding(%x: memref<?x128xbf16>, %w: memref<64x128xbf16>) -> (memref<?x64xbf16>, memref<?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x128xbf16>
+  %zero = arith.constant 0.0 : f32
+  %shared = memref.alloc(%n) : memref<?x64xf32>
+  linalg.fill ins(%zero : f32) outs(%shared : memref<?x64xf32>)
+  %acc = memref.alloc(%n) : memref<?x64xf32>
+  linalg.copy ins(%shared : memref<?x64xf32>) outs(%acc : memref<?x64xf32>)
+  linalg.generic {indexing_maps = [#a2, #bt2, #c2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x128xbf16>, memref<64x128xbf16>) outs(%acc : memref<?x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %out1 = memref.alloc(%n) : memref<?x64xbf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<?x64xf32>) outs(%out1 : memref<?x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  linalg.generic {indexing_maps = [#a2, #bt2, #c2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x128xbf16>, memref<64x128xbf16>) outs(%shared : memref<?x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %out2 = memref.alloc(%n) : memref<?x64xbf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%shared : memref<?x64xf32>) outs(%out2 : memref<?x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return %out1, %out2 : memref<?x64xbf16>, memref<?x64xbf16>
+}
+
+// -----
+
+// The f32 result is also read by something else (here: returned), or the
+// rounding writes a buffer the function was given: the call writes f32 and
+// the rounding stays a kernel.
+// CHECK-LABEL: func @rounding_kept
+// CHECK: call @magi_library_gemm_0({{.*}}) {magi.library = "gemm"} : ({{.*}}, memref<1x4x64xf32>)
+// CHECK: arith.truncf
+// CHECK: call @magi_library_gemm_0({{.*}}) {magi.library = "gemm"} : ({{.*}}, memref<1x4x64xf32>)
+// CHECK: arith.truncf
+#a3 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @rounding_kept(%x: memref<4x128xbf16>, %w: memref<64x128xbf16>, %given: memref<4x64xbf16>) -> (memref<4x64xf32>, memref<4x64xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<4x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<4x64xf32>)
+  linalg.generic {indexing_maps = [#a3, #bt3, #c3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x128xbf16>, memref<64x128xbf16>) outs(%acc : memref<4x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %out1 = memref.alloc() : memref<4x64xbf16>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<4x64xf32>) outs(%out1 : memref<4x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  %acc2 = memref.alloc() : memref<4x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<4x64xf32>)
+  linalg.generic {indexing_maps = [#a3, #bt3, #c3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x128xbf16>, memref<64x128xbf16>) outs(%acc2 : memref<4x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%acc2 : memref<4x64xf32>) outs(%given : memref<4x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return %acc, %out1 : memref<4x64xf32>, memref<4x64xbf16>
+}

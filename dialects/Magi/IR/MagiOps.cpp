@@ -191,9 +191,33 @@ LogicalResult SymSizeOp::verify() {
 OpFoldResult SymSizeOp::fold(FoldAdaptor) {
   auto type = cast<RankedTensorType>(getSelf().getType());
   int64_t dim = static_cast<int64_t>(getDim());
-  if (dim < 0 || dim >= type.getRank() || type.isDynamicDim(dim))
+  if (dim < 0 || dim >= type.getRank())
     return {};
-  return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(dim));
+  if (!type.isDynamicDim(dim))
+    return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(dim));
+  // A dimension bound to exactly one symbol is that symbol: later pieces
+  // then see the symbol itself (which specialization turns into a constant)
+  // instead of an unrelated index argument.
+  for (Operation *user : getSelf().getUsers()) {
+    auto bind = dyn_cast<BindSymbolicShapeOp>(user);
+    if (!bind)
+      continue;
+    AffineMap map = bind.getShapeExpressions();
+    if (dim >= static_cast<int64_t>(map.getNumResults()))
+      continue;
+    auto symbol = dyn_cast<AffineSymbolExpr>(map.getResult(dim));
+    if (!symbol || symbol.getPosition() >= bind.getShapeSymbols().size())
+      continue;
+    Value value = bind.getShapeSymbols()[symbol.getPosition()];
+    Operation *def = value.getDefiningOp();
+    bool dominates =
+        def ? def->getBlock() == getOperation()->getBlock() &&
+                  def->isBeforeInBlock(getOperation())
+            : cast<BlockArgument>(value).getOwner() == getOperation()->getBlock();
+    if (dominates)
+      return value;
+  }
+  return {};
 }
 
 static std::optional<int64_t> indexConstant(Attribute attr) {

@@ -30,6 +30,13 @@ inline constexpr llvm::StringLiteral kKernelConfigAttr = "magi.kernel_config";
 /// describing views of it) or holds regions.
 bool isDeviceWork(mlir::Operation *op);
 
+/// True when the iterations of an elementwise `scf.parallel` can be run
+/// several to a thread with every load of all of them issued before any of
+/// their stores: the body has no regions and reads nothing after its first
+/// store (scf.parallel's iterations are independent, so reordering across
+/// iterations is allowed).
+bool canRunSeveralPerThread(mlir::scf::ParallelOp loop);
+
 /// A row reduction as convert-linalg-to-parallel-loops writes it: an
 /// `scf.parallel` over the rows whose body is side-effect-free index work
 /// and then one `scf.for` over the reduced dimension that loads an output

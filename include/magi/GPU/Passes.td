@@ -37,7 +37,13 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     `memref.store`, ...) will run in a single-thread kernel. This pass
     records the choice on each such op as
     `magi.kernel_config = {block_size = N : i64, strategy = "..."}`:
-    - `elementwise`: no loop inside; `block-size` threads per block;
+    - `elementwise`: no loop inside; `block-size` threads per block; when
+      the body can run several iterations to a thread with all their loads
+      before their stores (no regions, no read after the first store), also
+      `elements_per_thread = E`: the largest power of two up to
+      `max-elements-per-thread` that leaves at least 132 × 2048 threads (an
+      H200 full) for a static iteration count, 4 (or fewer when the option
+      is lower) for a symbolic one;
     - `serial-reduction`: each thread runs an inner `scf.for` (a reduction
       or a matrix product); `reduction-block-size` threads per block;
     - `block-reduction`: a row reduction (see `matchRowAccumulation`: an
@@ -59,6 +65,9 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
            "Threads per block for loops with a serial inner loop">,
     Option<"rowReductionBlockSize", "row-reduction-block-size", "int64_t", "256",
            "Most threads per block (one block per row) for block reductions">,
+    Option<"maxElementsPerThread", "max-elements-per-thread", "int64_t", "8",
+           "Most iterations of an elementwise loop per thread (a power of "
+           "two; 1: one per thread)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
@@ -72,7 +81,14 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     `id = block_id.x * block_size + thread_id.x` runs iteration `id` (the
     induction variables are delinearized, the last varying fastest, with
     32-bit divisions when `n` fits in 31 bits and 64-bit ones otherwise: a
-    uniform branch, folded for static sizes) when `id < n`. A run of consecutive `single-thread` ops becomes one
+    uniform branch, folded for static sizes) when `id < n`. With
+    `elements_per_thread = E` the grid is `ceildiv(n, block_size * E)` and
+    thread `t` of block `b` runs iterations `b * block_size * E + t + j *
+    block_size` for `j < E` (each `j` coalesced across the block): in a
+    block whose iterations are all below `n`, the loads and arithmetic of
+    all `E` come first and then their stores, so `E` loads are in flight
+    per thread; the last block runs them one after the other, each guarded.
+    A run of consecutive `single-thread` ops becomes one
     `gpu.launch` of one thread. Each launch is named
     `<function>_kernels::k<N>` for outlining. A `block-reduction` loop
     becomes one block per row (`n` blocks of `block_size` threads): thread
@@ -113,6 +129,14 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
     The operands are passed as views `[batch, m, k]`, `[batch, k, n]`,
     `[batch, m, n]` (`memref.transpose`, a unit batch by
     `memref.expand_shape`, several batches by `memref.collapse_shape`). Anything else stays a linalg op, and a kernel.
+
+    A bf16 or f16 product into a local f32 buffer that only an elementwise
+    `arith.truncf` back to the inputs' type reads afterwards writes the
+    rounded result itself: the call's output is the rounding's (fresh)
+    buffer, and the rounding is removed. cuBLASLt computes in f32 and rounds
+    once, as the two ops did, and no kernel reads the f32 result back.
+    Fills and copies into local buffers that nothing reads any more are
+    removed at the end.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::func::FuncDialect"];

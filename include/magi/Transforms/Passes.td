@@ -255,6 +255,15 @@ def FuseElementwise : Pass<"magi-fuse-elementwise", "mlir::func::FuncOp"> {
     broadcasting consumer does not (it would recompute the producer once per
     read, e.g. an RMSNorm N times per element of a matmul operand). Producers
     with other users are kept.
+
+    Two exceptions. A producer that only moves data (its body yields input
+    elements: a transpose, which is generalized first when generics read it,
+    a broadcast, a copy) fuses into a consumer that is its only user, at any
+    indexing map and for several operands at once: it costs the consumer a
+    load, never arithmetic (RoPE reads the transposed projection at d and at
+    d ± half). And a `truncf` of a matrix product's result is never fused
+    away: `magi-matmul-to-library-call` lets the call write the rounded
+    result itself.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

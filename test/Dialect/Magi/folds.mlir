@@ -19,6 +19,24 @@ func.func @sym_size_static(%x: tensor<1x?x8xf32>) -> (index, index, index) {
 
 // -----
 
+// A dimension bound to exactly one symbol is that symbol; one bound to an
+// expression of it (s0 + 1) stays a sym_size.
+// CHECK-LABEL: func.func @sym_size_bound
+// CHECK-SAME: (%[[X:.*]]: tensor<1x?xi64>, %[[Y:.*]]: tensor<?xf32>)
+func.func @sym_size_bound(%x: tensor<1x?xi64>, %y: tensor<?xf32>) -> (index, index) {
+  // CHECK: %[[S:.*]] = magi.symbolic_int "s0"
+  // CHECK: %[[D:.*]] = magi.sym_size %[[Y]], 0
+  // CHECK: return %[[S]], %[[D]] : index, index
+  %s = magi.symbolic_int "s0" min 2
+  magi.bind_symbolic_shape %x, [%s], affine_map<()[s0] -> (1, s0)> : tensor<1x?xi64>
+  magi.bind_symbolic_shape %y, [%s], affine_map<()[s0] -> (s0 + 1)> : tensor<?xf32>
+  %0 = magi.sym_size %x, 1 : tensor<1x?xi64>
+  %1 = magi.sym_size %y, 0 : tensor<?xf32>
+  return %0, %1 : index, index
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sym_size_chain
 func.func @sym_size_chain(%x: tensor<4x6xf32>) -> index {
   // 4 * 6 + 1 = 25, all folded.

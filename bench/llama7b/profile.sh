@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, after scripts/gpu-prepare.sh
+# here: profiles the 1-layer 7B-shaped artifact (zero weights: kernel times do
+# not depend on the values) with ncu, one run per T with CUDA graphs off, and
+# prints per kernel and gemm its time, DRAM bytes and bandwidth as a fraction
+# of the copy bandwidth (bench.py's d2d figure from $OUT/llama7b.json when it
+# ran first in the same call, else measured here with PyTorch: a 1 GiB
+# device-to-device copy, median of 10).
+#   bench/llama7b/profile.sh [MAGI_RUN] [T ...]
+# Raw CSVs: $OUT/ncu-T<T>.csv; summaries: $OUT/ncu-T<T>.txt.
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+magi_run="${1:-build-run/magi-run}"
+shift || true
+sizes=("$@")
+[[ ${#sizes[@]} -eq 0 ]] && sizes=(16 512 4096)
+out="${OUT:-/tmp/out}"
+mkdir -p "$out"
+copy=""
+if [[ -f "$out/llama7b.json" ]]; then
+  copy="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bandwidth"]["d2d_GBps"])' "$out/llama7b.json")"
+else
+  copy="$(python3 - <<'PY'
+import statistics, torch
+n = 1 << 30
+src = torch.empty(n, dtype=torch.uint8, device="cuda"); dst = torch.empty_like(src)
+ts = []
+for i in range(12):
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record(); dst.copy_(src); b.record(); torch.cuda.synchronize()
+    if i >= 2: ts.append(a.elapsed_time(b))
+print(2 * n / statistics.median(ts) / 1e6)
+PY
+)"
+fi
+echo "copy bandwidth: ${copy:-unknown} GB/s"
+for T in "${sizes[@]}"; do
+  ids=".gpu/llama7b/ids$T.bin"
+  [[ -f $ids ]] || { echo "profile: no $ids (run scripts/gpu-prepare.sh)"; exit 1; }
+  csv="$out/ncu-T$T.csv"
+  if ! ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --csv --print-units base "$magi_run" .gpu/llama7b-1l --input "$ids" --cuda-graphs=off \
+      > "$csv" 2> "$out/ncu-T$T.log"; then
+    echo "profile: ncu failed at T=$T"; tail -20 "$out/ncu-T$T.log"; continue
+  fi
+  python3 bench/llama7b/ncu_summary.py "$csv" ${copy:+--copy-gbps "$copy"} --title "T=$T" | tee "$out/ncu-T$T.txt"
+done
