@@ -116,6 +116,73 @@ std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
   return std::clamp<int64_t>(threads, std::min<int64_t>(32, maxThreads), maxThreads);
 }
 
+// Row groups: around each loop configured as a block reduction, the
+// neighbouring loops over the same rows (fills of the rows' results, other
+// reductions over the same columns, elementwise passes over the rows'
+// columns) join it when every buffer they write is touched row by row
+// (magi::rowGroupIsSafe); each member is then configured
+// `{block_size, strategy = "row-group", group = N}` and the group runs as
+// one kernel, one block per row. Loops are neighbours when nothing between
+// them touches memory (a library call ends a run).
+void formRowGroups(func::FuncOp func) {
+  SmallVector<SmallVector<scf::ParallelOp>> runs(1);
+  for (Operation &op : func.getBody().front()) {
+    if (auto loop = dyn_cast<scf::ParallelOp>(op);
+        loop && op.hasAttr(magi::kKernelConfigAttr)) {
+      runs.back().push_back(loop);
+      continue;
+    }
+    bool library = isa<func::CallOp>(op) && op.hasAttr(magi::kLibraryCallAttr);
+    if (library || magi::isDeviceWork(&op))
+      runs.emplace_back();
+  }
+  Builder b(func.getContext());
+  int64_t nextGroup = 0;
+  auto strategyOf = [](scf::ParallelOp loop) {
+    return loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr)
+        .getAs<StringAttr>("strategy")
+        .getValue();
+  };
+  for (SmallVector<scf::ParallelOp> &run : runs) {
+    llvm::SmallDenseSet<Operation *> grouped;
+    for (size_t i = 0; i < run.size(); ++i) {
+      scf::ParallelOp anchor = run[i];
+      if (grouped.contains(anchor) || strategyOf(anchor) != "block-reduction")
+        continue;
+      size_t first = i, last = i;
+      while (first > 0 && !grouped.contains(run[first - 1]) &&
+             magi::matchRowPhase(run[first - 1], anchor))
+        --first;
+      while (last + 1 < run.size() && magi::matchRowPhase(run[last + 1], anchor))
+        ++last;
+      if (first == last)
+        continue;
+      SmallVector<magi::RowPhase> phases;
+      for (size_t k = first; k <= last; ++k)
+        phases.push_back(*magi::matchRowPhase(run[k], anchor));
+      // A fill and its reduction alone are one kernel already (the fill is
+      // folded into the block reduction).
+      if (llvm::count_if(phases, [](const magi::RowPhase &p) {
+            return p.kind != magi::RowPhase::Kind::Scalar;
+          }) < 2 ||
+          !magi::rowGroupIsSafe(phases))
+        continue;
+      int64_t threads = anchor->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr)
+                            .getAs<IntegerAttr>("block_size")
+                            .getInt();
+      DictionaryAttr config = b.getDictionaryAttr(
+          {b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
+           b.getNamedAttr("group", b.getI64IntegerAttr(nextGroup++)),
+           b.getNamedAttr("strategy", b.getStringAttr("row-group"))});
+      for (size_t k = first; k <= last; ++k) {
+        run[k]->setAttr(magi::kKernelConfigAttr, config);
+        grouped.insert(run[k]);
+      }
+      i = last;
+    }
+  }
+}
+
 class ChooseKernelConfigPass
     : public magi::impl::ChooseKernelConfigBase<ChooseKernelConfigPass> {
 public:
@@ -172,6 +239,8 @@ public:
                                         b.getI64IntegerAttr(perThread)));
       op.setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     }
+    if (rowGroups)
+      formRowGroups(func);
   }
 };
 

@@ -73,6 +73,32 @@ public:
       return;
     kernelsModule = FlatSymbolRefAttr::get(
         &getContext(), (func.getSymName() + "_kernels").str());
+    // Row groups first: each becomes one launch where its last loop was.
+    SmallVector<scf::ParallelOp> groupStarts;
+    llvm::DenseSet<int64_t> seenGroups;
+    for (Operation &op : func.getBody().front()) {
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      auto dict = loop ? loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr)
+                       : DictionaryAttr();
+      auto strategy = dict ? dict.getAs<StringAttr>("strategy") : StringAttr();
+      auto group = dict ? dict.getAs<IntegerAttr>("group") : IntegerAttr();
+      if (!strategy || strategy.getValue() != "row-group")
+        continue;
+      if (!group) {
+        loop.emitError("strategy 'row-group' needs a 'group' number");
+        return signalPassFailure();
+      }
+      if (seenGroups.insert(group.getInt()).second)
+        groupStarts.push_back(loop);
+    }
+    for (scf::ParallelOp start : groupStarts) {
+      FailureOr<KernelConfig> config = readConfig(start);
+      if (failed(config))
+        return signalPassFailure();
+      FailureOr<SmallVector<scf::ParallelOp>> members = rowGroupMembers(start);
+      if (failed(members) || failed(mapRowGroup(*members, config->blockSize)))
+        return signalPassFailure();
+    }
     foldInitializations(func);
     SmallVector<Operation *> singleThreadRun;
     auto flushRun = [&]() -> LogicalResult {
@@ -116,6 +142,10 @@ public:
           return signalPassFailure();
         continue;
       }
+      if (config->strategy == "row-group") {
+        loop.emitError("is in a row group whose first loop is not before it");
+        return signalPassFailure();
+      }
       if (config->elementsPerThread > 1) {
         if (config->strategy != "elementwise" ||
             !magi::canRunSeveralPerThread(loop)) {
@@ -137,6 +167,40 @@ public:
   }
 
 private:
+  // The loops of the row group `first` starts: it and the following
+  // device work with the same `group`, with only host bookkeeping between
+  // them.
+  static FailureOr<SmallVector<scf::ParallelOp>>
+  rowGroupMembers(scf::ParallelOp first) {
+    auto groupOf = [](Operation *op) -> std::optional<int64_t> {
+      auto dict = op->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr);
+      auto group = dict ? dict.getAs<IntegerAttr>("group") : IntegerAttr();
+      if (!group)
+        return std::nullopt;
+      return group.getInt();
+    };
+    std::optional<int64_t> group = groupOf(first);
+    if (!group)
+      return first.emitError("strategy 'row-group' needs a 'group' number");
+    SmallVector<scf::ParallelOp> members = {first};
+    for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
+      bool library = isa<func::CallOp>(op) && op->hasAttr(magi::kLibraryCallAttr);
+      if (!magi::isDeviceWork(op) && !library)
+        continue;
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      if (library || !loop || groupOf(loop) != group)
+        break;
+      members.push_back(loop);
+    }
+    if (members.size() < 2)
+      return first.emitError("row group ") << *group << " has one loop";
+    for (Operation &op : *first->getBlock())
+      if (groupOf(&op) == group && !llvm::is_contained(members, &op))
+        return op.emitError("row group ")
+               << *group << " is not a run of consecutive loops";
+    return members;
+  }
+
   FlatSymbolRefAttr kernelsModule;
   unsigned nextKernel = 0;
   /// Block reductions whose output was filled with this constant by the
@@ -359,18 +423,34 @@ private:
     b.setInsertionPoint(launch.getBody().front().getTerminator());
     IRMapping mapping;
     delinearize(b, loop, launch.getBlockIds().x, counts, rows, mapping);
-    for (Operation &op : loop.getBody()->without_terminator())
-      if (&op != acc->loop.getOperation())
-        b.clone(op, mapping);
+    emitRowReduction(b, loop, *acc, mapping, launch.getThreadIds().x, block,
+                     initialValues.lookup(loop));
+    loop.erase();
+    sinkConstants(launch);
+    return success();
+  }
 
-    scf::ForOp inner = acc->loop;
-    Value tid = launch.getThreadIds().x;
+  // The work of one block for one row of the row reduction `loop` (its row
+  // induction variables already in `mapping`): the row's index work, each
+  // thread's strided share of the inner loop from the combine's identity,
+  // gpu.all_reduce, and thread 0 folding the total into the output element
+  // (into `initial` when the output's fill was folded away, else into what
+  // the element holds).
+  static void emitRowReduction(OpBuilder &b, scf::ParallelOp loop,
+                               magi::RowAccumulation acc,
+                               IRMapping &mapping, Value tid, Value block,
+                               Value initial) {
+    Location loc = loop.getLoc();
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (&op != acc.loop.getOperation())
+        b.clone(op, mapping);
+    scf::ForOp inner = acc.loop;
     Value step = mapping.lookupOrDefault(inner.getStep());
     Value start = arith::AddIOp::create(
         b, loc, mapping.lookupOrDefault(inner.getLowerBound()),
         arith::MulIOp::create(b, loc, tid, step));
     Value stride = arith::MulIOp::create(b, loc, step, block);
-    Value identity = arith::ConstantOp::create(b, loc, acc->identity);
+    Value identity = arith::ConstantOp::create(b, loc, acc.identity);
     auto partial = scf::ForOp::create(
         b, loc, start, mapping.lookupOrDefault(inner.getUpperBound()), stride,
         ValueRange{identity});
@@ -380,34 +460,184 @@ private:
       IRMapping body = mapping;
       body.map(inner.getInductionVar(), partial.getInductionVar());
       for (Operation &op : inner.getBody()->without_terminator())
-        if (&op != acc->load.getOperation() && &op != acc->combine &&
-            &op != acc->store.getOperation())
+        if (&op != acc.load.getOperation() && &op != acc.combine &&
+            &op != acc.store.getOperation())
           b.clone(op, body);
-      Operation *combined = b.clone(*acc->combine, body);
+      Operation *combined = b.clone(*acc.combine, body);
       combined->setOperands({partial.getRegionIterArgs()[0],
-                             body.lookupOrDefault(acc->value)});
+                             body.lookupOrDefault(acc.value)});
       scf::YieldOp::create(b, loc, combined->getResult(0));
     }
     auto total = gpu::AllReduceOp::create(
         b, loc, partial.getResult(0),
-        gpu::AllReduceOperationAttr::get(b.getContext(), acc->kind),
+        gpu::AllReduceOperationAttr::get(b.getContext(), acc.kind),
         /*uniform=*/true);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value first =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
     auto onlyFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(onlyFirst.thenBlock()->getTerminator());
     SmallVector<Value> indices;
-    for (Value i : acc->store.getIndices())
+    for (Value i : acc.store.getIndices())
       indices.push_back(mapping.lookupOrDefault(i));
-    Value out = mapping.lookupOrDefault(acc->store.getMemRef());
-    Value old = initialValues.lookup(loop);
+    Value out = mapping.lookupOrDefault(acc.store.getMemRef());
+    Value old = initial;
     if (!old)
       old = memref::LoadOp::create(b, loc, out, indices);
-    Operation *folded = b.clone(*acc->combine);
+    Operation *folded = b.clone(*acc.combine);
     folded->setOperands({old, total.getResult()});
     memref::StoreOp::create(b, loc, folded->getResult(0), out, indices);
-    loop.erase();
+  }
+
+  // Clones `count` iterations of `body` (each with its own mapping): the
+  // loads and arithmetic of all of them first, then their stores. Legal for
+  // iterations of an scf.parallel whose body reads nothing after its first
+  // store (magi::canRunSeveralPerThread).
+  static void cloneLoadsFirst(OpBuilder &b, Block *body,
+                              MutableArrayRef<IRMapping> mappings) {
+    for (IRMapping &mapping : mappings)
+      for (Operation &op : body->without_terminator())
+        if (!isa<memref::StoreOp>(op))
+          b.clone(op, mapping);
+    for (IRMapping &mapping : mappings)
+      for (Operation &op : body->without_terminator())
+        if (isa<memref::StoreOp>(op))
+          b.clone(op, mapping);
+  }
+
+  // The threads of a block split the last loop (the columns) of `loop` for
+  // one row (its row induction variables already in `mapping`): thread t
+  // runs columns t, t + block, ..., four at a time with their loads first.
+  static void emitColumns(OpBuilder &b, scf::ParallelOp loop,
+                          const IRMapping &mapping, Value tid, Value block) {
+    constexpr int64_t kUnroll = 4;
+    Location loc = loop.getLoc();
+    unsigned last = loop.getNumLoops() - 1;
+    Value lb = mapping.lookupOrDefault(loop.getLowerBound()[last]);
+    Value ub = mapping.lookupOrDefault(loop.getUpperBound()[last]);
+    Value step = mapping.lookupOrDefault(loop.getStep()[last]);
+    Value column = loop.getInductionVars()[last];
+    Value start =
+        arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, tid, step));
+    Value stride = arith::MulIOp::create(b, loc, step, block);
+    Value chunk = arith::MulIOp::create(
+        b, loc, stride, arith::ConstantIndexOp::create(b, loc, kUnroll));
+    auto each = scf::ForOp::create(b, loc, start, ub, chunk);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(each.getBody()->getTerminator());
+    Value base = each.getInductionVar();
+    SmallVector<Value> columns;
+    for (int64_t u = 0; u < kUnroll; ++u)
+      columns.push_back(arith::AddIOp::create(
+          b, loc, base,
+          arith::MulIOp::create(b, loc, stride,
+                                arith::ConstantIndexOp::create(b, loc, u))));
+    Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        columns.back(), ub);
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    Block *body = loop.getBody();
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      SmallVector<IRMapping> mappings(kUnroll, mapping);
+      for (int64_t u = 0; u < kUnroll; ++u)
+        mappings[u].map(column, columns[u]);
+      cloneLoadsFirst(b, body, mappings);
+    }
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            columns[u], ub);
+      auto guarded = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(guarded.thenBlock()->getTerminator());
+      IRMapping one = mapping;
+      one.map(column, columns[u]);
+      for (Operation &op : body->without_terminator())
+        b.clone(op, one);
+    }
+  }
+
+  // A row group (magi-choose-kernel-config's `row-group`): its loops, in
+  // order, as the phases of one kernel of one block per row, a barrier
+  // between phases. Placed where the last of them was: the host ops between
+  // them only allocate and describe views.
+  LogicalResult mapRowGroup(SmallVector<scf::ParallelOp> loops, int64_t blockSize) {
+    // The rows and columns are those of the first row reduction.
+    scf::ParallelOp anchor;
+    for (scf::ParallelOp loop : loops)
+      if (!anchor && magi::matchRowAccumulation(loop))
+        anchor = loop;
+    SmallVector<magi::RowPhase> phases;
+    for (scf::ParallelOp loop : loops) {
+      std::optional<magi::RowPhase> phase =
+          anchor ? magi::matchRowPhase(loop, anchor) : std::nullopt;
+      if (!phase)
+        return loop.emitError("is in a row group but not a phase over the "
+                              "rows and columns of its row reduction");
+      phases.push_back(*phase);
+    }
+    if (!magi::rowGroupIsSafe(phases))
+      return loops.front().emitError(
+          "row group accesses a buffer it writes outside each block's row");
+    SmallVector<Operation *> ops(loops.begin(), loops.end());
+    if (failed(checkNoEscapingValues(ops)))
+      return failure();
+    Location loc = anchor.getLoc();
+    OpBuilder b(loops.back());
+    SmallVector<Value> counts;
+    Value rows = tripCounts(b, anchor, counts);
+    Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    gpu::LaunchOp launch = createLaunch(
+        b, loc, rows, block,
+        loops.front()->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+    b.setInsertionPoint(launch.getBody().front().getTerminator());
+    IRMapping rowMapping;
+    delinearize(b, anchor, launch.getBlockIds().x, counts, rows, rowMapping);
+    Value tid = launch.getThreadIds().x;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    bool first = true;
+    for (auto [i, phase] : llvm::enumerate(phases)) {
+      // A fill of the row's result right before the reduction into it is
+      // folded into the reduction, as outside groups.
+      Value initial;
+      if (phase.kind == magi::RowPhase::Kind::Reduction && i > 0 &&
+          phases[i - 1].kind == magi::RowPhase::Kind::Scalar)
+        initial = fillValue(phases[i - 1].loop, phase.loop, phase.acc->store);
+      if (phase.kind == magi::RowPhase::Kind::Scalar && i + 1 < phases.size() &&
+          phases[i + 1].kind == magi::RowPhase::Kind::Reduction &&
+          fillValue(phase.loop, phases[i + 1].loop, phases[i + 1].acc->store))
+        continue;
+      if (!first)
+        gpu::BarrierOp::create(b, loc);
+      first = false;
+      IRMapping mapping;
+      for (unsigned r = 0; r < anchor.getNumLoops(); ++r)
+        mapping.map(phase.loop.getInductionVars()[r],
+                    rowMapping.lookup(anchor.getInductionVars()[r]));
+      switch (phase.kind) {
+      case magi::RowPhase::Kind::Scalar: {
+        Value first =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+        auto onlyFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(onlyFirst.thenBlock()->getTerminator());
+        for (Operation &op : phase.loop.getBody()->without_terminator())
+          b.clone(op, mapping);
+        break;
+      }
+      case magi::RowPhase::Kind::Reduction:
+        emitRowReduction(b, phase.loop, *phase.acc, mapping, tid, block,
+                         initial);
+        break;
+      case magi::RowPhase::Kind::Columns:
+        emitColumns(b, phase.loop, mapping, tid, block);
+        break;
+      }
+    }
+    for (scf::ParallelOp loop : loops)
+      loop.erase();
     sinkConstants(launch);
     return success();
   }
@@ -451,14 +681,8 @@ private:
         Value offset = arith::ConstantIndexOp::create(b, loc, j * blockSize);
         Value id = arith::AddIOp::create(b, loc, first, offset);
         delinearize(b, loop, id, counts, total, mappings[j]);
-        for (Operation &op : body->without_terminator())
-          if (!isa<memref::StoreOp>(op))
-            b.clone(op, mappings[j]);
       }
-      for (int64_t j = 0; j < perThread; ++j)
-        for (Operation &op : body->without_terminator())
-          if (isa<memref::StoreOp>(op))
-            b.clone(op, mappings[j]);
+      cloneLoadsFirst(b, body, mappings);
     }
     {
       OpBuilder::InsertionGuard guard(b);

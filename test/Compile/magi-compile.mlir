@@ -53,7 +53,8 @@
 // CHECK-NEXT:     "max": null,
 // CHECK-NEXT:     "min": 2,
 // CHECK-NEXT:     "name": "s0"
-// Piece 0: one fused kernel over s0 x 64 elements.
+// Piece 0: one fused kernel over s0 x 64 elements, four a thread (a
+// symbolic size): ceildiv(s0 * 64, 256 * 4) blocks.
 // CHECK:      "pieces": [
 // CHECK:        "cuda_graph": true,
 // CHECK:        "kind": "compute",
@@ -61,6 +62,7 @@
 // CHECK:            "kernels": [
 // CHECK:                "config": {
 // CHECK-NEXT:             "block_size": 256,
+// CHECK-NEXT:             "elements_per_thread": 4,
 // CHECK-NEXT:             "strategy": "elementwise"
 // CHECK-NEXT:           },
 // CHECK-NEXT:           "name": "k0"
@@ -82,7 +84,7 @@
 // CHECK-NEXT:         "4 * arg0.d0",
 // CHECK-NEXT:         "v0 * 64",
 // CHECK-NEXT:         "arg0.d0 * 64",
-// CHECK-NEXT:         "v2 ceildiv 256"
+// CHECK-NEXT:         "v2 ceildiv 1024"
 // The matmul piece is a splitting piece (outside CUDA graphs) whose plan is
 // one gemm over [batch, m, k] x [batch, k, n] views, a unit batch added.
 // CHECK:        "cuda_graph": false,

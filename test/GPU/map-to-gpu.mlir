@@ -65,11 +65,10 @@ func.func @elementwise(%a: memref<?x64xf32>) {
 // CHECK: %[[END:.*]] = arith.addi %[[START]], %{{.*}}
 // CHECK: %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %{{.*}}
 // CHECK: scf.if %[[WHOLE]] {
+// CHECK:   arith.constant 128 : index
 // CHECK:   arith.addi %[[FIRST]], %{{.*}}
 // CHECK:   %[[X0:.*]] = memref.load %arg0
 // CHECK:   %[[Y0:.*]] = arith.addf %[[X0]], %[[X0]]
-// CHECK:   arith.constant 128 : index
-// CHECK:   arith.addi %[[FIRST]], %{{.*}}
 // CHECK:   %[[X1:.*]] = memref.load %arg0
 // CHECK:   %[[Y1:.*]] = arith.addf %[[X1]], %[[X1]]
 // CHECK:   memref.store %[[Y0]], %arg1

@@ -64,6 +64,35 @@ struct RowAccumulation {
 };
 std::optional<RowAccumulation> matchRowAccumulation(mlir::scf::ParallelOp loop);
 
+/// One loop of a row group: consecutive top-level loops over the same rows
+/// that run as one kernel, one block per row, one phase after the other
+/// (magi-choose-kernel-config's `row-group`; a barrier between phases).
+struct RowPhase {
+  enum class Kind {
+    Scalar,    ///< one iteration per row (a fill of a row's result): thread 0
+    Reduction, ///< a row reduction over the columns (RowAccumulation)
+    Columns,   ///< one iteration per (row, column): the threads split the columns
+  };
+  mlir::scf::ParallelOp loop;
+  Kind kind;
+  std::optional<RowAccumulation> acc; ///< for a Reduction
+};
+
+/// `loop` as a phase of a group whose rows and columns are those of the row
+/// reduction `anchor` (its loop's bounds, and its inner loop's): the same
+/// row bounds, and either no more loops (Scalar), the same inner loop
+/// (Reduction), or one more loop with the column bounds (Columns); Scalar
+/// and Columns bodies have no regions and read nothing after their first
+/// store.
+std::optional<RowPhase> matchRowPhase(mlir::scf::ParallelOp loop,
+                                      mlir::scf::ParallelOp anchor);
+
+/// True when the phases can share blocks: every buffer a phase writes is
+/// accessed by all phases through the same memref value (not another view
+/// of it), with the loop's row induction variables as indices at the same
+/// positions each time, so each block touches only its own rows of it.
+bool rowGroupIsSafe(llvm::ArrayRef<RowPhase> phases);
+
 } // namespace magi
 
 #endif // MAGI_GPU_PASSES_H

@@ -53,7 +53,20 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       and `row-reduction-block-size`) or of symbolic length (128 threads, or
       fewer when the option is lower): one block per row, the threads
       splitting the row and combining with `gpu.all_reduce`;
-    - `single-thread`: one thread (block size 1).
+    - `single-thread`: one thread (block size 1);
+    - `row-group` (with `group = N`, on every member): a block reduction
+      and its neighbouring loops over the same rows, run as one kernel of
+      one block per row (the reduction's block size), one phase after the
+      other: fills of the rows' results (`magi::matchRowPhase`'s Scalar),
+      other reductions over the same columns, elementwise loops over the
+      rows' columns. Neighbours have nothing that touches memory between
+      them (a library call ends a run), and every buffer the group writes
+      must be accessed through one memref value with the row induction
+      variables as indices at fixed positions (`magi::rowGroupIsSafe`), so
+      that each block touches only its own rows of it. An RMSNorm (residual
+      add, sum of squares, normalization) and attention's softmax (row max,
+      row sum, probabilities) become one kernel each: the row is read from
+      DRAM once. `row-groups=false` keeps them apart.
     When the iteration count is static and smaller than the block size, the
     block shrinks to that count rounded up to a warp (32). Block sizes must
     be between 1 and 1024, the CUDA limit.
@@ -68,6 +81,9 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     Option<"maxElementsPerThread", "max-elements-per-thread", "int64_t", "8",
            "Most iterations of an elementwise loop per thread (a power of "
            "two; 1: one per thread)">,
+    Option<"rowGroups", "row-groups", "bool", "true",
+           "Run neighbouring loops over the rows of a block reduction as one "
+           "kernel (row-group)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
@@ -88,6 +104,15 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     block whose iterations are all below `n`, the loads and arithmetic of
     all `E` come first and then their stores, so `E` loads are in flight
     per thread; the last block runs them one after the other, each guarded.
+    A `row-group` (the loops with the same `group`, consecutive but for
+    host bookkeeping) becomes one `gpu.launch` where its last loop was: one
+    block per row of its first row reduction, the phases in order with a
+    `gpu.barrier` between them; a one-iteration-per-row phase runs on
+    thread 0, a reduction as a `block-reduction` does, an elementwise phase
+    with the threads splitting the columns, four at a time with their loads
+    first. A group whose loops are not phases over the same rows and
+    columns, or that is not row-local (see magi-choose-kernel-config), is an
+    error.
     A run of consecutive `single-thread` ops becomes one
     `gpu.launch` of one thread. Each launch is named
     `<function>_kernels::k<N>` for outlining. A `block-reduction` loop

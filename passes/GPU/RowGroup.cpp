@@ -1,0 +1,158 @@
+//===- RowGroup.cpp - consecutive row loops that share one block per row -===//
+//
+// An RMSNorm is a reduction over each row and then an elementwise pass over
+// the same rows; attention's softmax is two reductions and an elementwise
+// pass. Run as one kernel with one block per row, the row is read from DRAM
+// once and the later phases find it in the caches. The matcher here is the
+// one both magi-choose-kernel-config and magi-map-to-gpu use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace magi {
+namespace {
+
+bool sameBounds(ValueRange a, ValueRange b) {
+  return a.size() == b.size() &&
+         llvm::all_of(llvm::zip(a, b), [](auto pair) {
+           return isEqualConstantIntOrValue(std::get<0>(pair), std::get<1>(pair));
+         });
+}
+
+bool sameBound(Value a, Value b) { return isEqualConstantIntOrValue(a, b); }
+
+// The memrefs `loop` loads from and stores into, with their indices.
+void collectAccesses(scf::ParallelOp loop,
+                     SmallVectorImpl<std::pair<Value, Operation *>> &accesses) {
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      accesses.push_back({load.getMemRef(), op});
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      accesses.push_back({store.getMemRef(), op});
+  });
+}
+
+ValueRange indicesOf(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return load.getIndices();
+  return cast<memref::StoreOp>(op).getIndices();
+}
+
+// The buffer a memref value views.
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+} // namespace
+
+std::optional<RowPhase> matchRowPhase(scf::ParallelOp loop,
+                                      scf::ParallelOp anchor) {
+  std::optional<RowAccumulation> anchorAcc = matchRowAccumulation(anchor);
+  if (!anchorAcc || loop.getNumReductions() != 0)
+    return std::nullopt;
+  unsigned rows = anchor.getNumLoops();
+  auto rowBoundsMatch = [&]() {
+    return sameBounds(loop.getLowerBound().take_front(rows), anchor.getLowerBound()) &&
+           sameBounds(loop.getUpperBound().take_front(rows), anchor.getUpperBound()) &&
+           sameBounds(loop.getStep().take_front(rows), anchor.getStep());
+  };
+  if (loop.getNumLoops() < rows || !rowBoundsMatch())
+    return std::nullopt;
+  scf::ForOp columns = anchorAcc->loop;
+  if (loop.getNumLoops() == rows) {
+    if (std::optional<RowAccumulation> acc = matchRowAccumulation(loop)) {
+      if (!acc->contiguous ||
+          !sameBound(acc->loop.getLowerBound(), columns.getLowerBound()) ||
+          !sameBound(acc->loop.getUpperBound(), columns.getUpperBound()) ||
+          !sameBound(acc->loop.getStep(), columns.getStep()))
+        return std::nullopt;
+      return RowPhase{loop, RowPhase::Kind::Reduction, acc};
+    }
+    if (!canRunSeveralPerThread(loop))
+      return std::nullopt;
+    return RowPhase{loop, RowPhase::Kind::Scalar, std::nullopt};
+  }
+  if (loop.getNumLoops() != rows + 1 || !canRunSeveralPerThread(loop) ||
+      !sameBound(loop.getLowerBound()[rows], columns.getLowerBound()) ||
+      !sameBound(loop.getUpperBound()[rows], columns.getUpperBound()) ||
+      !sameBound(loop.getStep()[rows], columns.getStep()))
+    return std::nullopt;
+  return RowPhase{loop, RowPhase::Kind::Columns, std::nullopt};
+}
+
+bool rowGroupIsSafe(ArrayRef<RowPhase> phases) {
+  if (phases.empty())
+    return false;
+  scf::ParallelOp front = phases.front().loop;
+  unsigned rows = front.getNumLoops();
+  if (phases.front().kind == RowPhase::Kind::Columns)
+    rows -= 1;
+  SmallVector<std::pair<Value, Operation *>> accesses;
+  SmallVector<unsigned> owner; // the phase of each access
+  for (auto [i, phase] : llvm::enumerate(phases)) {
+    size_t before = accesses.size();
+    collectAccesses(phase.loop, accesses);
+    owner.append(accesses.size() - before, i);
+  }
+  llvm::SmallDenseMap<Value, Value> writtenThrough; // root -> memref value
+  for (auto [memref, op] : accesses)
+    if (isa<memref::StoreOp>(op)) {
+      Value root = rootOf(memref);
+      auto [it, inserted] = writtenThrough.try_emplace(root, memref);
+      if (!inserted && it->second != memref)
+        return false; // written through two views
+    }
+  llvm::SmallDenseMap<Value, SmallVector<int64_t>> positions;
+  for (auto [k, access] : llvm::enumerate(accesses)) {
+    auto [memref, op] = access;
+    auto written = writtenThrough.find(rootOf(memref));
+    if (written == writtenThrough.end())
+      continue; // read only: any element may be read
+    if (written->second != memref)
+      return false; // read through another view of a written buffer
+    scf::ParallelOp loop = phases[owner[k]].loop;
+    ValueRange ivs = loop.getBody()->getArguments().take_front(rows);
+    ValueRange indices = indicesOf(op);
+    SmallVector<int64_t> where;
+    for (Value iv : ivs) {
+      auto it = llvm::find(indices, iv);
+      if (it == indices.end() || std::count(indices.begin(), indices.end(), iv) != 1)
+        return false;
+      where.push_back(it - indices.begin());
+    }
+    // The other indices must not mix the rows in (say, row + 1).
+    for (Value index : indices) {
+      if (llvm::is_contained(ivs, index))
+        continue;
+      Operation *def = index.getDefiningOp();
+      if (isa<BlockArgument>(index) || !def ||
+          loop->isProperAncestor(def)) {
+        // A column index (another induction variable, or computed inside
+        // the loop): it must not depend on a row variable.
+        SmallVector<Value> work = {index};
+        llvm::SmallPtrSet<Operation *, 8> seen;
+        while (!work.empty()) {
+          Value v = work.pop_back_val();
+          if (llvm::is_contained(ivs, v))
+            return false;
+          Operation *d = v.getDefiningOp();
+          if (d && loop->isProperAncestor(d) && seen.insert(d).second)
+            llvm::append_range(work, d->getOperands());
+        }
+      }
+    }
+    auto [it, inserted] = positions.try_emplace(memref, where);
+    if (!inserted && it->second != where)
+      return false;
+  }
+  return true;
+}
+
+} // namespace magi

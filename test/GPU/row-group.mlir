@@ -1,0 +1,143 @@
+// Row groups: magi-choose-kernel-config puts a block reduction and its
+// neighbouring loops over the same rows into one `row-group` when each
+// block would touch only its own rows of what the group writes;
+// magi-map-to-gpu runs the group as one kernel, one block per row, a barrier
+// between phases.
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config | FileCheck %s --check-prefix=CONFIG
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="row-groups=false" | FileCheck %s --check-prefix=APART
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
+// A group that is not row-local, or whose loops are not phases of one row
+// space, is refused by the mapping.
+// RUN: not magi-opt %s --split-input-file --magi-map-to-gpu 2>&1 | FileCheck %s --check-prefix=BAD
+
+// An RMSNorm after a residual add: h = a + b, r = fill 0 then sum of h²,
+// y = h * r. One group of four loops over 4 rows of 4096.
+// CONFIG-LABEL: func @rms_norm
+// CONFIG-COUNT-4: magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}
+// CONFIG-NOT: magi.kernel_config
+// APART-LABEL: func @rms_norm
+// APART: strategy = "elementwise"
+// APART: strategy = "elementwise"
+// APART: strategy = "block-reduction"
+// APART: strategy = "elementwise"
+// MAP-LABEL: func @rms_norm
+// MAP: %[[ROWS:c4_[0-9]+]] = arith.constant 4 : index
+// MAP: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// The add: the threads split the columns, four at a time, loads first.
+// MAP:   scf.for
+// MAP:     scf.if
+// MAP-COUNT-8: memref.load
+// MAP-COUNT-4: memref.store {{.*}}, %arg2
+// MAP:   gpu.barrier
+// The fill is folded into the reduction: no store of zeros.
+// MAP-NOT: memref.store %cst
+// MAP:   scf.for {{.*}} iter_args
+// MAP:   gpu.all_reduce add
+// MAP:   scf.if
+// MAP:     memref.store {{.*}}, %arg3
+// MAP:   gpu.barrier
+// MAP:   scf.for
+// MAP:     memref.store {{.*}}, %arg4
+// MAP:   gpu.terminator
+// MAP-NOT: gpu.launch
+// MAP: return
+func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4x4096xf32>, %r: memref<4xf32>, %y: memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<4x4096xf32>
+    %z = memref.load %b[%i, %j] : memref<4x4096xf32>
+    %s = arith.addf %x, %z : f32
+    memref.store %s, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %r[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %sq = arith.mulf %x, %x : f32
+      %n = arith.addf %acc, %sq : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Not row-local: the last loop reads h at the next row, which another
+// block writes. The loops stay apart (the fill folds into the reduction).
+// CONFIG-LABEL: func @next_row
+// CONFIG-NOT: row-group
+// CONFIG: return
+func.func @next_row(%a: memref<4x4096xf32>, %h: memref<4x4096xf32>, %r: memref<4xf32>, %y: memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<4x4096xf32>
+    memref.store %x, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %n = arith.addf %acc, %x : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %i1 = arith.addi %i, %c1 : index
+    %next = arith.remui %i1, %c4 : index
+    %x = memref.load %h[%next, %j] : memref<4x4096xf32>
+    memref.store %x, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The same loops given a group by hand: the mapping refuses it.
+// BAD: error: row group accesses a buffer it writes outside each block's row
+func.func @bad_group(%h: memref<4x4096xf32>, %r: memref<4xf32>, %y: memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %n = arith.addf %acc, %x : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%c0] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}}
+  return
+}
