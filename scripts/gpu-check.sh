@@ -5,8 +5,9 @@
 # (test/Runtime/selftest), then every artifact ARTIFACTS/<fixture>/ (default
 # gpu-artifacts/) on FIXTURES/<fixture>/case0 and case1 (default
 # shared/fixtures/torch-export): each case with --runs 3 (its outputs come
-# from a CUDA graph replay), case0 also with --cuda-graphs=off, and times
-# case0 with --repeat 20 with CUDA graphs off and on. Keeps going after a
+# from a CUDA graph replay), case0 also with --cuda-graphs=off and with
+# --cuda-graphs=full --runs 3, and times case0 with --repeat 20 with CUDA
+# graphs off, on (piecewise) and full. Keeps going after a
 # failure, prints a markdown table at the end, exits non-zero if anything
 # failed. The full log also goes to $OUT/gpu-check.log when OUT is set.
 set -uo pipefail
@@ -69,7 +70,7 @@ time_case() {
 check_artifact() {
   local name="$1" dir="$2" fixture="$3"
   shift 3
-  local ok=OK rel0 rel1 eager_ms graphs_ms
+  local ok=OK rel0 rel1 eager_ms graphs_ms full_ms
   echo
   echo "== $name"
   run_case "$dir" --fixture "$fixture/case0" --cuda-graphs=off "$@"
@@ -82,13 +83,18 @@ check_artifact() {
   else
     rel1="(no case1)"
   fi
+  # The whole run as one graph: run 3 is its replay.
+  run_case "$dir" --fixture "$fixture/case0" --runs 3 --cuda-graphs=full "$@"
+  [[ $status -eq 0 ]] || ok=FAIL
   time_case "$dir" --fixture "$fixture/case0" --cuda-graphs=off || ok=FAIL
   eager_ms="$median"
   time_case "$dir" --fixture "$fixture/case0" --cuda-graphs=on || ok=FAIL
   graphs_ms="$median"
   [[ -n "$replayed" ]] && graphs_ms="$graphs_ms ($replayed steps replayed)"
+  time_case "$dir" --fixture "$fixture/case0" --cuda-graphs=full || ok=FAIL
+  full_ms="$median"
   [[ $ok == OK ]] || failed=1
-  rows+=("| $name | $rel0 | $rel1 | $ok | $eager_ms | $graphs_ms |")
+  rows+=("| $name | $rel0 | $rel1 | $ok | $eager_ms | $graphs_ms | $full_ms |")
 }
 
 selftest=test/Runtime/selftest
@@ -105,9 +111,9 @@ echo "== selftest: steps are captured, then replayed"
 run_case "$selftest/artifact" --fixture "$selftest/fixture/case0" --runs 3 --verbose
 if [[ $status -eq 0 ]] && grep -q "variant [0-9]*: captured" <<<"$output" &&
    grep -q "variant [0-9]*: replayed" <<<"$output"; then
-  rows+=("| selftest (captured, then replayed) | - | - | OK | - | - |")
+  rows+=("| selftest (captured, then replayed) | - | - | OK | - | - | - |")
 else
-  rows+=("| selftest (captured, then replayed) | - | - | FAIL | - | - |")
+  rows+=("| selftest (captured, then replayed) | - | - | FAIL | - | - | - |")
   failed=1
 fi
 
@@ -116,9 +122,9 @@ echo
 echo "== selftest: a wrong input is an error, not a run"
 run_case "$selftest/artifact" --input "$selftest/fixture/case0_out0.bin"
 if [[ $status -eq 1 ]] && ! echo "$rel" | grep -q '[0-9]'; then
-  rows+=("| selftest (wrong input refused) | - | - | OK | - | - |")
+  rows+=("| selftest (wrong input refused) | - | - | OK | - | - | - |")
 else
-  rows+=("| selftest (wrong input refused) | - | - | FAIL | - | - |")
+  rows+=("| selftest (wrong input refused) | - | - | FAIL | - | - | - |")
   failed=1
 fi
 
@@ -130,9 +136,9 @@ saved="$(mktemp -d)"
 run_case "$selftest/artifact" --input "$selftest/fixture/case0_in0.bin" --save-outputs "$saved"
 if [[ $status -eq 0 ]] && cmp "$saved/out1.bin" "$selftest/fixture/case0_out1.bin" &&
    [[ "$(cat "$saved/out1.json")" == "$(cat "$selftest/fixture/case0_out1.json")" ]]; then
-  rows+=("| selftest (--input, --save-outputs) | - | - | OK | - | - |")
+  rows+=("| selftest (--input, --save-outputs) | - | - | OK | - | - | - |")
 else
-  rows+=("| selftest (--input, --save-outputs) | - | - | FAIL | - | - |")
+  rows+=("| selftest (--input, --save-outputs) | - | - | FAIL | - | - | - |")
   failed=1
 fi
 rm -rf "$saved"
@@ -146,9 +152,9 @@ cp -r "$selftest/artifact/." "$broken/"
 sed -i 's/{"i64": "arg1"},//' "$broken/manifest.json"
 run_case "$broken" --fixture "$selftest/fixture/case0"
 if [[ $status -eq 1 ]] && grep -q "takes 16 parameter" <<<"$output"; then
-  rows+=("| selftest (bad kernel parameters refused) | - | - | OK | - | - |")
+  rows+=("| selftest (bad kernel parameters refused) | - | - | OK | - | - | - |")
 else
-  rows+=("| selftest (bad kernel parameters refused) | - | - | FAIL | - | - |")
+  rows+=("| selftest (bad kernel parameters refused) | - | - | FAIL | - | - | - |")
   failed=1
 fi
 rm -rf "$broken"
@@ -160,7 +166,7 @@ if [[ -d "$artifacts" ]]; then
     name="$(basename "$dir")"
     if [[ ! -d "$fixtures/$name" ]]; then
       echo "== $name: no fixture directory $fixtures/$name"
-      rows+=("| $name | no fixture | no fixture | FAIL | - | - |")
+      rows+=("| $name | no fixture | no fixture | FAIL | - | - | - |")
       failed=1
       continue
     fi
@@ -195,9 +201,9 @@ sanitize() {
     [[ -z "$ours" && $status -eq 0 ]] && summary="RACECHECK SUMMARY: 0 hazard"
   fi
   if [[ $status -eq 0 && ( "$summary" == *": 0 error" || "$summary" == *": 0 hazard" ) ]]; then
-    rows+=("| $label ($tool) | - | - | OK (0 errors) | - | - |")
+    rows+=("| $label ($tool) | - | - | OK (0 errors) | - | - | - |")
   else
-    rows+=("| $label ($tool) | - | - | FAIL (${summary:-no summary}) | - | - |")
+    rows+=("| $label ($tool) | - | - | FAIL (${summary:-no summary}) | - | - | - |")
     failed=1
   fi
 }
@@ -217,8 +223,8 @@ if command -v compute-sanitizer >/dev/null; then
 fi
 
 echo
-echo "| fixture | case0 rel_err | case1 rel_err | OK/FAIL | eager ms | graphs ms |"
-echo "|---|---|---|---|---|---|"
+echo "| fixture | case0 rel_err | case1 rel_err | OK/FAIL | eager ms | graphs ms | full graph ms |"
+echo "|---|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do
   echo "$row"
 done

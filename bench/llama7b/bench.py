@@ -8,7 +8,8 @@ For each artifact (compiled on the CPU machine from the zero-weight archive of a
 shared harness (`DIR/llama7b_common.py`: make_model, export), exports it with its real weights
 (torch.export.save: stored entries), and runs `magi-run ARTIFACT --weights-from REAL.pt2`: the
 artifact is rebound by entry name to the real archive, checked against PyTorch eager's output
-(bf16 bar 3e-2), and timed with CUDA graphs off and on. Beside it, in the same run: PyTorch eager,
+(bf16 bar 3e-2; also with the whole run as one CUDA graph), and timed with CUDA graphs off, on
+(piecewise) and full. Beside it, in the same run: PyTorch eager,
 torch.compile and torch.compile(mode="reduce-overhead"), the device-to-device copy bandwidth and the
 pinned and pageable host-to-device bandwidth. With a 1- and a 4-layer artifact it reports the cost
 of one layer, (t4 - t1) / 3, for every contender. Results: $OUT/llama7b.json and a table on stdout.
@@ -98,8 +99,9 @@ for spec in args.artifact:
         rt["torch_eager_peak_extra_GB"] = (torch.cuda.max_memory_allocated() - base) / 1e9
         case = f"{work}/case{layers}_{T}"
         save(ids, case + "_in0"); save(ref, case + "_out0")
-        for mode, extra in (("check", ["--runs", "3"]), ("eager", ["--repeat", "20", "--cuda-graphs=off"]),
-                            ("graphs", ["--repeat", "20"])):
+        for mode, extra in (("check", ["--runs", "3"]), ("check_full", ["--runs", "3", "--cuda-graphs=full"]),
+                            ("eager", ["--repeat", "20", "--cuda-graphs=off"]),
+                            ("graphs", ["--repeat", "20"]), ("full", ["--repeat", "20", "--cuda-graphs=full"])):
             cmd = [args.magi_run, art, "--weights-from", real, "--fixture", case] + extra
             t1 = time.time()
             try:
@@ -138,7 +140,7 @@ rows = []
 ls = sorted(res["models"])
 for T in args.T:
     row = {"T": T}
-    for key in ("magi_eager", "magi_graphs", "torch_eager_ms", "inductor_ms", "inductor_cg_ms"):
+    for key in ("magi_eager", "magi_graphs", "magi_full", "torch_eager_ms", "inductor_ms", "inductor_cg_ms"):
         vals = {}
         for L in ls:
             v = res["models"][L]["T"].get(T, {}).get(key)
@@ -149,13 +151,13 @@ for T in args.T:
     rows.append(row)
 res["table"] = rows
 dump()
-print("| T | model | magi (graphs off) | magi (graphs on) | eager | torch.compile | torch.compile+CG |")
-print("|---|---|---|---|---|---|---|")
+print("| T | model | magi (graphs off) | magi (piecewise graphs) | magi (full graph) | eager | torch.compile | torch.compile+CG |")
+print("|---|---|---|---|---|---|---|---|")
 fmt = lambda v: "-" if v is None else f"{v:.3f}"
 for row in rows:
     for L in ls:
         print(f"| {row['T']} | {L}l | " + " | ".join(fmt(row[k].get(L)) for k in
-              ("magi_eager", "magi_graphs", "torch_eager_ms", "inductor_ms", "inductor_cg_ms")) + " |")
+              ("magi_eager", "magi_graphs", "magi_full", "torch_eager_ms", "inductor_ms", "inductor_cg_ms")) + " |")
     if 1 in ls and 4 in ls:
         print(f"| {row['T']} | per layer | " + " | ".join(fmt(row.get(k + "_per_layer")) for k in
-              ("magi_eager", "magi_graphs", "torch_eager_ms", "inductor_ms", "inductor_cg_ms")) + " |")
+              ("magi_eager", "magi_graphs", "magi_full", "torch_eager_ms", "inductor_ms", "inductor_cg_ms")) + " |")

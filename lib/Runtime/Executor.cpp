@@ -218,6 +218,7 @@ GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, 
     : manifest_(manifest), dir_(std::move(artifactDir)), device_(device), options_(options) {
   inputs_.resize(manifest_.graph.inputs.size());
   stepGraphs_.resize(manifest_.graph.steps.size());
+  preparedSteps_.resize(manifest_.graph.steps.size());
 }
 
 GraphExecutor::~GraphExecutor() {
@@ -226,6 +227,8 @@ GraphExecutor::~GraphExecutor() {
     for (StepGraphState &state : stepGraphs_)
       if (state.graph)
         device_.releaseGraph(*state.graph);
+    if (wholeGraph_.graph)
+      device_.releaseGraph(*wholeGraph_.graph);
     for (auto &entry : planBuffers_)
       device_.release(entry.second.ptr);
     for (auto &entry : inputAllocations_)
@@ -867,14 +870,82 @@ DevicePtr GraphExecutor::planBuffer(size_t stepIndex, size_t variantIndex, int64
 
 std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
+  if (options_.cudaGraphs && options_.fullGraph)
+    return runWhole();
   const Graph &graph = manifest_.graph;
   std::vector<std::vector<Value>> stepResults;
   for (size_t s = 0; s < graph.steps.size(); ++s) {
     std::vector<Value> args;
     for (const ValueRef &ref : graph.steps[s].args)
       args.push_back(resolve(ref, stepResults));
-    stepResults.push_back(runStep(s, args));
+    const PreparedStep &step = prepareStep(s, args);
+    issueStep(s, step);
+    stepResults.push_back(step.results);
   }
+  std::vector<DeviceTensor> outputs;
+  for (const ValueRef &ref : graph.outputs)
+    outputs.push_back(resolve(ref, stepResults).tensor);
+  return outputs;
+}
+
+std::vector<DeviceTensor> GraphExecutor::runWhole() {
+  // Every step's work is known on the host before anything is issued (the
+  // sizes are expressions of the inputs), so the run is one graph.
+  const Graph &graph = manifest_.graph;
+  std::vector<const PreparedStep *> steps;
+  std::vector<std::vector<Value>> stepResults;
+  for (size_t s = 0; s < graph.steps.size(); ++s) {
+    std::vector<Value> args;
+    for (const ValueRef &ref : graph.steps[s].args)
+      args.push_back(resolve(ref, stepResults));
+    steps.push_back(&prepareStep(s, args));
+    stepResults.push_back(steps.back()->results);
+  }
+  std::string signature;
+  for (const PreparedStep *step : steps)
+    signature += step->signature;
+  StepMode mode = chooseStepMode(wholeGraph_, signature);
+  std::string why;
+  if (mode == StepMode::Eager) {
+    why = wholeGraph_.signature ? "parameters changed since the last run"
+                                : "first run with these parameters";
+    if (wholeGraph_.graph) {
+      device_.releaseGraph(*wholeGraph_.graph);
+      wholeGraph_.graph.reset();
+    }
+    wholeGraph_.signature.reset();
+  }
+  if (options_.verbose) {
+    *options_.verbose << "run: one CUDA graph for all " << steps.size() << " steps: "
+                      << stepModeName(mode) << (why.empty() ? "" : " (" + why + ")") << "\n";
+    for (size_t s = 0; s < steps.size(); ++s)
+      printStep(s, *steps[s], mode, "");
+  }
+  lastRunModes_.assign(steps.size(), mode);
+  switch (mode) {
+  case StepMode::Eager:
+    for (const PreparedStep *step : steps)
+      issue(step->ops, options_.syncEach, step->name);
+    wholeGraph_.signature = std::move(signature);
+    break;
+  case StepMode::Capture:
+    device_.beginCapture("the whole run");
+    try {
+      for (const PreparedStep *step : steps)
+        issue(step->ops, /*syncEach=*/false, step->name);
+      wholeGraph_.graph = device_.endCapture("the whole run");
+    } catch (...) {
+      device_.cancelCapture();
+      throw;
+    }
+    device_.replay(*wholeGraph_.graph, "the whole run");
+    break;
+  case StepMode::Replay:
+    device_.replay(*wholeGraph_.graph, "the whole run");
+    break;
+  }
+  if (mode != StepMode::Eager && options_.syncEach)
+    device_.synchronize("the whole run's CUDA graph");
   std::vector<DeviceTensor> outputs;
   for (const ValueRef &ref : graph.outputs)
     outputs.push_back(resolve(ref, stepResults).tensor);
@@ -891,8 +962,35 @@ struct EvaluatedDescriptor {
 
 } // namespace
 
-std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
-                                                         const std::vector<Value> &args) {
+const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
+                                                              const std::vector<Value> &args) {
+  std::vector<int64_t> key;
+  for (const auto &entry : symbols_)
+    key.push_back(entry.second);
+  for (const Value &arg : args) {
+    key.push_back(arg.isTensor);
+    if (!arg.isTensor) {
+      key.push_back(arg.index);
+      continue;
+    }
+    key.push_back(int64_t(arg.tensor.ptr));
+    key.push_back(int64_t(arg.tensor.dtype));
+    key.push_back(int64_t(arg.tensor.shape.size()));
+    key.insert(key.end(), arg.tensor.shape.begin(), arg.tensor.shape.end());
+  }
+  std::optional<CachedStep> &cached = preparedSteps_[stepIndex];
+  if (!cached || cached->key != key) {
+    // Forget the old evaluation first: if this one throws, none is kept.
+    cached.reset();
+    PreparedStep step = evaluateStep(stepIndex, args);
+    ++numStepEvaluations_;
+    cached = CachedStep{std::move(key), std::move(step)};
+  }
+  return cached->step;
+}
+
+GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
+                                                        const std::vector<Value> &args) {
   const GraphStep &step = manifest_.graph.steps[stepIndex];
   const Piece &piece = manifest_.pieces[step.piece];
   size_t variantIndex = 0;
@@ -1120,7 +1218,22 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
     results.push_back(std::move(v));
   }
 
-  // Then how to run it: replay, capture or eagerly.
+  PreparedStep prepared;
+  prepared.name = stepName;
+  prepared.variantIndex = variantIndex;
+  prepared.signature = deviceWorkSignature(variantIndex, ops);
+  prepared.ops = std::move(ops);
+  prepared.results = std::move(results);
+  return prepared;
+}
+
+void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
+  const GraphStep &step = manifest_.graph.steps[stepIndex];
+  const Piece &piece = manifest_.pieces[step.piece];
+  size_t variantIndex = prepared.variantIndex;
+  const std::vector<DeviceOp> &ops = prepared.ops;
+  const std::string &stepName = prepared.name;
+  // How to run it: replay, capture or eagerly.
   StepGraphState &state = stepGraphs_[stepIndex];
   StepMode mode = StepMode::Eager;
   std::string why;
@@ -1131,7 +1244,7 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
   } else if (!graphable) {
     why = piece.isSplitting ? "splitting piece" : "cuda_graph is false";
   } else {
-    std::string signature = deviceWorkSignature(variantIndex, ops);
+    const std::string &signature = prepared.signature;
     mode = chooseStepMode(state, signature);
     if (mode == StepMode::Eager) {
       why = state.signature ? "parameters changed since the last run"
@@ -1143,46 +1256,13 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
         state.graph.reset();
       }
       state.signature.reset();
-      newSignature = std::move(signature);
+      newSignature = signature;
     }
   }
   lastRunModes_.push_back(mode);
 
-  if (options_.verbose) {
-    *options_.verbose << "step " << stepIndex << ": piece " << piece.index << " (" << piece.name
-                      << ", " << (piece.isSplitting ? "splitting" : "compute") << "), variant "
-                      << variantIndex;
-    if (!variant.symbols.empty()) {
-      *options_.verbose << " {";
-      bool first = true;
-      for (const auto &entry : variant.symbols) {
-        *options_.verbose << (first ? "" : ", ") << entry.first << "=" << entry.second;
-        first = false;
-      }
-      *options_.verbose << "}";
-    }
-    *options_.verbose << ": " << stepModeName(mode) << (why.empty() ? "" : " (" + why + ")")
-                      << "\n";
-    for (const DeviceOp &op : ops) {
-      if (op.kind == DeviceOp::Kind::Launch) {
-        const LaunchCall &call = op.launch;
-        *options_.verbose << "  launch " << call.kernel << " grid [" << call.grid[0] << ", "
-                          << call.grid[1] << ", " << call.grid[2] << "] block [" << call.block[0]
-                          << ", " << call.block[1] << ", " << call.block[2] << "] shared "
-                          << call.sharedBytes << (op.skipped ? " (empty, skipped)" : "") << "\n";
-      } else {
-        const GemmCall &call = op.gemm;
-        *options_.verbose << "  gemm " << manifestName(call.dtype);
-        if (call.cDtype != call.dtype)
-          *options_.verbose << "->" << manifestName(call.cDtype);
-        *options_.verbose << " [" << call.c.sizes[0] << ", " << call.a.sizes[1] << ", "
-                          << call.a.sizes[2] << "] x [" << call.b.sizes[0] << ", "
-                          << call.b.sizes[1] << ", " << call.b.sizes[2] << "]"
-                          << (call.hasBias ? " + bias" : "") << (op.skipped ? " (empty, skipped)" : "")
-                          << "\n";
-      }
-    }
-  }
+  if (options_.verbose)
+    printStep(stepIndex, prepared, mode, why);
 
   switch (mode) {
   case StepMode::Eager:
@@ -1207,7 +1287,47 @@ std::vector<GraphExecutor::Value> GraphExecutor::runStep(size_t stepIndex,
   }
   if (mode != StepMode::Eager && options_.syncEach)
     device_.synchronize(stepName + ": its CUDA graph");
-  return results;
+}
+
+void GraphExecutor::printStep(size_t stepIndex, const PreparedStep &prepared, StepMode mode,
+                            const std::string &why) const {
+  const Piece &piece = manifest_.pieces[manifest_.graph.steps[stepIndex].piece];
+  size_t variantIndex = prepared.variantIndex;
+  const Variant &variant = piece.variants[variantIndex];
+  const std::vector<DeviceOp> &ops = prepared.ops;
+  *options_.verbose << "step " << stepIndex << ": piece " << piece.index << " (" << piece.name
+                    << ", " << (piece.isSplitting ? "splitting" : "compute") << "), variant "
+                    << variantIndex;
+  if (!variant.symbols.empty()) {
+    *options_.verbose << " {";
+    bool first = true;
+    for (const auto &entry : variant.symbols) {
+      *options_.verbose << (first ? "" : ", ") << entry.first << "=" << entry.second;
+      first = false;
+    }
+    *options_.verbose << "}";
+  }
+  *options_.verbose << ": " << stepModeName(mode) << (why.empty() ? "" : " (" + why + ")")
+                    << "\n";
+  for (const DeviceOp &op : ops) {
+    if (op.kind == DeviceOp::Kind::Launch) {
+      const LaunchCall &call = op.launch;
+      *options_.verbose << "  launch " << call.kernel << " grid [" << call.grid[0] << ", "
+                        << call.grid[1] << ", " << call.grid[2] << "] block [" << call.block[0]
+                        << ", " << call.block[1] << ", " << call.block[2] << "] shared "
+                        << call.sharedBytes << (op.skipped ? " (empty, skipped)" : "") << "\n";
+    } else {
+      const GemmCall &call = op.gemm;
+      *options_.verbose << "  gemm " << manifestName(call.dtype);
+      if (call.cDtype != call.dtype)
+        *options_.verbose << "->" << manifestName(call.cDtype);
+      *options_.verbose << " [" << call.c.sizes[0] << ", " << call.a.sizes[1] << ", "
+                        << call.a.sizes[2] << "] x [" << call.b.sizes[0] << ", "
+                        << call.b.sizes[1] << ", " << call.b.sizes[2] << "]"
+                        << (call.hasBias ? " + bias" : "") << (op.skipped ? " (empty, skipped)" : "")
+                        << "\n";
+    }
+  }
 }
 
 void GraphExecutor::issue(const std::vector<DeviceOp> &ops, bool syncEach,

@@ -835,6 +835,8 @@ TEST(RuntimeExecutor, CudaGraphsCaptureThenReplay) {
   }
   EXPECT_EQ(device.numCaptures, 2);
   EXPECT_EQ(device.numReplays, 6); // after each capture, and 2 runs of 2 steps
+  // The same arguments every run: each step was evaluated once.
+  EXPECT_EQ(executor.numStepEvaluations(), 2);
   // A captured or replayed step synchronizes once, not per launch.
   EXPECT_NE(verbose.str().find("variant 1: eager (first run with these parameters)"),
             std::string::npos)
@@ -850,11 +852,14 @@ TEST(RuntimeExecutor, CudaGraphsCaptureThenReplay) {
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay}));
   expectOutputsMatch(executor, outputs, case0, "case0 after setInputs");
 
+  EXPECT_EQ(executor.numStepEvaluations(), 2);
+
   // Other sizes (s0 = 3, piece 0's specialised variant): eager, then
   // captured; the stale graphs are released.
   executor.setInputs({fixtureInput(case1, 0)});
   outputs = executor.run();
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
+  EXPECT_EQ(executor.numStepEvaluations(), 4);
   EXPECT_EQ(device.liveGraphs(), 0u);
   expectOutputsMatch(executor, outputs, case1, "case1, run 0");
   executor.poisonPlanBuffers();
@@ -920,6 +925,53 @@ TEST(RuntimeExecutor, SplittingPiecesRunEagerly) {
   }
   EXPECT_NE(verbose.str().find("splitting), variant 0: eager (splitting piece)"), std::string::npos)
       << verbose.str();
+}
+
+TEST(RuntimeExecutor, FullGraphCapturesTheWholeRun) {
+  // A splitting piece too: in full mode it is in the one graph.
+  std::string dir = selftestDir();
+  Manifest m = parseManifest(
+      edited("\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"compute\", \"graph_index\": 0,\n"
+             "      \"cuda_graph\": true,",
+             "\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"splitting\", "
+             "\"graph_index\": null,\n      \"cuda_graph\": false,"),
+      "manifest.json");
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  options.fullGraph = true;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  std::string case0 = dir + "/fixture/case0", case1 = dir + "/fixture/case1";
+  executor.setInputs({fixtureInput(case0, 0)});
+  using M = StepMode;
+  for (M mode : {M::Eager, M::Capture, M::Replay, M::Replay}) {
+    executor.poisonPlanBuffers();
+    std::vector<DeviceTensor> outputs = executor.run();
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{mode, mode}));
+    expectOutputsMatch(executor, outputs, case0, std::string("full, ") + stepModeName(mode));
+  }
+  EXPECT_EQ(device.numCaptures, 1); // one graph for both steps
+  EXPECT_EQ(device.numReplays, 3);
+  EXPECT_EQ(device.liveGraphs(), 1u);
+  EXPECT_NE(verbose.str().find("run: one CUDA graph for all 2 steps: eager (first run with "
+                               "these parameters)"),
+            std::string::npos)
+      << verbose.str();
+  EXPECT_NE(verbose.str().find("run: one CUDA graph for all 2 steps: replayed"), std::string::npos);
+
+  // Other sizes: eager again (the old graph released), then captured.
+  executor.setInputs({fixtureInput(case1, 0)});
+  std::vector<DeviceTensor> outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
+  EXPECT_EQ(device.liveGraphs(), 0u);
+  expectOutputsMatch(executor, outputs, case1, "full, case1 eager");
+  executor.poisonPlanBuffers();
+  outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Capture, M::Capture}));
+  expectOutputsMatch(executor, outputs, case1, "full, case1 captured");
+  EXPECT_NE(verbose.str().find("parameters changed since the last run"), std::string::npos);
 }
 
 TEST(RuntimeExecutor, FailedCaptureIsCancelled) {

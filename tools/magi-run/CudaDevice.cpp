@@ -479,6 +479,13 @@ struct GemmDescriptors {
 
 } // namespace
 
+struct CudaDevice::GemmPlan {
+  GemmDescriptors desc;
+  cublasLtMatmulAlgo_t algo = {};
+};
+
+void CudaDevice::GemmPlanDeleter::operator()(GemmPlan *plan) const { delete plan; }
+
 void CudaDevice::gemm(const GemmCall &call) {
   const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
   int64_t batch = c.sizes[0], m = a.sizes[1], k = a.sizes[2], n = b.sizes[2];
@@ -522,55 +529,6 @@ void CudaDevice::gemm(const GemmCall &call) {
   if (dCols <= 1)
     ldd = std::max<int64_t>(ldd, std::max<int64_t>(dRows, 1));
 
-  cudaDataType_t type = cudaType(call.dtype), cType = cudaType(call.cDtype);
-  GemmDescriptors desc;
-  // f32 stays f32 (no TF32); bf16/f16 accumulate in f32.
-  checkCublas(cublasLtMatmulDescCreate(&desc.matmul, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-              "cublasLtMatmulDescCreate", context);
-  checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &p.op,
-                                             sizeof(p.op)),
-              "cublasLtMatmulDescSetAttribute(TRANSA)", context);
-  checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &q.op,
-                                             sizeof(q.op)),
-              "cublasLtMatmulDescSetAttribute(TRANSB)", context);
-  if (call.hasBias) {
-    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_EPILOGUE,
-                                               &epilogue, sizeof(epilogue)),
-                "cublasLtMatmulDescSetAttribute(EPILOGUE)", context);
-    const void *biasPtr = reinterpret_cast<const void *>(uintptr_t(call.bias));
-    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                               &biasPtr, sizeof(biasPtr)),
-                "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", context);
-    int32_t biasType = cType; // the bias has c's dtype
-    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                               &biasType, sizeof(biasType)),
-                "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)", context);
-    int64_t biasBatchStride = 0; // the same bias for every batch
-    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul,
-                                               CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
-                                               &biasBatchStride, sizeof(biasBatchStride)),
-                "cublasLtMatmulDescSetAttribute(BIAS_BATCH_STRIDE)", context);
-  }
-
-  auto makeLayout = [&](cublasLtMatrixLayout_t &layout, cudaDataType_t layoutType, int64_t rows,
-                        int64_t cols, int64_t ld, int64_t batchStride, const char *which) {
-    checkCublas(cublasLtMatrixLayoutCreate(&layout, layoutType, uint64_t(rows), uint64_t(cols),
-                                           ld),
-                "cublasLtMatrixLayoutCreate", context + " (" + which + ")");
-    int32_t count = int32_t(batch);
-    checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                                 &count, sizeof(count)),
-                "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)", context);
-    checkCublas(cublasLtMatrixLayoutSetAttribute(layout,
-                                                 CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                 &batchStride, sizeof(batchStride)),
-                "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)", context);
-  };
-  makeLayout(desc.p, type, p.rows, p.cols, p.ld, pBatchStride, "first operand");
-  makeLayout(desc.q, type, q.rows, q.cols, q.ld, qBatchStride, "second operand");
-  makeLayout(desc.d, cType, dRows, dCols, ldd, c.strides[0], "result");
-
   // The heuristic assumes 256-byte aligned pointers unless told otherwise;
   // operands at an offset can be less aligned.
   int64_t alignP = alignmentOf(pPtr), alignQ = alignmentOf(qPtr), alignD = alignmentOf(c.ptr);
@@ -579,9 +537,59 @@ void CudaDevice::gemm(const GemmCall &call) {
       << p.rows << ' ' << p.cols << ' ' << p.ld << ' ' << pBatchStride << ' ' << q.op << ' '
       << q.rows << ' ' << q.cols << ' ' << q.ld << ' ' << qBatchStride << ' ' << dRows << ' ' << dCols << ' ' << ldd << ' '
       << c.strides[0] << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
-      << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0);
-  auto cached = algorithms_.find(key.str());
-  if (cached == algorithms_.end()) {
+      << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0) << ' ' << (call.hasBias ? call.bias : 0);
+  auto cached = gemmPlans_.find(key.str());
+  if (cached == gemmPlans_.end()) {
+    cudaDataType_t type = cudaType(call.dtype), cType = cudaType(call.cDtype);
+    std::unique_ptr<GemmPlan, GemmPlanDeleter> made(new GemmPlan);
+    GemmDescriptors &desc = made->desc;
+    // f32 stays f32 (no TF32); bf16/f16 accumulate in f32.
+    checkCublas(cublasLtMatmulDescCreate(&desc.matmul, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                "cublasLtMatmulDescCreate", context);
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &p.op,
+                                               sizeof(p.op)),
+                "cublasLtMatmulDescSetAttribute(TRANSA)", context);
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &q.op,
+                                               sizeof(q.op)),
+                "cublasLtMatmulDescSetAttribute(TRANSB)", context);
+    if (call.hasBias) {
+      cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                 &epilogue, sizeof(epilogue)),
+                  "cublasLtMatmulDescSetAttribute(EPILOGUE)", context);
+      const void *biasPtr = reinterpret_cast<const void *>(uintptr_t(call.bias));
+      checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                 &biasPtr, sizeof(biasPtr)),
+                  "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", context);
+      int32_t biasType = cType; // the bias has c's dtype
+      checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                                 &biasType, sizeof(biasType)),
+                  "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)", context);
+      int64_t biasBatchStride = 0; // the same bias for every batch
+      checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul,
+                                                 CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
+                                                 &biasBatchStride, sizeof(biasBatchStride)),
+                  "cublasLtMatmulDescSetAttribute(BIAS_BATCH_STRIDE)", context);
+    }
+
+    auto makeLayout = [&](cublasLtMatrixLayout_t &layout, cudaDataType_t layoutType, int64_t rows,
+                          int64_t cols, int64_t ld, int64_t batchStride, const char *which) {
+      checkCublas(cublasLtMatrixLayoutCreate(&layout, layoutType, uint64_t(rows), uint64_t(cols),
+                                             ld),
+                  "cublasLtMatrixLayoutCreate", context + " (" + which + ")");
+      int32_t count = int32_t(batch);
+      checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                                   &count, sizeof(count)),
+                  "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)", context);
+      checkCublas(cublasLtMatrixLayoutSetAttribute(layout,
+                                                   CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                   &batchStride, sizeof(batchStride)),
+                  "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)", context);
+    };
+    makeLayout(desc.p, type, p.rows, p.cols, p.ld, pBatchStride, "first operand");
+    makeLayout(desc.q, type, q.rows, q.cols, q.ld, qBatchStride, "second operand");
+    makeLayout(desc.d, cType, dRows, dCols, ldd, c.strides[0], "result");
+
     checkCublas(cublasLtMatmulPreferenceCreate(&desc.preference), "cublasLtMatmulPreferenceCreate",
                 context);
     uint64_t workspace = workspaceBytes_;
@@ -608,15 +616,17 @@ void CudaDevice::gemm(const GemmCall &call) {
                 "cublasLtMatmulAlgoGetHeuristic", context);
     if (found == 0)
       throw RuntimeError(context + ": cuBLASLt found no algorithm for this problem");
-    cached = algorithms_.emplace(key.str(), result.algo).first;
+    made->algo = result.algo;
+    cached = gemmPlans_.emplace(key.str(), std::move(made)).first;
   }
+  const GemmPlan &plan = *cached->second;
 
   float alpha = 1.0f, beta = 0.0f;
   void *d = reinterpret_cast<void *>(uintptr_t(c.ptr));
-  checkCublas(cublasLtMatmul(cublas_.get(), desc.matmul, &alpha,
-                             reinterpret_cast<const void *>(uintptr_t(pPtr)), desc.p,
-                             reinterpret_cast<const void *>(uintptr_t(qPtr)), desc.q, &beta, d,
-                             desc.d, d, desc.d, &cached->second,
+  checkCublas(cublasLtMatmul(cublas_.get(), plan.desc.matmul, &alpha,
+                             reinterpret_cast<const void *>(uintptr_t(pPtr)), plan.desc.p,
+                             reinterpret_cast<const void *>(uintptr_t(qPtr)), plan.desc.q, &beta, d,
+                             plan.desc.d, d, plan.desc.d, &plan.algo,
                              reinterpret_cast<void *>(uintptr_t(workspace_.get())),
                              workspaceBytes_, stream_.get()),
               "cublasLtMatmul", context);

@@ -143,7 +143,6 @@ private:
   std::string name_, chip_;
   size_t workspaceBytes_ = 0;
   std::map<std::pair<int, std::string>, Function> functions_;
-  std::map<std::string, cublasLtMatmulAlgo_t> algorithms_; // by problem
   // Destroyed in reverse order: staging buffers, graphs, modules,
   // workspace, cuBLASLt, stream, context.
   detail::PrimaryContext context_;
@@ -154,6 +153,14 @@ private:
   std::vector<detail::GraphExec> graphs_; // null once released
   std::vector<StagingBuffer> staging_;    // allocated at the first large upload
   size_t nextStaging_ = 0;
+  // cuBLASLt's descriptors and chosen algorithm, by problem (everything but
+  // the operand pointers): made on a problem's first call, so that later
+  // calls (eager ones between graph replays) only launch. Destroyed first.
+  struct GemmPlan;
+  struct GemmPlanDeleter {
+    void operator()(GemmPlan *plan) const;
+  };
+  std::map<std::string, std::unique_ptr<GemmPlan, GemmPlanDeleter>> gemmPlans_;
 };
 
 } // namespace magi::runtime

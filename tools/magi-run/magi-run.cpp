@@ -1,7 +1,7 @@
 //===- magi-run.cpp - Run a compiled magi artifact on an NVIDIA GPU -------===//
 //
 //   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
-//            [--cuda-graphs=on|off] [--runs N]
+//            [--cuda-graphs=on|full|off] [--runs N]
 //   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
 //            [--weights-from MODEL.pt2]
 //
@@ -10,7 +10,7 @@
 // names, CRC-checked; or, with --weights-from, from another archive of the
 // same model), runs the steps with the CUDA driver API and cuBLASLt
 // (compute pieces captured into CUDA graphs and replayed once their
-// parameters repeat), and compares the outputs with the
+// parameters repeat; or the whole run as one graph), and compares the outputs with the
 // fixture's references (one `outN: rel_err=... OK|FAIL` line each) or saves
 // them.
 // See docs/runtime.md.
@@ -45,8 +45,10 @@ const char *kUsage =
     "  --tolerance X        relative-error bar for float outputs (default 1e-4 for f32/f64,\n"
     "                       3e-2 for bf16/f16; integer and bool outputs must match exactly)\n"
     "  --repeat N           after the warm-up, run N more times and print the median time\n"
-    "  --cuda-graphs=on|off capture compute pieces into CUDA graphs and replay them when a\n"
-    "                       later run has the same parameters (default on)\n"
+    "  --cuda-graphs=on|full|off\n"
+    "                       on: capture each compute piece into a CUDA graph and replay it\n"
+    "                       when a later run has the same parameters (default); full: the\n"
+    "                       whole run, splitting pieces included, as one graph; off: eager\n"
     "  --runs N             run the graph N times (default 1) and check the last run; each\n"
     "                       run after the first fills the plan's buffers with 0xFF again\n"
     "                       (N = 3 checks a CUDA graph replay)\n"
@@ -70,6 +72,7 @@ struct Options {
   int64_t repeat = 0;
   int64_t runs = 1;
   bool cudaGraphs = true;
+  bool fullGraph = false;
   bool verbose = false;
   bool syncEach = false;
   int64_t printLimit = 8;
@@ -137,9 +140,10 @@ Options parseCommandLine(int argc, char **argv) {
       options.runs = parseInteger(takeValue(), "--runs", 1);
     } else if (arg == "--cuda-graphs") {
       std::string text = takeValue();
-      if (text != "on" && text != "off")
-        usageError("--cuda-graphs expects on or off, got '" + text + "'");
-      options.cudaGraphs = text == "on";
+      if (text != "on" && text != "off" && text != "full")
+        usageError("--cuda-graphs expects on, full or off, got '" + text + "'");
+      options.cudaGraphs = text != "off";
+      options.fullGraph = text == "full";
     } else if (arg == "--print-limit") {
       options.printLimit = parseInteger(takeValue(), "--print-limit", 0);
     } else if (arg == "--device") {
@@ -250,6 +254,7 @@ int run(const Options &options) {
   executorOptions.verbose = options.verbose ? &std::cerr : nullptr;
   executorOptions.syncEach = options.verbose || options.syncEach;
   executorOptions.cudaGraphs = options.cudaGraphs;
+  executorOptions.fullGraph = options.fullGraph;
   GraphExecutor executor(manifest, options.artifactDir, device, executorOptions);
   executor.uploadWeights();
   // On stderr, where it cannot disturb the lines scripts read on stdout.
@@ -300,6 +305,7 @@ int run(const Options &options) {
     // Timing runs neither print per step nor synchronize inside the graph.
     ExecutorOptions timingOptions;
     timingOptions.cudaGraphs = options.cudaGraphs;
+    timingOptions.fullGraph = options.fullGraph;
     GraphExecutor timed(manifest, options.artifactDir, device, timingOptions);
     timed.shareWeights(executor); // the weights are read once
     timed.setInputs(inputs);

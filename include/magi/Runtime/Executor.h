@@ -155,6 +155,10 @@ struct ExecutorOptions {
   // Capture the compute pieces (cuda_graph: true) into CUDA graphs and
   // replay them while their parameters stay the same.
   bool cudaGraphs = true;
+  // With cudaGraphs: capture the whole run instead, every step in one graph
+  // (splitting pieces included: MagiCompiler's FULL mode), replayed while
+  // no step's parameters change.
+  bool fullGraph = false;
 };
 
 // Reads each symbol from its user input, checks its range, then every user
@@ -249,6 +253,9 @@ public:
   const std::map<std::string, int64_t> &symbols() const { return symbols_; }
   // How each step ran in the last run.
   const std::vector<StepMode> &lastRunModes() const { return lastRunModes_; }
+  // How many times a step was evaluated on the host (not taken from the
+  // previous call's evaluation).
+  int64_t numStepEvaluations() const { return numStepEvaluations_; }
 
 private:
   struct Value {
@@ -256,8 +263,29 @@ private:
     DeviceTensor tensor;
     int64_t index = 0;
   };
+  // A step evaluated on the host: what it will issue, its signature
+  // (deviceWorkSignature) and its results.
+  struct PreparedStep {
+    std::string name;
+    size_t variantIndex = 0;
+    std::vector<DeviceOp> ops;
+    std::string signature;
+    std::vector<Value> results;
+  };
   Value resolve(const ValueRef &ref, const std::vector<std::vector<Value>> &stepResults) const;
-  std::vector<Value> runStep(size_t stepIndex, const std::vector<Value> &args);
+  // The step evaluated for `args`; the previous evaluation when the
+  // arguments and symbols are those of the previous call (the evaluation is
+  // a function of them: plan buffers keep their addresses), so a replay
+  // costs the host almost nothing.
+  const PreparedStep &prepareStep(size_t stepIndex, const std::vector<Value> &args);
+  PreparedStep evaluateStep(size_t stepIndex, const std::vector<Value> &args);
+  // Issues a prepared step on its own: eagerly, or captured or replayed
+  // from its own graph (piecewise CUDA graphs).
+  void issueStep(size_t stepIndex, const PreparedStep &step);
+  // The whole run as one graph (ExecutorOptions::fullGraph).
+  std::vector<DeviceTensor> runWhole();
+  void printStep(size_t stepIndex, const PreparedStep &step, StepMode mode,
+                 const std::string &why) const;
   const Variant &chooseVariant(const Piece &piece, size_t &variantIndex) const;
   DevicePtr planBuffer(size_t stepIndex, size_t variantIndex, int64_t buffer, int64_t bytes);
   void issue(const std::vector<DeviceOp> &ops, bool syncEach, const std::string &stepName);
@@ -282,6 +310,13 @@ private:
   // what lets a captured graph be replayed.
   std::map<std::tuple<size_t, size_t, int64_t>, Allocation> planBuffers_;
   std::vector<StepGraphState> stepGraphs_; // one per step
+  StepGraphState wholeGraph_;              // the run's, with fullGraph
+  struct CachedStep {
+    std::vector<int64_t> key; // the arguments and symbols it was evaluated for
+    PreparedStep step;
+  };
+  std::vector<std::optional<CachedStep>> preparedSteps_; // one per step
+  int64_t numStepEvaluations_ = 0;
   std::vector<StepMode> lastRunModes_;
 };
 
