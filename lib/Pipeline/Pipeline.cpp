@@ -51,10 +51,6 @@ std::string phaseNames() {
 
 // The fusion passes in the order they run. Layer norm and attention come
 // first: they only rename ops; the others consume the patterns around them.
-static const char *const kFusions[] = {"layer-norm", "attention", "rms-norm",
-                                       "silu-and-mul", "gelu",
-                                       "rotary-embedding", "softmax"};
-
 static LogicalResult addFusions(OpPassManager &funcPm,
                                 const PipelineOptions &options,
                                 function_ref<LogicalResult(const Twine &)> err) {
@@ -62,29 +58,12 @@ static LogicalResult addFusions(OpPassManager &funcPm,
   if (wanted.size() == 1 && wanted[0] == "none")
     return success();
   for (const std::string &name : wanted)
-    if (!llvm::is_contained(kFusions, name))
-      return err("unknown fusion '" + name +
-                 "' (known: layer-norm, attention, rms-norm, silu-and-mul, "
-                 "gelu, rotary-embedding, softmax)");
-  for (const char *name : kFusions) {
-    if (!wanted.empty() && !llvm::is_contained(wanted, name))
-      continue;
-    StringRef n(name);
-    if (n == "layer-norm")
-      funcPm.addPass(createFuseLayerNorm());
-    else if (n == "attention")
-      funcPm.addPass(createFuseAttention());
-    else if (n == "rms-norm")
-      funcPm.addPass(createFuseRmsNorm());
-    else if (n == "silu-and-mul")
-      funcPm.addPass(createFuseSiluAndMul());
-    else if (n == "gelu")
-      funcPm.addPass(createFuseGelu());
-    else if (n == "rotary-embedding")
-      funcPm.addPass(createFuseRotaryEmbedding());
-    else if (n == "softmax")
-      funcPm.addPass(createFuseSoftmax());
-  }
+    if (!llvm::is_contained(fusionNames(), name))
+      return err("unknown fusion '" + name + "' (known: " +
+                 llvm::join(fusionNames(), ", ") + ")");
+  FuseOptions fuse;
+  fuse.enable = wanted;
+  funcPm.addPass(createFuse(fuse));
   return success();
 }
 

@@ -1,9 +1,13 @@
 //===- Fusions.cpp - Form the fused magi ops from captured patterns -------===//
 //
-// Each pass matches one pattern as torch.export captures it (HF LLaMA's
-// RMSNorm, SwiGLU, rotate-half RoPE; GPT-2's gelu_new; SDPA with repeat_kv)
-// from its root op upward, checks that the fused op has exactly the root's
-// type, and replaces the root. Ops left dead are removed by canonicalization.
+// Each fusion is a rewrite pattern (or two) that matches one pattern as
+// torch.export captures it (HF LLaMA's RMSNorm, SwiGLU, rotate-half RoPE;
+// GPT-2's gelu_new; SDPA with repeat_kv) from its root op upward, checks
+// that the fused op has exactly the root's type, and replaces the root; a
+// root that does not match says why (notifyMatchFailure). magi-fuse runs the
+// enabled fusions in a fixed order, each as one walk over the function (a
+// fusion that forms an op another fusion starts from runs first). Ops left
+// dead are removed by canonicalization and magi-dce.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,17 +16,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include <cmath>
 #include <limits>
 
 namespace magi {
-#define GEN_PASS_DEF_FUSERMSNORM
-#define GEN_PASS_DEF_FUSESILUANDMUL
-#define GEN_PASS_DEF_FUSEGELU
-#define GEN_PASS_DEF_FUSEROTARYEMBEDDING
-#define GEN_PASS_DEF_FUSESOFTMAX
-#define GEN_PASS_DEF_FUSELAYERNORM
-#define GEN_PASS_DEF_FUSEATTENTION
+#define GEN_PASS_DEF_FUSE
 #include "magi/Transforms/Passes.h.inc"
 } // namespace magi
 
@@ -82,9 +82,11 @@ bool onlyBoundExcept(Value v, Operation *except = nullptr) {
   });
 }
 
-// Replaces `root` by `fused` when the fused op verifies (its inferred type
-// agrees with the root's type it was given) and erases the root.
-bool replaceIfSameType(Operation *root, Operation *fused) {
+// The fused op `fused` (built detached, not yet in the IR) replaces `root`
+// when its type is the root's and the type it infers agrees; else it is
+// destroyed and the root stays (a failure the pattern reports).
+LogicalResult replaceIfSameType(PatternRewriter &rewriter, Operation *root,
+                                Operation *fused) {
   auto infer = dyn_cast<InferTypeOpInterface>(fused);
   SmallVector<Type> inferred;
   if (root->getResultTypes() != fused->getResultTypes() || !infer ||
@@ -93,13 +95,18 @@ bool replaceIfSameType(Operation *root, Operation *fused) {
           fused->getRawDictionaryAttrs(), fused->getPropertiesStorage(),
           fused->getRegions(), inferred)) ||
       !areRefinementsOf(fused->getResultTypes(), inferred)) {
-    fused->erase();
-    return false;
+    fused->destroy();
+    return rewriter.notifyMatchFailure(
+        root, "the fused op's type would not be the root's");
   }
-  root->replaceAllUsesWith(fused->getResults());
-  root->erase();
-  return true;
+  rewriter.setInsertionPoint(root);
+  rewriter.insert(fused);
+  rewriter.replaceOp(root, fused->getResults());
+  return success();
 }
+
+// A builder whose ops are created detached, for replaceIfSameType.
+OpBuilder detachedBuilder(Operation *root) { return OpBuilder(root->getContext()); }
 
 //===----------------------------------------------------------------------===//
 // RMSNorm
@@ -158,46 +165,50 @@ std::optional<RmsMatch> matchNormalized(Value y) {
   return m;
 }
 
-struct FuseRmsNormPass : magi::impl::FuseRmsNormBase<FuseRmsNormPass> {
-  // Replaces `root` by an rms_norm of `m` (with `weight` when given).
-  bool fuse(OpBuilder &b, Operation *root, const RmsMatch &m, Value weight) {
-    b.setInsertionPoint(root);
-    TypeAttr compute =
-        m.computeDtype.isF32() ? TypeAttr() : TypeAttr::get(m.computeDtype);
-    auto fused = RmsNormOp::create(b, root->getLoc(),
-                                   root->getResult(0).getType(), m.input,
-                                   weight, b.getF64FloatAttr(m.eps), compute);
-    if (!replaceIfSameType(root, fused))
-      return false;
-    ++numFused;
-    return true;
-  }
+// An rms_norm of `m` (with `weight` when given) in place of `root`.
+LogicalResult fuseRmsNorm(PatternRewriter &rewriter, Operation *root,
+                          const RmsMatch &m, Value weight) {
+  OpBuilder b = detachedBuilder(root);
+  TypeAttr compute =
+      m.computeDtype.isF32() ? TypeAttr() : TypeAttr::get(m.computeDtype);
+  auto fused = RmsNormOp::create(b, root->getLoc(), root->getResult(0).getType(),
+                                 m.input, weight, b.getF64FloatAttr(m.eps), compute);
+  return replaceIfSameType(rewriter, root, fused);
+}
 
-  void runOnOperation() override {
-    OpBuilder b(&getContext());
-    // With a 1-d weight: weight * normalized.
-    SmallVector<MulOp> roots;
-    getOperation().walk([&](MulOp op) { roots.push_back(op); });
-    for (MulOp root : roots) {
-      for (auto [weight, y] : {std::pair{root.getSelf(), root.getOther()},
-                               std::pair{root.getOther(), root.getSelf()}}) {
-        auto weightType = dyn_cast<RankedTensorType>(weight.getType());
-        if (!weightType || weightType.getRank() != 1)
-          continue;
-        std::optional<RmsMatch> m = matchNormalized(y);
-        if (m && fuse(b, root, *m, weight))
-          break;
+// With a 1-d weight: weight * normalized.
+struct WeightedRmsNorm : OpRewritePattern<MulOp> {
+  WeightedRmsNorm(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    for (auto [weight, y] : {std::pair{root.getSelf(), root.getOther()},
+                             std::pair{root.getOther(), root.getSelf()}}) {
+      auto weightType = dyn_cast<RankedTensorType>(weight.getType());
+      if (!weightType || weightType.getRank() != 1)
+        continue;
+      std::optional<RmsMatch> m = matchNormalized(y);
+      if (m && succeeded(fuseRmsNorm(rewriter, root, *m, weight))) {
+        return success();
       }
     }
-    // Without a weight: the normalized value itself.
-    SmallVector<Operation *> plain;
-    getOperation().walk([&](Operation *op) {
-      if (isa<ToCopyOp, MulOp>(op) && !onlyBoundExcept(op->getResult(0)))
-        plain.push_back(op);
-    });
-    for (Operation *root : plain)
-      if (std::optional<RmsMatch> m = matchNormalized(root->getResult(0)))
-        fuse(b, root, *m, Value());
+    return rewriter.notifyMatchFailure(
+        root, "not a 1-d weight times a normalized value (x * rsqrt(mean(x^2) + eps))");
+  }
+};
+
+// Without a weight: the normalized value itself (the cast back, or the
+// product), when something other than a binding uses it.
+template <typename RootOp>
+struct PlainRmsNorm : OpRewritePattern<RootOp> {
+  PlainRmsNorm(MLIRContext *ctx) : OpRewritePattern<RootOp>(ctx) {}
+  LogicalResult matchAndRewrite(RootOp root, PatternRewriter &rewriter) const override {
+    if (onlyBoundExcept(root->getResult(0)))
+      return rewriter.notifyMatchFailure(root, "only shape bindings use it");
+    std::optional<RmsMatch> m = matchNormalized(root->getResult(0));
+    if (!m)
+      return rewriter.notifyMatchFailure(root, "not x * rsqrt(mean(x^2) + eps)");
+    if (failed(fuseRmsNorm(rewriter, root, *m, Value())))
+      return failure();
+    return success();
   }
 };
 
@@ -231,25 +242,21 @@ Value matchSiluGate(Value v) {
   return {};
 }
 
-struct FuseSiluAndMulPass : magi::impl::FuseSiluAndMulBase<FuseSiluAndMulPass> {
-  void runOnOperation() override {
-    SmallVector<MulOp> roots;
-    getOperation().walk([&](MulOp op) { roots.push_back(op); });
-    OpBuilder b(&getContext());
-    for (MulOp root : roots) {
-      for (auto [s, up] : {std::pair{root.getSelf(), root.getOther()},
-                           std::pair{root.getOther(), root.getSelf()}}) {
-        Value gate = matchSiluGate(s);
-        if (!gate || !isa<RankedTensorType>(up.getType()))
-          continue;
-        b.setInsertionPoint(root);
-        auto fused = SiluAndMulOp::create(b, root.getLoc(), root.getType(), gate, up);
-        if (replaceIfSameType(root, fused)) {
-          ++numFused;
-          break;
-        }
+struct SiluAndMul : OpRewritePattern<MulOp> {
+  SiluAndMul(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    for (auto [s, up] : {std::pair{root.getSelf(), root.getOther()},
+                         std::pair{root.getOther(), root.getSelf()}}) {
+      Value gate = matchSiluGate(s);
+      if (!gate || !isa<RankedTensorType>(up.getType()))
+        continue;
+      OpBuilder b = detachedBuilder(root);
+      auto fused = SiluAndMulOp::create(b, root.getLoc(), root.getType(), gate, up);
+      if (succeeded(replaceIfSameType(rewriter, root, fused))) {
+        return success();
       }
     }
+    return rewriter.notifyMatchFailure(root, "no operand is silu(gate)");
   }
 };
 
@@ -272,39 +279,36 @@ Value matchCubicTerm(Value v) {
   return {};
 }
 
-struct FuseGeluPass : magi::impl::FuseGeluBase<FuseGeluPass> {
-  void runOnOperation() override {
-    SmallVector<MulOp> roots;
-    getOperation().walk([&](MulOp op) { roots.push_back(op); });
-    OpBuilder b(&getContext());
+struct Gelu : OpRewritePattern<MulOp> {
+  Gelu(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
     const double sqrt2OverPi = std::sqrt(2.0 / M_PI);
-    for (MulOp root : roots) {
-      for (auto [h, t] : {std::pair{root.getSelf(), root.getOther()},
-                          std::pair{root.getOther(), root.getSelf()}}) {
-        Value x = withScalar<MulOp>(h, 0.5);
-        Value inner = x ? withScalar<AddOp>(t, 1.0) : Value();
-        if (!inner)
-          continue;
-        StringRef approximate;
-        if (auto tanh = def<TanhOp>(inner)) {
-          if (matchCubicTerm(withScalar<MulOp>(tanh.getSelf(), sqrt2OverPi)) == x)
-            approximate = "tanh";
-        } else if (auto erf = def<ErfOp>(inner)) {
-          if (withScalar<MulOp>(erf.getSelf(), M_SQRT1_2) == x ||
-              withScalar<DivOp>(erf.getSelf(), M_SQRT2) == x)
-            approximate = "none";
-        }
-        if (approximate.empty())
-          continue;
-        b.setInsertionPoint(root);
-        auto fused = GeluOp::create(b, root.getLoc(), root.getType(), x,
-                                    b.getStringAttr(approximate));
-        if (replaceIfSameType(root, fused)) {
-          ++numFused;
-          break;
-        }
+    for (auto [h, t] : {std::pair{root.getSelf(), root.getOther()},
+                        std::pair{root.getOther(), root.getSelf()}}) {
+      Value x = withScalar<MulOp>(h, 0.5);
+      Value inner = x ? withScalar<AddOp>(t, 1.0) : Value();
+      if (!inner)
+        continue;
+      StringRef approximate;
+      if (auto tanh = def<TanhOp>(inner)) {
+        if (matchCubicTerm(withScalar<MulOp>(tanh.getSelf(), sqrt2OverPi)) == x)
+          approximate = "tanh";
+      } else if (auto erf = def<ErfOp>(inner)) {
+        if (withScalar<MulOp>(erf.getSelf(), M_SQRT1_2) == x ||
+            withScalar<DivOp>(erf.getSelf(), M_SQRT2) == x)
+          approximate = "none";
+      }
+      if (approximate.empty())
+        continue;
+      OpBuilder b = detachedBuilder(root);
+      auto fused = GeluOp::create(b, root.getLoc(), root.getType(), x,
+                                  b.getStringAttr(approximate));
+      if (succeeded(replaceIfSameType(rewriter, root, fused))) {
+        return success();
       }
     }
+    return rewriter.notifyMatchFailure(
+        root, "not 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) or its erf form");
   }
 };
 
@@ -346,15 +350,11 @@ Value matchRotateHalf(Value v) {
   return hiOf;
 }
 
-struct FuseRotaryEmbeddingPass
-    : magi::impl::FuseRotaryEmbeddingBase<FuseRotaryEmbeddingPass> {
-  void runOnOperation() override {
-    SmallVector<AddOp> roots;
-    getOperation().walk([&](AddOp op) {
-      if (noAlpha(op))
-        roots.push_back(op);
-    });
-    OpBuilder b(&getContext());
+struct RotaryEmbedding : OpRewritePattern<AddOp> {
+  RotaryEmbedding(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(AddOp root, PatternRewriter &rewriter) const override {
+    if (!noAlpha(root))
+      return rewriter.notifyMatchFailure(root, "has an alpha");
     auto otherOperand = [](MulOp mul, Value known) -> Value {
       if (mul.getSelf() == known)
         return mul.getOther();
@@ -362,32 +362,29 @@ struct FuseRotaryEmbeddingPass
         return mul.getSelf();
       return {};
     };
-    for (AddOp root : roots) {
-      for (auto [p, q] : {std::pair{root.getSelf(), root.getOther()},
-                          std::pair{root.getOther(), root.getSelf()}}) {
-        auto cosMul = def<MulOp>(p), sinMul = def<MulOp>(q);
-        if (!cosMul || !sinMul)
-          continue;
-        Value x, sin;
-        for (auto [r, s] : {std::pair{sinMul.getSelf(), sinMul.getOther()},
-                            std::pair{sinMul.getOther(), sinMul.getSelf()}})
-          if ((x = matchRotateHalf(r))) {
-            sin = s;
-            break;
-          }
-        Value cos = x ? otherOperand(cosMul, x) : Value();
-        if (!cos || !isa<RankedTensorType>(cos.getType()) ||
-            !isa<RankedTensorType>(sin.getType()))
-          continue;
-        b.setInsertionPoint(root);
-        auto fused = RotaryEmbeddingOp::create(b, root.getLoc(), root.getType(),
-                                               x, cos, sin);
-        if (replaceIfSameType(root, fused)) {
-          ++numFused;
+    for (auto [p, q] : {std::pair{root.getSelf(), root.getOther()},
+                        std::pair{root.getOther(), root.getSelf()}}) {
+      auto cosMul = def<MulOp>(p), sinMul = def<MulOp>(q);
+      if (!cosMul || !sinMul)
+        continue;
+      Value x, sin;
+      for (auto [r, s] : {std::pair{sinMul.getSelf(), sinMul.getOther()},
+                          std::pair{sinMul.getOther(), sinMul.getSelf()}})
+        if ((x = matchRotateHalf(r))) {
+          sin = s;
           break;
         }
+      Value cos = x ? otherOperand(cosMul, x) : Value();
+      if (!cos || !isa<RankedTensorType>(cos.getType()) ||
+          !isa<RankedTensorType>(sin.getType()))
+        continue;
+      OpBuilder b = detachedBuilder(root);
+      auto fused = RotaryEmbeddingOp::create(b, root.getLoc(), root.getType(), x, cos, sin);
+      if (succeeded(replaceIfSameType(rewriter, root, fused))) {
+        return success();
       }
     }
+    return rewriter.notifyMatchFailure(root, "not x * cos + rotate_half(x) * sin");
   }
 };
 
@@ -395,39 +392,34 @@ struct FuseRotaryEmbeddingPass
 // Softmax
 //===----------------------------------------------------------------------===//
 
-struct FuseSoftmaxPass : magi::impl::FuseSoftmaxBase<FuseSoftmaxPass> {
-  void runOnOperation() override {
-    SmallVector<DivOp> roots;
-    getOperation().walk([&](DivOp op) {
-      if (!op.getRoundingMode())
-        roots.push_back(op);
-    });
-    OpBuilder b(&getContext());
-    for (DivOp root : roots) {
-      auto exp = def<ExpOp>(root.getSelf());
-      auto sum = def<SumOp>(root.getOther());
-      auto sub = exp ? def<SubOp>(exp.getSelf()) : SubOp();
-      if (!sum || !sub || sum.getSelf() != exp.getResult() || !noAlpha(sub))
-        continue;
-      auto amax = def<AmaxOp>(sub.getOther());
-      Value x = sub.getSelf();
-      auto xType = dyn_cast<RankedTensorType>(x.getType());
-      if (!amax || amax.getSelf() != x || !xType || sum.getDtypeAttr())
-        continue;
-      DenseI64ArrayAttr d1 = amax.getDimsAttr(), d2 = sum.getDimsAttr();
-      if (!d1 || !d2 || d1.size() != 1 || d2.size() != 1 || !amax.getKeepdim() ||
-          !sum.getKeepdim())
-        continue;
-      auto norm = [&](int64_t d) { return d < 0 ? d + xType.getRank() : d; };
-      if (norm(d1[0]) != norm(d2[0]))
-        continue;
-      b.setInsertionPoint(root);
-      auto fused = SoftmaxOp::create(b, root.getLoc(), root.getType(), x,
-                                     b.getI64IntegerAttr(norm(d1[0])),
-                                     b.getBoolAttr(false));
-      if (replaceIfSameType(root, fused))
-        ++numFused;
-    }
+struct Softmax : OpRewritePattern<DivOp> {
+  Softmax(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(DivOp root, PatternRewriter &rewriter) const override {
+    if (root.getRoundingMode())
+      return rewriter.notifyMatchFailure(root, "a rounding division");
+    auto exp = def<ExpOp>(root.getSelf());
+    auto sum = def<SumOp>(root.getOther());
+    auto sub = exp ? def<SubOp>(exp.getSelf()) : SubOp();
+    if (!sum || !sub || sum.getSelf() != exp.getResult() || !noAlpha(sub))
+      return rewriter.notifyMatchFailure(root, "not exp(x - m) / sum(exp(x - m))");
+    auto amax = def<AmaxOp>(sub.getOther());
+    Value x = sub.getSelf();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!amax || amax.getSelf() != x || !xType || sum.getDtypeAttr())
+      return rewriter.notifyMatchFailure(root, "m is not amax(x) (or the sum has a dtype)");
+    DenseI64ArrayAttr d1 = amax.getDimsAttr(), d2 = sum.getDimsAttr();
+    if (!d1 || !d2 || d1.size() != 1 || d2.size() != 1 || !amax.getKeepdim() ||
+        !sum.getKeepdim())
+      return rewriter.notifyMatchFailure(root, "not keepdim reductions over one dimension");
+    auto norm = [&](int64_t d) { return d < 0 ? d + xType.getRank() : d; };
+    if (norm(d1[0]) != norm(d2[0]))
+      return rewriter.notifyMatchFailure(root, "amax and sum reduce different dimensions");
+    OpBuilder b = detachedBuilder(root);
+    auto fused = SoftmaxOp::create(b, root.getLoc(), root.getType(), x,
+                                   b.getI64IntegerAttr(norm(d1[0])), b.getBoolAttr(false));
+    if (failed(replaceIfSameType(rewriter, root, fused)))
+      return failure();
+    return success();
   }
 };
 
@@ -435,31 +427,27 @@ struct FuseSoftmaxPass : magi::impl::FuseSoftmaxBase<FuseSoftmaxPass> {
 // Layer norm
 //===----------------------------------------------------------------------===//
 
-void eraseBindings(Value v) {
+void eraseBindings(PatternRewriter &rewriter, Value v) {
   for (Operation *user : llvm::make_early_inc_range(v.getUsers()))
     if (isa<BindSymbolicShapeOp>(user))
-      user->erase();
+      rewriter.eraseOp(user);
 }
 
-struct FuseLayerNormPass : magi::impl::FuseLayerNormBase<FuseLayerNormPass> {
-  void runOnOperation() override {
-    SmallVector<NativeLayerNormOp> roots;
-    getOperation().walk([&](NativeLayerNormOp op) { roots.push_back(op); });
-    OpBuilder b(&getContext());
-    for (NativeLayerNormOp root : roots) {
-      if (!onlyBoundExcept(root.getMean()) || !onlyBoundExcept(root.getRstd()))
-        continue;
-      b.setInsertionPoint(root);
-      auto fused = LayerNormOp::create(
-          b, root.getLoc(), root.getResult().getType(), root.getInput(),
-          root.getWeight(), root.getBias(), root.getNormalizedNdimAttr(),
-          root.getEpsAttr());
-      eraseBindings(root.getMean());
-      eraseBindings(root.getRstd());
-      root.getResult().replaceAllUsesWith(fused.getResult());
-      root.erase();
-      ++numFused;
-    }
+struct LayerNorm : OpRewritePattern<NativeLayerNormOp> {
+  LayerNorm(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(NativeLayerNormOp root,
+                                PatternRewriter &rewriter) const override {
+    if (!onlyBoundExcept(root.getMean()) || !onlyBoundExcept(root.getRstd()))
+      return rewriter.notifyMatchFailure(root, "its mean or rstd is used");
+    auto fused = LayerNormOp::create(
+        rewriter, root.getLoc(), root.getResult().getType(), root.getInput(),
+        root.getWeight(), root.getBias(), root.getNormalizedNdimAttr(),
+        root.getEpsAttr());
+    eraseBindings(rewriter, root.getMean());
+    eraseBindings(rewriter, root.getRstd());
+    rewriter.replaceAllUsesWith(root.getResult(), fused.getResult());
+    rewriter.eraseOp(root);
+    return success();
   }
 };
 
@@ -595,52 +583,144 @@ std::optional<MathAttention> matchMathAttention(ViewOp root) {
   return m;
 }
 
-struct FuseAttentionPass : magi::impl::FuseAttentionBase<FuseAttentionPass> {
-  void runOnOperation() override {
-    OpBuilder b(&getContext());
-    // The SDPA kernels' ops.
-    SmallVector<EfficientAttentionOp> roots;
-    getOperation().walk([&](EfficientAttentionOp op) { roots.push_back(op); });
-    for (EfficientAttentionOp root : roots) {
-      if (!onlyBoundExcept(root.getLogSumexp()) ||
-          !onlyBoundExcept(root.getPhiloxSeed()) ||
-          !onlyBoundExcept(root.getPhiloxOffset()))
-        continue;
-      Value key = root.getKey(), value = root.getValue();
-      auto k = matchRepeatKv(key), v = matchRepeatKv(value);
-      if (k && v && k->second == v->second) {
-        key = k->first;
-        value = v->first;
-      }
-      b.setInsertionPoint(root);
-      auto fused = AttentionOp::create(
-          b, root.getLoc(), root.getResult().getType(), root.getQuery(), key,
-          value, root.getAttnBias(), b.getBoolAttr(root.getIsCausal()),
-          root.getScaleAttr(),
-          b.getF64FloatAttr(root.getDropoutP().convertToDouble()));
-      for (Value unused :
-           {root.getLogSumexp(), root.getPhiloxSeed(), root.getPhiloxOffset()})
-        eraseBindings(unused);
-      root.getResult().replaceAllUsesWith(fused.getResult());
-      root.erase();
-      ++numFused;
+// The SDPA kernels' op.
+struct EfficientAttention : OpRewritePattern<EfficientAttentionOp> {
+  EfficientAttention(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(EfficientAttentionOp root,
+                                PatternRewriter &rewriter) const override {
+    if (!onlyBoundExcept(root.getLogSumexp()) ||
+        !onlyBoundExcept(root.getPhiloxSeed()) ||
+        !onlyBoundExcept(root.getPhiloxOffset()))
+      return rewriter.notifyMatchFailure(root, "its log-sum-exp or RNG state is used");
+    Value key = root.getKey(), value = root.getValue();
+    auto k = matchRepeatKv(key), v = matchRepeatKv(value);
+    if (k && v && k->second == v->second) {
+      key = k->first;
+      value = v->first;
     }
-    // The math SDPA spelled out in primitive ops.
-    SmallVector<ViewOp> views;
-    getOperation().walk([&](ViewOp op) { views.push_back(op); });
-    for (ViewOp root : views) {
-      std::optional<MathAttention> m = matchMathAttention(root);
-      if (!m)
-        continue;
-      b.setInsertionPoint(root);
-      auto fused = AttentionOp::create(
-          b, root.getLoc(), root.getType(), m->query, m->key, m->value, m->mask,
-          b.getBoolAttr(false), b.getF64FloatAttr(m->scale),
-          b.getF64FloatAttr(0.0));
-      if (replaceIfSameType(root, fused))
-        ++numFused;
-    }
+    auto fused = AttentionOp::create(
+        rewriter, root.getLoc(), root.getResult().getType(), root.getQuery(), key,
+        value, root.getAttnBias(), rewriter.getBoolAttr(root.getIsCausal()),
+        root.getScaleAttr(), rewriter.getF64FloatAttr(root.getDropoutP().convertToDouble()));
+    for (Value unused :
+         {root.getLogSumexp(), root.getPhiloxSeed(), root.getPhiloxOffset()})
+      eraseBindings(rewriter, unused);
+    rewriter.replaceAllUsesWith(root.getResult(), fused.getResult());
+    rewriter.eraseOp(root);
+    return success();
   }
 };
 
+// The math SDPA spelled out in primitive ops, from its final view.
+struct MathAttentionPattern : OpRewritePattern<ViewOp> {
+  MathAttentionPattern(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(ViewOp root, PatternRewriter &rewriter) const override {
+    std::optional<MathAttention> m = matchMathAttention(root);
+    if (!m)
+      return rewriter.notifyMatchFailure(
+          root, "not view(bmm(softmax(q k^T * scale + mask), v)) of the math SDPA");
+    OpBuilder b = detachedBuilder(root);
+    auto fused = AttentionOp::create(b, root.getLoc(), root.getType(), m->query, m->key,
+                                     m->value, m->mask, b.getBoolAttr(false),
+                                     b.getF64FloatAttr(m->scale), b.getF64FloatAttr(0.0));
+    if (failed(replaceIfSameType(rewriter, root, fused)))
+      return failure();
+    return success();
+  }
+};
+
+// The fusions in the order they run, each as its stages: one walk per
+// stage (RMSNorm's weightless form is looked for once the weighted ones
+// are formed, as the efficient SDPA op before the math one).
+struct Fusion {
+  StringRef name;
+  std::function<void(RewritePatternSet &, unsigned stage)> stage;
+  unsigned numStages;
+};
+
+const std::vector<Fusion> &fusions() {
+  static const std::vector<Fusion> all = {
+      {"layer-norm",
+       [](RewritePatternSet &p, unsigned) { p.add<LayerNorm>(p.getContext()); }, 1},
+      {"attention",
+       [](RewritePatternSet &p, unsigned stage) {
+         if (stage == 0)
+           p.add<EfficientAttention>(p.getContext());
+         else
+           p.add<MathAttentionPattern>(p.getContext());
+       },
+       2},
+      {"rms-norm",
+       [](RewritePatternSet &p, unsigned stage) {
+         if (stage == 0)
+           p.add<WeightedRmsNorm>(p.getContext());
+         else
+           p.add<PlainRmsNorm<ToCopyOp>, PlainRmsNorm<MulOp>>(p.getContext());
+       },
+       2},
+      {"silu-and-mul",
+       [](RewritePatternSet &p, unsigned) { p.add<SiluAndMul>(p.getContext()); }, 1},
+      {"gelu", [](RewritePatternSet &p, unsigned) { p.add<Gelu>(p.getContext()); }, 1},
+      {"rotary-embedding",
+       [](RewritePatternSet &p, unsigned) {
+         p.add<RotaryEmbedding>(p.getContext());
+       },
+       1},
+      {"softmax",
+       [](RewritePatternSet &p, unsigned) { p.add<Softmax>(p.getContext()); }, 1},
+  };
+  return all;
+}
+
+struct FusePass : magi::impl::FuseBase<FusePass> {
+  using FuseBase::FuseBase;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    for (const std::string &name : llvm::concat<const std::string>(enable, disable))
+      if (!llvm::is_contained(magi::fusionNames(), name))
+        return emitError(UnknownLoc::get(ctx))
+               << "magi-fuse: unknown fusion '" << name << "' (known: "
+               << llvm::join(magi::fusionNames(), ", ") << ")";
+    for (const Fusion &fusion : fusions()) {
+      if ((!enable.empty() && !llvm::is_contained(enable, fusion.name.str())) ||
+          llvm::is_contained(disable, fusion.name.str()))
+        continue;
+      for (unsigned stage = 0; stage < fusion.numStages; ++stage) {
+        RewritePatternSet patterns(ctx);
+        fusion.stage(patterns, stage);
+        stages.emplace_back(std::move(patterns));
+      }
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    // Every fusion inserts exactly one fused op.
+    struct Counter : RewriterBase::Listener {
+      int64_t formed = 0;
+      void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+        formed += isa<LayerNormOp, AttentionOp, RmsNormOp, SiluAndMulOp, GeluOp,
+                      RotaryEmbeddingOp, SoftmaxOp>(op);
+      }
+    } counter;
+    for (const FrozenRewritePatternSet &patterns : stages)
+      walkAndApplyPatterns(getOperation(), patterns, &counter);
+    numFused += counter.formed;
+  }
+
+  std::vector<FrozenRewritePatternSet> stages;
+};
+
 } // namespace
+
+namespace magi {
+ArrayRef<StringRef> fusionNames() {
+  static const std::vector<StringRef> names = [] {
+    std::vector<StringRef> result;
+    for (const Fusion &fusion : fusions())
+      result.push_back(fusion.name);
+    return result;
+  }();
+  return names;
+}
+} // namespace magi

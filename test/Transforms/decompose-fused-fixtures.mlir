@@ -5,7 +5,7 @@
 // of the fused ops; fusing again gives the same counts as before.
 // RUN: magi-import %fixtures/llama-bf16/model.pt2 | magi-opt --magi-compile-to=full-graph > %t.llama.full.mlir
 // RUN: magi-opt %t.llama.full.mlir -magi-decompose-fused > %t.llama.dec.mlir
-// RUN: magi-opt %t.llama.dec.mlir -magi-fuse-layer-norm -magi-fuse-attention -magi-fuse-rms-norm -magi-fuse-silu-and-mul -magi-fuse-gelu -magi-fuse-rotary-embedding -magi-fuse-softmax -canonicalize -magi-dce > %t.llama.refused.mlir
+// RUN: magi-opt %t.llama.dec.mlir -magi-fuse=enable=layer-norm,attention,rms-norm,silu-and-mul,gelu,rotary-embedding,softmax -canonicalize -magi-dce > %t.llama.refused.mlir
 // RUN: FileCheck %s --check-prefix=DEC < %t.llama.dec.mlir
 // RUN: FileCheck %s --check-prefix=RMS < %t.llama.full.mlir
 // RUN: FileCheck %s --check-prefix=RMS < %t.llama.refused.mlir
@@ -23,7 +23,7 @@
 // LLaMA f32 (no casts around the RMSNorm), restricted with `ops`.
 // RUN: magi-import %fixtures/llama-f32/model.pt2 | magi-opt --magi-compile-to=full-graph | magi-opt -magi-decompose-fused='ops=magi.rms_norm,magi.silu_and_mul,magi.rotary_embedding' > %t.llama32.dec.mlir
 // RUN: FileCheck %s --check-prefix=DEC-SOME < %t.llama32.dec.mlir
-// RUN: magi-opt %t.llama32.dec.mlir -magi-fuse-rms-norm -magi-fuse-silu-and-mul -magi-fuse-rotary-embedding -canonicalize -magi-dce > %t.llama32.refused.mlir
+// RUN: magi-opt %t.llama32.dec.mlir -magi-fuse=enable=rms-norm,silu-and-mul,rotary-embedding -canonicalize -magi-dce > %t.llama32.refused.mlir
 // RUN: FileCheck %s --check-prefix=RMS < %t.llama32.refused.mlir
 // RUN: FileCheck %s --check-prefix=SILU < %t.llama32.refused.mlir
 // RUN: FileCheck %s --check-prefix=ROPE < %t.llama32.refused.mlir
@@ -32,13 +32,13 @@
 // attention).
 // RUN: magi-import %fixtures/gpt2-f32/model.pt2 | magi-opt --magi-compile-to=full-graph | magi-opt -magi-decompose-fused > %t.gpt2.dec.mlir
 // RUN: FileCheck %s --check-prefix=GPT2-DEC < %t.gpt2.dec.mlir
-// RUN: magi-opt %t.gpt2.dec.mlir -magi-fuse-layer-norm -magi-fuse-attention -magi-fuse-gelu -canonicalize -magi-dce > %t.gpt2.refused.mlir
+// RUN: magi-opt %t.gpt2.dec.mlir -magi-fuse=enable=layer-norm,attention,gelu -canonicalize -magi-dce > %t.gpt2.refused.mlir
 // RUN: FileCheck %s --check-prefix=LN < %t.gpt2.refused.mlir
 // RUN: FileCheck %s --check-prefix=ATT < %t.gpt2.refused.mlir
 // RUN: FileCheck %s --check-prefix=GELU-TANH < %t.gpt2.refused.mlir
 // RUN: magi-import %fixtures/bert-bf16/model.pt2 | magi-opt --magi-compile-to=full-graph | magi-opt -magi-decompose-fused > %t.bert.dec.mlir
 // RUN: FileCheck %s --check-prefix=BERT-DEC < %t.bert.dec.mlir
-// RUN: magi-opt %t.bert.dec.mlir -magi-fuse-layer-norm -magi-fuse-attention -magi-fuse-gelu -canonicalize -magi-dce > %t.bert.refused.mlir
+// RUN: magi-opt %t.bert.dec.mlir -magi-fuse=enable=layer-norm,attention,gelu -canonicalize -magi-dce > %t.bert.refused.mlir
 // RUN: FileCheck %s --check-prefix=LN < %t.bert.refused.mlir
 // RUN: FileCheck %s --check-prefix=ATT < %t.bert.refused.mlir
 // RUN: FileCheck %s --check-prefix=GELU-ERF < %t.bert.refused.mlir

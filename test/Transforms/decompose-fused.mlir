@@ -1,8 +1,8 @@
 // RUN: magi-opt %s -split-input-file -magi-decompose-fused -verify-diagnostics | FileCheck %s
 // RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.rms_norm,magi.layer_norm' | FileCheck %s --check-prefix=SOME
 // RUN: magi-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(magi-decompose-fused{ops=magi.silu_and_mul}))' | FileCheck %s --check-prefix=SILU
-// RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.attention,magi.rotary_embedding' -verify-diagnostics | magi-opt -split-input-file -magi-fuse-attention -canonicalize -magi-dce | FileCheck %s --check-prefix=ROUND
-// RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.softmax,magi.gelu' | magi-opt -split-input-file -magi-fuse-softmax -magi-fuse-gelu -canonicalize -magi-dce | FileCheck %s --check-prefix=SG
+// RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.attention,magi.rotary_embedding' -verify-diagnostics | magi-opt -split-input-file -magi-fuse=enable=attention -canonicalize -magi-dce | FileCheck %s --check-prefix=ROUND
+// RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.softmax,magi.gelu' | magi-opt -split-input-file -magi-fuse=enable=softmax,gelu -canonicalize -magi-dce | FileCheck %s --check-prefix=SG
 
 // magi-decompose-fused: the fused ops back into the primitive ops their
 // documentation defines them by; `ops` restricts it to some of them.

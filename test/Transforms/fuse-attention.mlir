@@ -1,6 +1,6 @@
-// RUN: magi-opt %s -magi-fuse-attention -canonicalize -magi-dce | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=attention -canonicalize -magi-dce | FileCheck %s
 
-// magi-fuse-attention: magi.scaled_dot_product_efficient_attention whose
+// magi-fuse's attention fusion: magi.scaled_dot_product_efficient_attention whose
 // log-sum-exp and RNG results are unused becomes magi.attention (folding the
 // repeat_kv of K and V into grouped-query heads); so does PyTorch's math SDPA
 // spelled out in bmm / softmax / _safe_softmax as BERT captures it.

@@ -1,6 +1,6 @@
-// RUN: magi-opt %s -magi-fuse-gelu -canonicalize -magi-dce | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=gelu -canonicalize -magi-dce | FileCheck %s
 
-// magi-fuse-gelu: GPT-2's gelu_new (tanh approximation) and the erf form.
+// magi-fuse's gelu fusion: GPT-2's gelu_new (tanh approximation) and the erf form.
 
 // As GPT-2 captures it: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
 // CHECK-LABEL: func.func @tanh_form

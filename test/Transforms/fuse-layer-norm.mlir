@@ -1,7 +1,7 @@
-// RUN: magi-opt %s -magi-fuse-layer-norm | FileCheck %s
-// RUN: magi-opt %s -magi-fuse-layer-norm -canonicalize -magi-dce | FileCheck %s --check-prefix=DCE
+// RUN: magi-opt %s -magi-fuse=enable=layer-norm | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=layer-norm -canonicalize -magi-dce | FileCheck %s --check-prefix=DCE
 
-// magi-fuse-layer-norm: magi.native_layer_norm whose mean and rstd have no use
+// magi-fuse's layer-norm fusion: magi.native_layer_norm whose mean and rstd have no use
 // other than shape bindings becomes magi.layer_norm.
 
 // Unused statistics; weight and bias.

@@ -1,7 +1,7 @@
-// RUN: magi-opt %s -magi-fuse-rms-norm -canonicalize -magi-dce | FileCheck %s
-// RUN: magi-opt %s -pass-pipeline='builtin.module(func.func(magi-fuse-rms-norm,canonicalize,magi-dce))' | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=rms-norm -canonicalize -magi-dce | FileCheck %s
+// RUN: magi-opt %s -pass-pipeline='builtin.module(func.func(magi-fuse{enable=rms-norm},canonicalize,magi-dce))' | FileCheck %s
 
-// magi-fuse-rms-norm: the LLaMA RMSNorm as captured becomes magi.rms_norm.
+// magi-fuse's rms-norm fusion: the LLaMA RMSNorm as captured becomes magi.rms_norm.
 
 // LLaMA in bf16: upcast to f32, square, mean over the last dim, + eps, rsqrt,
 // times the upcast input, cast back, weight on the left.

@@ -1,6 +1,6 @@
-// RUN: magi-opt %s -magi-fuse-rotary-embedding -canonicalize -magi-dce | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=rotary-embedding -canonicalize -magi-dce | FileCheck %s
 
-// magi-fuse-rotary-embedding: x * cos + rotate_half(x) * sin, with
+// magi-fuse's rotary-embedding fusion: x * cos + rotate_half(x) * sin, with
 // rotate_half(x) = cat(neg(x[..., d/2:]), x[..., :d/2], -1).
 
 // As HF LLaMA captures it (bf16, a dynamic sequence length, dim given as 3,

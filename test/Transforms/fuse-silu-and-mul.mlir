@@ -1,6 +1,6 @@
-// RUN: magi-opt %s -magi-fuse-silu-and-mul -canonicalize -magi-dce | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=silu-and-mul -canonicalize -magi-dce | FileCheck %s
 
-// magi-fuse-silu-and-mul: mul(silu(gate), up) becomes magi.silu_and_mul,
+// magi-fuse's silu-and-mul fusion: mul(silu(gate), up) becomes magi.silu_and_mul,
 // silu being magi.silu, x * sigmoid(x), or that computed in f32 and cast back.
 
 // CHECK-LABEL: func.func @silu_op

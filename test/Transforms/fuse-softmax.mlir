@@ -1,6 +1,6 @@
-// RUN: magi-opt %s -magi-fuse-softmax -canonicalize -magi-dce | FileCheck %s
+// RUN: magi-opt %s -magi-fuse=enable=softmax -canonicalize -magi-dce | FileCheck %s
 
-// magi-fuse-softmax: exp(x - amax(x, d)) / sum(exp(x - amax(x, d)), d), keepdim
+// magi-fuse's softmax fusion: exp(x - amax(x, d)) / sum(exp(x - amax(x, d)), d), keepdim
 // reductions, becomes magi.softmax along d (normalized to a non-negative dim).
 
 // The last dim, named -1 by amax and 2 by sum.

@@ -5,11 +5,11 @@
 // The full-graph phase's passes, without its final magi-dce: magi-dce erases
 // magi.symbolic_int and every shape binding (see the report), after which
 // there is no symbol left to specialize.
-// RUN: magi-import %fixtures/llama-bf16/model.pt2 | magi-opt -canonicalize -cse -magi-item-to-tensor -canonicalize -magi-fuse-layer-norm -magi-fuse-attention -magi-fuse-rms-norm -magi-fuse-silu-and-mul -magi-fuse-gelu -magi-fuse-rotary-embedding -magi-fuse-softmax -canonicalize -cse > %t.llama.fused.mlir
+// RUN: magi-import %fixtures/llama-bf16/model.pt2 | magi-opt -canonicalize -cse -magi-item-to-tensor -canonicalize -magi-fuse=enable=layer-norm,attention,rms-norm,silu-and-mul,gelu,rotary-embedding,softmax -canonicalize -cse > %t.llama.fused.mlir
 // RUN: magi-opt %t.llama.fused.mlir -magi-specialize='symbol=s70 value=16' > %t.llama.s16.mlir
 // RUN: magi-opt %t.llama.s16.mlir -verify-diagnostics | FileCheck %s --check-prefix=LLAMA
 // RUN: magi-opt %t.llama.s16.mlir -magi-specialize='symbol=s70 value=300' | magi-opt | FileCheck %s --check-prefix=LLAMA300
-// RUN: magi-import %fixtures/gpt2-f32/model.pt2 | magi-opt -canonicalize -cse -magi-fuse-layer-norm -magi-fuse-attention -magi-fuse-gelu -canonicalize -cse | magi-opt -magi-specialize='symbol=s70 value=7 replace=true' | magi-opt | FileCheck %s --check-prefix=GPT2
+// RUN: magi-import %fixtures/gpt2-f32/model.pt2 | magi-opt -canonicalize -cse -magi-fuse=enable=layer-norm,attention,gelu -canonicalize -cse | magi-opt -magi-specialize='symbol=s70 value=7 replace=true' | magi-opt | FileCheck %s --check-prefix=GPT2
 
 // LLAMA-LABEL: func.func @main(
 // LLAMA-SAME: tensor<1x?xi64> {magi.input_kind = "user_input", magi.name = "input_ids"}

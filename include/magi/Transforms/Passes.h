@@ -31,6 +31,10 @@ inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
 mlir::LogicalResult specializeSymbol(mlir::func::FuncOp func,
                                      llvm::StringRef symbol, int64_t value);
 
+/// The fusions magi-fuse knows, in the order it runs them (its `enable` and
+/// `disable` lists and the pipeline's `fusions` option name them).
+llvm::ArrayRef<llvm::StringRef> fusionNames();
+
 /// The splitting ops MagiCompiler splits at by default: attention.
 llvm::SmallVector<std::string> defaultSplittingOps();
 

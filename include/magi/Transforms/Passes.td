@@ -46,72 +46,48 @@ def ItemToTensor : Pass<"magi-item-to-tensor", "mlir::func::FuncOp"> {
   ];
 }
 
-class Magi_FusionPass<string name, string fused, string what>
-    : Pass<name, "mlir::func::FuncOp"> {
-  let summary = "Forms `" # fused # "` from " # what;
+def Fuse : Pass<"magi-fuse", "mlir::func::FuncOp"> {
+  let summary = "Forms the fused magi ops from the patterns torch.export captures";
+  let description = [{
+    Each fusion is a rewrite pattern (two for attention and RMSNorm) whose
+    root is the captured pattern's last op; a root that does not match says
+    why (`--debug-only=greedy-rewriter`-style diagnostics through
+    `notifyMatchFailure`), and a fused op whose type would not be the root's
+    is not formed. The enabled fusions run in this order, each as one walk
+    over the function per stage, no folding, no dead-code elimination (ops
+    left dead are removed by canonicalization and `magi-dce`):
+    - `layer-norm`: `magi.native_layer_norm` whose mean and rstd have no use
+      (other than shape bindings) becomes `magi.layer_norm`;
+    - `attention`: `magi.scaled_dot_product_efficient_attention` whose
+      log-sum-exp and RNG results are unused becomes `magi.attention`; when
+      K and V are the `repeat_kv` of transformers (`unsqueeze(2)` →
+      `expand` → `view`), it takes the unrepeated K and V (grouped-query
+      attention). Then the math SDPA spelled out (batched matmuls through
+      views, scaled q and kᵀ, an additive float mask, a (safe) softmax);
+    - `rms-norm`: the LLaMA RMSNorm as captured (`to_copy(f32)` → `pow 2`
+      → `mean(-1, keepdim)` → `add eps` → `rsqrt` → `mul` → `to_copy` →
+      `mul` by a 1-d weight) becomes `magi.rms_norm`; then, in a second
+      walk, the same without the weight;
+    - `silu-and-mul`: `mul(silu(gate), up)`, `silu` as `magi.silu` or
+      `x * sigmoid(x)` (also through an f32 round trip);
+    - `gelu`: `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))`
+      becomes `magi.gelu {approximate = "tanh"}`, the erf form `magi.gelu`;
+    - `rotary-embedding`: `x * cos + rotate_half(x) * sin`, with
+      `rotate_half(x)` = `cat(neg(x[..., d/2:]), x[..., :d/2], -1)`;
+    - `softmax`: `exp(x - amax(x)) / sum(exp(x - amax(x)))` along one
+      dimension (keepdim reductions).
+    `enable` runs only the fusions named (default: all), `disable` leaves
+    out the ones named; an unknown name is an error listing the known ones.
+  }];
+  let options = [
+    ListOption<"enable", "enable", "std::string",
+               "Fusions to run, by name (default: all)">,
+    ListOption<"disable", "disable", "std::string",
+               "Fusions not to run, by name">,
+  ];
   let statistics = [
     Statistic<"numFused", "num-fused", "Number of fused ops formed">,
   ];
-}
-
-def FuseRmsNorm : Magi_FusionPass<"magi-fuse-rms-norm", "magi.rms_norm",
-    "to_copy(f32) → pow 2 → mean(-1) → add eps → rsqrt → mul → to_copy → mul weight"> {
-  let description = [{
-    The LLaMA RMSNorm as captured: the input upcast to f32 (absent for f32
-    inputs), squared, averaged over the last dimension (keepdim), plus eps,
-    rsqrt, times the upcast input, cast back to the input dtype, times a 1-d
-    weight (optional).
-  }];
-}
-
-def FuseSiluAndMul : Magi_FusionPass<"magi-fuse-silu-and-mul",
-    "magi.silu_and_mul", "silu(gate) * up"> {
-  let description = [{
-    `mul(silu(gate), up)`, where `silu` is `magi.silu` or `x * sigmoid(x)`
-    (possibly computed in f32 and cast back to the gate's dtype).
-  }];
-}
-
-def FuseGelu : Magi_FusionPass<"magi-fuse-gelu", "magi.gelu",
-    "its tanh approximation spelled out"> {
-  let description = [{
-    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` (GPT-2's
-    `gelu_new`) becomes `magi.gelu {approximate = "tanh"}`; the erf form
-    `0.5 * x * (1 + erf(x / sqrt(2)))` becomes `magi.gelu`.
-  }];
-}
-
-def FuseRotaryEmbedding : Magi_FusionPass<"magi-fuse-rotary-embedding",
-    "magi.rotary_embedding", "x * cos + rotate_half(x) * sin"> {
-  let description = [{
-    `rotate_half(x)` is `cat(neg(x[..., d/2:]), x[..., :d/2], -1)`.
-  }];
-}
-
-def FuseSoftmax : Magi_FusionPass<"magi-fuse-softmax", "magi.softmax",
-    "exp(x - amax(x)) / sum(exp(x - amax(x)))"> {
-  let description = [{
-    The decomposed softmax along one dimension (keepdim reductions).
-  }];
-}
-
-def FuseLayerNorm : Magi_FusionPass<"magi-fuse-layer-norm", "magi.layer_norm",
-    "native_layer_norm whose mean and rstd are unused"> {
-  let description = [{
-    `magi.native_layer_norm` whose saved statistics have no use (other than
-    shape bindings) becomes `magi.layer_norm`.
-  }];
-}
-
-def FuseAttention : Magi_FusionPass<"magi-fuse-attention", "magi.attention",
-    "the SDPA variants, folding the GQA repeat of K and V"> {
-  let description = [{
-    `magi.scaled_dot_product_efficient_attention` whose log-sum-exp and RNG
-    results are unused becomes `magi.attention`. When K and V are the
-    `repeat_kv` of transformers (`unsqueeze(2)` → `expand` → `view`), the
-    attention takes the unrepeated K and V and serves the query heads in
-    groups (grouped-query attention).
-  }];
 }
 
 def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
