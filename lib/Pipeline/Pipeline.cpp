@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - Magi's compilation pipeline by phases ---------------===//
 
 #include "magi/Pipeline/Pipeline.h"
+#include "magi/Conversion/Passes.h"
 #include "magi/GPU/Passes.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -164,6 +165,7 @@ void addLowerToLinalgPasses(OpPassManager &pm) {
 void registerPasses() {
   registerMagiPasses();
   registerMagiGPUPasses();
+  registerMagiConversionPasses();
   registerPassPipeline(
       "magi-pipeline",
       "Magi's phased pipeline (full-graph → split → post-grad) up to "

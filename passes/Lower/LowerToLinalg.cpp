@@ -4,25 +4,46 @@
 // ops on tensors (value semantics), with tensor, arith and math ops; symbolic
 // integers become arith on `index`. The patterns live in one file per op
 // family (LowerElementwise, LowerReductions, LowerMatmul, LowerAttention,
-// LowerShapes, LowerIndexing); this file runs them.
+// LowerShapes, LowerIndexing); this file gathers them and runs them as a
+// dialect conversion.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LowerToLinalgCommon.h"
 
+#include "magi/Conversion/Passes.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
-#include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace magi {
 #define GEN_PASS_DEF_LOWERTOLINALG
-#include "magi/Transforms/Passes.h.inc"
+#include "magi/Conversion/Passes.h.inc"
 } // namespace magi
 
 using namespace mlir;
 using namespace magi;
+
+void magi::populateMagiToLinalgPatterns(RewritePatternSet &patterns) {
+  lower::populateElementwisePatterns(patterns);
+  lower::populateReductionPatterns(patterns);
+  lower::populateMatmulPatterns(patterns);
+  lower::populateAttentionPatterns(patterns);
+  lower::populateShapePatterns(patterns);
+  lower::populateIndexingPatterns(patterns);
+}
+
+void magi::configureMagiToLinalgTarget(ConversionTarget &target, bool magiIllegal) {
+  if (magiIllegal)
+    target.addIllegalDialect<MagiDialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *op) -> std::optional<bool> {
+    if (isa_and_nonnull<MagiDialect>(op->getDialect()))
+      return std::nullopt; // attempted, may stay
+    return true;
+  });
+}
 
 namespace {
 
@@ -31,28 +52,38 @@ class LowerToLinalgPass
 public:
   using LowerToLinalgBase::LowerToLinalgBase;
 
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet set(ctx);
+    populateMagiToLinalgPatterns(set);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     // The split graph only calls the pieces; it stays in the magi dialect
     // (its calls are what the runtime's plan follows).
     if (func->hasAttr("magi.split"))
       return;
-    MLIRContext *ctx = &getContext();
-    RewritePatternSet patterns(ctx);
-    lower::populateElementwisePatterns(patterns);
-    lower::populateReductionPatterns(patterns);
-    lower::populateMatmulPatterns(patterns);
-    lower::populateAttentionPatterns(patterns);
-    lower::populateShapePatterns(patterns);
-    lower::populateIndexingPatterns(patterns);
-    // Only rewrite, no folding of the magi ops left: the IR after the pass
-    // is the input with the converted ops replaced.
-    GreedyRewriteConfig config;
-    config.enableFolding(false);
-    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
+    // magi ops of unknown legality: the conversion attempts each and lets
+    // the ones no pattern lowers stay, so that they can all be named below
+    // (with the magi dialect illegal, it would stop at the first).
+    ConversionTarget target(getContext());
+    configureMagiToLinalgTarget(target, /*magiIllegal=*/false);
+    // Only rewrite, no folding of the magi ops: the IR after the pass is the
+    // input with the converted ops replaced.
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(func, target, patterns, config)))
       return signalPassFailure();
-
+    // What the conversion left dead (a symbol whose bindings went) goes, and
+    // the constants the patterns made are hoisted and shared, as after a
+    // greedy rewrite; still no folding.
+    GreedyRewriteConfig cleanup;
+    cleanup.enableFolding(false);
+    cleanup.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(func, FrozenRewritePatternSet(), cleanup)))
+      return signalPassFailure();
     if (!failOnUnconverted)
       return;
     bool failedAny = false;
@@ -66,6 +97,9 @@ public:
     if (failedAny)
       signalPassFailure();
   }
+
+private:
+  FrozenRewritePatternSet patterns;
 };
 
 } // namespace

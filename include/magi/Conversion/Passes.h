@@ -1,0 +1,37 @@
+//===- Passes.h - Magi conversions ------------------------------*- C++ -*-===//
+//
+// magi to linalg on tensors as a dialect conversion: the pass, and its
+// patterns and target for other compilers that embed the lowering in their
+// own conversions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAGI_CONVERSION_PASSES_H
+#define MAGI_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace magi {
+
+#define GEN_PASS_DECL
+#include "magi/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "magi/Conversion/Passes.h.inc"
+
+/// The patterns that lower every magi op of a piece to linalg on tensors
+/// (with tensor, arith and math; symbolic integers become arith on
+/// `index`; shape bindings and symbol declarations go). One file per op
+/// family in passes/Lower/.
+void populateMagiToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+/// What the lowering leaves: every op outside the magi dialect is legal;
+/// magi ops are illegal when `magiIllegal`, else of unknown legality (a
+/// partial conversion attempts them and lets them stay).
+void configureMagiToLinalgTarget(mlir::ConversionTarget &target, bool magiIllegal);
+
+} // namespace magi
+
+#endif // MAGI_CONVERSION_PASSES_H

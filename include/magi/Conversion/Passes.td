@@ -1,0 +1,77 @@
+//===- Passes.td - Magi conversions ------------------------*- tablegen -*-===//
+//
+// The magi dialect to other dialects, as dialect conversions whose patterns
+// other compilers can use (populateMagiToLinalgPatterns).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MAGI_CONVERSION_PASSES
+#define MAGI_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lowers every magi op of a piece to linalg on tensors";
+  let description = [{
+    A partial dialect conversion (`populateMagiToLinalgPatterns` and
+    `configureMagiToLinalgTarget` in `magi/Conversion/Passes.h`, no
+    folding) in which magi ops are attempted and may stay; with
+    `fail-on-unconverted` every magi op left is then an error naming it and
+    the piece (all of them, where a target with the magi dialect illegal,
+    as embedders may use, would stop at the first).
+
+    The first step of the lower phase, on each piece function (the split
+    graph, marked `magi.split`, is skipped). On ranked tensors with static or
+    dynamic dimensions, with value semantics; each top-level linalg op is
+    meant to become one GPU kernel, and the code around them is index
+    arithmetic only (Python scalars are converted inside generic bodies):
+    - elementwise ops (arithmetic, comparisons, where, bitwise and logical
+      ops, unary math, gelu, to_copy, clone) become one `linalg.generic`
+      each. Operands broadcast by their indexing maps: a static size-1
+      dimension is read at index 0; a dynamic dimension is never 1
+      (torch.export symbols have min >= 2). bf16 and f16 compute in f32 and
+      round once (PyTorch's opmath). silu_and_mul and rotary_embedding are one
+      generic each, rounding where their decomposition changes dtype.
+    - `sum`, `mean`, `amax`, `any`: a reduction generic over a filled init
+      (f32 accumulation for half types), `tensor.expand_shape` for keepdim.
+      `cumsum`: one generic with a second loop over the scanned dimension.
+      `softmax`: max and sum reductions and one elementwise generic.
+      `rms_norm`: one reduction and one elementwise generic; `layer_norm`: the
+      mean and the centered sum of squares (two reductions), then one
+      elementwise generic.
+    - `mm`, `bmm`, `addmm`: `linalg.matmul` / `linalg.batch_matmul` (a generic
+      with transposed maps for `transpose_*`), f32 accumulation for half
+      types, one rounding (and bias) epilogue.
+    - `attention`: four generics (scores; row max and sum in one online
+      reduction; the product with V of exp(s - max) rounded to the input
+      dtype; division by the sum, zeros for fully masked rows), with the
+      scale, additive or boolean masks, `is_causal`, and grouped-query heads
+      (key/value head `h floordiv (Hq / Hkv)`).
+    - views: `tensor.collapse_shape` / `tensor.expand_shape` when the groups
+      follow from the static sizes (at most one group with dynamic sizes),
+      else a generic that gathers by linear index; `unsqueeze` / `squeeze`
+      are reshapes, `permute` is `linalg.transpose`, `expand` a broadcasting
+      generic; `slice`, `select`, `split_with_sizes` are
+      `tensor.extract_slice` (Python bounds clamped with index arithmetic);
+      `cat` inserts slices into an empty tensor; `constant_pad_nd` is one
+      generic (negative pads crop).
+    - `embedding`, `gather`, `index`: one generic reading the source with
+      `tensor.extract` (negative indices count from the end).
+    - `full`, `full_like`, `scalar_tensor`, `arange`, `constant`: fills or
+      generics computing each element from its index.
+    - `sym_size` becomes `tensor.dim`, the other `sym_*` ops arith on `index`;
+      `bind_symbolic_shape` is erased (and unused `symbolic_int`s).
+    With `fail-on-unconverted`, any magi op left is an error that names the
+    op and the piece.
+  }];
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+  ];
+  let options = [
+    Option<"failOnUnconverted", "fail-on-unconverted", "bool", "false",
+           "Report every magi op left unconverted as an error">,
+  ];
+}
+
+#endif // MAGI_CONVERSION_PASSES
