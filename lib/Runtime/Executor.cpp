@@ -800,6 +800,22 @@ void GraphExecutor::poisonPlanBuffers() {
     device_.poison(entry.second.ptr, entry.second.bytes);
 }
 
+void GraphExecutor::releaseRunState() {
+  for (StepGraphState &state : stepGraphs_) {
+    if (state.graph)
+      device_.releaseGraph(*state.graph);
+    state = StepGraphState{};
+  }
+  if (wholeGraph_.graph)
+    device_.releaseGraph(*wholeGraph_.graph);
+  wholeGraph_ = StepGraphState{};
+  for (auto &entry : planBuffers_)
+    device_.release(entry.second.ptr);
+  planBuffers_.clear();
+  for (std::optional<CachedStep> &cached : preparedSteps_)
+    cached.reset();
+}
+
 GraphExecutor::Value
 GraphExecutor::resolve(const ValueRef &ref,
                        const std::vector<std::vector<Value>> &stepResults) const {

@@ -974,6 +974,29 @@ TEST(RuntimeExecutor, FullGraphCapturesTheWholeRun) {
   EXPECT_NE(verbose.str().find("parameters changed since the last run"), std::string::npos);
 }
 
+TEST(RuntimeExecutor, ReleasingRunStateFreesBuffersAndGraphs) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device);
+  executor.uploadWeights();
+  std::string case0 = dir + "/fixture/case0";
+  executor.setInputs({fixtureInput(case0, 0)});
+  int before = device.numAllocations;
+  for (int run = 0; run < 3; ++run)
+    executor.run();
+  EXPECT_EQ(device.liveGraphs(), 2u);
+  int withBuffers = device.numAllocations;
+  EXPECT_GT(withBuffers, before);
+  executor.releaseRunState();
+  EXPECT_EQ(device.liveGraphs(), 0u);
+  // Everything runs again from scratch: eager, with fresh buffers.
+  std::vector<DeviceTensor> outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<StepMode>{StepMode::Eager, StepMode::Eager}));
+  EXPECT_EQ(device.numAllocations, withBuffers + (withBuffers - before));
+  expectOutputsMatch(executor, outputs, case0, "after releaseRunState");
+}
+
 TEST(RuntimeExecutor, FailedCaptureIsCancelled) {
   std::string dir = selftestDir();
   Manifest m = loadManifest(dir + "/artifact");

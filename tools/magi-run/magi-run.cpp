@@ -302,6 +302,10 @@ int run(const Options &options) {
   }
 
   if (options.repeat > 0) {
+    // The checked run's buffers are not needed any more (its outputs are on
+    // the host): the timing runs' own would double the GPU memory a large
+    // model needs.
+    executor.releaseRunState();
     // Timing runs neither print per step nor synchronize inside the graph.
     ExecutorOptions timingOptions;
     timingOptions.cudaGraphs = options.cudaGraphs;

@@ -249,6 +249,10 @@ public:
   // Fills every plan buffer with 0xFF bytes again: what a later run (or a
   // replay) does not write then shows, as on the first run.
   void poisonPlanBuffers();
+  // Frees what runs hold on the device (plan buffers, CUDA graphs) and
+  // forgets the steps' evaluations; weights and inputs stay. The outputs
+  // of earlier runs are gone with it; a later run allocates again.
+  void releaseRunState();
 
   const std::map<std::string, int64_t> &symbols() const { return symbols_; }
   // How each step ran in the last run.
