@@ -227,16 +227,20 @@ class MatmulToLibraryCallPass
 public:
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    erased.clear();
     SmallVector<linalg::LinalgOp> candidates;
     for (Operation &op : func.getBody().front())
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
         candidates.push_back(linalgOp);
     for (linalg::LinalgOp op : candidates)
-      rewrite(op);
+      if (!erased.contains(op.getOperation()))
+        rewrite(op);
     eraseWritesNobodyReads(func);
   }
 
 private:
+  llvm::SmallPtrSet<Operation *, 8> erased; // roundings the calls took over
+
   // The view of `memref` whose dimensions are `loops` in that order: a unit
   // batch first when `addBatch`, or its first `collapseBatch` dimensions
   // (several batch loops) collapsed into one when they are contiguous;
@@ -359,8 +363,11 @@ private:
                                      ValueRange{va, vb, vc});
     call->setAttr(magi::kLibraryCallAttr, b.getStringAttr("gemm"));
     op->erase();
-    if (rounding)
+    if (rounding) {
+      // A later candidate: it must not be visited once erased.
+      erased.insert(rounding.getOperation());
       rounding->erase();
+    }
     if (fillIsDead)
       fill->erase();
   }
