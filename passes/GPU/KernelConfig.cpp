@@ -7,6 +7,7 @@
 
 #include "magi/GPU/Passes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace magi {
@@ -34,6 +35,12 @@ bool isDeviceWork(Operation *op) {
     });
   }
   return !isMemoryEffectFree(op);
+}
+
+Value viewedBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
 }
 
 bool canRunSeveralPerThread(scf::ParallelOp loop) {

@@ -647,23 +647,18 @@ private:
   // loads overlap; the last block runs them one by one, each guarded.
   LogicalResult mapSeveralPerThread(scf::ParallelOp loop, int64_t blockSize,
                                     int64_t perThread) {
-    if (loop.getNumReductions() != 0)
-      return loop.emitError() << "has reductions; only loops whose "
-                                 "iterations are independent map to threads";
-    if (failed(checkNoEscapingValues({loop.getOperation()})))
-      return failure();
     Location loc = loop.getLoc();
     OpBuilder b(loop);
     SmallVector<Value> counts;
-    Value total = tripCounts(b, loop, counts);
-    Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
-    Value chunk = arith::ConstantIndexOp::create(b, loc, blockSize * perThread);
-    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, total, chunk);
-    gpu::LaunchOp launch = createLaunch(
-        b, loc, grid, block,
-        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+    Value total, block;
+    FailureOr<gpu::LaunchOp> launched =
+        launchForThreads(b, loop, blockSize, perThread, counts, total, block);
+    if (failed(launched))
+      return failure();
+    gpu::LaunchOp launch = *launched;
 
     b.setInsertionPoint(launch.getBody().front().getTerminator());
+    Value chunk = arith::ConstantIndexOp::create(b, loc, blockSize * perThread);
     Value blockStart =
         arith::MulIOp::create(b, loc, launch.getBlockIds().x, chunk);
     Value first = arith::AddIOp::create(b, loc, blockStart,
@@ -709,22 +704,40 @@ private:
     return success();
   }
 
-  LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
+  // The launch for an elementwise `loop` run `perThread` iterations a
+  // thread: its trip counts and their product `total` (emitted before it),
+  // `ceildiv(total, blockSize * perThread)` blocks of `block` threads.
+  FailureOr<gpu::LaunchOp> launchForThreads(OpBuilder &b, scf::ParallelOp loop,
+                                            int64_t blockSize, int64_t perThread,
+                                            SmallVectorImpl<Value> &counts,
+                                            Value &total, Value &block) {
     if (loop.getNumReductions() != 0)
       return loop.emitError() << "has reductions; only loops whose "
                                  "iterations are independent map to threads";
     if (failed(checkNoEscapingValues({loop.getOperation()})))
       return failure();
     Location loc = loop.getLoc();
+    total = tripCounts(b, loop, counts);
+    block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value chunk = perThread == 1
+                      ? block
+                      : arith::ConstantIndexOp::create(b, loc, blockSize * perThread);
+    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, total, chunk);
+    return createLaunch(b, loc, grid, block,
+                        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+  }
+
+  LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
+    Location loc = loop.getLoc();
     OpBuilder b(loop);
     // Trip counts, and their product: the number of threads that work.
     SmallVector<Value> counts;
-    Value total = tripCounts(b, loop, counts);
-    Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
-    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, total, block);
-    gpu::LaunchOp launch = createLaunch(
-        b, loc, grid, block,
-        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+    Value total, block;
+    FailureOr<gpu::LaunchOp> launched =
+        launchForThreads(b, loop, blockSize, /*perThread=*/1, counts, total, block);
+    if (failed(launched))
+      return failure();
+    gpu::LaunchOp launch = *launched;
 
     b.setInsertionPoint(launch.getBody().front().getTerminator());
     Value id = arith::AddIOp::create(

@@ -100,17 +100,9 @@ bool unusedBetween(Operation *from, Operation *to, Value memref) {
   return true;
 }
 
-// The allocation `v` is a view of (through view-like ops), or null.
+// The allocation `v` is a view of, or null.
 memref::AllocOp rootAlloc(Value v) {
-  while (v) {
-    if (auto alloc = v.getDefiningOp<memref::AllocOp>())
-      return alloc;
-    auto view = v.getDefiningOp<ViewLikeOpInterface>();
-    if (!view)
-      return nullptr;
-    v = view.getViewSource();
-  }
-  return nullptr;
+  return magi::viewedBuffer(v).getDefiningOp<memref::AllocOp>();
 }
 
 // True when `generic` is `out = truncf(in)` element by element, from f32 to

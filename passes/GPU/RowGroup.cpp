@@ -43,13 +43,6 @@ ValueRange indicesOf(Operation *op) {
   return cast<memref::StoreOp>(op).getIndices();
 }
 
-// The buffer a memref value views.
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 } // namespace
 
 std::optional<RowPhase> matchRowPhase(scf::ParallelOp loop,
@@ -104,7 +97,7 @@ bool rowGroupIsSafe(ArrayRef<RowPhase> phases) {
   llvm::SmallDenseMap<Value, Value> writtenThrough; // root -> memref value
   for (auto [memref, op] : accesses)
     if (isa<memref::StoreOp>(op)) {
-      Value root = rootOf(memref);
+      Value root = viewedBuffer(memref);
       auto [it, inserted] = writtenThrough.try_emplace(root, memref);
       if (!inserted && it->second != memref)
         return false; // written through two views
@@ -112,7 +105,7 @@ bool rowGroupIsSafe(ArrayRef<RowPhase> phases) {
   llvm::SmallDenseMap<Value, SmallVector<int64_t>> positions;
   for (auto [k, access] : llvm::enumerate(accesses)) {
     auto [memref, op] = access;
-    auto written = writtenThrough.find(rootOf(memref));
+    auto written = writtenThrough.find(viewedBuffer(memref));
     if (written == writtenThrough.end())
       continue; // read only: any element may be read
     if (written->second != memref)

@@ -900,14 +900,19 @@ TEST(RuntimeExecutor, CudaGraphsOff) {
   EXPECT_NE(verbose.str().find("eager (CUDA graphs off)"), std::string::npos) << verbose.str();
 }
 
-TEST(RuntimeExecutor, SplittingPiecesRunEagerly) {
-  std::string dir = selftestDir();
-  Manifest m = parseManifest(
+// The self-test with its second piece made a splitting piece.
+Manifest selftestWithSplittingPiece() {
+  return parseManifest(
       edited("\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"compute\", \"graph_index\": 0,\n"
              "      \"cuda_graph\": true,",
              "\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"splitting\", "
              "\"graph_index\": null,\n      \"cuda_graph\": false,"),
       "manifest.json");
+}
+
+TEST(RuntimeExecutor, SplittingPiecesRunEagerly) {
+  std::string dir = selftestDir();
+  Manifest m = selftestWithSplittingPiece();
   ASSERT_TRUE(m.pieces[1].isSplitting);
   HostDevice device;
   std::ostringstream verbose;
@@ -930,12 +935,7 @@ TEST(RuntimeExecutor, SplittingPiecesRunEagerly) {
 TEST(RuntimeExecutor, FullGraphCapturesTheWholeRun) {
   // A splitting piece too: in full mode it is in the one graph.
   std::string dir = selftestDir();
-  Manifest m = parseManifest(
-      edited("\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"compute\", \"graph_index\": 0,\n"
-             "      \"cuda_graph\": true,",
-             "\"index\": 1, \"name\": \"selftest_piece_1\", \"kind\": \"splitting\", "
-             "\"graph_index\": null,\n      \"cuda_graph\": false,"),
-      "manifest.json");
+  Manifest m = selftestWithSplittingPiece();
   HostDevice device;
   std::ostringstream verbose;
   ExecutorOptions options;

@@ -30,6 +30,10 @@ inline constexpr llvm::StringLiteral kKernelConfigAttr = "magi.kernel_config";
 /// describing views of it) or holds regions.
 bool isDeviceWork(mlir::Operation *op);
 
+/// The buffer `v` is a view of: followed through view-like ops to the
+/// value they start from (an allocation, a function argument).
+mlir::Value viewedBuffer(mlir::Value v);
+
 /// True when the iterations of an elementwise `scf.parallel` can be run
 /// several to a thread with every load of all of them issued before any of
 /// their stores: the body has no regions and reads nothing after its first
