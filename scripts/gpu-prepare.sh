@@ -8,10 +8,12 @@
 #                              ../../fixtures/<model>/model.pt2)
 #   .gpu/llama7b-<L>l/         the 7B-shaped models compiled (--compile-sizes=16,512,4096)
 #   .gpu/harness/              the shared LLaMA-7B harness (model and export)
+#   .gpu/attention/<config>/   the attention sweep's graphs compiled (bench/attention)
 # Then, on the GPU machine (carry .gpu):
 #   scripts/gpu-check.sh .gpu/artifacts .gpu/fixtures
 #   python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
 #       --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l
+#   python3 bench/attention/check.py --magi-run build-run/magi-run --artifacts .gpu/attention
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 shared="${MAGI_SHARED_DIR:-$repo/../shared}"
@@ -31,6 +33,14 @@ done
 for layers in 1 4; do
   "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$out/llama7b-${layers}l" \
     --cache-mode=off --quiet --compile-sizes=16,512,4096
+done
+# The attention sweep (bench/attention/check.py): one graph per configuration.
+python3 "$repo/bench/attention/graphs.py" "$out/attention-graphs" > /dev/null
+mkdir -p "$out/attention"
+cp "$out/attention-graphs/configs.json" "$out/attention/"
+for graph in "$out"/attention-graphs/*.mlir; do
+  "$bin/magi-compile" "$graph" -o "$out/attention/$(basename "$graph" .mlir)" \
+    --cache-mode=off --quiet --no-weights
 done
 # Token ids for the sanitizer and profiling runs of the 7B-shaped layer (no
 # reference: the weights are zeros there): the compiled sizes, and 99 (the

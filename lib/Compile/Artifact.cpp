@@ -357,7 +357,7 @@ private:
     if (pipelineText.empty()) {
       OpPassManager lower(ModuleOp::getOperationName(),
                           OpPassManager::Nesting::Implicit);
-      addLowerToLinalgPasses(lower);
+      addLowerToLinalgPasses(lower, t.tiledAttention);
       llvm::raw_string_ostream os(pipelineText);
       lower.printAsTextualPipeline(os);
       os << " then " << gpuPipelineText(t);
@@ -381,7 +381,7 @@ private:
     auto clone = cast<func::FuncOp>(b.clone(*piece));
     holder->getBody()->push_back(clone);
     PassManager pm(piece.getContext());
-    addLowerToLinalgPasses(pm);
+    addLowerToLinalgPasses(pm, options.target.tiledAttention);
     if (failed(pm.run(*holder)))
       return piece.emitError() << "piece @" << piece.getSymName()
                                << " failed in the lower phase";

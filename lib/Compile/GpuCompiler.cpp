@@ -9,7 +9,9 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -61,6 +63,7 @@ void registerGpuCompilation(DialectRegistry &registry) {
   registerConvertMemRefToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -98,6 +101,9 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   config.reductionBlockSize = target.reductionBlockSize;
   fn.addPass(createChooseKernelConfig(config));
   fn.addPass(createMapToGPU());
+  // Last before outlining: no canonicalization hoists the kernel's
+  // constants out of its launch.
+  fn.addPass(createTiledAttentionToGPU());
 }
 
 void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
@@ -116,6 +122,8 @@ void addNVVMPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createSCFToControlFlowPass());
+  // Tensor-core fragments, ldmatrix and cp.async (tiled attention).
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
@@ -190,7 +198,8 @@ void registerGpuPipeline() {
   PassPipelineRegistration<GpuPipelineCliOptions>(
       "magi-gpu-pipeline",
       "Magi's GPU half for pieces in linalg form (as the lower phase leaves "
-      "them): magi-bufferize, matrix products to library calls, loops, "
+      "them): magi-bufferize, tiled attention kernels, matrix products to "
+      "library calls, loops, "
       "magi-choose-kernel-config, magi-map-to-gpu, kernel outlining, NVVM "
       "with libdevice, PTX in a gpu.binary. magi-compile runs exactly this, "
       "reading the kernel configurations and the launch plan between its "
@@ -214,7 +223,7 @@ void loadGpuCompilationDialects(MLIRContext *context,
   // while pieces compile on several threads would race.
   DialectRegistry registry;
   PassManager pm(context);
-  addLowerToLinalgPasses(pm);
+  addLowerToLinalgPasses(pm, target.tiledAttention);
   addMappingPasses(pm, target);
   addOutliningPasses(pm, target);
   addNVVMPasses(pm, target);

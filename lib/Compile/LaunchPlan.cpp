@@ -18,6 +18,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace rt = magi::runtime;
 
@@ -542,6 +544,12 @@ private:
       auto value = constant ? dyn_cast<FloatAttr>(constant.getValue())
                             : FloatAttr();
       if (value && (type.isF32() || type.isF64())) {
+        // The manifest is JSON, which has no infinities or NaNs.
+        if (!std::isfinite(value.getValueAsDouble()))
+          return launch.emitError()
+                 << "kernel operand is the non-finite constant " << value
+                 << ", which the manifest cannot carry (constants belong "
+                    "inside the kernel)";
         arg.kind = type.isF32() ? rt::KernelArg::Kind::F32
                                 : rt::KernelArg::Kind::F64;
         arg.floating = value.getValueAsDouble();

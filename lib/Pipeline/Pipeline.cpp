@@ -151,10 +151,11 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   return success();
 }
 
-void addLowerToLinalgPasses(OpPassManager &pm) {
+void addLowerToLinalgPasses(OpPassManager &pm, bool tiledAttention) {
   OpPassManager &lower = pm.nest<func::FuncOp>();
   LowerToLinalgOptions toLinalg;
   toLinalg.failOnUnconverted = true;
+  toLinalg.tiledAttention = tiledAttention;
   lower.addPass(createLowerToLinalg(toLinalg));
   lower.addPass(createCanonicalizerPass());
   lower.addPass(createCSEPass());

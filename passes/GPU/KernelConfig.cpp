@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/GPU/Passes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -20,7 +21,9 @@ using namespace mlir;
 namespace magi {
 
 bool isDeviceWork(Operation *op) {
-  if (isa<func::ReturnOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op))
+  // Kernels already, or made one by their own pass (tiled attention).
+  if (isa<func::ReturnOp, gpu::LaunchOp, gpu::LaunchFuncOp,
+          magi::TiledAttentionOp>(op))
     return false;
   // A library call is launched by the host (cuBLASLt), not mapped.
   if (isa<func::CallOp>(op) && op->hasAttr(kLibraryCallAttr))
@@ -35,6 +38,11 @@ bool isDeviceWork(Operation *op) {
     });
   }
   return !isMemoryEffectFree(op);
+}
+
+bool endsLoopRun(Operation *op) {
+  return isa<gpu::LaunchOp, magi::TiledAttentionOp>(op) ||
+         (isa<func::CallOp>(op) && op->hasAttr(kLibraryCallAttr));
 }
 
 Value viewedBuffer(Value v) {
@@ -139,8 +147,7 @@ void formRowGroups(func::FuncOp func) {
       runs.back().push_back(loop);
       continue;
     }
-    bool library = isa<func::CallOp>(op) && op.hasAttr(magi::kLibraryCallAttr);
-    if (library || magi::isDeviceWork(&op))
+    if (magi::endsLoopRun(&op) || magi::isDeviceWork(&op))
       runs.emplace_back();
   }
   Builder b(func.getContext());

@@ -109,6 +109,8 @@ public:
       return result;
     };
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      if (magi::endsLoopRun(&op) && failed(flushRun()))
+        return signalPassFailure();
       if (!magi::isDeviceWork(&op)) {
         // A side-effect-free op on a value the current single-thread run
         // computes (a loaded scalar) is part of that kernel's work; other
@@ -184,11 +186,11 @@ private:
       return first.emitError("strategy 'row-group' needs a 'group' number");
     SmallVector<scf::ParallelOp> members = {first};
     for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
-      bool library = isa<func::CallOp>(op) && op->hasAttr(magi::kLibraryCallAttr);
-      if (!magi::isDeviceWork(op) && !library)
+      bool ends = magi::endsLoopRun(op);
+      if (!magi::isDeviceWork(op) && !ends)
         continue;
       auto loop = dyn_cast<scf::ParallelOp>(op);
-      if (library || !loop || groupOf(loop) != group)
+      if (ends || !loop || groupOf(loop) != group)
         break;
       members.push_back(loop);
     }
@@ -214,6 +216,8 @@ private:
   void foldInitializations(func::FuncOp func) {
     Operation *previous = nullptr;
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+      if (magi::endsLoopRun(&op))
+        previous = nullptr;
       if (!magi::isDeviceWork(&op))
         continue;
       Operation *fill = previous;

@@ -16,6 +16,12 @@
 // Grouped-query heads read key/value head h floordiv (Hq / Hkv) (then 1 and
 // 5 are not plain products, and run as kernels).
 //
+// With `tiled` (the GPU path), attention on f16 or bf16 operands of rank 4
+// and head dimension 64 or 128 (a mask broadcast only over batch and heads)
+// becomes one
+// magi.tiled_attention instead, which magi-tiled-attention-to-gpu makes a
+// single tensor-core kernel that never materializes the scores.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LowerToLinalgCommon.h"
@@ -34,7 +40,8 @@ namespace {
 
 class AttentionPattern : public OpRewritePattern<AttentionOp> {
 public:
-  using OpRewritePattern::OpRewritePattern;
+  AttentionPattern(MLIRContext *ctx, bool tiled)
+      : OpRewritePattern(ctx), tiled(tiled) {}
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -73,6 +80,8 @@ public:
     Type inEl = qType.getElementType();
     Type resEl = resType.getElementType();
     bool causal = op.getIsCausal();
+    if (tiled && fitsTiledKernel(op))
+      return rewriteTiled(op, scale, rewriter);
     auto maskType = mask ? cast<RankedTensorType>(mask.getType()) : nullptr;
 
     // Sizes: batch..., Hq, L from q; S from k; Ev from v.
@@ -257,10 +266,66 @@ public:
     rewriter.replaceOp(op, out);
     return success();
   }
+
+private:
+  bool tiled;
+
+  // What magi.tiled_attention takes: rank 4, one half dtype throughout,
+  // E = Ev of 64 or 128; a mask of [1 or B, 1 or Hq, L, S].
+  static bool fitsTiledKernel(AttentionOp op) {
+    if (Value mask = op.getMask()) {
+      auto maskType = cast<RankedTensorType>(mask.getType());
+      ArrayRef<int64_t> qs =
+          cast<RankedTensorType>(op.getQuery().getType()).getShape();
+      if (maskType.getRank() != 4)
+        return false;
+      for (int i = 0; i < 2; ++i)
+        if (maskType.getDimSize(i) != 1 &&
+            (ShapedType::isDynamic(qs[i]) || maskType.getDimSize(i) != qs[i]))
+          return false;
+      Type el = maskType.getElementType();
+      if (!el.isInteger(1) && !el.isF16() && !el.isBF16() && !el.isF32())
+        return false;
+    }
+    auto types = {cast<RankedTensorType>(op.getQuery().getType()),
+                  cast<RankedTensorType>(op.getKey().getType()),
+                  cast<RankedTensorType>(op.getValue().getType()),
+                  cast<RankedTensorType>(op.getType())};
+    Type el = cast<RankedTensorType>(op.getQuery().getType()).getElementType();
+    if (!el.isF16() && !el.isBF16())
+      return false;
+    int64_t headDim = cast<RankedTensorType>(op.getQuery().getType()).getShape().back();
+    if (headDim != 64 && headDim != 128)
+      return false;
+    for (RankedTensorType t : types)
+      if (t.getRank() != 4 || t.getElementType() != el ||
+          t.getShape().back() != headDim)
+        return false;
+    return true;
+  }
+
+  LogicalResult rewriteTiled(AttentionOp op, double scale,
+                             PatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto resType = cast<RankedTensorType>(op.getType());
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, op.getQuery());
+    Value init = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
+    auto tiledOp = TiledAttentionOp::create(
+        rewriter, loc, TypeRange{init.getType()}, op.getQuery(), op.getKey(),
+        op.getValue(), op.getMask(), init, rewriter.getF64FloatAttr(scale),
+        rewriter.getBoolAttr(op.getIsCausal()));
+    Value result = tiledOp.getResult();
+    if (result.getType() != resType)
+      result = tensor::CastOp::create(rewriter, loc, resType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
 };
 
 } // namespace
 
-void magi::lower::populateAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<AttentionPattern>(patterns.getContext());
+void magi::lower::populateAttentionPatterns(RewritePatternSet &patterns,
+                                            bool tiled) {
+  patterns.add<AttentionPattern>(patterns.getContext(), tiled);
 }

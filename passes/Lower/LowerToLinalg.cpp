@@ -26,11 +26,12 @@ namespace magi {
 using namespace mlir;
 using namespace magi;
 
-void magi::populateMagiToLinalgPatterns(RewritePatternSet &patterns) {
+void magi::populateMagiToLinalgPatterns(RewritePatternSet &patterns,
+                                        const MagiToLinalgPatternOptions &options) {
   lower::populateElementwisePatterns(patterns);
   lower::populateReductionPatterns(patterns);
   lower::populateMatmulPatterns(patterns);
-  lower::populateAttentionPatterns(patterns);
+  lower::populateAttentionPatterns(patterns, options.tiledAttention);
   lower::populateShapePatterns(patterns);
   lower::populateIndexingPatterns(patterns);
 }
@@ -38,6 +39,8 @@ void magi::populateMagiToLinalgPatterns(RewritePatternSet &patterns) {
 void magi::configureMagiToLinalgTarget(ConversionTarget &target, bool magiIllegal) {
   if (magiIllegal)
     target.addIllegalDialect<MagiDialect>();
+  // The kernel-level op the lowering itself forms.
+  target.addLegalOp<TiledAttentionOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *op) -> std::optional<bool> {
     if (isa_and_nonnull<MagiDialect>(op->getDialect()))
       return std::nullopt; // attempted, may stay
@@ -54,7 +57,9 @@ public:
 
   LogicalResult initialize(MLIRContext *ctx) override {
     RewritePatternSet set(ctx);
-    populateMagiToLinalgPatterns(set);
+    MagiToLinalgPatternOptions options;
+    options.tiledAttention = tiledAttention;
+    populateMagiToLinalgPatterns(set, options);
     patterns = FrozenRewritePatternSet(std::move(set));
     return success();
   }
@@ -88,7 +93,8 @@ public:
       return;
     bool failedAny = false;
     func.walk([&](Operation *op) {
-      if (!isa_and_nonnull<MagiDialect>(op->getDialect()))
+      if (!isa_and_nonnull<MagiDialect>(op->getDialect()) ||
+          isa<TiledAttentionOp>(op))
         return;
       op->emitError() << "'" << op->getName() << "' in piece @"
                       << func.getSymName() << " was not lowered to linalg";

@@ -17,7 +17,9 @@
 // PIPELINE: convert-linalg-to-parallel-loops
 // PIPELINE: magi-choose-kernel-config
 // PIPELINE: magi-map-to-gpu
+// PIPELINE: magi-tiled-attention-to-gpu
 // PIPELINE: gpu-kernel-outlining
+// PIPELINE: convert-nvgpu-to-nvvm
 // PIPELINE: convert-gpu-to-nvvm
 // PIPELINE: nvvm-attach-target{{.*}}chip=sm_90
 // PIPELINE: gpu-module-to-binary

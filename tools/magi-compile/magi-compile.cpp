@@ -89,6 +89,11 @@ static cl::opt<bool> noLibraryGemm(
     "no-library-gemm",
     cl::desc("Compile matrix products into kernels instead of cuBLASLt calls"),
     cl::cat(category));
+static cl::opt<bool> noTiledAttention(
+    "no-tiled-attention",
+    cl::desc("Lower attention to separate score, softmax and product kernels "
+             "instead of one tiled tensor-core kernel"),
+    cl::cat(category));
 static cl::opt<std::string>
     dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
             cl::cat(category));
@@ -159,7 +164,8 @@ static std::string optionsText() {
           ";no-cubin=" + std::to_string(noCubin) +
           ";block-size=" + std::to_string(blockSize) +
           ";reduction-block-size=" + std::to_string(reductionBlockSize) +
-          ";no-library-gemm=" + std::to_string(noLibraryGemm);
+          ";no-library-gemm=" + std::to_string(noLibraryGemm) +
+          ";no-tiled-attention=" + std::to_string(noTiledAttention);
   return text;
 }
 
@@ -372,6 +378,7 @@ int main(int argc, char **argv) {
   options.target.blockSize = blockSize;
   options.target.reductionBlockSize = reductionBlockSize;
   options.target.libraryGemm = !noLibraryGemm;
+  options.target.tiledAttention = !noTiledAttention;
   options.emitCubin = !noCubin;
   options.noWeights = noWeights;
   options.packWeights = packWeights;

@@ -29,6 +29,10 @@ struct GpuTargetOptions {
   /// Matrix products as cuBLASLt calls (magi-matmul-to-library-call) rather
   /// than kernels.
   bool libraryGemm = true;
+  /// Attention that fits as one tiled tensor-core kernel
+  /// (magi.tiled_attention, magi-tiled-attention-to-gpu) rather than
+  /// scores, softmax and products as separate kernels.
+  bool tiledAttention = true;
 };
 
 struct CompiledPiece {

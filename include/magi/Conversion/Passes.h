@@ -21,14 +21,23 @@ namespace magi {
 #define GEN_PASS_REGISTRATION
 #include "magi/Conversion/Passes.h.inc"
 
+struct MagiToLinalgPatternOptions {
+  /// Attention that fits one tiled kernel (rank 4, f16 or bf16, head
+  /// dimension 64 or 128, a mask broadcast only over batch and heads) becomes magi.tiled_attention rather than
+  /// generics that materialize the scores (the GPU path sets this).
+  bool tiledAttention = false;
+};
+
 /// The patterns that lower every magi op of a piece to linalg on tensors
 /// (with tensor, arith and math; symbolic integers become arith on
 /// `index`; shape bindings and symbol declarations go). One file per op
 /// family in passes/Lower/.
-void populateMagiToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateMagiToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                  const MagiToLinalgPatternOptions &options = {});
 
-/// What the lowering leaves: every op outside the magi dialect is legal;
-/// magi ops are illegal when `magiIllegal`, else of unknown legality (a
+/// What the lowering leaves: every op outside the magi dialect is legal, and
+/// magi.tiled_attention; other magi ops are illegal when `magiIllegal`, else
+/// of unknown legality (a
 /// partial conversion attempts them and lets them stay).
 void configureMagiToLinalgTarget(mlir::ConversionTarget &target, bool magiIllegal);
 

@@ -42,11 +42,15 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
     - `mm`, `bmm`, `addmm`: `linalg.matmul` / `linalg.batch_matmul` (a generic
       with transposed maps for `transpose_*`), f32 accumulation for half
       types, one rounding (and bias) epilogue.
-    - `attention`: four generics (scores; row max and sum in one online
-      reduction; the product with V of exp(s - max) rounded to the input
-      dtype; division by the sum, zeros for fully masked rows), with the
+    - `attention`: six generics (scores; row max; row sum of exp(s - max);
+      the probabilities rounded to the input dtype; their product with V;
+      division by the sum, zeros for fully masked rows), with the
       scale, additive or boolean masks, `is_causal`, and grouped-query heads
-      (key/value head `h floordiv (Hq / Hkv)`).
+      (key/value head `h floordiv (Hq / Hkv)`). With `tiled-attention` (the
+      GPU path), attention on f16 or bf16 operands of rank 4 and head
+      dimension 64 or 128, its mask (if any) broadcast only over batch and
+      heads, becomes one `magi.tiled_attention`
+      instead, which `magi-tiled-attention-to-gpu` makes one kernel.
     - views: `tensor.collapse_shape` / `tensor.expand_shape` when the groups
       follow from the static sizes (at most one group with dynamic sizes),
       else a generic that gathers by linear index; `unsqueeze` / `squeeze`
@@ -71,6 +75,9 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
   let options = [
     Option<"failOnUnconverted", "fail-on-unconverted", "bool", "false",
            "Report every magi op left unconverted as an error">,
+    Option<"tiledAttention", "tiled-attention", "bool", "false",
+           "Attention on f16/bf16 operands of rank 4 and head dimension 64 or "
+           "128 becomes magi.tiled_attention (one GPU kernel)">,
   ];
 }
 

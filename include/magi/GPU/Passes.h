@@ -3,6 +3,13 @@
 #define MAGI_GPU_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,10 +32,17 @@ inline constexpr llvm::StringLiteral kGemmCallee = "magi_library_gemm";
 /// The attribute magi-choose-kernel-config writes and magi-map-to-gpu reads.
 inline constexpr llvm::StringLiteral kKernelConfigAttr = "magi.kernel_config";
 
-/// True for a top-level op of a bufferized host function that must run on
-/// the device: it reads or writes memory (other than allocating it or
-/// describing views of it) or holds regions.
+/// True for a top-level op of a bufferized host function that the mapping
+/// passes must make device work: it reads or writes memory (other than
+/// allocating it or describing views of it) or holds regions, and is not a
+/// kernel already or magi.tiled_attention (which has its own pass).
 bool isDeviceWork(mlir::Operation *op);
+
+/// True for device work the mapping passes leave as it is but that ends a
+/// run of neighbouring loops (row groups, single-thread kernels, folded
+/// fills): a library call, a kernel already formed (`gpu.launch`), or a
+/// magi.tiled_attention (made a kernel by magi-tiled-attention-to-gpu).
+bool endsLoopRun(mlir::Operation *op);
 
 /// The buffer `v` is a view of: followed through view-like ops to the
 /// value they start from (an allocation, a function argument).

@@ -167,4 +167,52 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
                            "mlir::func::FuncDialect"];
 }
 
+def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Makes each magi.tiled_attention on buffers one tensor-core kernel";
+  let description = [{
+    Runs on a bufferized host function, after magi-map-to-gpu (the mapping
+    passes leave the op where it is, and it ends their runs of neighbouring
+    loops) and right before outlining, so that no canonicalization hoists
+    the kernel's constants out of its launch. Each
+    `magi.tiled_attention` on memrefs becomes one `gpu.launch` (kernel
+    `attentionN`, configuration `{strategy = "tiled-attention",
+    block_size = 128, query_rows = 64, key_rows = 64}`), a FlashAttention-2
+    style kernel:
+    - one block of 4 warps per (64 query rows, query head, batch), the
+      tiles with the most keys (causal) first; query head `h` reads
+      key/value head `h floordiv (Hq / Hkv)`;
+    - the query tile, then each 64-row key and value tile, is copied into
+      shared memory with `cp.async` (`nvgpu.device_async_copy`, 16 bytes a
+      thread, rows past the end zero-filled); the next key tile is in
+      flight while the scores of this one are taken, the next value tile
+      while its product is;
+    - each warp holds its 16 query rows as `ldmatrix` fragments
+      (`nvgpu.ldmatrix`; the shared rows padded by 16 bytes so that the
+      eight rows of a fragment fall in distinct banks), S = Q K^T and
+      O += P V are `nvvm.mma.sync` m16n8k16 (f16 or bf16 in, f32
+      accumulated; V's fragments by a transposing `ldmatrix`), and the
+      probabilities P go from the score accumulators to the product's
+      operands in registers;
+    - the online softmax in registers: per row the running max (over the
+      4 threads of a quad by `gpu.shuffle xor`) and a per-thread partial
+      sum, rescaled by `exp2` of the max's change; the scale times
+      log2(e) folded into the scores; keys at or past S, and keys after the
+      query under `is_causal` (top left aligned, as PyTorch), score -inf;
+    - at the end the sums are combined over the quad, and each row is
+      divided by its sum, rounded to the output type and stored (rows past
+      L are not).
+    Each tile is a whole number of fragments of 16 rows, so any L and S
+    work. An operand whose rows are not contiguous (inner stride not 1) is
+    first copied into a dense buffer by a kernel of its own (one thread an
+    element); operand views whose strides or offset are not known to be
+    multiples of 8 elements (16 bytes, what `cp.async` needs) are checked
+    in the kernel with `cf.assert`.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::nvgpu::NVGPUDialect",
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::cf::ControlFlowDialect", "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect", "mlir::linalg::LinalgDialect"];
+}
+
 #endif // MAGI_GPU_PASSES

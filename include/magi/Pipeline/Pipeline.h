@@ -70,8 +70,9 @@ buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
 /// tensor, arith and math on tensors (no magi op left; an op that cannot be
 /// lowered is an error naming it), then elementwise producers fuse into
 /// consumers that read each of their elements once (magi-fuse-elementwise).
-/// The split graph itself stays as it is.
-void addLowerToLinalgPasses(mlir::OpPassManager &pm);
+/// The split graph itself stays as it is. `tiledAttention` (the GPU path):
+/// attention that fits one tiled kernel becomes magi.tiled_attention.
+void addLowerToLinalgPasses(mlir::OpPassManager &pm, bool tiledAttention = false);
 
 /// Registers the passes and the `magi-pipeline` pass pipeline.
 void registerPasses();

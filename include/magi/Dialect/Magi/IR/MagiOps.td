@@ -16,6 +16,8 @@ include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -817,6 +819,62 @@ def Magi_EfficientAttentionOp : Magi_Op<"scaled_dot_product_efficient_attention"
   let assemblyFormat = [{
     $query `,` $key `,` $value (`bias` $attn_bias^)? attr-dict `:` functional-type(operands, results)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel-level ops the lowering forms
+//===----------------------------------------------------------------------===//
+
+def Magi_TiledAttentionOp : Magi_Op<"tiled_attention", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+        ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+         "getAliasingValues", "bufferize"]>]> {
+  let summary = "Attention as one tiled, online-softmax kernel (GPU lowering)";
+  let description = [{
+    `softmax(q @ k^T * scale + mask, causally masked when is_causal) @ v`
+    for `q: [B, Hq, L, E]`, `k, v: [B, Hkv, S, E]` into `init: [B, Hq, L, E]`,
+    with `Hq` a multiple of `Hkv` (query head `h` reads key/value head
+    `h floordiv (Hq / Hkv)`), `E` 64 or 128, f16 or bf16 throughout. The
+    optional `mask: [1 or B, 1 or Hq, L, S]` is additive (f16, bf16 or f32)
+    or boolean (`false` masks out). A row whose scores are all `-inf` gives
+    zeros. The lower phase forms it from `magi.attention` for the GPU
+    (`magi-lower-to-linalg{tiled-attention}`) where no dropout is asked for;
+    `magi-tiled-attention-to-gpu` makes it one kernel. The probabilities
+    are rounded to the input dtype before the product with `v` and the row
+    sums are kept in f32, as `magi.attention` defines.
+
+    Destination style, like linalg: on tensors it has one result (the
+    updated `init`), on buffers none, and it bufferizes in place into
+    `init`'s buffer.
+
+    ```mlir
+    %o = magi.tiled_attention %q, %k, %v mask(%m : tensor<1x1x?x?xbf16>) outs(%init)
+        {scale = 0.0883883476 : f64}
+        : tensor<1x32x?x128xbf16>, tensor<1x32x?x128xbf16>, tensor<1x32x?x128xbf16>,
+          tensor<1x32x?x128xbf16> -> tensor<1x32x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
+                       Optional<AnyShaped>:$mask,
+                       AnyShaped:$init, F64Attr:$scale,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal);
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $init `)` attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `,` type($init)
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The head dimension E.
+    int64_t getHeadDim() {
+      return ::llvm::cast<::mlir::ShapedType>(getQuery().getType()).getShape().back();
+    }
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,633 @@
+//===- TiledAttention.cpp - magi.tiled_attention as one tensor-core kernel ===//
+//
+// FlashAttention-2's algorithm on mma.sync: a block of four warps owns 64
+// query rows of one head, each warp 16 of them; key and value tiles of 64
+// rows pass through shared memory (cp.async), scores and the product with V
+// are m16n8k16 tensor-core products with f32 accumulators, and the softmax
+// is online (running max and sum in registers). The fragment layouts are
+// PTX's for mma.m16n8k16 (thread lane = 4 g + t):
+//   A (16x16): regs {(g, 2t), (g+8, 2t), (g, 2t+8), (g+8, 2t+8)}, 2 values each
+//   B (16x8):  regs {(k 2t, n g), (k 2t+8, n g)}, 2 values along k each
+//   C (16x8):  {(g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)}
+// so the scores' accumulators of two neighbouring 8-key tiles are, rounded,
+// the A operand of the product with V for those 16 keys.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/GPU/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+
+namespace magi {
+#define GEN_PASS_DEF_TILEDATTENTIONTOGPU
+#include "magi/GPU/Passes.h.inc"
+} // namespace magi
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kQueryRows = 64; // per block, 16 per warp
+constexpr int64_t kKeyRows = 64;   // per key/value tile
+constexpr int64_t kWarps = 4;
+constexpr int64_t kThreads = 32 * kWarps;
+constexpr int64_t kFragmentRows = 16;
+// Elements of padding per shared row: consecutive rows start 16 bytes apart
+// in the banks, so the 8 row addresses of one ldmatrix tile hit 32 banks.
+constexpr int64_t kPadding = 8;
+// Elements one cp.async moves (16 bytes of f16/bf16).
+constexpr int64_t kCopyElements = 8;
+
+// Builds one kernel's body; every value is an index unless said otherwise.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
+                Value query, Value key, Value value, Value mask, Value out)
+      : b(b), loc(loc), query(query), key(key), value(value), mask(mask),
+        out(out) {
+    auto qType = cast<MemRefType>(query.getType());
+    element = qType.getElementType();
+    headDim = qType.getShape().back();
+    group = qType.getShape()[1] / cast<MemRefType>(key.getType()).getShape()[1];
+    causal = op.getIsCausal();
+    scaleLog2 = op.getScale().convertToDouble() * M_LOG2E;
+    f32 = b.getF32Type();
+    i32 = b.getI32Type();
+  }
+
+  LogicalResult build(gpu::LaunchOp launch, Value queries, Value keys,
+                      Value sharedK, Value sharedV);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value query, key, value, mask, out;
+  Type element, f32, i32;
+  int64_t headDim, group;
+  bool causal;
+  double scaleLog2;
+  // Per-thread values of the kernel.
+  Value tid, lane, batch, head, kvHead, maskBatch, maskHead;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return add(x, idx(y)); }
+  Value mul(Value x, int64_t y) { return mul(x, idx(y)); }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, idx(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, idx(y));
+  }
+  Value lessThan(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value f32Const(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
+  Value exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
+
+  // Copies rows [first, first + 64) of (batch, h) of `src` into the shared
+  // tile; rows at or past `rows` are zero-filled.
+  void copyTile(Value src, Value h, Value first, Value rows, Value shared) {
+    int64_t chunksPerRow = headDim / kCopyElements;
+    int64_t rowsPerPass = kThreads / chunksPerRow;
+    Value row0 = div(tid, chunksPerRow);
+    Value col = mul(rem(tid, chunksPerRow), kCopyElements);
+    Value zero = idx(0);
+    for (int64_t pass = 0; pass < kKeyRows / rowsPerPass; ++pass) {
+      Value row = add(row0, pass * rowsPerPass);
+      Value globalRow = add(first, row);
+      Value inside = lessThan(globalRow, rows);
+      Value srcRow = arith::SelectOp::create(b, loc, inside, globalRow, zero);
+      Value count = arith::SelectOp::create(b, loc, inside, idx(kCopyElements), zero);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
+          ValueRange{row, col}, src, ValueRange{batch, h, srcRow, col},
+          b.getIndexAttr(kCopyElements), count, b.getUnitAttr());
+    }
+  }
+  void commit() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
+  void waitAllBut(int32_t pending) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+  }
+  void barrier() { gpu::BarrierOp::create(b, loc); }
+
+  // Four 8x8 tiles of 16-bit values from shared memory, as four i32
+  // registers (two values each).
+  SmallVector<Value> loadFragments(Value shared, Value row, Value col,
+                                   bool transpose) {
+    auto type = VectorType::get({4, 2}, element);
+    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared,
+                                            ValueRange{row, col}, transpose, 4);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < 4; ++i) {
+      Value pair = vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i});
+      regs.push_back(asRegister(pair));
+    }
+    return regs;
+  }
+  // A vector<2 x f16/bf16> as the register operand nvvm.mma.sync takes:
+  // vector<2xf16> for f16, an i32 for bf16.
+  Value asRegister(Value pair) {
+    if (element.isF16())
+      return pair;
+    Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
+    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  }
+  // Two f32 values rounded to the element type, as one register (the first
+  // in the low half).
+  Value packRounded(Value lo, Value hi) {
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
+    Value rounded = arith::TruncFOp::create(
+        b, loc, VectorType::get({2}, element), pair);
+    return asRegister(rounded);
+  }
+
+  // acc += A * B for one m16n8k16 tile: A four registers, B two, acc four
+  // f32 values.
+  void mma(ArrayRef<Value> a, ArrayRef<Value> bRegs, MutableArrayRef<Value> acc) {
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    NVVM::MMATypes type =
+        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value result = NVVM::MmaOp::create(
+        b, loc, resultType, a, bRegs, acc, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (int64_t i = 0; i < 4; ++i)
+      acc[i] = LLVM::ExtractValueOp::create(b, loc, result, ArrayRef<int64_t>{i});
+  }
+
+  // `v` combined over the four threads of a quad (the threads of one row).
+  Value quadReduce(Value v, bool isMax) {
+    for (int32_t offset : {1, 2}) {
+      Value other = gpu::ShuffleOp::create(
+                        b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      v = isMax ? fmax(v, other) : fadd(v, other);
+    }
+    return v;
+  }
+
+  // `body`'s values, computed only where `cond` holds (else `otherwise`);
+  // unconditionally when there is no condition.
+  SmallVector<Value> guarded(Value cond, function_ref<SmallVector<Value>()> body,
+                             ArrayRef<Value> otherwise) {
+    if (!cond)
+      return body();
+    auto ifOp = scf::IfOp::create(b, loc, ValueRange(otherwise).getTypes(), cond,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, body());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, otherwise);
+    return SmallVector<Value>(ifOp.getResults());
+  }
+
+  // A multiple of 8 elements, checked in the kernel unless known.
+  void assertAligned(Value memref, StringRef what);
+};
+
+LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
+                                   Value keys, Value sharedK, Value sharedV) {
+  MLIRContext *ctx = b.getContext();
+  tid = launch.getThreadIds().x;
+  // The last query tiles have the most keys under a causal mask: first.
+  Value tile = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, launch.getGridSize().x, idx(1)),
+      launch.getBlockIds().x);
+  head = launch.getBlockIds().y;
+  batch = launch.getBlockIds().z;
+  kvHead = group == 1 ? head : div(head, group);
+  if (mask) {
+    auto maskShape = cast<MemRefType>(mask.getType()).getShape();
+    maskBatch = maskShape[0] == 1 ? idx(0) : batch;
+    maskHead = maskShape[1] == 1 ? idx(0) : head;
+  }
+  for (auto [operand, what] : {std::pair{query, "query"}, {key, "key"},
+                               {value, "value"}})
+    assertAligned(operand, what);
+
+  Value warp = div(tid, 32);
+  lane = rem(tid, 32);
+  Value quadRow = div(lane, 4); // g
+  Value quadCol = rem(lane, 4); // t
+  Value firstQuery = mul(tile, kQueryRows);
+  Value warpRow = mul(warp, kFragmentRows);
+  // Per-lane offsets of the ldmatrix row addresses (see the header).
+  Value lane16 = rem(lane, 16);
+  Value laneHalf = mul(div(lane, 16), 8);
+  Value keyLaneRow = add(rem(lane, 8), laneHalf);
+  Value keyLaneCol = mul(rem(div(lane, 8), 2), 8);
+
+  // The query tile through the key buffer, into registers.
+  copyTile(query, head, firstQuery, queries, sharedK);
+  commit();
+  waitAllBut(0);
+  barrier();
+  int64_t steps = headDim / 16;
+  SmallVector<SmallVector<Value>> queryFragments;
+  for (int64_t kk = 0; kk < steps; ++kk)
+    queryFragments.push_back(loadFragments(sharedK, add(warpRow, lane16),
+                                           add(laneHalf, kk * 16), false));
+  barrier();
+
+  Value numKeyTiles = arith::CeilDivUIOp::create(b, loc, keys, idx(kKeyRows));
+  if (causal)
+    numKeyTiles = arith::MinUIOp::create(b, loc, numKeyTiles, add(tile, 1));
+  copyTile(key, kvHead, idx(0), keys, sharedK);
+  commit();
+  copyTile(value, kvHead, idx(0), keys, sharedV);
+  commit();
+
+  // The two rows of this thread and how many keys each may see.
+  Value rows[2] = {add(add(firstQuery, warpRow), quadRow), nullptr};
+  rows[1] = add(rows[0], 8);
+  Value limits[2];
+  for (int r = 0; r < 2; ++r)
+    limits[r] = causal ? arith::MinUIOp::create(b, loc, keys, add(rows[r], 1))
+                             .getResult()
+                       : keys;
+
+  int64_t outTiles = headDim / 8;
+  Value negInf = f32Const(-INFINITY), zero = f32Const(0.0);
+  SmallVector<Value> inits(4 * outTiles, zero);
+  inits.append({negInf, negInf, zero, zero}); // max, partial sum per row
+  auto loop = scf::ForOp::create(b, loc, idx(0), numKeyTiles, idx(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    SmallVector<Value> acc(carried.begin(), carried.begin() + 4 * outTiles);
+    Value oldMax[2] = {carried[4 * outTiles], carried[4 * outTiles + 1]};
+    Value oldSum[2] = {carried[4 * outTiles + 2], carried[4 * outTiles + 3]};
+    Value firstKey = mul(j, kKeyRows);
+    Value nextKey = add(firstKey, kKeyRows);
+    Value hasNext = lessThan(add(j, 1), numKeyTiles);
+    auto copyNext = [&](Value src, Value shared) {
+      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      copyTile(src, kvHead, nextKey, keys, shared);
+    };
+    int64_t keyTiles = kKeyRows / 8;
+    // The key of score (n, c) of this thread.
+    auto keyOf = [&](int64_t n, int c) {
+      return add(add(firstKey, mul(quadCol, 2)), n * 8 + c);
+    };
+
+    waitAllBut(1); // this key tile; its value tile may be in flight
+    barrier();
+    // The mask at this thread's scores; a warp none of whose scores the
+    // mask lets through skips the tile's products.
+    SmallVector<Value> maskTerms(4 * keyTiles);
+    Value work;
+    if (mask) {
+      Value lastRow = arith::SubIOp::create(b, loc, queries, idx(1));
+      Value lastKey = arith::SubIOp::create(b, loc, keys, idx(1));
+      Value visibleAny = arith::ConstantIntOp::create(b, loc, 0, 1);
+      Type maskElement = cast<MemRefType>(mask.getType()).getElementType();
+      for (int r = 0; r < 2; ++r) {
+        Value row = arith::MinUIOp::create(b, loc, rows[r], lastRow);
+        for (int64_t n = 0; n < keyTiles; ++n)
+          for (int c = 0; c < 2; ++c) {
+            Value key = keyOf(n, c);
+            Value col = arith::MinUIOp::create(b, loc, key, lastKey);
+            Value m = memref::LoadOp::create(
+                b, loc, mask, ValueRange{maskBatch, maskHead, row, col});
+            Value visible = lessThan(key, limits[r]);
+            if (maskElement.isInteger(1)) {
+              maskTerms[4 * n + 2 * r + c] = m;
+              visible = arith::AndIOp::create(b, loc, visible, m);
+            } else {
+              if (!maskElement.isF32())
+                m = arith::ExtFOp::create(b, loc, f32, m);
+              maskTerms[4 * n + 2 * r + c] = fmul(m, f32Const(M_LOG2E));
+              visible = arith::AndIOp::create(
+                  b, loc, visible,
+                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m,
+                                        f32Const(-INFINITY)));
+            }
+            visibleAny = arith::OrIOp::create(b, loc, visibleAny, visible);
+          }
+      }
+      work = NVVM::VoteSyncOp::create(
+          b, loc, b.getI1Type(),
+          arith::ConstantIntOp::create(b, loc, -1, 32), visibleAny,
+          NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any));
+    }
+
+    // S = Q K^T over this key tile (8 tiles of 8 keys), then the online
+    // softmax in log2 units; yields P (16 registers), the new max and sum
+    // of both rows and the rescaled accumulators.
+    auto scoresAndSoftmax = [&]() {
+      SmallVector<Value> scores(4 * keyTiles, zero);
+      for (int64_t np = 0; np < keyTiles / 2; ++np)
+        for (int64_t kk = 0; kk < steps; ++kk) {
+          SmallVector<Value> regs = loadFragments(
+              sharedK, add(keyLaneRow, np * 16), add(keyLaneCol, kk * 16), false);
+          mma(queryFragments[kk], {regs[0], regs[1]},
+              MutableArrayRef<Value>(scores).slice(8 * np, 4));
+          mma(queryFragments[kk], {regs[2], regs[3]},
+              MutableArrayRef<Value>(scores).slice(8 * np + 4, 4));
+        }
+      Value scale = f32Const(scaleLog2);
+      SmallVector<Value> results(4 * keyTiles / 2, nullptr); // P, filled below
+      SmallVector<Value> rescaled(acc);
+      Value newMax[2], newSum[2];
+      for (int r = 0; r < 2; ++r) {
+        Value rowMax = negInf;
+        for (int64_t n = 0; n < keyTiles; ++n)
+          for (int c = 0; c < 2; ++c) {
+            Value &s = scores[4 * n + 2 * r + c];
+            Value term = maskTerms[4 * n + 2 * r + c];
+            Value x = fmul(s, scale);
+            Value visible = lessThan(keyOf(n, c), limits[r]);
+            if (term && term.getType().isInteger(1))
+              visible = arith::AndIOp::create(b, loc, visible, term);
+            else if (term)
+              x = fadd(x, term);
+            s = arith::SelectOp::create(b, loc, visible, x, negInf);
+            rowMax = fmax(rowMax, s);
+          }
+        newMax[r] = fmax(oldMax[r], quadReduce(rowMax, /*isMax=*/true));
+        // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
+        Value shift = arith::SelectOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[r],
+                                  negInf),
+            zero, newMax[r]);
+        Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[r], shift));
+        Value sum = zero;
+        for (int64_t n = 0; n < keyTiles; ++n)
+          for (int c = 0; c < 2; ++c) {
+            Value &s = scores[4 * n + 2 * r + c];
+            s = exp2(arith::SubFOp::create(b, loc, s, shift));
+            sum = fadd(sum, s);
+          }
+        newSum[r] = fadd(fmul(oldSum[r], alpha), sum);
+        for (int64_t d = 0; d < outTiles; ++d)
+          for (int c = 0; c < 2; ++c) {
+            Value &o = rescaled[4 * d + 2 * r + c];
+            o = fmul(o, alpha);
+          }
+      }
+      // P as the A operand, 16 keys per step.
+      for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
+        ArrayRef<Value> lo = ArrayRef<Value>(scores).slice(8 * kk, 4);
+        ArrayRef<Value> hi = ArrayRef<Value>(scores).slice(8 * kk + 4, 4);
+        results[4 * kk + 0] = packRounded(lo[0], lo[1]);
+        results[4 * kk + 1] = packRounded(lo[2], lo[3]);
+        results[4 * kk + 2] = packRounded(hi[0], hi[1]);
+        results[4 * kk + 3] = packRounded(hi[2], hi[3]);
+      }
+      results.append({newMax[0], newMax[1], newSum[0], newSum[1]});
+      results.append(rescaled);
+      return results;
+    };
+    // P is not used when the tile is skipped: any register of its type (not
+    // a constant, which canonicalization would hoist out of the kernel).
+    SmallVector<Value> skipped(4 * keyTiles / 2, queryFragments[0][0]);
+    skipped.append({oldMax[0], oldMax[1], oldSum[0], oldSum[1]});
+    skipped.append(acc);
+    SmallVector<Value> softmax = guarded(work, scoresAndSoftmax, skipped);
+    ArrayRef<Value> probs = ArrayRef<Value>(softmax).take_front(4 * keyTiles / 2);
+    ArrayRef<Value> stats = ArrayRef<Value>(softmax).slice(4 * keyTiles / 2, 4);
+    acc.assign(softmax.begin() + 4 * keyTiles / 2 + 4, softmax.end());
+
+    barrier(); // every warp is done with the key tile
+    copyNext(key, sharedK);
+    commit();
+
+    // O += P V over this value tile.
+    waitAllBut(1); // the value tile; the next key tile may be in flight
+    barrier();
+    auto product = [&]() {
+      SmallVector<Value> out(acc);
+      for (int64_t dp = 0; dp < outTiles / 2; ++dp)
+        for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
+          SmallVector<Value> regs = loadFragments(
+              sharedV, add(lane16, kk * 16), add(laneHalf, dp * 16), true);
+          mma(probs.slice(4 * kk, 4), {regs[0], regs[1]},
+              MutableArrayRef<Value>(out).slice(8 * dp, 4));
+          mma(probs.slice(4 * kk, 4), {regs[2], regs[3]},
+              MutableArrayRef<Value>(out).slice(8 * dp + 4, 4));
+        }
+      return out;
+    };
+    acc = guarded(work, product, acc);
+    barrier(); // every warp is done with the value tile
+    copyNext(value, sharedV);
+    commit();
+
+    SmallVector<Value> yields(acc);
+    yields.append(stats.begin(), stats.end());
+    scf::YieldOp::create(b, loc, yields);
+  }
+  waitAllBut(0);
+
+  // Each row divided by its sum, rounded, stored where the row exists.
+  for (int r = 0; r < 2; ++r) {
+    Value sum = quadReduce(loop.getResult(4 * outTiles + 2 + r), /*isMax=*/false);
+    // A row the mask hides entirely has a sum of 0 and gives zeros.
+    Value inverse = arith::SelectOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum, zero),
+        arith::DivFOp::create(b, loc, f32Const(1.0), sum), zero);
+    auto ifOp = scf::IfOp::create(b, loc, lessThan(rows[r], queries), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t d = 0; d < outTiles; ++d) {
+      Value lo = fmul(loop.getResult(4 * d + 2 * r), inverse);
+      Value hi = fmul(loop.getResult(4 * d + 2 * r + 1), inverse);
+      Value pair = vector::FromElementsOp::create(
+          b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
+      Value rounded = arith::TruncFOp::create(
+          b, loc, VectorType::get({2}, element), pair);
+      Value col = add(mul(quadCol, 2), d * 8);
+      vector::StoreOp::create(b, loc, rounded, out,
+                              ValueRange{batch, head, rows[r], col});
+    }
+  }
+  (void)ctx;
+  return success();
+}
+
+void KernelBuilder::assertAligned(Value memref, StringRef what) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getLayout().isIdentity())
+    return; // dense with a static inner size of 64 or 128: aligned
+  auto [strides, offset] = type.getStridesAndOffset();
+  SmallVector<int64_t> unknown; // 0..2: strides, 3: the offset
+  for (int64_t i = 0; i < 3; ++i)
+    if (ShapedType::isDynamic(strides[i]) || strides[i] % kCopyElements != 0)
+      unknown.push_back(i);
+  if (ShapedType::isDynamic(offset) || offset % kCopyElements != 0)
+    unknown.push_back(3);
+  if (unknown.empty())
+    return;
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value bits = idx(0);
+  for (int64_t i : unknown) {
+    Value v = i == 3 ? Value(metadata.getOffset()) : Value(metadata.getStrides()[i]);
+    bits = arith::OrIOp::create(b, loc, bits, v);
+  }
+  Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        rem(bits, kCopyElements), idx(0));
+  cf::AssertOp::create(b, loc, aligned,
+                       ("magi.tiled_attention: the " + what +
+                        " view's strides and offset must be multiples of 8 "
+                        "elements")
+                           .str());
+}
+
+class TiledAttentionToGPUPass
+    : public magi::impl::TiledAttentionToGPUBase<TiledAttentionToGPUPass> {
+public:
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<magi::TiledAttentionOp> ops;
+    func.walk([&](magi::TiledAttentionOp op) { ops.push_back(op); });
+    unsigned next = 0;
+    for (magi::TiledAttentionOp op : ops)
+      if (failed(lower(op, func, next++)))
+        return signalPassFailure();
+  }
+
+private:
+  // `v` itself when its rows are contiguous, else a dense copy made by a
+  // kernel of its own (the mapping passes have run: one thread an element).
+  Value withContiguousRows(OpBuilder &b, Location loc, Value v,
+                           FlatSymbolRefAttr kernels, unsigned number) {
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getStridesAndOffset().first.back() == 1)
+      return v;
+    SmallVector<Value> sizes, dynamicSizes;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      sizes.push_back(memref::DimOp::create(b, loc, v, i));
+      if (type.isDynamicDim(i))
+        dynamicSizes.push_back(sizes.back());
+    }
+    auto dense = MemRefType::get(type.getShape(), type.getElementType());
+    Value copy = memref::AllocOp::create(b, loc, dense, dynamicSizes);
+    Value count = sizes[0];
+    for (Value size : ArrayRef<Value>(sizes).drop_front())
+      count = arith::MulIOp::create(b, loc, count, size);
+    constexpr int64_t kCopyBlock = 256;
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value blocks = arith::CeilDivUIOp::create(
+        b, loc, count, arith::ConstantIndexOp::create(b, loc, kCopyBlock));
+    auto launch = gpu::LaunchOp::create(
+        b, loc, blocks, one, one,
+        arith::ConstantIndexOp::create(b, loc, kCopyBlock), one, one,
+        nullptr, nullptr, {}, {}, {}, nullptr, nullptr, nullptr, kernels,
+        FlatSymbolRefAttr::get(b.getContext(),
+                               "attention" + std::to_string(number) + "_dense_rows" +
+                                   std::to_string(nextCopy++)));
+    launch->setAttr(magi::kKernelConfigAttr,
+                    b.getDictionaryAttr(
+                        {b.getNamedAttr("block_size", b.getI64IntegerAttr(kCopyBlock)),
+                         b.getNamedAttr("strategy", b.getStringAttr("elementwise"))}));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                              arith::ConstantIndexOp::create(b, loc, kCopyBlock)),
+        launch.getThreadIds().x);
+    auto inside = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, count),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(inside.thenBlock());
+    SmallVector<Value> indices(type.getRank());
+    for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+      indices[i] = arith::RemUIOp::create(b, loc, linear, sizes[i]);
+      linear = arith::DivUIOp::create(b, loc, linear, sizes[i]);
+    }
+    Value element = memref::LoadOp::create(b, loc, v, indices);
+    memref::StoreOp::create(b, loc, element, copy, indices);
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    return copy;
+  }
+  unsigned nextCopy = 0;
+
+  LogicalResult lower(magi::TiledAttentionOp op, func::FuncOp func,
+                      unsigned number) {
+    if (!isa<MemRefType>(op.getInit().getType()))
+      return op.emitOpError("must be bufferized before "
+                            "magi-tiled-attention-to-gpu");
+    if (op->getParentOp() != func)
+      return op.emitOpError("must be at the top level of the host function");
+    auto outType = cast<MemRefType>(op.getInit().getType());
+    if (outType.getStridesAndOffset().first.back() != 1)
+      return op.emitOpError("needs an output with contiguous rows");
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto kernels = FlatSymbolRefAttr::get(
+        b.getContext(), (func.getSymName() + "_kernels").str());
+    Value query = withContiguousRows(b, loc, op.getQuery(), kernels, number);
+    Value key = withContiguousRows(b, loc, op.getKey(), kernels, number);
+    Value value = withContiguousRows(b, loc, op.getValue(), kernels, number);
+    Value out = op.getInit();
+
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value queries = memref::DimOp::create(b, loc, query, 2);
+    Value keys = memref::DimOp::create(b, loc, key, 2);
+    Value tiles = arith::CeilDivUIOp::create(
+        b, loc, queries, arith::ConstantIndexOp::create(b, loc, kQueryRows));
+    Value heads = arith::ConstantIndexOp::create(
+        b, loc, cast<MemRefType>(query.getType()).getShape()[1]);
+    Value batches = memref::DimOp::create(b, loc, query, 0);
+    Value threads = arith::ConstantIndexOp::create(b, loc, kThreads);
+    int64_t headDim = op.getHeadDim();
+    Type element = outType.getElementType();
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    auto sharedType = MemRefType::get({kKeyRows, headDim + kPadding}, element,
+                                      MemRefLayoutAttrInterface(), workgroup);
+    auto name = FlatSymbolRefAttr::get(b.getContext(),
+                                       "attention" + std::to_string(number));
+    auto launch = gpu::LaunchOp::create(
+        b, loc, tiles, heads, batches, threads, one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, TypeRange{sharedType, sharedType},
+        /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernels, name);
+    launch->setAttr(magi::kKernelConfigAttr,
+                    b.getDictionaryAttr({
+                        b.getNamedAttr("block_size", b.getI64IntegerAttr(kThreads)),
+                        b.getNamedAttr("strategy", b.getStringAttr("tiled-attention")),
+                        b.getNamedAttr("query_rows", b.getI64IntegerAttr(kQueryRows)),
+                        b.getNamedAttr("key_rows", b.getI64IntegerAttr(kKeyRows)),
+                    }));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&launch.getBody().front());
+      KernelBuilder kernel(b, loc, op, query, key, value, op.getMask(), out);
+      if (failed(kernel.build(launch, queries, keys,
+                              launch.getWorkgroupAttributions()[0],
+                              launch.getWorkgroupAttributions()[1])))
+        return failure();
+      gpu::TerminatorOp::create(b, loc);
+    }
+    op.erase();
+    return success();
+  }
+};
+
+} // namespace

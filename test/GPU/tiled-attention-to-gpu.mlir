@@ -1,0 +1,114 @@
+// magi.tiled_attention through magi-bufferize (in place into its init's
+// buffer) and magi-tiled-attention-to-gpu (one FlashAttention-style kernel).
+// RUN: magi-opt %s --split-input-file --pass-pipeline="builtin.module(magi-bufferize, func.func(magi-tiled-attention-to-gpu))" | FileCheck %s
+// RUN: magi-opt %s --split-input-file --magi-bufferize | FileCheck %s --check-prefix=BUF
+
+// BUF-LABEL: func @gqa_masked
+// BUF: %[[OUT:.*]] = memref.alloc(%{{.*}}) {{.*}}: memref<1x32x?x128xbf16>
+// BUF: magi.tiled_attention %arg0, %arg1, %arg2 mask(%arg3 : memref<1x1x?x?xbf16>) outs(%[[OUT]]) {scale = 1.250000e-01 : f64} : memref<1x32x?x128xbf16>, memref<1x8x?x128xbf16>, memref<1x8x?x128xbf16>, memref<1x32x?x128xbf16>{{$}}
+// BUF: return %[[OUT]]
+
+// One block of 128 threads per (64 query rows, head, batch); two padded
+// 64-row tiles of shared memory.
+// CHECK-LABEL: func @gqa_masked
+// CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c64
+// CHECK: gpu.launch blocks(%[[BX:[a-z0-9]+]], %[[BY:[a-z0-9]+]], %[[BZ:[a-z0-9]+]]) in (%{{[a-z0-9]+}} = %[[TILES]], %{{[a-z0-9]+}} = %c32, %{{[a-z0-9]+}} = %{{[a-z0-9_]+}})
+// CHECK-SAME: threads(%{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}) in (%{{[a-z0-9]+}} = %c128, %{{[a-z0-9]+}} = %c1, %{{[a-z0-9]+}} = %c1)
+// CHECK-SAME: module(@gqa_masked_kernels) function(@attention0)
+// CHECK-SAME: workgroup(%[[SK:[a-z0-9]+]] : memref<64x136xbf16, #gpu.address_space<workgroup>>, %[[SV:[a-z0-9]+]] : memref<64x136xbf16, #gpu.address_space<workgroup>>)
+// The heaviest query tiles first; key/value head h floordiv 4.
+// CHECK: arith.subi %{{.*}}, %[[BX]]
+// CHECK: arith.divui %[[BY]], %c4
+// The query tile, zero-filled past the end, into registers.
+// CHECK: nvgpu.device_async_copy %arg0[%[[BZ]], %[[BY]], %{{.*}}, %{{.*}}], %[[SK]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: nvgpu.ldmatrix %[[SK]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// The first key and value tiles in flight, then the loop over key tiles.
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvgpu.device_async_copy %arg2
+// CHECK: scf.for {{.*}} -> (f32, f32
+// CHECK: nvvm.cp.async.wait.group 1
+// The mask at this thread's 32 scores, a warp vote on whether any shows.
+// CHECK-COUNT-32: memref.load %arg3
+// CHECK: %[[WORK:.*]] = nvvm.vote.sync any
+// CHECK: scf.if %[[WORK]]
+// S = Q K^T: 64 tensor-core products m16n8k16 in bf16.
+// CHECK-COUNT-64: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// Keys past the end or hidden by the mask score -inf; a quad's max.
+// CHECK: arith.select {{.*}}, %cst
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: math.exp2
+// P rounded into registers.
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// The next key tile while P V waits for its value tile.
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.wait.group 1
+// O += P V with V's fragments transposed.
+// CHECK: nvgpu.ldmatrix %[[SV]][{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-64: nvvm.mma.sync
+// CHECK: nvgpu.device_async_copy %arg2
+// CHECK: scf.yield
+// Rows divided by their sums (zeros for a row the mask hides), stored
+// where they exist.
+// CHECK: arith.cmpf ogt
+// CHECK: scf.if
+// CHECK-COUNT-16: vector.store %{{.*}}, %{{.*}}[%[[BZ]], %[[BY]], %{{.*}}, %{{.*}}] : memref<1x32x?x128xbf16>, vector<2xbf16>
+// CHECK: magi.kernel_config = {block_size = 128 : i64, key_rows = 64 : i64, query_rows = 64 : i64, strategy = "tiled-attention"}
+// CHECK-NOT: magi.tiled_attention
+func.func @gqa_masked(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tensor<1x8x?x128xbf16>,
+                      %m: tensor<1x1x?x?xbf16>) -> tensor<1x32x?x128xbf16> {
+  %c2 = arith.constant 2 : index
+  %l = tensor.dim %q, %c2 : tensor<1x32x?x128xbf16>
+  %init = tensor.empty(%l) : tensor<1x32x?x128xbf16>
+  %o = magi.tiled_attention %q, %k, %v mask(%m : tensor<1x1x?x?xbf16>) outs(%init) {scale = 0.125 : f64}
+      : tensor<1x32x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x32x?x128xbf16> -> tensor<1x32x?x128xbf16>
+  return %o : tensor<1x32x?x128xbf16>
+}
+
+// -----
+
+// Causal without a mask: no vote, the loop stops at the diagonal tile, the
+// keys after a query masked; f16 and a head dimension of 64 (4 steps of 16).
+// CHECK-LABEL: func @causal_f16
+// CHECK: workgroup(%[[SK:[a-z0-9]+]] : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64x72xf16, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[SK]]
+// CHECK: %[[KT:.*]] = arith.ceildivui
+// CHECK: arith.minui %[[KT]]
+// CHECK-NOT: nvvm.vote.sync
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+func.func @causal_f16(%q: tensor<2x4x?x64xf16>) -> tensor<2x4x?x64xf16> {
+  %c2 = arith.constant 2 : index
+  %l = tensor.dim %q, %c2 : tensor<2x4x?x64xf16>
+  %init = tensor.empty(%l) : tensor<2x4x?x64xf16>
+  %o = magi.tiled_attention %q, %q, %q outs(%init) {scale = 0.125 : f64, is_causal = true}
+      : tensor<2x4x?x64xf16>, tensor<2x4x?x64xf16>, tensor<2x4x?x64xf16>, tensor<2x4x?x64xf16> -> tensor<2x4x?x64xf16>
+  return %o : tensor<2x4x?x64xf16>
+}
+
+// -----
+
+// A strided view whose strides are not known: checked in the kernel; rows
+// that are not contiguous are copied first, by a kernel of their own.
+// CHECK-LABEL: func @views
+// CHECK: %[[DENSE:.*]] = memref.alloc
+// CHECK: gpu.launch {{.*}} function(@attention0_dense_rows0)
+// CHECK: memref.load %arg1
+// CHECK: memref.store %{{.*}}, %[[DENSE]]
+// CHECK: gpu.launch {{.*}} function(@attention0)
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK: cf.assert %{{.*}}, "magi.tiled_attention: the query view's strides and offset must be multiples of 8 elements"
+// CHECK: nvgpu.device_async_copy %[[DENSE]]
+func.func @views(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
+                 %k: memref<1x4x?x64xbf16, strided<[?, ?, 1, ?], offset: ?>>,
+                 %v: memref<1x4x?x64xbf16>, %out: memref<1x4x?x64xbf16>) {
+  magi.tiled_attention %q, %k, %v outs(%out) {scale = 0.125 : f64}
+      : memref<1x4x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, memref<1x4x?x64xbf16, strided<[?, ?, 1, ?], offset: ?>>,
+        memref<1x4x?x64xbf16>, memref<1x4x?x64xbf16>
+  return
+}
