@@ -41,14 +41,21 @@ constexpr int64_t kFragmentRows = 16;
 constexpr int64_t kPadding = 8;
 // Elements one cp.async moves (16 bytes of f16/bf16).
 constexpr int64_t kCopyElements = 8;
+// What the mask does to a 64 x 64 tile of scores, as the class table says:
+// hides all of it, lets all of it through unchanged (additive 0 or true),
+// or anything else.
+constexpr int64_t kHiddenTile = 0;
+constexpr int64_t kPassTile = 1;
+constexpr int64_t kMixedTile = 2;
 
 // Builds one kernel's body; every value is an index unless said otherwise.
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
-                Value query, Value key, Value value, Value mask, Value out)
+                Value query, Value key, Value value, Value mask, Value classes,
+                Value out)
       : b(b), loc(loc), query(query), key(key), value(value), mask(mask),
-        out(out) {
+        classes(classes), out(out) {
     auto qType = cast<MemRefType>(query.getType());
     element = qType.getElementType();
     headDim = qType.getShape().back();
@@ -65,7 +72,7 @@ public:
 private:
   OpBuilder &b;
   Location loc;
-  Value query, key, value, mask, out;
+  Value query, key, value, mask, classes, out;
   Type element, f32, i32;
   int64_t headDim, group;
   bool causal;
@@ -248,9 +255,45 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
   Value numKeyTiles = arith::CeilDivUIOp::create(b, loc, keys, idx(kKeyRows));
   if (causal)
     numKeyTiles = arith::MinUIOp::create(b, loc, numKeyTiles, add(tile, 1));
-  copyTile(key, kvHead, idx(0), keys, sharedK);
+  // With a mask, the key tiles it hides from all 64 rows are never visited:
+  // `nextTile(j)` is the first tile from j on that it does not (the class
+  // table says; every thread of the block reads the same bytes).
+  auto classOf = [&](Value j) -> Value {
+    Value c = memref::LoadOp::create(b, loc, classes,
+                                     ValueRange{maskBatch, maskHead, tile, j});
+    return arith::ExtUIOp::create(b, loc, i32, c);
+  };
+  auto nextTile = [&](Value from) -> Value {
+    if (!classes)
+      return from;
+    auto search = scf::WhileOp::create(b, loc, TypeRange{b.getIndexType()},
+                                       ValueRange{from});
+    {
+      OpBuilder::InsertionGuard g(b);
+      Block *before = b.createBlock(&search.getBefore(), {}, {b.getIndexType()}, {loc});
+      Value j = before->getArgument(0);
+      Value inRange = lessThan(j, numKeyTiles);
+      auto hidden = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, inRange, true);
+      b.setInsertionPointToStart(hidden.thenBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           classOf(j),
+                                           arith::ConstantIntOp::create(b, loc, kHiddenTile, 32))
+                         .getResult()});
+      b.setInsertionPointToStart(hidden.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1).getResult()});
+      b.setInsertionPointAfter(hidden);
+      scf::ConditionOp::create(b, loc, hidden.getResult(0), ValueRange{j});
+      Block *after = b.createBlock(&search.getAfter(), {}, {b.getIndexType()}, {loc});
+      scf::YieldOp::create(b, loc, ValueRange{add(after->getArgument(0), 1)});
+    }
+    return search.getResult(0);
+  };
+  Value firstTile = nextTile(idx(0));
+  copyTile(key, kvHead, mul(firstTile, kKeyRows), keys, sharedK);
   commit();
-  copyTile(value, kvHead, idx(0), keys, sharedV);
+  copyTile(value, kvHead, mul(firstTile, kKeyRows), keys, sharedV);
   commit();
 
   // The two rows of this thread and how many keys each may see.
@@ -263,28 +306,26 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
                        : keys;
 
   int64_t outTiles = headDim / 8;
+  int64_t keyTiles = kKeyRows / 8;
   Value negInf = f32Const(-INFINITY), zero = f32Const(0.0);
   SmallVector<Value> inits(4 * outTiles, zero);
   inits.append({negInf, negInf, zero, zero}); // max, partial sum per row
-  auto loop = scf::ForOp::create(b, loc, idx(0), numKeyTiles, idx(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    ValueRange carried = loop.getRegionIterArgs();
+
+  // One key tile `j` (whose key and value tiles are in flight), given the
+  // carried accumulators, max and sums; `next` is the tile to fetch next.
+  auto emitTile = [&](Value j, Value next, ValueRange carried) {
     SmallVector<Value> acc(carried.begin(), carried.begin() + 4 * outTiles);
     Value oldMax[2] = {carried[4 * outTiles], carried[4 * outTiles + 1]};
     Value oldSum[2] = {carried[4 * outTiles + 2], carried[4 * outTiles + 3]};
     Value firstKey = mul(j, kKeyRows);
-    Value nextKey = add(firstKey, kKeyRows);
-    Value hasNext = lessThan(add(j, 1), numKeyTiles);
+    Value nextKey = mul(next, kKeyRows);
+    Value hasNext = lessThan(next, numKeyTiles);
     auto copyNext = [&](Value src, Value shared) {
       auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       copyTile(src, kvHead, nextKey, keys, shared);
     };
-    int64_t keyTiles = kKeyRows / 8;
     // The key of score (n, c) of this thread.
     auto keyOf = [&](int64_t n, int c) {
       return add(add(firstKey, mul(quadCol, 2)), n * 8 + c);
@@ -292,157 +333,164 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
 
     waitAllBut(1); // this key tile; its value tile may be in flight
     barrier();
-    // The mask at this thread's scores; a warp none of whose scores the
-    // mask lets through skips the tile's products.
-    SmallVector<Value> maskTerms(4 * keyTiles);
-    Value work;
-    if (mask) {
-      Value lastRow = arith::SubIOp::create(b, loc, queries, idx(1));
-      Value lastKey = arith::SubIOp::create(b, loc, keys, idx(1));
-      Value visibleAny = arith::ConstantIntOp::create(b, loc, 0, 1);
-      Type maskElement = cast<MemRefType>(mask.getType()).getElementType();
-      for (int r = 0; r < 2; ++r) {
-        Value row = arith::MinUIOp::create(b, loc, rows[r], lastRow);
-        for (int64_t n = 0; n < keyTiles; ++n)
-          for (int c = 0; c < 2; ++c) {
-            Value key = keyOf(n, c);
-            Value col = arith::MinUIOp::create(b, loc, key, lastKey);
-            Value m = memref::LoadOp::create(
-                b, loc, mask, ValueRange{maskBatch, maskHead, row, col});
-            Value visible = lessThan(key, limits[r]);
-            if (maskElement.isInteger(1)) {
-              maskTerms[4 * n + 2 * r + c] = m;
-              visible = arith::AndIOp::create(b, loc, visible, m);
-            } else {
-              if (!maskElement.isF32())
-                m = arith::ExtFOp::create(b, loc, f32, m);
-              maskTerms[4 * n + 2 * r + c] = fmul(m, f32Const(M_LOG2E));
-              visible = arith::AndIOp::create(
-                  b, loc, visible,
-                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m,
-                                        f32Const(-INFINITY)));
-            }
-            visibleAny = arith::OrIOp::create(b, loc, visibleAny, visible);
-          }
+    // S = Q K^T over this key tile (8 tiles of 8 keys).
+    SmallVector<Value> scores(4 * keyTiles, zero);
+    for (int64_t np = 0; np < keyTiles / 2; ++np)
+      for (int64_t kk = 0; kk < steps; ++kk) {
+        SmallVector<Value> regs = loadFragments(
+            sharedK, add(keyLaneRow, np * 16), add(keyLaneCol, kk * 16), false);
+        mma(queryFragments[kk], {regs[0], regs[1]},
+            MutableArrayRef<Value>(scores).slice(8 * np, 4));
+        mma(queryFragments[kk], {regs[2], regs[3]},
+            MutableArrayRef<Value>(scores).slice(8 * np + 4, 4));
       }
-      work = NVVM::VoteSyncOp::create(
-          b, loc, b.getI1Type(),
-          arith::ConstantIntOp::create(b, loc, -1, 32), visibleAny,
-          NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any));
+    // The mask at this thread's 32 scores, read only in tiles the class
+    // table calls mixed (elsewhere it adds nothing or lets all through);
+    // after the products, so that they hold no registers during them.
+    SmallVector<Value> maskTerms;
+    bool booleanMask = false;
+    if (mask) {
+      Type maskElement = cast<MemRefType>(mask.getType()).getElementType();
+      booleanMask = maskElement.isInteger(1);
+      Value mixed = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, classOf(j),
+          arith::ConstantIntOp::create(b, loc, kMixedTile, 32));
+      auto loadTerms = [&]() {
+        SmallVector<Value> terms;
+        Value lastRow = arith::SubIOp::create(b, loc, queries, idx(1));
+        Value lastKey = arith::SubIOp::create(b, loc, keys, idx(1));
+        for (int64_t n = 0; n < keyTiles; ++n)
+          for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 2; ++c) {
+              Value row = arith::MinUIOp::create(b, loc, rows[r], lastRow);
+              Value col = arith::MinUIOp::create(b, loc, keyOf(n, c), lastKey);
+              Value m = memref::LoadOp::create(
+                  b, loc, mask, ValueRange{maskBatch, maskHead, row, col});
+              if (!booleanMask) {
+                if (!maskElement.isF32())
+                  m = arith::ExtFOp::create(b, loc, f32, m);
+                m = fmul(m, f32Const(M_LOG2E));
+              }
+              terms.push_back(m);
+            }
+        return terms;
+      };
+      Value neutral = booleanMask ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
+                                  : zero;
+      maskTerms = guarded(mixed, loadTerms, SmallVector<Value>(4 * keyTiles, neutral));
     }
 
-    // S = Q K^T over this key tile (8 tiles of 8 keys), then the online
-    // softmax in log2 units; yields P (16 registers), the new max and sum
-    // of both rows and the rescaled accumulators.
-    auto scoresAndSoftmax = [&]() {
-      SmallVector<Value> scores(4 * keyTiles, zero);
-      for (int64_t np = 0; np < keyTiles / 2; ++np)
-        for (int64_t kk = 0; kk < steps; ++kk) {
-          SmallVector<Value> regs = loadFragments(
-              sharedK, add(keyLaneRow, np * 16), add(keyLaneCol, kk * 16), false);
-          mma(queryFragments[kk], {regs[0], regs[1]},
-              MutableArrayRef<Value>(scores).slice(8 * np, 4));
-          mma(queryFragments[kk], {regs[2], regs[3]},
-              MutableArrayRef<Value>(scores).slice(8 * np + 4, 4));
-        }
-      Value scale = f32Const(scaleLog2);
-      SmallVector<Value> results(4 * keyTiles / 2, nullptr); // P, filled below
-      SmallVector<Value> rescaled(acc);
-      Value newMax[2], newSum[2];
-      for (int r = 0; r < 2; ++r) {
-        Value rowMax = negInf;
-        for (int64_t n = 0; n < keyTiles; ++n)
-          for (int c = 0; c < 2; ++c) {
-            Value &s = scores[4 * n + 2 * r + c];
+    // The online softmax, in log2 units.
+    Value scale = f32Const(scaleLog2);
+    Value newMax[2], newSum[2];
+    for (int r = 0; r < 2; ++r) {
+      Value rowMax = negInf;
+      for (int64_t n = 0; n < keyTiles; ++n)
+        for (int c = 0; c < 2; ++c) {
+          Value &s = scores[4 * n + 2 * r + c];
+          Value x = fmul(s, scale);
+          Value visible = lessThan(keyOf(n, c), limits[r]);
+          if (mask) {
             Value term = maskTerms[4 * n + 2 * r + c];
-            Value x = fmul(s, scale);
-            Value visible = lessThan(keyOf(n, c), limits[r]);
-            if (term && term.getType().isInteger(1))
+            if (booleanMask)
               visible = arith::AndIOp::create(b, loc, visible, term);
-            else if (term)
+            else
               x = fadd(x, term);
-            s = arith::SelectOp::create(b, loc, visible, x, negInf);
-            rowMax = fmax(rowMax, s);
           }
-        newMax[r] = fmax(oldMax[r], quadReduce(rowMax, /*isMax=*/true));
-        // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
-        Value shift = arith::SelectOp::create(
-            b, loc,
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[r],
-                                  negInf),
-            zero, newMax[r]);
-        Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[r], shift));
-        Value sum = zero;
-        for (int64_t n = 0; n < keyTiles; ++n)
-          for (int c = 0; c < 2; ++c) {
-            Value &s = scores[4 * n + 2 * r + c];
-            s = exp2(arith::SubFOp::create(b, loc, s, shift));
-            sum = fadd(sum, s);
-          }
-        newSum[r] = fadd(fmul(oldSum[r], alpha), sum);
-        for (int64_t d = 0; d < outTiles; ++d)
-          for (int c = 0; c < 2; ++c) {
-            Value &o = rescaled[4 * d + 2 * r + c];
-            o = fmul(o, alpha);
-          }
-      }
-      // P as the A operand, 16 keys per step.
-      for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
-        ArrayRef<Value> lo = ArrayRef<Value>(scores).slice(8 * kk, 4);
-        ArrayRef<Value> hi = ArrayRef<Value>(scores).slice(8 * kk + 4, 4);
-        results[4 * kk + 0] = packRounded(lo[0], lo[1]);
-        results[4 * kk + 1] = packRounded(lo[2], lo[3]);
-        results[4 * kk + 2] = packRounded(hi[0], hi[1]);
-        results[4 * kk + 3] = packRounded(hi[2], hi[3]);
-      }
-      results.append({newMax[0], newMax[1], newSum[0], newSum[1]});
-      results.append(rescaled);
-      return results;
-    };
-    // P is not used when the tile is skipped: any register of its type (not
-    // a constant, which canonicalization would hoist out of the kernel).
-    SmallVector<Value> skipped(4 * keyTiles / 2, queryFragments[0][0]);
-    skipped.append({oldMax[0], oldMax[1], oldSum[0], oldSum[1]});
-    skipped.append(acc);
-    SmallVector<Value> softmax = guarded(work, scoresAndSoftmax, skipped);
-    ArrayRef<Value> probs = ArrayRef<Value>(softmax).take_front(4 * keyTiles / 2);
-    ArrayRef<Value> stats = ArrayRef<Value>(softmax).slice(4 * keyTiles / 2, 4);
-    acc.assign(softmax.begin() + 4 * keyTiles / 2 + 4, softmax.end());
+          s = arith::SelectOp::create(b, loc, visible, x, negInf);
+          rowMax = fmax(rowMax, s);
+        }
+      newMax[r] = fmax(oldMax[r], quadReduce(rowMax, /*isMax=*/true));
+      // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
+      Value shift = arith::SelectOp::create(
+          b, loc,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[r], negInf),
+          zero, newMax[r]);
+      Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[r], shift));
+      Value sum = zero;
+      for (int64_t n = 0; n < keyTiles; ++n)
+        for (int c = 0; c < 2; ++c) {
+          Value &s = scores[4 * n + 2 * r + c];
+          s = exp2(arith::SubFOp::create(b, loc, s, shift));
+          sum = fadd(sum, s);
+        }
+      newSum[r] = fadd(fmul(oldSum[r], alpha), sum);
+      for (int64_t d = 0; d < outTiles; ++d)
+        for (int c = 0; c < 2; ++c) {
+          Value &o = acc[4 * d + 2 * r + c];
+          o = fmul(o, alpha);
+        }
+    }
+    // P as the A operand, 16 keys per step.
+    SmallVector<SmallVector<Value>> probs;
+    for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
+      ArrayRef<Value> lo = ArrayRef<Value>(scores).slice(8 * kk, 4);
+      ArrayRef<Value> hi = ArrayRef<Value>(scores).slice(8 * kk + 4, 4);
+      probs.push_back({packRounded(lo[0], lo[1]), packRounded(lo[2], lo[3]),
+                       packRounded(hi[0], hi[1]), packRounded(hi[2], hi[3])});
+    }
 
-    barrier(); // every warp is done with the key tile
+    // The next key tile once every warp is done with this one (after the
+    // softmax: fewer registers live across the copies' address arithmetic).
+    barrier();
     copyNext(key, sharedK);
     commit();
 
     // O += P V over this value tile.
     waitAllBut(1); // the value tile; the next key tile may be in flight
     barrier();
-    auto product = [&]() {
-      SmallVector<Value> out(acc);
-      for (int64_t dp = 0; dp < outTiles / 2; ++dp)
-        for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
-          SmallVector<Value> regs = loadFragments(
-              sharedV, add(lane16, kk * 16), add(laneHalf, dp * 16), true);
-          mma(probs.slice(4 * kk, 4), {regs[0], regs[1]},
-              MutableArrayRef<Value>(out).slice(8 * dp, 4));
-          mma(probs.slice(4 * kk, 4), {regs[2], regs[3]},
-              MutableArrayRef<Value>(out).slice(8 * dp + 4, 4));
-        }
-      return out;
-    };
-    acc = guarded(work, product, acc);
+    for (int64_t dp = 0; dp < outTiles / 2; ++dp)
+      for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
+        SmallVector<Value> regs = loadFragments(
+            sharedV, add(lane16, kk * 16), add(laneHalf, dp * 16), true);
+        mma(probs[kk], {regs[0], regs[1]},
+            MutableArrayRef<Value>(acc).slice(8 * dp, 4));
+        mma(probs[kk], {regs[2], regs[3]},
+            MutableArrayRef<Value>(acc).slice(8 * dp + 4, 4));
+      }
     barrier(); // every warp is done with the value tile
     copyNext(value, sharedV);
     commit();
 
     SmallVector<Value> yields(acc);
-    yields.append(stats.begin(), stats.end());
+    yields.append({newMax[0], newMax[1], newSum[0], newSum[1]});
+    return yields;
+  };
+
+  ValueRange results;
+  if (!classes) {
+    auto loop = scf::ForOp::create(b, loc, idx(0), numKeyTiles, idx(1), inits);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    scf::YieldOp::create(b, loc,
+                         emitTile(j, add(j, 1), loop.getRegionIterArgs()));
+    results = loop.getResults();
+  } else {
+    SmallVector<Value> whileInits = {firstTile};
+    whileInits.append(inits);
+    auto loop = scf::WhileOp::create(b, loc, ValueRange(whileInits).getTypes(),
+                                     whileInits);
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Location> locs(whileInits.size(), loc);
+    Block *before = b.createBlock(&loop.getBefore(), {},
+                                  ValueRange(whileInits).getTypes(), locs);
+    scf::ConditionOp::create(b, loc, lessThan(before->getArgument(0), numKeyTiles),
+                             before->getArguments());
+    Block *after = b.createBlock(&loop.getAfter(), {},
+                                 ValueRange(whileInits).getTypes(), locs);
+    Value j = after->getArgument(0);
+    Value next = nextTile(add(j, 1));
+    SmallVector<Value> yields = {next};
+    llvm::append_range(yields, emitTile(j, next, after->getArguments().drop_front()));
     scf::YieldOp::create(b, loc, yields);
+    results = loop.getResults().drop_front();
   }
   waitAllBut(0);
 
   // Each row divided by its sum, rounded, stored where the row exists.
   for (int r = 0; r < 2; ++r) {
-    Value sum = quadReduce(loop.getResult(4 * outTiles + 2 + r), /*isMax=*/false);
+    Value sum = quadReduce(results[4 * outTiles + 2 + r], /*isMax=*/false);
     // A row the mask hides entirely has a sum of 0 and gives zeros.
     Value inverse = arith::SelectOp::create(
         b, loc,
@@ -452,8 +500,8 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t d = 0; d < outTiles; ++d) {
-      Value lo = fmul(loop.getResult(4 * d + 2 * r), inverse);
-      Value hi = fmul(loop.getResult(4 * d + 2 * r + 1), inverse);
+      Value lo = fmul(results[4 * d + 2 * r], inverse);
+      Value hi = fmul(results[4 * d + 2 * r + 1], inverse);
       Value pair = vector::FromElementsOp::create(
           b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
       Value rounded = arith::TruncFOp::create(
@@ -567,6 +615,111 @@ private:
   }
   unsigned nextCopy = 0;
 
+  // The class of every 64 x 64 tile of the mask (kHiddenTile, kPassTile,
+  // kMixedTile) in a table [mask batch, mask heads, query tiles, key
+  // tiles] of i8, by a kernel of one warp per tile: each lane reads two
+  // rows of it, and two warp votes decide.
+  Value classifyMaskTiles(OpBuilder &b, Location loc, Value mask, Value queries,
+                          Value keys, FlatSymbolRefAttr kernels, unsigned number) {
+    auto maskType = cast<MemRefType>(mask.getType());
+    bool boolean = maskType.getElementType().isInteger(1);
+    int64_t maskBatches = maskType.getShape()[0], maskHeads = maskType.getShape()[1];
+    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value queryTiles = arith::CeilDivUIOp::create(b, loc, queries, c(kQueryRows));
+    Value keyTiles = arith::CeilDivUIOp::create(b, loc, keys, c(kKeyRows));
+    auto tableType = MemRefType::get(
+        {maskBatches, maskHeads, ShapedType::kDynamic, ShapedType::kDynamic},
+        b.getI8Type());
+    Value table = memref::AllocOp::create(b, loc, tableType,
+                                          ValueRange{queryTiles, keyTiles});
+    Value one = c(1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, keyTiles, queryTiles, c(maskBatches * maskHeads), c(32), one, one,
+        nullptr, nullptr, {}, {}, {}, nullptr, nullptr, nullptr, kernels,
+        FlatSymbolRefAttr::get(b.getContext(), "attention" + std::to_string(number) +
+                                                   "_mask_tiles"));
+    launch->setAttr(magi::kKernelConfigAttr,
+                    b.getDictionaryAttr(
+                        {b.getNamedAttr("block_size", b.getI64IntegerAttr(32)),
+                         b.getNamedAttr("strategy", b.getStringAttr("attention-mask-tiles"))}));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value lane = launch.getThreadIds().x;
+    Value keyTile = launch.getBlockIds().x, queryTile = launch.getBlockIds().y;
+    Value maskBatch = arith::DivUIOp::create(b, loc, launch.getBlockIds().z, c(maskHeads));
+    Value maskHead = arith::RemUIOp::create(b, loc, launch.getBlockIds().z, c(maskHeads));
+    Value lastRow = arith::SubIOp::create(b, loc, queries, c(1));
+    Value lastKey = arith::SubIOp::create(b, loc, keys, c(1));
+    Value firstKey = arith::MulIOp::create(b, loc, keyTile, c(kKeyRows));
+    Value noFlag = arith::ConstantIntOp::create(b, loc, 0, 1);
+    Value visibleAny = noFlag, changedAny = noFlag;
+    auto ult = [&](Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+    };
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, queryTile, c(kQueryRows)),
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, lane, c(2)),
+                                c(half)));
+      Value rowInside = ult(row, queries);
+      Value clampedRow = arith::MinUIOp::create(b, loc, row, lastRow);
+      auto loop = scf::ForOp::create(b, loc, c(0), c(kKeyRows), c(1),
+                                     ValueRange{visibleAny, changedAny});
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value key = arith::AddIOp::create(b, loc, firstKey, loop.getInductionVar());
+        Value inside = arith::AndIOp::create(b, loc, rowInside, ult(key, keys));
+        Value m = memref::LoadOp::create(
+            b, loc, mask,
+            ValueRange{maskBatch, maskHead, clampedRow,
+                       arith::MinUIOp::create(b, loc, key, lastKey)});
+        Value visible, unchanged;
+        if (boolean) {
+          visible = unchanged = m;
+        } else {
+          Value wide = maskType.getElementType().isF32()
+                           ? m
+                           : arith::ExtFOp::create(b, loc, b.getF32Type(), m).getResult();
+          visible = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::ONE, wide,
+              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-INFINITY)));
+          unchanged = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, wide,
+              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
+        }
+        Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+        Value changed = arith::XOrIOp::create(b, loc, unchanged, yes);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::OrIOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                            arith::AndIOp::create(b, loc, inside, visible)),
+                       arith::OrIOp::create(b, loc, loop.getRegionIterArgs()[1],
+                                            arith::AndIOp::create(b, loc, inside, changed))});
+      }
+      visibleAny = loop.getResult(0);
+      changedAny = loop.getResult(1);
+    }
+    Value all = arith::ConstantIntOp::create(b, loc, -1, 32);
+    auto any = NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any);
+    Value seen = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), all, visibleAny, any);
+    Value changed = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), all, changedAny, any);
+    auto i8 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 8); };
+    Value cls = arith::SelectOp::create(
+        b, loc, seen,
+        arith::SelectOp::create(b, loc, changed, i8(kMixedTile), i8(kPassTile)),
+        i8(kHiddenTile));
+    auto first = scf::IfOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c(0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(first.thenBlock());
+    memref::StoreOp::create(b, loc, cls, table,
+                            ValueRange{maskBatch, maskHead, queryTile, keyTile});
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    return table;
+  }
+
   LogicalResult lower(magi::TiledAttentionOp op, func::FuncOp func,
                       unsigned number) {
     if (!isa<MemRefType>(op.getInit().getType()))
@@ -595,6 +748,9 @@ private:
         b, loc, cast<MemRefType>(query.getType()).getShape()[1]);
     Value batches = memref::DimOp::create(b, loc, query, 0);
     Value threads = arith::ConstantIndexOp::create(b, loc, kThreads);
+    Value classes = op.getMask() ? classifyMaskTiles(b, loc, op.getMask(), queries,
+                                                     keys, kernels, number)
+                                 : Value();
     int64_t headDim = op.getHeadDim();
     Type element = outType.getElementType();
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -618,7 +774,8 @@ private:
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&launch.getBody().front());
-      KernelBuilder kernel(b, loc, op, query, key, value, op.getMask(), out);
+      KernelBuilder kernel(b, loc, op, query, key, value, op.getMask(), classes,
+                           out);
       if (failed(kernel.build(launch, queries, keys,
                               launch.getWorkgroupAttributions()[0],
                               launch.getWorkgroupAttributions()[1])))

@@ -8,10 +8,20 @@
 // BUF: magi.tiled_attention %arg0, %arg1, %arg2 mask(%arg3 : memref<1x1x?x?xbf16>) outs(%[[OUT]]) {scale = 1.250000e-01 : f64} : memref<1x32x?x128xbf16>, memref<1x8x?x128xbf16>, memref<1x8x?x128xbf16>, memref<1x32x?x128xbf16>{{$}}
 // BUF: return %[[OUT]]
 
-// One block of 128 threads per (64 query rows, head, batch); two padded
-// 64-row tiles of shared memory.
+// The mask's tiles classified first (hidden, passing, mixed), one warp a
+// 64 x 64 tile, into an i8 table [1, 1, query tiles, key tiles].
 // CHECK-LABEL: func @gqa_masked
 // CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c64
+// CHECK: %[[TABLE:.*]] = memref.alloc(%[[QT:.*]], %[[KT:.*]]) : memref<1x1x?x?xi8>
+// CHECK: gpu.launch blocks({{.*}}) in (%{{[a-z0-9]+}} = %[[KT]], %{{[a-z0-9]+}} = %[[QT]], %{{[a-z0-9]+}} = %c1{{.*}}) threads({{.*}}) in (%{{[a-z0-9]+}} = %c32
+// CHECK-SAME: function(@attention0_mask_tiles)
+// CHECK-COUNT-2: scf.for {{.*}} -> (i1, i1)
+// CHECK: nvvm.vote.sync  any
+// CHECK: nvvm.vote.sync  any
+// CHECK: memref.store %{{.*}}, %[[TABLE]]
+// CHECK: strategy = "attention-mask-tiles"
+// Then one block of 128 threads per (64 query rows, head, batch); two
+// padded 64-row tiles of shared memory.
 // CHECK: gpu.launch blocks(%[[BX:[a-z0-9]+]], %[[BY:[a-z0-9]+]], %[[BZ:[a-z0-9]+]]) in (%{{[a-z0-9]+}} = %[[TILES]], %{{[a-z0-9]+}} = %c32, %{{[a-z0-9]+}} = %{{[a-z0-9_]+}})
 // CHECK-SAME: threads(%{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}) in (%{{[a-z0-9]+}} = %c128, %{{[a-z0-9]+}} = %c1, %{{[a-z0-9]+}} = %c1)
 // CHECK-SAME: module(@gqa_masked_kernels) function(@attention0)
@@ -25,28 +35,34 @@
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: gpu.barrier
 // CHECK-COUNT-8: nvgpu.ldmatrix %[[SK]][{{.*}}] {numTiles = 4 : i32, transpose = false}
-// The first key and value tiles in flight, then the loop over key tiles.
+// The first tile the mask does not hide, its key and value tiles in
+// flight, then the loop over the tiles it does not hide.
+// CHECK: scf.while
+// CHECK: memref.load %[[TABLE]]
 // CHECK: nvgpu.device_async_copy %arg1
 // CHECK: nvgpu.device_async_copy %arg2
-// CHECK: scf.for {{.*}} -> (f32, f32
+// CHECK: scf.while {{.*}} -> (index, f32, f32
+// CHECK: scf.condition
 // CHECK: nvvm.cp.async.wait.group 1
-// The mask at this thread's 32 scores, a warp vote on whether any shows.
-// CHECK-COUNT-32: memref.load %arg3
-// CHECK: %[[WORK:.*]] = nvvm.vote.sync any
-// CHECK: scf.if %[[WORK]]
 // S = Q K^T: 64 tensor-core products m16n8k16 in bf16.
 // CHECK-COUNT-64: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// The mask at this thread's 32 scores, read only in mixed tiles.
+// CHECK: memref.load %[[TABLE]]
+// CHECK: %[[MIXED:.*]] = arith.cmpi eq, %{{.*}}, %c2_i32
+// CHECK: scf.if %[[MIXED]]
+// CHECK-COUNT-32: memref.load %arg3
 // Keys past the end or hidden by the mask score -inf; a quad's max.
 // CHECK: arith.select {{.*}}, %cst
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
 // CHECK: math.exp2
-// P rounded into registers.
+// P rounded into registers; the next key tile in flight once every warp is
+// done with this one; then the value tile.
 // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
-// The next key tile while P V waits for its value tile.
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 1
 // O += P V with V's fragments transposed.
 // CHECK: nvgpu.ldmatrix %[[SV]][{{.*}}] {numTiles = 4 : i32, transpose = true}
