@@ -30,6 +30,7 @@ tokens = [int(t) for t in args.tokens.split(",")]
 dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
 work = args.work
 os.makedirs(work, exist_ok=True)
+os.makedirs(args.out, exist_ok=True)
 
 
 def save(t, path):
