@@ -798,6 +798,8 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
 void GraphExecutor::poisonPlanBuffers() {
   for (auto &entry : planBuffers_)
     device_.poison(entry.second.ptr, entry.second.bytes);
+  for (auto &entry : scratch_)
+    device_.poison(entry.second.ptr, entry.second.bytes);
 }
 
 void GraphExecutor::releaseRunState() {
@@ -812,6 +814,11 @@ void GraphExecutor::releaseRunState() {
   for (auto &entry : planBuffers_)
     device_.release(entry.second.ptr);
   planBuffers_.clear();
+  releaseOutgrownScratch();
+  for (auto &entry : scratch_)
+    device_.release(entry.second.ptr);
+  scratch_.clear();
+  ++scratchGeneration_;
   for (std::optional<CachedStep> &cached : preparedSteps_)
     cached.reset();
 }
@@ -884,8 +891,30 @@ DevicePtr GraphExecutor::planBuffer(size_t stepIndex, size_t variantIndex, int64
   return allocation.ptr;
 }
 
+DevicePtr GraphExecutor::scratchBuffer(int64_t buffer, int64_t bytes) {
+  bytes = std::max<int64_t>(bytes, 1);
+  Allocation &allocation = scratch_[buffer];
+  if (allocation.ptr && allocation.bytes >= bytes)
+    return allocation.ptr;
+  if (allocation.ptr)
+    outgrownScratch_.push_back(allocation.ptr);
+  allocation = Allocation{bytes, device_.allocate(bytes)};
+  ++scratchGeneration_;
+  return allocation.ptr;
+}
+
+void GraphExecutor::releaseOutgrownScratch() {
+  if (outgrownScratch_.empty())
+    return;
+  device_.synchronize("freeing outgrown scratch buffers");
+  for (DevicePtr ptr : outgrownScratch_)
+    device_.release(ptr);
+  outgrownScratch_.clear();
+}
+
 std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
+  releaseOutgrownScratch();
   if (options_.cudaGraphs && options_.fullGraph)
     return runWhole();
   const Graph &graph = manifest_.graph;
@@ -980,7 +1009,7 @@ struct EvaluatedDescriptor {
 
 const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
                                                               const std::vector<Value> &args) {
-  std::vector<int64_t> key;
+  std::vector<int64_t> key = {scratchGeneration_};
   for (const auto &entry : symbols_)
     key.push_back(entry.second);
   for (const Value &arg : args) {
@@ -1082,6 +1111,13 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
 
   for (size_t i = 0; i < variant.values.size(); ++i)
     values.push_back(eval(variant.values[i], "values[" + std::to_string(i) + "]"));
+  // The buffers a result refers to outlive the step; the others are
+  // scratch, shared with the other steps.
+  std::vector<bool> holdsResult(size_t(variant.numBuffers), false);
+  for (const PieceResult &result : variant.results)
+    if (result.isTensor && result.tensor.base == Descriptor::Base::Buffer &&
+        result.tensor.baseIndex >= 0 && result.tensor.baseIndex < variant.numBuffers)
+      holdsResult[size_t(result.tensor.baseIndex)] = true;
 
   // First everything on the host: buffers, parameters, checks. Nothing is
   // issued until the whole call is known, so that it can be compared with
@@ -1096,7 +1132,9 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
       if (bytes < 0)
         throw RuntimeError(stepName + ": " + opName + ": negative allocation size " +
                            std::to_string(bytes));
-      buffers[op.buffer] = planBuffer(stepIndex, variantIndex, op.buffer, bytes);
+      buffers[op.buffer] = holdsResult[size_t(op.buffer)]
+                               ? planBuffer(stepIndex, variantIndex, op.buffer, bytes)
+                               : scratchBuffer(op.buffer, bytes);
       bufferBytes[op.buffer] = bytes;
       break;
     }

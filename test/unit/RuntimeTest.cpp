@@ -590,6 +590,7 @@ public:
 
   bool capturing() const { return capturing_; }
   size_t liveGraphs() const { return graphs_.size() - released_.size(); }
+  size_t liveAllocations() const { return allocations_.size(); }
 
   std::vector<std::string> modules;
   std::vector<std::string> launches; // kernels run, eagerly or by a replay
@@ -995,6 +996,48 @@ TEST(RuntimeExecutor, ReleasingRunStateFreesBuffersAndGraphs) {
   EXPECT_EQ(executor.lastRunModes(), (std::vector<StepMode>{StepMode::Eager, StepMode::Eager}));
   EXPECT_EQ(device.numAllocations, withBuffers + (withBuffers - before));
   expectOutputsMatch(executor, outputs, case0, "after releaseRunState");
+}
+
+TEST(RuntimeExecutor, ScratchBuffersAreSharedByTheSteps) {
+  // Each piece gets a buffer b1 that none of its results refers to: both
+  // steps use one device buffer for it, grown to the larger size (the
+  // smaller one freed at the next run), while each step keeps its own
+  // result buffer.
+  std::string text = selftestManifest();
+  auto addScratch = [&](const std::string &alloc, const std::string &bytes) {
+    std::string with = alloc + " {\"op\": \"alloc\", \"buffer\": \"b1\", \"bytes\": \"" + bytes + "\"},";
+    int count = 0;
+    for (size_t at = text.find(alloc); at != std::string::npos;
+         at = text.find(alloc, at + with.size())) {
+      text.replace(at, alloc.size(), with);
+      ++count;
+    }
+    EXPECT_GT(count, 0) << "not in the manifest: " << alloc;
+  };
+  addScratch("{\"op\": \"alloc\", \"buffer\": \"b0\", \"bytes\": \"(v0 + 4) * 4\"},", "64");
+  addScratch("{\"op\": \"alloc\", \"buffer\": \"b0\", \"bytes\": \"v0 * v1 * 4\"},", "4096");
+  Manifest m = parseManifest(text, "manifest.json");
+  std::string dir = selftestDir();
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device);
+  executor.uploadWeights();
+  std::string case0 = dir + "/fixture/case0";
+  executor.setInputs({fixtureInput(case0, 0)});
+  int allocationsBefore = device.numAllocations;
+  size_t liveBefore = device.liveAllocations();
+  for (int run = 0; run < 4; ++run) {
+    executor.poisonPlanBuffers();
+    std::vector<DeviceTensor> outputs = executor.run();
+    expectOutputsMatch(executor, outputs, case0, "run " + std::to_string(run));
+    // Two result buffers and one scratch buffer (after the first run, whose
+    // step 0 still held the smaller scratch buffer).
+    if (run > 0)
+      EXPECT_EQ(device.liveAllocations(), liveBefore + 3) << "run " << run;
+  }
+  // b0 of each step, b1 at 64 bytes, then at 4096: no more after the first run.
+  EXPECT_EQ(device.numAllocations - allocationsBefore, 4);
+  // The second run re-evaluated step 0 for the grown buffer; then graphs.
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<StepMode>{StepMode::Replay, StepMode::Replay}));
 }
 
 TEST(RuntimeExecutor, FailedCaptureIsCancelled) {

@@ -246,8 +246,9 @@ public:
   // Runs every step; the returned outputs stay valid until the next run.
   std::vector<DeviceTensor> run();
   HostTensor download(const DeviceTensor &tensor);
-  // Fills every plan buffer with 0xFF bytes again: what a later run (or a
-  // replay) does not write then shows, as on the first run.
+  // Fills every plan buffer (and the shared scratch buffers) with 0xFF
+  // bytes again: what a later run (or a replay) does not write then shows,
+  // as on the first run.
   void poisonPlanBuffers();
   // Frees what runs hold on the device (plan buffers, CUDA graphs) and
   // forgets the steps' evaluations; weights and inputs stay. The outputs
@@ -292,6 +293,14 @@ private:
                  const std::string &why) const;
   const Variant &chooseVariant(const Piece &piece, size_t &variantIndex) const;
   DevicePtr planBuffer(size_t stepIndex, size_t variantIndex, int64_t buffer, int64_t bytes);
+  // A step's buffer that none of its results refers to (scratch): every
+  // step's buffer `buffer` shares one device buffer, grown to the largest
+  // size asked for. A step runs after the one before it on the stream, so
+  // no two steps use it at once.
+  DevicePtr scratchBuffer(int64_t buffer, int64_t bytes);
+  // Frees the scratch buffers a larger one replaced (after the work that
+  // may still use them is done).
+  void releaseOutgrownScratch();
   void issue(const std::vector<DeviceOp> &ops, bool syncEach, const std::string &stepName);
 
   struct Allocation {
@@ -313,6 +322,14 @@ private:
   // its address from run to run while its size stays the same, which is
   // what lets a captured graph be replayed.
   std::map<std::tuple<size_t, size_t, int64_t>, Allocation> planBuffers_;
+  // The shared scratch buffers, by buffer number; those a larger one
+  // replaced, kept until the next run (steps evaluated before the growth
+  // still point into them); and a generation that every growth advances,
+  // part of each step's evaluation key so that the next run re-evaluates
+  // the steps that hold an old address.
+  std::map<int64_t, Allocation> scratch_;
+  std::vector<DevicePtr> outgrownScratch_;
+  int64_t scratchGeneration_ = 0;
   std::vector<StepGraphState> stepGraphs_; // one per step
   StepGraphState wholeGraph_;              // the run's, with fullGraph
   struct CachedStep {
