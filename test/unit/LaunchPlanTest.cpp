@@ -165,4 +165,26 @@ TEST_F(LaunchPlanTest, HostWorkThePlanCannotDoIsAnError) {
       << errors;
 }
 
+TEST_F(LaunchPlanTest, NonFiniteConstantParametersAreAnError) {
+  // JSON has no infinities: a kernel parameter that is one is refused (a
+  // constant belongs inside the kernel).
+  std::string text = std::string("module attributes {gpu.container_module} {") +
+                     kKernel + R"mlir(
+  func.func @host(%a: memref<?x4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %inf = arith.constant 0xFF800000 : f32
+    %n = memref.dim %a, %c0 : memref<?x4xf32>
+    gpu.launch_func @kernels::@k0 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%n : index, %a : memref<?x4xf32>, %a : memref<?x4xf32>, %inf : f32)
+    return
+  }
+})mlir";
+  FailureOr<magi::LaunchPlan> plan = planOf(text);
+  EXPECT_TRUE(failed(plan));
+  EXPECT_NE(errors.find("kernel operand is the non-finite constant"), std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("which the manifest cannot carry"), std::string::npos) << errors;
+}
+
 } // namespace
