@@ -66,8 +66,8 @@ public:
     i32 = b.getI32Type();
   }
 
-  LogicalResult build(gpu::LaunchOp launch, Value queries, Value keys,
-                      Value sharedK, Value sharedV);
+  void build(gpu::LaunchOp launch, Value queries, Value keys, Value sharedK,
+             Value sharedV);
 
 private:
   OpBuilder &b;
@@ -177,6 +177,15 @@ private:
       acc[i] = LLVM::ExtractValueOp::create(b, loc, result, ArrayRef<int64_t>{i});
   }
 
+  // acc[0..8) += A * B for two neighbouring n8 tiles, their B fragments one
+  // ldmatrix of four 8x8 tiles at (row, col) of `shared` (see the header).
+  void mmaTilePair(ArrayRef<Value> a, Value shared, Value row, Value col,
+                   bool transpose, MutableArrayRef<Value> acc) {
+    SmallVector<Value> regs = loadFragments(shared, row, col, transpose);
+    mma(a, {regs[0], regs[1]}, acc.take_front(4));
+    mma(a, {regs[2], regs[3]}, acc.drop_front(4));
+  }
+
   // `v` combined over the four threads of a quad (the threads of one row).
   Value quadReduce(Value v, bool isMax) {
     for (int32_t offset : {1, 2}) {
@@ -208,9 +217,8 @@ private:
   void assertAligned(Value memref, StringRef what);
 };
 
-LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
-                                   Value keys, Value sharedK, Value sharedV) {
-  MLIRContext *ctx = b.getContext();
+void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
+                          Value sharedK, Value sharedV) {
   tid = launch.getThreadIds().x;
   // The last query tiles have the most keys under a causal mask: first.
   Value tile = arith::SubIOp::create(
@@ -336,14 +344,10 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
     // S = Q K^T over this key tile (8 tiles of 8 keys).
     SmallVector<Value> scores(4 * keyTiles, zero);
     for (int64_t np = 0; np < keyTiles / 2; ++np)
-      for (int64_t kk = 0; kk < steps; ++kk) {
-        SmallVector<Value> regs = loadFragments(
-            sharedK, add(keyLaneRow, np * 16), add(keyLaneCol, kk * 16), false);
-        mma(queryFragments[kk], {regs[0], regs[1]},
-            MutableArrayRef<Value>(scores).slice(8 * np, 4));
-        mma(queryFragments[kk], {regs[2], regs[3]},
-            MutableArrayRef<Value>(scores).slice(8 * np + 4, 4));
-      }
+      for (int64_t kk = 0; kk < steps; ++kk)
+        mmaTilePair(queryFragments[kk], sharedK, add(keyLaneRow, np * 16),
+                    add(keyLaneCol, kk * 16), /*transpose=*/false,
+                    MutableArrayRef<Value>(scores).slice(8 * np, 8));
     // The mask at this thread's 32 scores, read only in tiles the class
     // table calls mixed (elsewhere it adds nothing or lets all through);
     // after the products, so that they hold no registers during them.
@@ -440,14 +444,10 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
     waitAllBut(1); // the value tile; the next key tile may be in flight
     barrier();
     for (int64_t dp = 0; dp < outTiles / 2; ++dp)
-      for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
-        SmallVector<Value> regs = loadFragments(
-            sharedV, add(lane16, kk * 16), add(laneHalf, dp * 16), true);
-        mma(probs[kk], {regs[0], regs[1]},
-            MutableArrayRef<Value>(acc).slice(8 * dp, 4));
-        mma(probs[kk], {regs[2], regs[3]},
-            MutableArrayRef<Value>(acc).slice(8 * dp + 4, 4));
-      }
+      for (int64_t kk = 0; kk < keyTiles / 2; ++kk)
+        mmaTilePair(probs[kk], sharedV, add(lane16, kk * 16),
+                    add(laneHalf, dp * 16), /*transpose=*/true,
+                    MutableArrayRef<Value>(acc).slice(8 * dp, 8));
     barrier(); // every warp is done with the value tile
     copyNext(value, sharedV);
     commit();
@@ -511,8 +511,6 @@ LogicalResult KernelBuilder::build(gpu::LaunchOp launch, Value queries,
                               ValueRange{batch, head, rows[r], col});
     }
   }
-  (void)ctx;
-  return success();
 }
 
 void KernelBuilder::assertAligned(Value memref, StringRef what) {
@@ -776,10 +774,8 @@ private:
       b.setInsertionPointToStart(&launch.getBody().front());
       KernelBuilder kernel(b, loc, op, query, key, value, op.getMask(), classes,
                            out);
-      if (failed(kernel.build(launch, queries, keys,
-                              launch.getWorkgroupAttributions()[0],
-                              launch.getWorkgroupAttributions()[1])))
-        return failure();
+      kernel.build(launch, queries, keys, launch.getWorkgroupAttributions()[0],
+                   launch.getWorkgroupAttributions()[1]);
       gpu::TerminatorOp::create(b, loc);
     }
     op.erase();
