@@ -9,7 +9,8 @@ peak memory beyond the weights), frees the model, then runs `magi-run ARTIFACT -
 for each T: checked with --runs 3 (a CUDA graph replay) against eager's logits (bf16 bar 3e-2), and
 both Magi's and eager's bf16 logits against the same model run in f32 (TF32 off), timed
 with --repeat 10, its weight-load line recorded, and the GPU memory it used sampled with nvidia-smi
-(peak of memory.used during the run, minus what was used before it started). Results:
+(peak of memory.used during the run, minus what was used before it started), and the size of
+the arena its run buffers were placed in (magi-run's "run buffers" line). Results:
 $OUT/full_model.json and a table on stdout.
 """
 import argparse, json, os, re, statistics, subprocess, sys, threading, time
@@ -127,9 +128,12 @@ for T in args.T:
         sampler.join()
         m = re.search(r"time: median ([0-9.]+) ms", out)
         w = re.search(r"^magi-run: weights: .*$", out, re.M)
+        b = re.search(r"^magi-run: run buffers: .*placed in ([0-9.]+) GB$", out, re.M)
         rt[f"magi_{mode}"] = {"rc": rc, "ms": float(m.group(1)) if m else None,
                               "rel_err": re.findall(r"rel_err=([0-9.e+-]+)", out),
                               "weights": w.group(0) if w else None, "wall_s": time.time() - t1,
+                              "run_buffers": b.group(0) if b else None,
+                              "run_buffers_GB": float(b.group(1)) if b else None,
                               "gpu_used_peak_extra_GB": (peak[0] - before) / 1024,
                               "tail": out[-1200:]}
         print(T, mode, rc, rt[f"magi_{mode}"]["ms"], rt[f"magi_{mode}"]["rel_err"],
@@ -143,11 +147,11 @@ for T in args.T:
             print(T, "magi vs f32", rt["magi_vs_f32_rel_err"], flush=True)
         dump()
 
-print("| T | Magi ms (graphs) | PyTorch eager ms | rel_err Magi vs eager | Magi vs f32 | eager bf16 vs f32 | Magi GPU memory GB (weights included) | eager peak beyond weights GB |")
-print("|---|---|---|---|---|---|---|---|")
+print("| T | Magi ms (graphs) | PyTorch eager ms | rel_err Magi vs eager | Magi vs f32 | eager bf16 vs f32 | Magi GPU memory GB (weights included) | Magi run buffers GB | eager peak beyond weights GB |")
+print("|---|---|---|---|---|---|---|---|---|")
 for T in args.T:
     rt = res["T"][T]
     g, c = rt.get("magi_graphs", {}), rt.get("magi_check", {})
     print(f"| {T} | {g.get('ms')} | {rt['torch_eager_ms']:.3f} | {','.join(c.get('rel_err', []))} | "
           f"{rt.get('magi_vs_f32_rel_err')} | {rt.get('torch_eager_bf16_vs_f32_rel_err')} | "
-          f"{g.get('gpu_used_peak_extra_GB', 0):.1f} | {rt['torch_eager_peak_extra_GB']:.2f} |")
+          f"{g.get('gpu_used_peak_extra_GB', 0):.1f} | {c.get('run_buffers_GB')} | {rt['torch_eager_peak_extra_GB']:.2f} |")

@@ -229,8 +229,8 @@ GraphExecutor::~GraphExecutor() {
         device_.releaseGraph(*state.graph);
     if (wholeGraph_.graph)
       device_.releaseGraph(*wholeGraph_.graph);
-    for (auto &entry : planBuffers_)
-      device_.release(entry.second.ptr);
+    if (arena_.ptr)
+      device_.release(arena_.ptr);
     for (auto &entry : inputAllocations_)
       device_.release(entry.second.ptr);
     if (weights_)
@@ -320,6 +320,75 @@ std::string WeightLoadStats::describe() const {
   std::snprintf(text, sizeof(text), "weights: %lld tensors, %.3f GB from %lld file(s) in %.3f s (%.2f GB/s)",
                 static_cast<long long>(tensors), gb, static_cast<long long>(files), seconds, rate);
   return text;
+}
+
+std::string RunMemoryStats::describe() const {
+  char text[200];
+  std::snprintf(text, sizeof(text),
+                "run buffers: %lld buffers, %.3f GB in all, live at most %.3f GB, placed in %.3f GB",
+                static_cast<long long>(buffers), double(bufferBytes) / 1e9,
+                double(peakLiveBytes) / 1e9, double(arenaBytes) / 1e9);
+  return text;
+}
+
+RunMemoryStats placeBuffers(const std::vector<BufferLifetime> &buffers,
+                            std::vector<int64_t> &offsets) {
+  constexpr int64_t kAlignment = 256;
+  RunMemoryStats stats;
+  stats.buffers = int64_t(buffers.size());
+  std::vector<int64_t> sizes;
+  for (const BufferLifetime &b : buffers) {
+    // An empty buffer still gets an address of its own.
+    int64_t bytes = std::max<int64_t>(b.bytes, 1);
+    if (bytes > std::numeric_limits<int64_t>::max() - kAlignment)
+      throw RuntimeError("a plan buffer of " + std::to_string(b.bytes) + " bytes is too large");
+    sizes.push_back((bytes + kAlignment - 1) / kAlignment * kAlignment);
+    // Every offset is below this sum, so nothing further can overflow.
+    if (__builtin_add_overflow(stats.bufferBytes, sizes.back(), &stats.bufferBytes))
+      throw RuntimeError("the run's plan buffers add up to more than 2^63 bytes");
+  }
+  // The lower bound: the most bytes live at one time (a sweep over starts
+  // and ends; an end at t frees after everything that starts at t).
+  std::vector<std::pair<int64_t, int64_t>> events; // (time * 2 [+1 for an end], +-bytes)
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    events.push_back({buffers[i].start, sizes[i]});
+    events.push_back({buffers[i].end, -sizes[i]});
+  }
+  std::sort(events.begin(), events.end(), [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  int64_t live = 0;
+  for (const auto &event : events) {
+    live += event.second;
+    stats.peakLiveBytes = std::max(stats.peakLiveBytes, live);
+  }
+
+  std::vector<size_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return sizes[a] != sizes[b] ? sizes[a] > sizes[b] : buffers[a].start < buffers[b].start;
+  });
+  offsets.assign(buffers.size(), 0);
+  std::vector<size_t> placed;
+  std::vector<std::pair<int64_t, int64_t>> taken; // [begin, end) of the overlapping placed ones
+  for (size_t i : order) {
+    taken.clear();
+    for (size_t j : placed)
+      if (buffers[j].start <= buffers[i].end && buffers[i].start <= buffers[j].end)
+        taken.push_back({offsets[j], offsets[j] + sizes[j]});
+    std::sort(taken.begin(), taken.end());
+    int64_t offset = 0;
+    for (const auto &range : taken) {
+      if (offset + sizes[i] <= range.first)
+        break;
+      offset = std::max(offset, range.second);
+    }
+    offsets[i] = offset;
+    stats.arenaBytes = std::max(stats.arenaBytes, offset + sizes[i]);
+    placed.push_back(i);
+  }
+  return stats;
 }
 
 uint32_t crc32Parallel(const void *data, size_t bytes, size_t chunkBytes, unsigned threads) {
@@ -796,10 +865,8 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
 }
 
 void GraphExecutor::poisonPlanBuffers() {
-  for (auto &entry : planBuffers_)
-    device_.poison(entry.second.ptr, entry.second.bytes);
-  for (auto &entry : scratch_)
-    device_.poison(entry.second.ptr, entry.second.bytes);
+  if (arena_.ptr)
+    device_.poison(arena_.ptr, arena_.bytes);
 }
 
 void GraphExecutor::releaseRunState() {
@@ -811,14 +878,14 @@ void GraphExecutor::releaseRunState() {
   if (wholeGraph_.graph)
     device_.releaseGraph(*wholeGraph_.graph);
   wholeGraph_ = StepGraphState{};
-  for (auto &entry : planBuffers_)
-    device_.release(entry.second.ptr);
-  planBuffers_.clear();
-  releaseOutgrownScratch();
-  for (auto &entry : scratch_)
-    device_.release(entry.second.ptr);
-  scratch_.clear();
-  ++scratchGeneration_;
+  if (arena_.ptr) {
+    device_.synchronize("freeing the run's buffers");
+    device_.release(arena_.ptr);
+  }
+  arena_ = Allocation{};
+  hasMemoryPlan_ = false;
+  memoryPlan_ = MemoryPlan{};
+  ++memoryGeneration_;
   for (std::optional<CachedStep> &cached : preparedSteps_)
     cached.reset();
 }
@@ -875,46 +942,148 @@ const Variant &GraphExecutor::chooseVariant(const Piece &piece, size_t &variantI
                      ") has no variant for " + current + " and no general variant ({})");
 }
 
-DevicePtr GraphExecutor::planBuffer(size_t stepIndex, size_t variantIndex, int64_t buffer,
-                                     int64_t bytes) {
-  // The same step, variant and buffer get the same device buffer on every
-  // run while its size stays the same; another size replaces it. Only a
-  // fresh buffer comes poisoned from the device.
-  bytes = std::max<int64_t>(bytes, 1);
-  Allocation &allocation = planBuffers_[std::make_tuple(stepIndex, variantIndex, buffer)];
-  if (allocation.ptr && allocation.bytes != bytes) {
-    device_.release(allocation.ptr);
-    allocation = Allocation{};
+std::vector<int64_t> GraphExecutor::memoryPlanKey() const {
+  std::vector<int64_t> key;
+  for (const auto &entry : symbols_)
+    key.push_back(entry.second);
+  for (const DeviceTensor &input : inputs_) {
+    key.push_back(int64_t(input.dtype));
+    key.push_back(int64_t(input.shape.size()));
+    key.insert(key.end(), input.shape.begin(), input.shape.end());
   }
-  if (!allocation.ptr)
-    allocation = Allocation{bytes, device_.allocate(bytes)};
-  return allocation.ptr;
+  return key;
 }
 
-DevicePtr GraphExecutor::scratchBuffer(int64_t buffer, int64_t bytes) {
-  bytes = std::max<int64_t>(bytes, 1);
-  Allocation &allocation = scratch_[buffer];
-  if (allocation.ptr && allocation.bytes >= bytes)
-    return allocation.ptr;
-  if (allocation.ptr)
-    outgrownScratch_.push_back(allocation.ptr);
-  allocation = Allocation{bytes, device_.allocate(bytes)};
-  ++scratchGeneration_;
-  return allocation.ptr;
+GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
+  // Every step is evaluated once with stand-in addresses (distinct, far
+  // apart, never dereferenced): that gives each alloc op's bytes, and the
+  // plan ops and results that use each buffer. Time counts plan ops over
+  // the whole run.
+  const Graph &graph = manifest_.graph;
+  MemoryPlan plan;
+  plan.key = std::move(key);
+  std::vector<BufferLifetime> lifetimes;
+  std::vector<std::pair<size_t, size_t>> where; // lifetime -> (step, alloc op ordinal)
+  std::vector<std::vector<Value>> stepResults;
+  // Per step, per result: the buffers (lifetimes) its tensor is a view of.
+  std::vector<std::vector<std::vector<size_t>>> resultOwners;
+  auto ownersOf = [&](const ValueRef &ref) {
+    return ref.kind == ValueRef::Kind::StepResult
+               ? resultOwners[size_t(ref.index)][size_t(ref.result)]
+               : std::vector<size_t>{};
+  };
+  auto use = [&](size_t lifetime, int64_t now) {
+    lifetimes[lifetime].end = std::max(lifetimes[lifetime].end, now);
+  };
+  int64_t time = 0;
+  for (size_t s = 0; s < graph.steps.size(); ++s) {
+    std::vector<Value> args;
+    std::vector<std::vector<size_t>> argOwners;
+    for (const ValueRef &ref : graph.steps[s].args) {
+      args.push_back(resolve(ref, stepResults));
+      argOwners.push_back(ownersOf(ref));
+    }
+    size_t first = lifetimes.size();
+    auto standIn = [&](int64_t, int64_t bytes) {
+      where.push_back({s, lifetimes.size() - first});
+      lifetimes.push_back(BufferLifetime{bytes, 0, 0});
+      return DevicePtr(lifetimes.size()) << 40;
+    };
+    PreparedStep step = evaluateStep(s, args, standIn);
+    const Variant &variant =
+        manifest_.pieces[size_t(graph.steps[s].piece)].variants[step.variantIndex];
+    plan.variants.push_back(step.variantIndex);
+    plan.offsets.emplace_back();
+    plan.bytes.emplace_back();
+    // Which lifetime each buffer number holds at this point of the plan.
+    std::map<int64_t, size_t> current;
+    size_t nextAlloc = first;
+    auto useDescriptor = [&](const Descriptor &d, int64_t now) {
+      if (d.base == Descriptor::Base::Buffer) {
+        auto it = current.find(d.baseIndex);
+        if (it != current.end())
+          use(it->second, now);
+      } else if (d.baseIndex >= 0 && size_t(d.baseIndex) < argOwners.size()) {
+        for (size_t owner : argOwners[size_t(d.baseIndex)])
+          use(owner, now);
+      }
+    };
+    for (size_t p = 0; p < variant.plan.size(); ++p) {
+      const PlanOp &op = variant.plan[p];
+      int64_t now = time + int64_t(p);
+      switch (op.kind) {
+      case PlanOp::Kind::Alloc:
+        lifetimes[nextAlloc].start = lifetimes[nextAlloc].end = now;
+        plan.bytes.back().push_back(lifetimes[nextAlloc].bytes);
+        current[op.buffer] = nextAlloc++;
+        break;
+      case PlanOp::Kind::Launch:
+        for (const KernelArg &arg : op.args)
+          if (arg.kind == KernelArg::Kind::Memref)
+            useDescriptor(arg.memref, now);
+        break;
+      case PlanOp::Kind::Gemm:
+        for (const Descriptor *d : {&op.a, &op.b, &op.c})
+          useDescriptor(*d, now);
+        if (op.bias)
+          useDescriptor(*op.bias, now);
+        break;
+      }
+    }
+    std::vector<std::vector<size_t>> owners;
+    for (const PieceResult &result : variant.results) {
+      owners.emplace_back();
+      if (!result.isTensor)
+        continue;
+      const Descriptor &d = result.tensor;
+      if (d.base == Descriptor::Base::Buffer) {
+        auto it = current.find(d.baseIndex);
+        if (it != current.end())
+          owners.back().push_back(it->second);
+      } else if (d.baseIndex >= 0 && size_t(d.baseIndex) < argOwners.size()) {
+        owners.back() = argOwners[size_t(d.baseIndex)];
+      }
+    }
+    resultOwners.push_back(std::move(owners));
+    stepResults.push_back(std::move(step.results));
+    time += std::max<int64_t>(int64_t(variant.plan.size()), 1);
+  }
+  // The outputs outlive the run.
+  for (const ValueRef &ref : graph.outputs)
+    for (size_t owner : ownersOf(ref))
+      use(owner, time);
+
+  std::vector<int64_t> offsets;
+  plan.stats = placeBuffers(lifetimes, offsets);
+  for (size_t i = 0; i < lifetimes.size(); ++i)
+    plan.offsets[where[i].first].push_back(offsets[i]);
+  return plan;
 }
 
-void GraphExecutor::releaseOutgrownScratch() {
-  if (outgrownScratch_.empty())
+void GraphExecutor::ensureMemoryPlan() {
+  std::vector<int64_t> key = memoryPlanKey();
+  if (hasMemoryPlan_ && memoryPlan_.key == key)
     return;
-  device_.synchronize("freeing outgrown scratch buffers");
-  for (DevicePtr ptr : outgrownScratch_)
-    device_.release(ptr);
-  outgrownScratch_.clear();
+  // Forget the old plan first: if planning throws, none is kept.
+  hasMemoryPlan_ = false;
+  MemoryPlan plan = planMemory(std::move(key));
+  if (plan.stats.arenaBytes > arena_.bytes) {
+    if (arena_.ptr) {
+      // Work of the previous run may still use it.
+      device_.synchronize("growing the run's buffers");
+      device_.release(arena_.ptr);
+      arena_ = Allocation{};
+    }
+    arena_ = Allocation{plan.stats.arenaBytes, device_.allocate(plan.stats.arenaBytes)};
+  }
+  memoryPlan_ = std::move(plan);
+  hasMemoryPlan_ = true;
+  ++memoryGeneration_;
 }
 
 std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
-  releaseOutgrownScratch();
+  ensureMemoryPlan();
   if (options_.cudaGraphs && options_.fullGraph)
     return runWhole();
   const Graph &graph = manifest_.graph;
@@ -1009,7 +1178,7 @@ struct EvaluatedDescriptor {
 
 const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
                                                               const std::vector<Value> &args) {
-  std::vector<int64_t> key = {scratchGeneration_};
+  std::vector<int64_t> key = {memoryGeneration_};
   for (const auto &entry : symbols_)
     key.push_back(entry.second);
   for (const Value &arg : args) {
@@ -1027,7 +1196,20 @@ const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
   if (!cached || cached->key != key) {
     // Forget the old evaluation first: if this one throws, none is kept.
     cached.reset();
-    PreparedStep step = evaluateStep(stepIndex, args);
+    size_t ordinal = 0;
+    auto address = [&](int64_t buffer, int64_t bytes) {
+      // The plan was made from an evaluation of the same step with the
+      // same sizes: anything else is a bug of the runtime.
+      const std::vector<int64_t> &planned = memoryPlan_.bytes[stepIndex];
+      if (ordinal >= planned.size() || planned[ordinal] != bytes)
+        throw RuntimeError("step " + std::to_string(stepIndex) + ": buffer b" +
+                           std::to_string(buffer) + " (" + std::to_string(bytes) +
+                           " bytes) differs from the memory plan");
+      return arena_.ptr + DevicePtr(memoryPlan_.offsets[stepIndex][ordinal++]);
+    };
+    PreparedStep step = evaluateStep(stepIndex, args, address);
+    if (step.variantIndex != memoryPlan_.variants[stepIndex])
+      throw RuntimeError(step.name + ": not the variant the memory plan was made for");
     ++numStepEvaluations_;
     cached = CachedStep{std::move(key), std::move(step)};
   }
@@ -1035,7 +1217,8 @@ const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
 }
 
 GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
-                                                        const std::vector<Value> &args) {
+                                                        const std::vector<Value> &args,
+                                                        const BufferAddress &address) {
   const GraphStep &step = manifest_.graph.steps[stepIndex];
   const Piece &piece = manifest_.pieces[step.piece];
   size_t variantIndex = 0;
@@ -1111,14 +1294,6 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
 
   for (size_t i = 0; i < variant.values.size(); ++i)
     values.push_back(eval(variant.values[i], "values[" + std::to_string(i) + "]"));
-  // The buffers a result refers to outlive the step; the others are
-  // scratch, shared with the other steps.
-  std::vector<bool> holdsResult(size_t(variant.numBuffers), false);
-  for (const PieceResult &result : variant.results)
-    if (result.isTensor && result.tensor.base == Descriptor::Base::Buffer &&
-        result.tensor.baseIndex >= 0 && result.tensor.baseIndex < variant.numBuffers)
-      holdsResult[size_t(result.tensor.baseIndex)] = true;
-
   // First everything on the host: buffers, parameters, checks. Nothing is
   // issued until the whole call is known, so that it can be compared with
   // the previous call of this step and captured or replayed as a whole.
@@ -1132,9 +1307,7 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
       if (bytes < 0)
         throw RuntimeError(stepName + ": " + opName + ": negative allocation size " +
                            std::to_string(bytes));
-      buffers[op.buffer] = holdsResult[size_t(op.buffer)]
-                               ? planBuffer(stepIndex, variantIndex, op.buffer, bytes)
-                               : scratchBuffer(op.buffer, bytes);
+      buffers[op.buffer] = address(op.buffer, bytes);
       bufferBytes[op.buffer] = bytes;
       break;
     }
@@ -1284,7 +1457,6 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
 void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
   const GraphStep &step = manifest_.graph.steps[stepIndex];
   const Piece &piece = manifest_.pieces[step.piece];
-  size_t variantIndex = prepared.variantIndex;
   const std::vector<DeviceOp> &ops = prepared.ops;
   const std::string &stepName = prepared.name;
   // How to run it: replay, capture or eagerly.

@@ -998,46 +998,118 @@ TEST(RuntimeExecutor, ReleasingRunStateFreesBuffersAndGraphs) {
   expectOutputsMatch(executor, outputs, case0, "after releaseRunState");
 }
 
-TEST(RuntimeExecutor, ScratchBuffersAreSharedByTheSteps) {
-  // Each piece gets a buffer b1 that none of its results refers to: both
-  // steps use one device buffer for it, grown to the larger size (the
-  // smaller one freed at the next run), while each step keeps its own
-  // result buffer.
+// The self-test graph with two more steps: s1 passes s0's result y on as a
+// view of its argument (piece 2, no plan ops), s2 computes 2x + 100 into a
+// buffer nothing reads, and piece 1 (s3) reads y through s1's view:
+//   outputs [z, y] as in the self-test's fixtures.
+// Were the view's buffer taken for dead after s0, s2 would be placed over y.
+std::string viewChainManifest() {
   std::string text = selftestManifest();
-  auto addScratch = [&](const std::string &alloc, const std::string &bytes) {
-    std::string with = alloc + " {\"op\": \"alloc\", \"buffer\": \"b1\", \"bytes\": \"" + bytes + "\"},";
-    int count = 0;
-    for (size_t at = text.find(alloc); at != std::string::npos;
-         at = text.find(alloc, at + with.size())) {
-      text.replace(at, alloc.size(), with);
-      ++count;
-    }
-    EXPECT_GT(count, 0) << "not in the manifest: " << alloc;
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << "not in the manifest: " << from;
+    if (at != std::string::npos)
+      text.replace(at, from.size(), to);
   };
-  addScratch("{\"op\": \"alloc\", \"buffer\": \"b0\", \"bytes\": \"(v0 + 4) * 4\"},", "64");
-  addScratch("{\"op\": \"alloc\", \"buffer\": \"b0\", \"bytes\": \"v0 * v1 * 4\"},", "4096");
-  Manifest m = parseManifest(text, "manifest.json");
+  replace(R"("steps": [
+      {"piece": 0, "args": [{"input": 2}, {"symbol": "s0"}]},
+      {"piece": 1, "args": [{"step": 0, "result": 0}, {"input": 0}, {"input": 1},
+                            {"step": 0, "result": 1}]}
+    ],
+    "outputs": [{"step": 1, "result": 0}, {"step": 0, "result": 0}])",
+          R"("steps": [
+      {"piece": 0, "args": [{"input": 2}, {"symbol": "s0"}]},
+      {"piece": 2, "args": [{"step": 0, "result": 0}]},
+      {"piece": 0, "args": [{"input": 2}, {"int": 100}]},
+      {"piece": 1, "args": [{"step": 1, "result": 0}, {"input": 0}, {"input": 1},
+                            {"step": 0, "result": 1}]}
+    ],
+    "outputs": [{"step": 3, "result": 0}, {"step": 1, "result": 0}])");
+  size_t last = text.rfind(']');
+  text.insert(last, R"(,
+    {
+      "index": 2, "name": "selftest_view", "kind": "compute", "graph_index": 0,
+      "cuda_graph": true,
+      "args": [{"kind": "tensor", "dtype": "f32", "rank": 2}],
+      "results": [{"kind": "tensor", "dtype": "f32", "rank": 2}],
+      "variants": [
+        {"symbols": {}, "ptx": "pieces/piece_1.ptx", "cubin": null, "kernels": [], "values": [],
+         "plan": [],
+         "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg0.d0", "arg0.d1"],
+                                 "strides": ["arg0.d1", 1]}}]}
+      ]
+    }
+  )");
+  return text;
+}
+
+TEST(RuntimeExecutor, PlanBuffersShareOneArenaByLiveRange) {
+  Manifest m = parseManifest(viewChainManifest(), "manifest.json");
   std::string dir = selftestDir();
   HostDevice device;
   GraphExecutor executor(m, dir + "/artifact", device);
   executor.uploadWeights();
-  std::string case0 = dir + "/fixture/case0";
+  std::string case0 = dir + "/fixture/case0"; // s0 = 5
   executor.setInputs({fixtureInput(case0, 0)});
   int allocationsBefore = device.numAllocations;
-  size_t liveBefore = device.liveAllocations();
   for (int run = 0; run < 4; ++run) {
     executor.poisonPlanBuffers();
     std::vector<DeviceTensor> outputs = executor.run();
     expectOutputsMatch(executor, outputs, case0, "run " + std::to_string(run));
-    // Two result buffers and one scratch buffer (after the first run, whose
-    // step 0 still held the smaller scratch buffer).
-    if (run > 0)
-      EXPECT_EQ(device.liveAllocations(), liveBefore + 3) << "run " << run;
   }
-  // b0 of each step, b1 at 64 bytes, then at 4096: no more after the first run.
-  EXPECT_EQ(device.numAllocations - allocationsBefore, 4);
-  // The second run re-evaluated step 0 for the grown buffer; then graphs.
-  EXPECT_EQ(executor.lastRunModes(), (std::vector<StepMode>{StepMode::Replay, StepMode::Replay}));
+  // y (176 bytes, live to the end through the view), s2's 176 and s3's z
+  // (80, an output), each rounded to 256: s2's dies before s3's is born, so
+  // they share.
+  const RunMemoryStats &stats = executor.memoryStats();
+  EXPECT_EQ(stats.buffers, 3);
+  EXPECT_EQ(stats.bufferBytes, 768);
+  EXPECT_EQ(stats.peakLiveBytes, 512);
+  EXPECT_EQ(stats.arenaBytes, 512);
+  EXPECT_EQ(stats.describe(),
+            "run buffers: 3 buffers, 0.000 GB in all, live at most 0.000 GB, placed in 0.000 GB");
+  EXPECT_EQ(device.numAllocations - allocationsBefore, 1); // the arena, once
+  // The plan held from run to run: every step captured, then replayed.
+  EXPECT_EQ(executor.lastRunModes(), std::vector<StepMode>(4, StepMode::Replay));
+
+  // Smaller sizes: a new plan that fits the arena (nothing allocated), and
+  // the steps evaluated again for it.
+  std::string case1 = dir + "/fixture/case1"; // s0 = 3
+  executor.setInputs({fixtureInput(case1, 0)}); // the input's own buffer is replaced
+  int64_t evaluations = executor.numStepEvaluations();
+  allocationsBefore = device.numAllocations;
+  std::vector<DeviceTensor> outputs = executor.run();
+  expectOutputsMatch(executor, outputs, case1, "case1");
+  EXPECT_EQ(executor.numStepEvaluations() - evaluations, 4);
+  EXPECT_EQ(device.numAllocations, allocationsBefore);
+  // The view step issues nothing, before as now: its empty graph replays.
+  using M = StepMode;
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Replay, M::Eager, M::Eager}));
+}
+
+TEST(RuntimePlaceBuffers, ReusesWhatIsDeadAndNeverOverlapsWhatIsLive) {
+  // a [0, 2] and b [1, 3] overlap; c [3, 4] overlaps b only; d [5, 5]
+  // overlaps nothing. Largest first: a at 0, b after it, c in a's place, d at 0.
+  std::vector<BufferLifetime> buffers = {
+      {1000, 0, 2}, {300, 1, 3}, {700, 3, 4}, {2000, 5, 5}};
+  std::vector<int64_t> offsets;
+  RunMemoryStats stats = placeBuffers(buffers, offsets);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 1024, 0, 0}));
+  EXPECT_EQ(stats.buffers, 4);
+  EXPECT_EQ(stats.bufferBytes, 1024 + 512 + 768 + 2048);
+  EXPECT_EQ(stats.peakLiveBytes, 2048);
+  EXPECT_EQ(stats.arenaBytes, 2048);
+  // An end and a start at the same time overlap (the op that frees one is
+  // the op that uses the other).
+  stats = placeBuffers({{256, 0, 1}, {256, 1, 2}}, offsets);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 256}));
+  EXPECT_EQ(stats.peakLiveBytes, 512);
+  // Empty buffers still get an address of their own.
+  stats = placeBuffers({{0, 0, 0}, {0, 0, 0}}, offsets);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 256}));
+  expectError([] {
+    std::vector<int64_t> unused;
+    placeBuffers({{int64_t(1) << 62, 0, 0}, {int64_t(1) << 62, 0, 0}}, unused);
+  }, "the run's plan buffers add up to more than 2^63 bytes");
 }
 
 TEST(RuntimeExecutor, FailedCaptureIsCancelled) {

@@ -272,6 +272,7 @@ int run(const Options &options) {
     deviceOutputs = executor.run();
   }
   device.synchronize("the graph");
+  std::cerr << "magi-run: " << executor.memoryStats().describe() << "\n";
   std::vector<HostTensor> outputs;
   for (const DeviceTensor &t : deviceOutputs)
     outputs.push_back(executor.download(t));
