@@ -319,9 +319,19 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   SmallVector<Value> inits(4 * outTiles, zero);
   inits.append({negInf, negInf, zero, zero}); // max, partial sum per row
 
+  // Head dimension 64 without a mask: the tiles every row of the block sees
+  // in full run without a comparison per score, and the running max is
+  // taken of the raw scores and scaled once (each probability one fma and
+  // an exp2: exp2(s * scale - max * scale)). At 128 both cost registers
+  // that take the block count per SM from 3 to 2, which measured slower
+  // on an H200 (docs/compile.md, "Attention as one tiled kernel").
+  bool fastTiles = !mask && headDim == 64;
+  bool rawMax = fastTiles && scaleLog2 > 0;
   // One key tile `j` (whose key and value tiles are in flight), given the
   // carried accumulators, max and sums; `next` is the tile to fetch next.
-  auto emitTile = [&](Value j, Value next, ValueRange carried) {
+  // `checkKeys`: some key of the tile may be past a row's causal limit or
+  // past the last key, so every score is compared with its row's limit.
+  auto emitTile = [&](Value j, Value next, ValueRange carried, bool checkKeys) {
     SmallVector<Value> acc(carried.begin(), carried.begin() + 4 * outTiles);
     Value oldMax[2] = {carried[4 * outTiles], carried[4 * outTiles + 1]};
     Value oldSum[2] = {carried[4 * outTiles + 2], carried[4 * outTiles + 3]};
@@ -392,6 +402,12 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
       for (int64_t n = 0; n < keyTiles; ++n)
         for (int c = 0; c < 2; ++c) {
           Value &s = scores[4 * n + 2 * r + c];
+          if (rawMax) {
+            if (checkKeys)
+              s = arith::SelectOp::create(b, loc, lessThan(keyOf(n, c), limits[r]), s, negInf);
+            rowMax = fmax(rowMax, s);
+            continue;
+          }
           Value x = fmul(s, scale);
           Value visible = lessThan(keyOf(n, c), limits[r]);
           if (mask) {
@@ -404,18 +420,21 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
           s = arith::SelectOp::create(b, loc, visible, x, negInf);
           rowMax = fmax(rowMax, s);
         }
-      newMax[r] = fmax(oldMax[r], quadReduce(rowMax, /*isMax=*/true));
+      Value tileMax = quadReduce(rowMax, /*isMax=*/true);
+      newMax[r] = fmax(oldMax[r], rawMax ? fmul(tileMax, scale) : tileMax);
       // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
       Value shift = arith::SelectOp::create(
           b, loc,
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[r], negInf),
           zero, newMax[r]);
       Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[r], shift));
+      Value negShift = arith::NegFOp::create(b, loc, shift);
       Value sum = zero;
       for (int64_t n = 0; n < keyTiles; ++n)
         for (int c = 0; c < 2; ++c) {
           Value &s = scores[4 * n + 2 * r + c];
-          s = exp2(arith::SubFOp::create(b, loc, s, shift));
+          s = rawMax ? exp2(math::FmaOp::create(b, loc, s, scale, negShift))
+                     : exp2(arith::SubFOp::create(b, loc, s, shift));
           sum = fadd(sum, s);
         }
       newSum[r] = fadd(fmul(oldSum[r], alpha), sum);
@@ -459,13 +478,29 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
 
   ValueRange results;
   if (!classes) {
-    auto loop = scf::ForOp::create(b, loc, idx(0), numKeyTiles, idx(1), inits);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    scf::YieldOp::create(b, loc,
-                         emitTile(j, add(j, 1), loop.getRegionIterArgs()));
-    results = loop.getResults();
+    auto emitLoop = [&](Value from, Value to, ValueRange carried, bool checkKeys) {
+      auto loop = scf::ForOp::create(b, loc, from, to, idx(1), carried);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value j = loop.getInductionVar();
+      scf::YieldOp::create(b, loc,
+                           emitTile(j, add(j, 1), loop.getRegionIterArgs(), checkKeys));
+      return loop.getResults();
+    };
+    if (fastTiles) {
+      // The tiles whose keys every row of the block sees (all but the
+      // diagonal one under a causal mask, all but a partial last one),
+      // then the others.
+      Value fewestKeys =
+          causal ? arith::MinUIOp::create(b, loc, keys, add(firstQuery, 1)).getResult() : keys;
+      Value fullTiles =
+          arith::MinUIOp::create(b, loc, div(fewestKeys, kKeyRows), numKeyTiles);
+      results = emitLoop(fullTiles, numKeyTiles,
+                         emitLoop(idx(0), fullTiles, inits, /*checkKeys=*/false),
+                         /*checkKeys=*/true);
+    } else {
+      results = emitLoop(idx(0), numKeyTiles, inits, /*checkKeys=*/true);
+    }
   } else {
     SmallVector<Value> whileInits = {firstTile};
     whileInits.append(inits);
@@ -482,7 +517,8 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     Value j = after->getArgument(0);
     Value next = nextTile(add(j, 1));
     SmallVector<Value> yields = {next};
-    llvm::append_range(yields, emitTile(j, next, after->getArguments().drop_front()));
+    llvm::append_range(yields,
+                       emitTile(j, next, after->getArguments().drop_front(), /*checkKeys=*/true));
     scf::YieldOp::create(b, loc, yields);
     results = loop.getResults().drop_front();
   }

@@ -90,14 +90,29 @@ func.func @gqa_masked(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %
 
 // Causal without a mask: no vote, the loop stops at the diagonal tile, the
 // keys after a query masked; f16 and a head dimension of 64 (4 steps of 16).
+// Two loops: the tiles every row of the block sees in full (before the
+// diagonal one), with no comparison per score, then the rest, with one.
+// The running max is of the raw scores, each probability one fma + exp2.
 // CHECK-LABEL: func @causal_f16
 // CHECK: workgroup(%[[SK:[a-z0-9]+]] : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64x72xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-4: nvgpu.ldmatrix %[[SK]]
 // CHECK: %[[KT:.*]] = arith.ceildivui
-// CHECK: arith.minui %[[KT]]
+// CHECK: %[[TILES:.*]] = arith.minui %[[KT]]
 // CHECK-NOT: nvvm.vote.sync
-// CHECK: scf.for
+// CHECK: %[[FULL:.*]] = arith.divui %{{.*}}, %c64{{.*}} : index
+// CHECK-NEXT: %[[SPLIT:.*]] = arith.minui %[[FULL]], %[[TILES]]
+// CHECK: %[[LOOP1:.*]]:36 = scf.for %{{.*}} = %{{.*}} to %[[SPLIT]]
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: arith.select
+// CHECK: arith.maximumf
+// CHECK: math.fma
+// CHECK-NEXT: math.exp2
+// CHECK: scf.yield
+// CHECK: scf.for %{{.*}} = %[[SPLIT]] to %[[TILES]] {{.*}} iter_args(%{{.*}} = %[[LOOP1]]#0,
+// CHECK: nvvm.mma.sync
+// CHECK: arith.cmpi ult
+// CHECK-NEXT: arith.select
+// CHECK: math.fma
 func.func @causal_f16(%q: tensor<2x4x?x64xf16>) -> tensor<2x4x?x64xf16> {
   %c2 = arith.constant 2 : index
   %l = tensor.dim %q, %c2 : tensor<2x4x?x64xf16>
