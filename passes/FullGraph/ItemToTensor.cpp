@@ -32,8 +32,8 @@ public:
       Value scalar = item.getResult(0);
       for (OpOperand &use : llvm::make_early_inc_range(scalar.getUses())) {
         Operation *user = use.getOwner();
-        if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, RemainderOp, MaximumOp,
-                 MinimumOp, EqOp, NeOp, LtOp, LeOp, GtOp, GeOp, WhereOp>(user))
+        auto promoting = dyn_cast<PromotesOperandsOpInterface>(user);
+        if (!promoting || !llvm::is_contained(promoting.getPromotedOperands(), &use))
           continue;
         b.setInsertionPoint(user);
         Value zeroD = ViewOp::create(

@@ -19,25 +19,9 @@ class ExplicitPromotionPass
 public:
   void runOnOperation() override {
     OpBuilder b(&getContext());
-    getOperation().walk([&](Operation *op) {
-      Type dtype;
-      SmallVector<OpOperand *> operands;
-      if (isa<EqOp, NeOp, LtOp, LeOp, GtOp, GeOp>(op)) {
-        // Comparisons compute in the promoted dtype.
-        dtype = resultDtype(op->getOperandTypes());
-        for (OpOperand &o : op->getOpOperands())
-          operands.push_back(&o);
-      } else if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, RemainderOp, MaximumOp,
-                     MinimumOp, SiluAndMulOp, RotaryEmbeddingOp>(op)) {
-        dtype = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-        for (OpOperand &o : op->getOpOperands())
-          operands.push_back(&o);
-      } else if (auto where = dyn_cast<WhereOp>(op)) {
-        dtype = where.getType().getElementType();
-        operands = {&where.getSelfMutable(), &where.getOtherMutable()};
-      } else {
-        return;
-      }
+    getOperation().walk([&](PromotesOperandsOpInterface op) {
+      Type dtype = op.getPromotedDtype();
+      SmallVector<OpOperand *> operands = op.getPromotedOperands();
       for (OpOperand *operand : operands) {
         auto type = dyn_cast<RankedTensorType>(operand->get().getType());
         if (!type || type.getElementType() == dtype)

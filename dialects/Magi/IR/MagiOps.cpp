@@ -1885,5 +1885,7 @@ LogicalResult OpaqueOp::verify() {
   return success();
 }
 
+#include "magi/Dialect/Magi/IR/MagiInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "magi/Dialect/Magi/IR/MagiOps.cpp.inc"

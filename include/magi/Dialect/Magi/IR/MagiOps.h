@@ -14,6 +14,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "magi/Dialect/Magi/IR/MagiInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "magi/Dialect/Magi/IR/MagiOps.h.inc"
 

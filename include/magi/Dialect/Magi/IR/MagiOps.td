@@ -9,6 +9,7 @@
 #define MAGI_DIALECT_MAGI_IR_MAGIOPS_TD
 
 include "magi/Dialect/Magi/IR/MagiDialect.td"
+include "magi/Dialect/Magi/IR/MagiInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
@@ -257,17 +258,21 @@ class Magi_BinaryOp<string mnemonic, string aten, list<Trait> traits = []>
   let results = (outs Magi_Tensor:$result);
 }
 
+// A binary op that computes in its result's dtype, its operands promoted to it.
+class Magi_PromotingBinaryOp<string mnemonic, string aten, list<Trait> traits = []>
+    : Magi_BinaryOp<mnemonic, aten, !listconcat([Magi_PromotesOperandsOpInterface], traits)>;
+
 // `self + alpha * other` / `self - alpha * other`.
 class Magi_AlphaBinaryOp<string mnemonic, string aten>
-    : Magi_BinaryOp<mnemonic, aten> {
+    : Magi_PromotingBinaryOp<mnemonic, aten> {
   let arguments = (ins Magi_TensorOrScalar:$self, Magi_TensorOrScalar:$other,
                        OptionalAttr<F64Attr>:$alpha);
 }
 
 def Magi_AddOp : Magi_AlphaBinaryOp<"add", "aten.add (self + alpha * other)">;
 def Magi_SubOp : Magi_AlphaBinaryOp<"sub", "aten.sub (self - alpha * other)">;
-def Magi_MulOp : Magi_BinaryOp<"mul", "aten.mul">;
-def Magi_DivOp : Magi_BinaryOp<"div", "aten.div"> {
+def Magi_MulOp : Magi_PromotingBinaryOp<"mul", "aten.mul">;
+def Magi_DivOp : Magi_PromotingBinaryOp<"div", "aten.div"> {
   let description = [{
     True division (integers promote to f32) unless `rounding_mode` is `"trunc"`
     or `"floor"`, which keep the promoted type.
@@ -276,10 +281,10 @@ def Magi_DivOp : Magi_BinaryOp<"div", "aten.div"> {
                        OptionalAttr<StrAttr>:$rounding_mode);
   let hasVerifier = 1;
 }
-def Magi_PowOp : Magi_BinaryOp<"pow", "aten.pow">;
-def Magi_RemainderOp : Magi_BinaryOp<"remainder", "aten.remainder (sign of other)">;
-def Magi_MaximumOp : Magi_BinaryOp<"maximum", "aten.maximum">;
-def Magi_MinimumOp : Magi_BinaryOp<"minimum", "aten.minimum">;
+def Magi_PowOp : Magi_PromotingBinaryOp<"pow", "aten.pow">;
+def Magi_RemainderOp : Magi_PromotingBinaryOp<"remainder", "aten.remainder (sign of other)">;
+def Magi_MaximumOp : Magi_PromotingBinaryOp<"maximum", "aten.maximum">;
+def Magi_MinimumOp : Magi_PromotingBinaryOp<"minimum", "aten.minimum">;
 def Magi_BitwiseAndOp : Magi_BinaryOp<"bitwise_and", "aten.bitwise_and">;
 def Magi_BitwiseOrOp : Magi_BinaryOp<"bitwise_or", "aten.bitwise_or">;
 def Magi_BitwiseXorOp : Magi_BinaryOp<"bitwise_xor", "aten.bitwise_xor">;
@@ -291,7 +296,15 @@ def Magi_Atan2Op : Magi_BinaryOp<"atan2", "aten.atan2 (integers promote to f32)"
 
 // Comparison: broadcast, compare in the promoted type, result is bool.
 class Magi_CompareOp<string mnemonic, string aten>
-    : Magi_BinaryOp<mnemonic, aten # " (result is bool)">;
+    : Magi_BinaryOp<mnemonic, aten # " (result is bool)",
+                    [DeclareOpInterfaceMethods<Magi_PromotesOperandsOpInterface,
+                                               ["getPromotedDtype"]>]> {
+  let extraClassDefinition = [{
+    ::mlir::Type $cppClass::getPromotedDtype() {
+      return ::magi::resultDtype(getOperation()->getOperandTypes());
+    }
+  }];
+}
 
 def Magi_EqOp : Magi_CompareOp<"eq", "aten.eq">;
 def Magi_NeOp : Magi_CompareOp<"ne", "aten.ne">;
@@ -300,11 +313,17 @@ def Magi_LeOp : Magi_CompareOp<"le", "aten.le">;
 def Magi_GtOp : Magi_CompareOp<"gt", "aten.gt">;
 def Magi_GeOp : Magi_CompareOp<"ge", "aten.ge">;
 
-def Magi_WhereOp : Magi_TensorOp<"where"> {
+def Magi_WhereOp : Magi_TensorOp<"where", [
+    DeclareOpInterfaceMethods<Magi_PromotesOperandsOpInterface, ["getPromotedOperands"]>]> {
   let summary = "Elementwise select: `condition ? self : other` (aten.where)";
   let arguments = (ins Magi_BoolTensor:$condition, Magi_TensorOrScalar:$self,
                        Magi_TensorOrScalar:$other);
   let results = (outs Magi_Tensor:$result);
+  let extraClassDefinition = [{
+    ::llvm::SmallVector<::mlir::OpOperand *> $cppClass::getPromotedOperands() {
+      return {&getSelfMutable(), &getOtherMutable()}; // not the condition
+    }
+  }];
 }
 
 def Magi_ClampOp : Magi_TensorOp<"clamp"> {
@@ -731,7 +750,7 @@ def Magi_RmsNormOp : Magi_Op<"rms_norm",
   }];
 }
 
-def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul"> {
+def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul", [Magi_PromotesOperandsOpInterface]> {
   let summary = "Fused `silu(gate) * up` (SwiGLU; formed by the graph passes)";
   let description = [{
     Decomposes to `magi.mul(magi.silu(gate), up)`; operands broadcast and
@@ -741,7 +760,7 @@ def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul"> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding"> {
+def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding", [Magi_PromotesOperandsOpInterface]> {
   let summary = "Fused rotary position embedding, rotate-half form";
   let description = [{
     `x * cos + rotate_half(x) * sin`, where `rotate_half(x)` is

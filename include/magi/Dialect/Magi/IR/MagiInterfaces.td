@@ -1,0 +1,42 @@
+//===- MagiInterfaces.td - What magi ops say about themselves -*- tablegen -*-===//
+//
+// Properties that passes ask an op for instead of listing ops by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MAGI_INTERFACES
+#define MAGI_INTERFACES
+
+include "mlir/IR/OpBase.td"
+
+def Magi_PromotesOperandsOpInterface : OpInterface<"PromotesOperandsOpInterface"> {
+  let cppNamespace = "::magi";
+  let description = [{
+    An op whose operands take part in PyTorch's type promotion: the op
+    computes in one dtype, and each promoted tensor operand of another dtype
+    is converted to it first. `magi-explicit-promotion` makes those
+    conversions explicit (`magi.to_copy`); `magi-item-to-tensor` passes a
+    0-d tensor to these operands in place of an `.item()` scalar, since
+    they promote it as the wrapped number it was.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "The dtype the promoted operands are converted to (by default the "
+      "result's element type).",
+      "::mlir::Type", "getPromotedDtype", (ins), [{}], [{
+        return ::mlir::cast<::mlir::RankedTensorType>(
+                   $_op->getResult(0).getType()).getElementType();
+      }]>,
+    InterfaceMethod<
+      "The operands that are promoted (by default all of them).",
+      "::llvm::SmallVector<::mlir::OpOperand *>", "getPromotedOperands", (ins),
+      [{}], [{
+        ::llvm::SmallVector<::mlir::OpOperand *> operands;
+        for (::mlir::OpOperand &operand : $_op->getOpOperands())
+          operands.push_back(&operand);
+        return operands;
+      }]>,
+  ];
+}
+
+#endif // MAGI_INTERFACES
