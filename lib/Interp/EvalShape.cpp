@@ -104,22 +104,6 @@ LogicalResult evalPermute(PermuteOp op, Env &env) {
   return success();
 }
 
-// Python slice bounds `start:end:step` over a dimension of `size`.
-struct SliceRange {
-  int64_t start, length;
-};
-
-SliceRange resolveSlice(int64_t size, int64_t start, int64_t end,
-                        int64_t step) {
-  auto clamp = [&](int64_t v) {
-    if (v < 0)
-      v = v < -size ? 0 : v + size;
-    return std::min(v, size);
-  };
-  int64_t s = clamp(start), e = clamp(end);
-  return {s, e <= s ? 0 : (e - s + step - 1) / step};
-}
-
 // A strided window into a contiguous tensor: what slice and select read and
 // what slice_scatter and select_scatter write.
 struct StridedView {
@@ -142,8 +126,8 @@ FailureOr<StridedView> sliceView(Operation *op, const Tensor &self,
     return op->emitError("expected [start, end, step]");
   if (bounds[2] <= 0)
     return op->emitError("slice step must be positive, got ") << bounds[2];
-  SliceRange range =
-      resolveSlice(self.getShape()[*dim], bounds[0], bounds[1], bounds[2]);
+  SliceBounds range =
+      resolveSliceBounds(self.getShape()[*dim], bounds[0], bounds[1], bounds[2]);
   StridedView view{SmallVector<int64_t>(self.getShape()), {}, 0};
   view.strides = getContiguousStrides(view.shape);
   view.offset = range.start * view.strides[*dim];

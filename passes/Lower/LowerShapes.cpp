@@ -418,7 +418,8 @@ public:
                            ce = getConstantIntValue(end),
                            cst = getConstantIntValue(step);
     if (cs && ce && cst) {
-      length = rewriter.getIndexAttr(*ce <= *cs ? 0 : (*ce - *cs + *cst - 1) / *cst);
+      // The bounds are clamped already: resolveSliceBounds's length.
+      length = rewriter.getIndexAttr(resolveSliceBounds(*ce, *cs, *ce, *cst).length);
     } else {
       Value span = toIndexValue(rewriter, loc, subIndex(rewriter, loc, end, start));
       Value n = isConstantIntValue(step, 1)

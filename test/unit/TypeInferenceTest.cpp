@@ -76,4 +76,21 @@ TEST_F(TypeInferenceTest, Refinement) {
   EXPECT_FALSE(magi::isRefinementOf(tensor({4}, f32), tensor({1, 4}, f32)));
 }
 
+TEST_F(TypeInferenceTest, SliceBoundsArePythons) {
+  using Bounds = std::pair<int64_t, int64_t>; // start, length
+  auto slice = [](int64_t size, int64_t start, int64_t end, int64_t step) {
+    magi::SliceBounds b = magi::resolveSliceBounds(size, start, end, step);
+    return std::pair{b.start, b.length};
+  };
+  EXPECT_EQ(slice(10, 2, 8, 1), Bounds(2, 6));
+  EXPECT_EQ(slice(10, 1, 8, 3), Bounds(1, 3)); // 1, 4, 7
+  EXPECT_EQ(slice(10, -3, 10, 1), Bounds(7, 3));
+  EXPECT_EQ(slice(10, -20, -8, 1), Bounds(0, 2));
+  EXPECT_EQ(slice(10, 0, INT64_MAX, 1), Bounds(0, 10)); // "to the end"
+  EXPECT_EQ(slice(10, 7, 3, 1), Bounds(7, 0));
+  EXPECT_EQ(slice(10, 12, 20, 1), Bounds(10, 0));
+  EXPECT_EQ(slice(10, INT64_MIN, INT64_MAX, INT64_MAX), Bounds(0, 1));
+  EXPECT_EQ(slice(0, 0, 5, 2), Bounds(0, 0));
+}
+
 } // namespace

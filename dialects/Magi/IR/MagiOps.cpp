@@ -1069,18 +1069,6 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor) {
   return {};
 }
 
-// The static length of `start:end:step` over `size`, Python style.
-static int64_t sliceLength(int64_t size, int64_t start, int64_t end,
-                           int64_t step) {
-  auto clamp = [&](int64_t v) {
-    if (v < 0)
-      v += size;
-    return std::min(std::max<int64_t>(v, 0), size);
-  };
-  int64_t s = clamp(start), e = clamp(end);
-  return e <= s ? 0 : (e - s - 1) / step + 1;
-}
-
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
@@ -1106,7 +1094,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       ShapedType::isDynamic(size))
     shape[*dim] = kDyn;
   else
-    shape[*dim] = sliceLength(size, start, end, step);
+    shape[*dim] = resolveSliceBounds(size, start, end, step).length;
   types.push_back(makeTensor(shape, type.getElementType()));
   return success();
 }
@@ -1449,7 +1437,7 @@ SliceScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
       ShapedType::isDynamic(slice[*dim]))
     slice[*dim] = kDyn;
   else
-    slice[*dim] = sliceLength(slice[*dim], start, end, step);
+    slice[*dim] = resolveSliceBounds(slice[*dim], start, end, step).length;
   if (!shapesCompatible(src.getShape(), slice))
     return emitOptionalError(loc, "src ", src, " does not have the shape of "
                                                "the slice, ",

@@ -123,6 +123,18 @@ broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
   return result;
 }
 
+SliceBounds resolveSliceBounds(int64_t size, int64_t start, int64_t end,
+                               int64_t step) {
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v = v < -size ? 0 : v + size;
+    return std::min(v, size);
+  };
+  int64_t s = clamp(start), e = clamp(end);
+  // (e - s - 1) / step + 1 = ceil((e - s) / step), without overflow.
+  return {s, e <= s ? 0 : (e - s - 1) / step + 1};
+}
+
 FailureOr<int64_t> normalizeDim(int64_t dim, int64_t rank,
                                 std::optional<Location> loc) {
   int64_t bound = std::max<int64_t>(rank, 1);

@@ -56,6 +56,17 @@ broadcastShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 mlir::FailureOr<int64_t> normalizeDim(int64_t dim, int64_t rank,
                                       std::optional<mlir::Location> loc);
 
+/// Python's `start:end:step` over a dimension of `size` (step > 0): a
+/// negative bound counts from the end, then both are clamped to
+/// `[0, size]`. The rule of aten.slice, shared by type inference and the
+/// interpreter; the lowering builds the same rule as IR for dynamic bounds
+/// (`clampBound` in LowerShapes.cpp) and folds static ones with this.
+struct SliceBounds {
+  int64_t start = 0, length = 0;
+};
+SliceBounds resolveSliceBounds(int64_t size, int64_t start, int64_t end,
+                               int64_t step);
+
 /// True when `declared` refines `inferred`: the same type, except that a
 /// dimension inferred as `?` may be declared static.
 bool isRefinementOf(mlir::Type declared, mlir::Type inferred);
