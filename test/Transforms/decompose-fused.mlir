@@ -3,9 +3,12 @@
 // RUN: magi-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(magi-decompose-fused{ops=magi.silu_and_mul}))' | FileCheck %s --check-prefix=SILU
 // RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.attention,magi.rotary_embedding' -verify-diagnostics | magi-opt -split-input-file -magi-fuse=enable=attention -canonicalize -magi-dce | FileCheck %s --check-prefix=ROUND
 // RUN: magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.softmax,magi.gelu' | magi-opt -split-input-file -magi-fuse=enable=softmax,gelu -canonicalize -magi-dce | FileCheck %s --check-prefix=SG
+// RUN: not magi-opt %s -split-input-file -magi-decompose-fused='ops=magi.add' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // magi-decompose-fused: the fused ops back into the primitive ops their
-// documentation defines them by; `ops` restricts it to some of them.
+// documentation defines them by; `ops` restricts it to some of them. The ops
+// it knows are those with DecomposableOpInterface.
+// UNKNOWN: error: magi-decompose-fused: 'magi.add' is not a fused op it decomposes (known: magi.attention, magi.gelu, magi.layer_norm, magi.rms_norm, magi.rotary_embedding, magi.silu_and_mul, magi.softmax)
 
 // rms_norm of bf16 with a weight: upcast to f32, pow 2, mean(-1, keepdim),
 // + eps, rsqrt, times the upcast input, cast back, weight times that.

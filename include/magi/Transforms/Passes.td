@@ -97,8 +97,11 @@ def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
     `rotary_embedding`, `layer_norm`, `attention`, `softmax` and `gelu` become
     the primitive ops their documentation defines them by (`attention` the
     SDPA op with K/V repeated for grouped-query heads, `layer_norm`
-    `native_layer_norm`, `softmax` and `gelu` their formulas). `ops`
-    restricts it to some of them (by op name).
+    `native_layer_norm`, `softmax` and `gelu` their formulas). Each op
+    builds its own decomposition (`DecomposableOpInterface`); the pass
+    gives the last op the fused op's refined type and replaces it. `ops`
+    restricts it to some of them (by op name; a name without the interface
+    is an error that lists those with it).
   }];
   let options = [
     ListOption<"ops", "ops", "std::string",

@@ -39,4 +39,23 @@ def Magi_PromotesOperandsOpInterface : OpInterface<"PromotesOperandsOpInterface"
   ];
 }
 
+def Magi_DecomposableOpInterface : OpInterface<"DecomposableOpInterface"> {
+  let cppNamespace = "::magi";
+  let description = [{
+    A fused op that stands for primitive magi ops (those its documentation
+    defines it by). `magi-decompose-fused` rewrites it into them: the
+    inverse of the fusions, for experiments and for paths that have no
+    kernel of the fused op.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Builds the primitive ops at the builder's insertion point and returns "
+      "the value that replaces the result (its type may be less refined "
+      "than the result's); fails with a diagnostic at the op when it "
+      "cannot.",
+      "::mlir::FailureOr<::mlir::Value>", "decompose",
+      (ins "::mlir::OpBuilder &":$builder)>,
+  ];
+}
+
 #endif // MAGI_INTERFACES

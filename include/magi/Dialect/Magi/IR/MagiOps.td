@@ -237,7 +237,7 @@ def Magi_LeakyReluOp : Magi_TensorOp<"leaky_relu"> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_GeluOp : Magi_TensorOp<"gelu"> {
+def Magi_GeluOp : Magi_TensorOp<"gelu", [DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Elementwise GELU (aten.gelu)";
   let description = [{
     `approximate = "none"`: `x * 0.5 * (1 + erf(x / sqrt(2)))`;
@@ -716,7 +716,7 @@ def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
 }
 
 def Magi_LayerNormOp : Magi_Op<"layer_norm",
-    [Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+    [Pure, AttrSizedOperandSegments, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused layer norm (formed by the graph passes)";
   let description = [{
     `(input - mean) * rsqrt(var + eps) * weight + bias` over the last
@@ -734,7 +734,7 @@ def Magi_LayerNormOp : Magi_Op<"layer_norm",
 }
 
 def Magi_RmsNormOp : Magi_Op<"rms_norm",
-    [Pure, Magi_RefinableInferredType]> {
+    [Pure, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused RMS norm over the last dimension (formed by the graph passes)";
   let description = [{
     The LLaMA form: `y = to_copy(x32 * rsqrt(mean(x32^2, -1) + eps), dtype(input))`
@@ -750,7 +750,7 @@ def Magi_RmsNormOp : Magi_Op<"rms_norm",
   }];
 }
 
-def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul", [Magi_PromotesOperandsOpInterface]> {
+def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul", [Magi_PromotesOperandsOpInterface, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused `silu(gate) * up` (SwiGLU; formed by the graph passes)";
   let description = [{
     Decomposes to `magi.mul(magi.silu(gate), up)`; operands broadcast and
@@ -760,7 +760,7 @@ def Magi_SiluAndMulOp : Magi_TensorOp<"silu_and_mul", [Magi_PromotesOperandsOpIn
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding", [Magi_PromotesOperandsOpInterface]> {
+def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding", [Magi_PromotesOperandsOpInterface, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused rotary position embedding, rotate-half form";
   let description = [{
     `x * cos + rotate_half(x) * sin`, where `rotate_half(x)` is
@@ -772,7 +772,7 @@ def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding", [Magi_PromotesOpe
   let hasVerifier = 1;
 }
 
-def Magi_SoftmaxOp : Magi_TensorOp<"softmax"> {
+def Magi_SoftmaxOp : Magi_TensorOp<"softmax", [DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Softmax along `dim` (aten._softmax; also formed by the graph passes)";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `dim`. With `half_to_float`, an
@@ -791,7 +791,7 @@ def Magi_LogSoftmaxOp : Magi_TensorOp<"log_softmax"> {
 }
 
 def Magi_AttentionOp : Magi_Op<"attention",
-    [Pure, Magi_RefinableInferredType]> {
+    [Pure, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Scaled dot-product attention (aten.scaled_dot_product_attention; fused form)";
   let description = [{
     `softmax(q @ k^T * scale + mask) @ v` with
