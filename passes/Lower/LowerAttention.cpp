@@ -27,6 +27,7 @@
 #include "LowerToLinalgCommon.h"
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -272,36 +273,15 @@ private:
 
   // What magi.tiled_attention takes: rank 4, one half dtype throughout,
   // E = Ev of 64 or 128; a mask of [1 or B, 1 or Hq, L, S].
+  // The op's operands fit magi.tiled_attention (its verifier's rule), with
+  // the init rewriteTiled makes: the query's shape, the result's dtype.
   static bool fitsTiledKernel(AttentionOp op) {
-    if (Value mask = op.getMask()) {
-      auto maskType = cast<RankedTensorType>(mask.getType());
-      ArrayRef<int64_t> qs =
-          cast<RankedTensorType>(op.getQuery().getType()).getShape();
-      if (maskType.getRank() != 4)
-        return false;
-      for (int i = 0; i < 2; ++i)
-        if (maskType.getDimSize(i) != 1 &&
-            (ShapedType::isDynamic(qs[i]) || maskType.getDimSize(i) != qs[i]))
-          return false;
-      Type el = maskType.getElementType();
-      if (!el.isInteger(1) && !el.isF16() && !el.isBF16() && !el.isF32())
-        return false;
-    }
-    auto types = {cast<RankedTensorType>(op.getQuery().getType()),
-                  cast<RankedTensorType>(op.getKey().getType()),
-                  cast<RankedTensorType>(op.getValue().getType()),
-                  cast<RankedTensorType>(op.getType())};
-    Type el = cast<RankedTensorType>(op.getQuery().getType()).getElementType();
-    if (!el.isF16() && !el.isBF16())
-      return false;
-    int64_t headDim = cast<RankedTensorType>(op.getQuery().getType()).getShape().back();
-    if (headDim != 64 && headDim != 128)
-      return false;
-    for (RankedTensorType t : types)
-      if (t.getRank() != 4 || t.getElementType() != el ||
-          t.getShape().back() != headDim)
-        return false;
-    return true;
+    auto query = cast<ShapedType>(op.getQuery().getType());
+    auto init = RankedTensorType::get(
+        query.getShape(), cast<ShapedType>(op.getType()).getElementType());
+    ShapedType mask = op.getMask() ? cast<ShapedType>(op.getMask().getType()) : ShapedType();
+    return !tiledAttentionMismatch(query, cast<ShapedType>(op.getKey().getType()),
+                                   cast<ShapedType>(op.getValue().getType()), init, mask);
   }
 
   LogicalResult rewriteTiled(AttentionOp op, double scale,

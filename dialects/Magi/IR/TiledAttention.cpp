@@ -6,70 +6,76 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
 using namespace mlir;
 using namespace magi;
 
-LogicalResult TiledAttentionOp::verify() {
-  auto q = cast<ShapedType>(getQuery().getType());
-  auto k = cast<ShapedType>(getKey().getType());
-  auto v = cast<ShapedType>(getValue().getType());
-  auto init = cast<ShapedType>(getInit().getType());
+std::optional<std::string> magi::tiledAttentionMismatch(ShapedType q, ShapedType k,
+                                                       ShapedType v, ShapedType init,
+                                                       ShapedType mask) {
   bool tensors = isa<RankedTensorType>(q);
   for (ShapedType t : {q, k, v, init}) {
     if (!t.hasRank() || t.getRank() != 4)
-      return emitOpError("needs [B, H, L, E] operands of rank 4");
+      return "needs [B, H, L, E] operands of rank 4";
     if (isa<RankedTensorType>(t) != tensors)
-      return emitOpError("needs all operands as tensors or all as memrefs");
+      return "needs all operands as tensors or all as memrefs";
     if (t.getElementType() != q.getElementType())
-      return emitOpError("needs one element type for all operands");
+      return "needs one element type for all operands";
   }
   if (!q.getElementType().isF16() && !q.getElementType().isBF16())
-    return emitOpError("needs f16 or bf16 operands");
-  if (tensors != (getResult() != nullptr))
-    return emitOpError(tensors ? "on tensors needs a result"
-                               : "on memrefs has no result");
-  if (tensors && getResult().getType() != init)
-    return emitOpError("needs a result of the type of init");
+    return "needs f16 or bf16 operands";
   int64_t headDim = q.getShape().back();
   if (headDim != 64 && headDim != 128)
-    return emitOpError("needs a static head dimension of 64 or 128");
+    return "needs a static head dimension of 64 or 128";
   for (ShapedType t : {k, v, init})
     if (t.getShape().back() != headDim)
-      return emitOpError("needs one head dimension for q, k, v and init");
+      return "needs one head dimension for q, k, v and init";
   auto mismatch = [](int64_t a, int64_t b) {
     return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
   };
   ArrayRef<int64_t> qs = q.getShape(), ks = k.getShape(), vs = v.getShape(),
                     is = init.getShape();
   if (mismatch(qs[0], ks[0]) || mismatch(qs[0], vs[0]) || mismatch(qs[0], is[0]))
-    return emitOpError("needs one batch size");
+    return "needs one batch size";
   if (mismatch(ks[1], vs[1]) || mismatch(ks[2], vs[2]))
-    return emitOpError("needs key and value of one shape");
+    return "needs key and value of one shape";
   if (mismatch(qs[1], is[1]) || mismatch(qs[2], is[2]))
-    return emitOpError("needs init of the query's shape");
+    return "needs init of the query's shape";
   if (ShapedType::isDynamic(qs[1]) || ShapedType::isDynamic(ks[1]) ||
       qs[1] % ks[1] != 0)
-    return emitOpError("needs static head counts, the query's a multiple of "
-                       "the key's");
-  if (Value maskValue = getMask()) {
-    auto mask = cast<ShapedType>(maskValue.getType());
-    if (!mask.hasRank() || mask.getRank() != 4 ||
-        isa<RankedTensorType>(mask) != tensors)
-      return emitOpError("needs a mask of rank 4, a tensor or memref as the "
-                         "other operands");
+    return "needs static head counts, the query's a multiple of the key's";
+  if (mask) {
+    if (!mask.hasRank() || mask.getRank() != 4 || isa<RankedTensorType>(mask) != tensors)
+      return "needs a mask of rank 4, a tensor or memref as the other operands";
     Type el = mask.getElementType();
     if (!el.isInteger(1) && !el.isF16() && !el.isBF16() && !el.isF32())
-      return emitOpError("needs a boolean or an f16, bf16 or f32 mask");
+      return "needs a boolean or an f16, bf16 or f32 mask";
     ArrayRef<int64_t> ms = mask.getShape();
     for (int i = 0; i < 2; ++i)
       if (ms[i] != 1 && (ShapedType::isDynamic(ms[i]) || ms[i] != qs[i]))
-        return emitOpError("needs mask dimensions 0 and 1 of static size 1 "
-                           "or the query's");
+        return "needs mask dimensions 0 and 1 of static size 1 or the query's";
     if (mismatch(ms[2], qs[2]) || mismatch(ms[3], ks[2]))
-      return emitOpError("needs a mask of [.., .., L, S]");
+      return "needs a mask of [.., .., L, S]";
   }
+  return std::nullopt;
+}
+
+LogicalResult TiledAttentionOp::verify() {
+  auto q = cast<ShapedType>(getQuery().getType());
+  ShapedType mask = getMask() ? cast<ShapedType>(getMask().getType()) : ShapedType();
+  if (std::optional<std::string> why =
+          tiledAttentionMismatch(q, cast<ShapedType>(getKey().getType()),
+                                 cast<ShapedType>(getValue().getType()),
+                                 cast<ShapedType>(getInit().getType()), mask))
+    return emitOpError(*why);
+  bool tensors = isa<RankedTensorType>(q);
+  if (tensors != (getResult() != nullptr))
+    return emitOpError(tensors ? "on tensors needs a result"
+                               : "on memrefs has no result");
+  if (tensors && getResult().getType() != getInit().getType())
+    return emitOpError("needs a result of the type of init");
   return success();
 }
 

@@ -1,0 +1,30 @@
+//===- TiledAttentionRules.h - What magi.tiled_attention accepts -*- C++ -*-===//
+//
+// One statement of the operands magi.tiled_attention takes, for its verifier
+// and for the lowering that decides whether an attention can become one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MAGI_DIALECT_MAGI_IR_TILEDATTENTIONRULES_H
+#define MAGI_DIALECT_MAGI_IR_TILEDATTENTIONRULES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include <optional>
+#include <string>
+
+namespace magi {
+
+/// Why `query`, `key`, `value`, `init` and `mask` (null: no mask) cannot be
+/// the operands of magi.tiled_attention, as its verifier says it ("needs f16
+/// or bf16 operands"), or nothing when they can: [B, H, L, E] of rank 4, all
+/// tensors or all memrefs, one element type (f16 or bf16), a static head
+/// dimension of 64 or 128, static head counts (the query's a multiple of the
+/// key's), consistent batch and sequence sizes, and a mask of rank 4 (i1,
+/// f16, bf16 or f32) broadcast only over batch and heads.
+std::optional<std::string> tiledAttentionMismatch(mlir::ShapedType query, mlir::ShapedType key,
+                                                  mlir::ShapedType value, mlir::ShapedType init,
+                                                  mlir::ShapedType mask);
+
+} // namespace magi
+
+#endif // MAGI_DIALECT_MAGI_IR_TILEDATTENTIONRULES_H
