@@ -354,7 +354,7 @@ RunMemoryStats placeBuffers(const std::vector<BufferLifetime> &buffers,
   }
   // The lower bound: the most bytes live at one time (a sweep over starts
   // and ends; an end at t frees after everything that starts at t).
-  std::vector<std::pair<int64_t, int64_t>> events; // (time * 2 [+1 for an end], +-bytes)
+  std::vector<std::pair<int64_t, int64_t>> events; // (time, +bytes at a start, -bytes at an end)
   for (size_t i = 0; i < buffers.size(); ++i) {
     events.push_back({buffers[i].start, sizes[i]});
     events.push_back({buffers[i].end, -sizes[i]});
@@ -968,7 +968,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   MemoryPlan plan;
   plan.key = std::move(key);
   std::vector<BufferLifetime> lifetimes;
-  std::vector<std::pair<size_t, size_t>> where; // lifetime -> (step, alloc op ordinal)
+  std::vector<size_t> stepOf; // lifetime -> its step (lifetimes are in plan order)
   std::vector<std::vector<Value>> stepResults;
   // Per step, per result: the buffers (lifetimes) its tensor is a view of.
   std::vector<std::vector<std::vector<size_t>>> resultOwners;
@@ -990,7 +990,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
     }
     size_t first = lifetimes.size();
     auto standIn = [&](int64_t, int64_t bytes) {
-      where.push_back({s, lifetimes.size() - first});
+      stepOf.push_back(s);
       lifetimes.push_back(BufferLifetime{bytes, 0, 0});
       return DevicePtr(lifetimes.size()) << 40;
     };
@@ -1003,15 +1003,21 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
     // Which lifetime each buffer number holds at this point of the plan.
     std::map<int64_t, size_t> current;
     size_t nextAlloc = first;
-    auto useDescriptor = [&](const Descriptor &d, int64_t now) {
+    // The lifetimes a view is into: its buffer's, or its argument's owners.
+    auto ownersOfDescriptor = [&](const Descriptor &d) {
+      std::vector<size_t> owners;
       if (d.base == Descriptor::Base::Buffer) {
         auto it = current.find(d.baseIndex);
         if (it != current.end())
-          use(it->second, now);
+          owners.push_back(it->second);
       } else if (d.baseIndex >= 0 && size_t(d.baseIndex) < argOwners.size()) {
-        for (size_t owner : argOwners[size_t(d.baseIndex)])
-          use(owner, now);
+        owners = argOwners[size_t(d.baseIndex)];
       }
+      return owners;
+    };
+    auto useDescriptor = [&](const Descriptor &d, int64_t now) {
+      for (size_t owner : ownersOfDescriptor(d))
+        use(owner, now);
     };
     for (size_t p = 0; p < variant.plan.size(); ++p) {
       const PlanOp &op = variant.plan[p];
@@ -1036,19 +1042,9 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
       }
     }
     std::vector<std::vector<size_t>> owners;
-    for (const PieceResult &result : variant.results) {
-      owners.emplace_back();
-      if (!result.isTensor)
-        continue;
-      const Descriptor &d = result.tensor;
-      if (d.base == Descriptor::Base::Buffer) {
-        auto it = current.find(d.baseIndex);
-        if (it != current.end())
-          owners.back().push_back(it->second);
-      } else if (d.baseIndex >= 0 && size_t(d.baseIndex) < argOwners.size()) {
-        owners.back() = argOwners[size_t(d.baseIndex)];
-      }
-    }
+    for (const PieceResult &result : variant.results)
+      owners.push_back(result.isTensor ? ownersOfDescriptor(result.tensor)
+                                       : std::vector<size_t>{});
     resultOwners.push_back(std::move(owners));
     stepResults.push_back(std::move(step.results));
     time += std::max<int64_t>(int64_t(variant.plan.size()), 1);
@@ -1061,7 +1057,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   std::vector<int64_t> offsets;
   plan.stats = placeBuffers(lifetimes, offsets);
   for (size_t i = 0; i < lifetimes.size(); ++i)
-    plan.offsets[where[i].first].push_back(offsets[i]);
+    plan.offsets[stepOf[i]].push_back(offsets[i]);
   return plan;
 }
 
