@@ -8,7 +8,8 @@ The artifact is compiled on the CPU machine from `../shared/fixtures/llama7b/lla
 peak memory beyond the weights), frees the model, then runs `magi-run ARTIFACT --weights-from REAL.pt2`
 for each T: checked with --runs 3 (a CUDA graph replay) against eager's logits (bf16 bar 3e-2), and
 both Magi's and eager's bf16 logits against the same model run in f32 (TF32 off), timed
-with --repeat 10, its weight-load line recorded, and the GPU memory it used sampled with nvidia-smi
+with --repeat 10, its weight-load line recorded (beside pinned and pageable host-to-device
+bandwidth measured in the same run), and the GPU memory it used sampled with nvidia-smi
 (peak of memory.used during the run, minus what was used before it started), and the size of
 the arena its run buffers were placed in (magi-run's "run buffers" line). Results:
 $OUT/full_model.json and a table on stdout.
@@ -100,6 +101,23 @@ with torch.no_grad():
         dump()
 del model
 torch.cuda.empty_cache()
+
+# What the weight load is measured against, in this run: pinned and
+# pageable host-to-device copies of 256 MiB.
+host = torch.empty(1 << 28, dtype=torch.uint8).pin_memory()
+dev = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")
+for kind, src in (("pinned", host), ("pageable", torch.empty(1 << 28, dtype=torch.uint8))):
+    ts = []
+    for i in range(6):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); dev.copy_(src, non_blocking=True); b.record(); torch.cuda.synchronize()
+        if i >= 1:
+            ts.append(a.elapsed_time(b))
+    res[f"h2d_{kind}_GBps"] = (1 << 28) / statistics.median(ts) / 1e6
+del host, dev
+torch.cuda.empty_cache()
+print("host to device GB/s: pinned", res["h2d_pinned_GBps"], "pageable", res["h2d_pageable_GBps"], flush=True)
+dump()
 
 for T in args.T:
     rt = res["T"][T]

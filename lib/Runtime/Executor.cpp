@@ -6,11 +6,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <future>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -267,19 +269,20 @@ public:
     if (size_ > 0) {
       void *map = ::mmap(nullptr, size_t(size_), PROT_READ, MAP_PRIVATE, fd, 0);
       int error = errno;
-      ::close(fd);
-      if (map == MAP_FAILED)
+      if (map == MAP_FAILED) {
+        ::close(fd);
         throw RuntimeError("cannot map '" + path + "' (" + which + "): " + std::strerror(error));
+      }
       data_ = static_cast<const unsigned char *>(map);
       // Storages are read in file order; the advice is only a hint.
       ::madvise(map, size_t(size_), MADV_SEQUENTIAL);
-    } else {
-      ::close(fd);
     }
+    fd_ = fd; // kept for readInto
   }
   ~MappedFile() {
     if (data_)
       ::munmap(const_cast<unsigned char *>(data_), size_t(size_));
+    ::close(fd_);
   }
   MappedFile(const MappedFile &) = delete;
   MappedFile &operator=(const MappedFile &) = delete;
@@ -288,10 +291,129 @@ public:
   int64_t size() const { return size_; }
   const std::string &path() const { return path_; }
 
+  // Reads bytes [offset, offset + bytes) into `dst` with pread: from the
+  // page cache, without faulting the mapping's pages in one by one. Safe
+  // to call from several threads at once. `what` names the weight.
+  void readInto(unsigned char *dst, int64_t offset, int64_t bytes, const std::string &what) const {
+    while (bytes > 0) {
+      ssize_t got = ::pread(fd_, dst, size_t(bytes), off_t(offset));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        throw RuntimeError("cannot read " + what + " from '" + path_ + "' at byte " +
+                           std::to_string(offset) + ": " +
+                           (got < 0 ? std::string(std::strerror(errno))
+                                    : std::string("the file ended early (it changed while loading)")));
+      dst += got;
+      offset += got;
+      bytes -= got;
+    }
+  }
+
 private:
   std::string path_;
   const unsigned char *data_ = nullptr;
   int64_t size_ = 0;
+  int fd_ = -1;
+};
+
+// A few threads that run the pieces of one job at a time, the calling
+// thread among them: weight loading hands them every chunk of every large
+// storage, too many jobs for a thread start each.
+class WorkerPool {
+public:
+  explicit WorkerPool(unsigned threads) {
+    try {
+      for (unsigned t = 1; t < threads; ++t)
+        workers_.emplace_back([this] { work(); });
+    } catch (const std::system_error &) {
+      // No more threads: the ones started and the caller do the work.
+    }
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread &worker : workers_)
+      worker.join();
+  }
+  WorkerPool(const WorkerPool &) = delete;
+  WorkerPool &operator=(const WorkerPool &) = delete;
+
+  // Runs piece(0) .. piece(count - 1), in any order and on any thread, and
+  // returns when all are done; the first exception thrown is rethrown here
+  // (the pieces not yet started are then skipped).
+  void run(size_t count, const std::function<void(size_t)> &piece) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      piece_ = &piece;
+      count_ = count;
+      next_ = 0;
+      unfinished_ = count;
+      error_ = nullptr;
+      ++job_;
+    }
+    wake_.notify_all();
+    runPieces();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return unfinished_ == 0; });
+    piece_ = nullptr;
+    if (error_)
+      std::rethrow_exception(error_);
+  }
+
+private:
+  void work() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || job_ != seen; });
+        if (stopping_)
+          return;
+        seen = job_;
+      }
+      runPieces();
+    }
+  }
+  void runPieces() {
+    for (;;) {
+      size_t index;
+      const std::function<void(size_t)> *piece;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!piece_ || next_ >= count_)
+          return;
+        index = next_++;
+        piece = piece_;
+      }
+      std::exception_ptr error;
+      try {
+        (*piece)(index);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (error && !error_) {
+        error_ = error;
+        unfinished_ -= count_ - next_; // the rest are skipped
+        next_ = count_;
+      }
+      if (--unfinished_ == 0)
+        done_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(size_t)> *piece_ = nullptr;
+  size_t count_ = 0, next_ = 0, unfinished_ = 0;
+  uint64_t job_ = 0;
+  std::exception_ptr error_;
+  bool stopping_ = false;
 };
 
 // Storages at least this large have their CRC-32 computed on worker
@@ -302,6 +424,14 @@ private:
 // (docs/runtime.md).
 constexpr int64_t kOverlappedCrcBytes = int64_t(4) << 20;
 constexpr size_t kCrcChunkBytes = size_t(2) << 20;
+
+// A stored storage at least this large that is exactly one dense weight
+// (every storage of a Hugging Face model) is streamed instead: worker
+// threads pread its 2 MB pieces straight into the device's upload chunks
+// and take each piece's CRC-32 there, while the piece is still in the CPU's
+// cache; the mapping is never touched. Copying out of the mapping stopped
+// at about 11 GB/s even without CRCs (page faults; docs/runtime.md).
+constexpr int64_t kStreamedStorageBytes = int64_t(4) << 20;
 
 std::string hex32(uint32_t v) {
   char text[16];
@@ -334,6 +464,17 @@ std::string RunMemoryStats::describe() const {
                 static_cast<long long>(buffers), double(bufferBytes) / 1e9,
                 double(peakLiveBytes) / 1e9, double(arenaBytes) / 1e9);
   return text;
+}
+
+void Device::uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill) {
+  constexpr int64_t kChunkBytes = int64_t(64) << 20;
+  std::vector<unsigned char> host(size_t(std::min(bytes, kChunkBytes)));
+  for (int64_t done = 0; done < bytes;) {
+    int64_t chunk = std::min(kChunkBytes, bytes - done);
+    fill(host.data(), done, chunk);
+    upload(dst + DevicePtr(done), host.data(), chunk);
+    done += chunk;
+  }
 }
 
 RunMemoryStats placeBuffers(const std::vector<BufferLifetime> &buffers,
@@ -745,6 +886,7 @@ void GraphExecutor::uploadWeights() {
   }
 
   std::vector<unsigned char> gathered;
+  std::optional<WorkerPool> pool; // started by the first streamed storage
   for (const auto &entry : storages) {
     const Storage &storage = entry.second;
     const WeightRef &ref = *storage.ref;
@@ -760,6 +902,47 @@ void GraphExecutor::uploadWeights() {
         ref.storedBytes > file.size() - ref.offset)
       throw RuntimeError("weight '" + firstInput.name + "': " + where + " lies outside the file (" +
                          std::to_string(file.size()) + " bytes)");
+    auto checkCrc = [&](uint32_t got) {
+      if (got != ref.crc32)
+        throw RuntimeError("weight '" + firstInput.name + "': the CRC-32 of " + where + " is " +
+                           hex32(got) + ", but the artifact recorded " + hex32(ref.crc32) +
+                           ": the file changed since it was compiled, or is corrupt");
+    };
+
+    const Planned &only = planned[storage.weights[0]];
+    if (ref.method == ZipMethod::Stored && ref.storedBytes == ref.bytes &&
+        ref.bytes >= kStreamedStorageBytes && storage.weights.size() == 1 &&
+        ref.storageOffset == 0 && only.denseBytes == ref.bytes &&
+        isDenseView(only.shape, ref.strides)) {
+      if (!pool)
+        pool.emplace(std::max(1u, std::thread::hardware_concurrency()));
+      std::string what = "weight '" + firstInput.name + "' (" + where + ")";
+      std::vector<std::pair<int64_t, uint32_t>> pieceCrcs; // (bytes, CRC-32), in order
+      device_.uploadFilled(
+          weights_ + DevicePtr(only.deviceOffset), ref.bytes,
+          [&](unsigned char *host, int64_t offset, int64_t bytes) {
+            size_t pieces = size_t((bytes + int64_t(kCrcChunkBytes) - 1) / int64_t(kCrcChunkBytes));
+            size_t first = pieceCrcs.size();
+            pieceCrcs.resize(first + pieces);
+            pool->run(pieces, [&](size_t i) {
+              int64_t begin = int64_t(i * kCrcChunkBytes);
+              int64_t length = std::min<int64_t>(int64_t(kCrcChunkBytes), bytes - begin);
+              file.readInto(host + begin, ref.offset + offset + begin, length, what);
+              pieceCrcs[first + i] = {length, crc32Update(0, host + begin, size_t(length))};
+            });
+          });
+      uint32_t crc = pieceCrcs.empty() ? 0 : pieceCrcs[0].second;
+      for (size_t i = 1; i < pieceCrcs.size(); ++i)
+        crc = crc32Combine(crc, pieceCrcs[i].second, pieceCrcs[i].first);
+      checkCrc(crc);
+      ++weightStats_.storages;
+      ++weightStats_.streamed;
+      ++weightStats_.tensors;
+      weightStats_.bytesRead += ref.storedBytes;
+      weightStats_.bytesUploaded += only.denseBytes;
+      continue;
+    }
+
     const unsigned char *stored = file.data() + ref.offset;
     std::string inflated; // outlives `crc` below, which may still read it
     const unsigned char *bytes = stored;
@@ -787,12 +970,6 @@ void GraphExecutor::uploadWeights() {
       });
     else
       crcNow = crc32Update(0, bytes, size_t(ref.bytes));
-    auto checkCrc = [&](uint32_t got) {
-      if (got != ref.crc32)
-        throw RuntimeError("weight '" + firstInput.name + "': the CRC-32 of " + where + " is " +
-                           hex32(got) + ", but the artifact recorded " + hex32(ref.crc32) +
-                           ": the file changed since it was compiled, or is corrupt");
-    };
     if (crcNow)
       checkCrc(*crcNow);
 
@@ -824,7 +1001,8 @@ void GraphExecutor::uploadWeights() {
 
   if (options_.verbose) {
     *options_.verbose << "weights: " << weightStats_.storages << " storage(s) ("
-                      << weightStats_.inflated << " inflated), " << weightStats_.bytesRead
+                      << weightStats_.inflated << " inflated, " << weightStats_.streamed
+                      << " streamed), " << weightStats_.bytesRead
                       << " bytes read, " << weightStats_.gathered
                       << " weight(s) gathered from non-dense views\n";
     for (size_t f = 0; f < files.size(); ++f)

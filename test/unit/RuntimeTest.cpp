@@ -524,6 +524,18 @@ public:
     checkRange(dst, bytes);
     std::memcpy(reinterpret_cast<void *>(dst), src, size_t(bytes));
   }
+  // Chunks of an odd size, so that a streamed storage's CRC-32 combines
+  // pieces of odd lengths.
+  void uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill) override {
+    constexpr int64_t kChunkBytes = (int64_t(3) << 20) + 4097;
+    std::vector<unsigned char> host(static_cast<size_t>(kChunkBytes));
+    for (int64_t done = 0; done < bytes; done += kChunkBytes) {
+      int64_t chunk = std::min(kChunkBytes, bytes - done);
+      fill(host.data(), done, chunk);
+      upload(dst + DevicePtr(done), host.data(), chunk);
+      ++numFilledChunks;
+    }
+  }
   void download(void *dst, DevicePtr src, int64_t bytes) override {
     checkRange(src, bytes);
     std::memcpy(dst, reinterpret_cast<const void *>(src), size_t(bytes));
@@ -594,7 +606,7 @@ public:
 
   std::vector<std::string> modules;
   std::vector<std::string> launches; // kernels run, eagerly or by a replay
-  int numAllocations = 0, numGemms = 0, numSyncs = 0;
+  int numAllocations = 0, numGemms = 0, numSyncs = 0, numFilledChunks = 0;
   int numCaptures = 0, numReplays = 0, numCancelledCaptures = 0;
   bool failLaunchWhileCapturing = false;
 
@@ -1480,7 +1492,7 @@ TEST(RuntimeWeights, LoadsStoredAndDeflatedEntriesAndGathersViews) {
   EXPECT_EQ(device.numAllocations, 1); // one allocation for every weight
   EXPECT_EQ(stats.describe().rfind("weights: 6 tensors, 0.000 GB from 1 file(s) in ", 0), 0u)
       << stats.describe();
-  EXPECT_NE(verbose.str().find("weights: 3 storage(s) (1 inflated), "), std::string::npos)
+  EXPECT_NE(verbose.str().find("weights: 3 storage(s) (1 inflated, 0 streamed), "), std::string::npos)
       << verbose.str();
   expectArchiveWeights(executor, "model-a");
 }
@@ -1532,6 +1544,78 @@ TEST(RuntimeWeights, RefusesCorruptEntries) {
                     std::to_string(bytes.size()) +
                     " (weights.files[0], whose first weight is 'w')");
   }
+}
+
+// A packed weights file: `big` (9 MiB and 12 bytes of a pattern, streamed)
+// then `small` (16 bytes, below the streaming size), each its own storage.
+Manifest streamedManifest(const std::string &dir, std::string &bytes) {
+  const int64_t bigBytes = (int64_t(9) << 20) + 12;
+  bytes.resize(size_t(bigBytes + 16));
+  uint32_t x = 12345;
+  for (char &c : bytes) {
+    x = x * 1103515245u + 12345u;
+    c = char(x >> 24);
+  }
+  writeFile(dir + "/weights.bin", bytes);
+  Manifest m;
+  m.targetChip = "sm_90";
+  m.weightFiles = {WeightFile{"weights.bin", int64_t(bytes.size())}};
+  auto add = [&](const std::string &name, int64_t offset, int64_t length) {
+    GraphInput in;
+    in.name = name;
+    in.kind = InputKind::Parameter;
+    in.dtype = Dtype::F32;
+    in.shape = {Expr::parse(std::to_string(length / 4))};
+    WeightRef w;
+    w.offset = offset;
+    w.storedBytes = w.bytes = length;
+    w.crc32 = crc32Update(0, bytes.data() + offset, size_t(length));
+    w.strides = {1};
+    in.weight = w;
+    addWeightAsOutput(m, std::move(in));
+  };
+  add("big", 0, bigBytes);
+  add("small", bigBytes, 16);
+  return m;
+}
+
+TEST(RuntimeWeights, StreamsLargeStoragesAndChecksTheirCrc) {
+  std::string dir = tempDir(), bytes;
+  Manifest m = streamedManifest(dir, bytes);
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.verbose = &verbose;
+  GraphExecutor executor(m, dir, device, options);
+  executor.uploadWeights();
+  const WeightLoadStats &stats = executor.weightStats();
+  EXPECT_EQ(stats.tensors, 2);
+  EXPECT_EQ(stats.storages, 2);
+  EXPECT_EQ(stats.streamed, 1); // big; small is copied from the mapping
+  EXPECT_EQ(stats.bytesRead, int64_t(bytes.size()));
+  EXPECT_EQ(stats.bytesUploaded, int64_t(bytes.size()));
+  EXPECT_EQ(device.numFilledChunks, 3); // 9 MiB + 12 bytes in chunks of 3 MiB + 4097
+  EXPECT_NE(verbose.str().find("weights: 2 storage(s) (0 inflated, 1 streamed), "),
+            std::string::npos)
+      << verbose.str();
+  std::vector<DeviceTensor> outputs = executor.run();
+  ASSERT_EQ(outputs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    HostTensor t = executor.download(outputs[i]);
+    int64_t offset = m.graph.inputs[i].weight->offset;
+    ASSERT_EQ(int64_t(t.bytes.size()), m.graph.inputs[i].weight->bytes);
+    EXPECT_EQ(std::memcmp(t.bytes.data(), bytes.data() + offset, t.bytes.size()), 0)
+        << m.graph.inputs[i].name;
+  }
+
+  // One byte flipped in the last chunk.
+  std::string flipped = bytes;
+  flipped[size_t(8 << 20) + 100] ^= 0x40;
+  writeFile(dir + "/weights.bin", flipped);
+  expectError([&] { executor.uploadWeights(); },
+              "weight 'big': the CRC-32 of bytes 0..9437196 of '" + dir + "/weights.bin' is 0x");
+  expectError([&] { executor.uploadWeights(); },
+              "the file changed since it was compiled, or is corrupt");
 }
 
 TEST(RuntimeWeights, RebindsToAnotherArchive) {

@@ -141,6 +141,12 @@ void copyToStaging(unsigned char *dst, const unsigned char *src, int64_t bytes) 
 } // namespace
 
 void CudaDevice::stagedUpload(DevicePtr dst, const unsigned char *src, int64_t bytes) {
+  uploadFilled(dst, bytes, [src](unsigned char *host, int64_t offset, int64_t n) {
+    copyToStaging(host, src + offset, n);
+  });
+}
+
+void CudaDevice::uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill) {
   while (staging_.size() < size_t(kStagingBuffers)) {
     StagingBuffer buffer;
     void *memory = nullptr;
@@ -162,7 +168,7 @@ void CudaDevice::stagedUpload(DevicePtr dst, const unsigned char *src, int64_t b
       checkCuda(cuEventSynchronize(buffer.copied.get()), "cuEventSynchronize", "an upload");
       buffer.inFlight = false;
     }
-    copyToStaging(static_cast<unsigned char *>(buffer.memory.get()), src + done, chunk);
+    fill(static_cast<unsigned char *>(buffer.memory.get()), done, chunk);
     checkCuda(cuMemcpyHtoDAsync(CUdeviceptr(dst + DevicePtr(done)), buffer.memory.get(),
                                 size_t(chunk), stream_.get()),
               "cuMemcpyHtoDAsync", "an upload");
@@ -170,8 +176,8 @@ void CudaDevice::stagedUpload(DevicePtr dst, const unsigned char *src, int64_t b
     buffer.inFlight = true;
     done += chunk;
   }
-  // The last copies may still run: `src` is no longer needed, and what
-  // follows on the stream waits for them.
+  // The last copies may still run: the source is no longer needed, and
+  // what follows on the stream waits for them.
 }
 
 void CudaDevice::download(void *dst, DevicePtr src, int64_t bytes) {

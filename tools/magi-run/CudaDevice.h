@@ -93,6 +93,7 @@ public:
   DevicePtr allocate(int64_t bytes) override;
   void release(DevicePtr ptr) override;
   void upload(DevicePtr dst, const void *src, int64_t bytes) override;
+  void uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill) override;
   void download(void *dst, DevicePtr src, int64_t bytes) override;
   int loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) override;
   void launch(int module, const LaunchCall &call) override;
@@ -125,10 +126,10 @@ private:
   };
   Function &function(int module, const std::string &name);
 
-  // Uploads of at least kStagedUploadBytes go through pinned staging
-  // buffers: a chunk is copied into one while the previous chunk's
-  // cuMemcpyHtoDAsync from another runs; an event per buffer tells when
-  // its copy is done and it may be filled again.
+  // Uploads of at least kStagedUploadBytes, and every uploadFilled, go
+  // through pinned staging buffers: a chunk is filled into one while the
+  // previous chunk's cuMemcpyHtoDAsync from another runs; an event per
+  // buffer tells when its copy is done and it may be filled again.
   static constexpr int64_t kStagedUploadBytes = int64_t(4) << 20;
   static constexpr int64_t kStagingBytes = int64_t(64) << 20;
   static constexpr int kStagingBuffers = 2;

@@ -118,6 +118,15 @@ public:
   // the copy itself may still be under way, ordered before all later work
   // (its errors then surface at the next synchronize).
   virtual void upload(DevicePtr dst, const void *src, int64_t bytes) = 0;
+  // Copies `bytes` bytes that `fill` produces to the device, in chunks:
+  // `fill(host, offset, n)` writes bytes [offset, offset + n) of the source
+  // into `host`, a buffer of the device's (pinned memory on a GPU), chunk by
+  // chunk in order. A chunk's copy may run while the next one is filled.
+  // Returns once the last chunk is filled, like upload. An exception from
+  // `fill` ends the upload and passes on. This one fills a host buffer of
+  // at most 64 MiB and uploads it, chunk by chunk.
+  using ChunkFiller = std::function<void(unsigned char *host, int64_t offset, int64_t bytes)>;
+  virtual void uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill);
   virtual void download(void *dst, DevicePtr src, int64_t bytes) = 0;
   // Loads a piece variant's module (cubin when given, else PTX); returns a
   // handle for launch.
@@ -181,6 +190,7 @@ struct WeightLoadStats {
   int64_t bytesUploaded = 0; // dense bytes copied to the device
   int64_t inflated = 0;      // storages inflated (method deflate)
   int64_t gathered = 0;      // weights with a non-dense view, gathered on the host
+  int64_t streamed = 0;      // storages read from their file straight into upload chunks
   double seconds = 0;        // opening the first file to the last byte on the device
   // "weights: 291 tensors, 13.477 GB from 1 file(s) in 2.310 s (5.83 GB/s)"
   std::string describe() const;
