@@ -885,6 +885,10 @@ void GraphExecutor::uploadWeights() {
     t.shape = p.shape;
   }
 
+  auto secondsSince = [](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  };
+  weightStats_.prepareSeconds = secondsSince(start);
   std::vector<unsigned char> gathered;
   std::optional<WorkerPool> pool; // started by the first streamed storage
   for (const auto &entry : storages) {
@@ -921,6 +925,7 @@ void GraphExecutor::uploadWeights() {
       device_.uploadFilled(
           weights_ + DevicePtr(only.deviceOffset), ref.bytes,
           [&](unsigned char *host, int64_t offset, int64_t bytes) {
+            auto fillStart = std::chrono::steady_clock::now();
             size_t pieces = size_t((bytes + int64_t(kCrcChunkBytes) - 1) / int64_t(kCrcChunkBytes));
             size_t first = pieceCrcs.size();
             pieceCrcs.resize(first + pieces);
@@ -930,6 +935,7 @@ void GraphExecutor::uploadWeights() {
               file.readInto(host + begin, ref.offset + offset + begin, length, what);
               pieceCrcs[first + i] = {length, crc32Update(0, host + begin, size_t(length))};
             });
+            weightStats_.fillSeconds += secondsSince(fillStart);
           });
       uint32_t crc = pieceCrcs.empty() ? 0 : pieceCrcs[0].second;
       for (size_t i = 1; i < pieceCrcs.size(); ++i)
@@ -996,15 +1002,18 @@ void GraphExecutor::uploadWeights() {
       checkCrc(crc.get());
   }
   device_.synchronize("uploading the weights");
-  weightStats_.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  weightStats_.seconds = secondsSince(start);
 
   if (options_.verbose) {
     *options_.verbose << "weights: " << weightStats_.storages << " storage(s) ("
                       << weightStats_.inflated << " inflated, " << weightStats_.streamed
                       << " streamed), " << weightStats_.bytesRead
                       << " bytes read, " << weightStats_.gathered
-                      << " weight(s) gathered from non-dense views\n";
+                      << " weight(s) gathered from non-dense views\n"
+                      << "weights: " << weightStats_.prepareSeconds
+                      << " s opening, mapping and allocating, " << weightStats_.fillSeconds
+                      << " s reading and checking streamed storages into upload chunks, the rest "
+                         "copying the others and waiting for copies\n";
     for (size_t f = 0; f < files.size(); ++f)
       if (files[f])
         *options_.verbose << "weights: file " << f << ": " << files[f]->path() << " ("

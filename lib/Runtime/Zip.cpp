@@ -248,17 +248,6 @@ bool tryReadZipDirectory(const std::string &path, ZipDirectory &directory,
   }
 }
 
-uint32_t crc32Update(uint32_t crc, const void *data, size_t bytes) {
-  const auto *p = static_cast<const Bytef *>(data);
-  while (bytes > 0) {
-    uInt n = uInt(std::min<size_t>(bytes, 1u << 30));
-    crc = uint32_t(::crc32(crc, p, n));
-    p += n;
-    bytes -= n;
-  }
-  return crc;
-}
-
 uint32_t crc32Combine(uint32_t crcA, uint32_t crcB, int64_t bytesB) {
   return uint32_t(::crc32_combine64(crcA, crcB, bytesB));
 }

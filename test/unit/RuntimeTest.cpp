@@ -16,6 +16,8 @@
 
 #include "gtest/gtest.h"
 
+#include <zlib.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1739,6 +1741,32 @@ TEST(RuntimeWeights, LargeStorages) {
   GraphExecutor executor(m, dir, device);
   expectError([&] { executor.uploadWeights(); },
               "weight 'big': the CRC-32 of bytes 6..5242886 of '" + dir + "/weights.bin' is ");
+}
+
+// crc32Update folds with carry-less multiplication where the CPU can; it
+// must be zlib's CRC at every length, alignment and starting CRC.
+TEST(RuntimeZip, Crc32IsZlibsAtEveryLengthAndAlignment) {
+  std::vector<unsigned char> data((size_t(1) << 20) + 77);
+  uint32_t state = 7;
+  for (unsigned char &b : data)
+    b = (unsigned char)((state = state * 1103515245u + 12345u) >> 24);
+  for (size_t length = 0; length <= 600; ++length)
+    for (size_t align : {0, 1, 7, 8, 15}) {
+      uint32_t start = uint32_t(length * 2654435761u);
+      EXPECT_EQ(crc32Update(start, data.data() + align, length),
+                uint32_t(::crc32(start, data.data() + align, uInt(length))))
+          << length << " bytes at +" << align;
+    }
+  for (size_t length : {size_t(4096), size_t(65536) + 15, data.size() - 3})
+    EXPECT_EQ(crc32Update(0, data.data() + 3, length),
+              uint32_t(::crc32(0, data.data() + 3, uInt(length))))
+        << length;
+  // All zeros and all ones, and continuing where a first part ended.
+  std::vector<unsigned char> zeros(1000, 0), ones(1000, 0xFF);
+  EXPECT_EQ(crc32Update(0, zeros.data(), zeros.size()), uint32_t(::crc32(0, zeros.data(), 1000)));
+  EXPECT_EQ(crc32Update(0, ones.data(), ones.size()), uint32_t(::crc32(0, ones.data(), 1000)));
+  EXPECT_EQ(crc32Update(crc32Update(0, data.data(), 100), data.data() + 100, 900),
+            crc32Update(0, data.data(), 1000));
 }
 
 TEST(RuntimeWeights, ParallelCrcAndViews) {

@@ -126,11 +126,10 @@ private:
   };
   Function &function(int module, const std::string &name);
 
-  // Uploads of at least kStagedUploadBytes, and every uploadFilled, go
-  // through pinned staging buffers: a chunk is filled into one while the
-  // previous chunk's cuMemcpyHtoDAsync from another runs; an event per
-  // buffer tells when its copy is done and it may be filled again.
-  static constexpr int64_t kStagedUploadBytes = int64_t(4) << 20;
+  // Every upload goes through pinned staging buffers: a chunk is filled
+  // into one while the previous chunk's cuMemcpyHtoDAsync from another
+  // runs; an event per buffer tells when its copy is done and it may be
+  // filled again.
   static constexpr int64_t kStagingBytes = int64_t(64) << 20;
   static constexpr int kStagingBuffers = 2;
   struct StagingBuffer {

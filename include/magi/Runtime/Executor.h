@@ -192,6 +192,8 @@ struct WeightLoadStats {
   int64_t gathered = 0;      // weights with a non-dense view, gathered on the host
   int64_t streamed = 0;      // storages read from their file straight into upload chunks
   double seconds = 0;        // opening the first file to the last byte on the device
+  double prepareSeconds = 0; // of those: opening and mapping the files, allocating
+  double fillSeconds = 0;    // and reading + checking streamed storages into upload chunks
   // "weights: 291 tensors, 13.477 GB from 1 file(s) in 2.310 s (5.83 GB/s)"
   std::string describe() const;
 };

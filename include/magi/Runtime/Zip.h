@@ -60,7 +60,8 @@ ZipDirectory readZipDirectory(const std::string &path);
 bool tryReadZipDirectory(const std::string &path, ZipDirectory &directory,
                          std::string &error) noexcept;
 
-// CRC-32 (zlib's) of `bytes` bytes at `data`, continuing from `crc`.
+// CRC-32 (zlib's) of `bytes` bytes at `data`, continuing from `crc`; with
+// carry-less multiplication where the CPU has it (lib/Runtime/Crc32.cpp).
 uint32_t crc32Update(uint32_t crc, const void *data, size_t bytes);
 // The CRC of A followed by B from CRC(A), CRC(B) and B's length.
 uint32_t crc32Combine(uint32_t crcA, uint32_t crcB, int64_t bytesB);
