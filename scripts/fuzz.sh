@@ -87,9 +87,9 @@ for t in "${targets[@]}"; do
     -dict="$repo/test/fuzz/dict/$t.dict" -runs="$runs" -max_total_time="$seconds" \
     -max_len=65536 -timeout=20 -print_final_stats=1 \
     -artifact_prefix="$build/crashes/$t/" >"$log" 2>&1 || status=$?
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  speed=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
   cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || echo "?")
   ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo "?")
   corpus=$(find "$build/corpus/$t" -type f | wc -l)

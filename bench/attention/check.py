@@ -10,11 +10,14 @@ Prints one line per case and writes OUT/attention.json.
     python3 bench/attention/check.py --magi-run build-run/magi-run \
         --artifacts DIR (one compiled artifact per graph name) --out OUT
 """
-import argparse, json, math, os, re, statistics, subprocess, sys
+import argparse, json, math, os, re, subprocess, sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_util import save, cuda_time  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--magi-run", required=True)
@@ -31,25 +34,6 @@ dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
 work = args.work
 os.makedirs(work, exist_ok=True)
 os.makedirs(args.out, exist_ok=True)
-
-
-def save(t, path):
-    t = t.detach().cpu().contiguous()
-    json.dump({"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")},
-              open(path + ".json", "w"))
-    raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    open(path + ".bin", "wb").write(raw.numpy().tobytes())
-
-
-def cuda_time(fn, n=20, warm=3):
-    for _ in range(warm):
-        fn()
-    times = []
-    for _ in range(n):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
 
 
 def flops(c, T):

@@ -14,7 +14,7 @@ torch.compile and torch.compile(mode="reduce-overhead"), the device-to-device co
 pinned and pageable host-to-device bandwidth. With a 1- and a 4-layer artifact it reports the cost
 of one layer, (t4 - t1) / 3, for every contender. Results: $OUT/llama7b.json and a table on stdout.
 """
-import argparse, json, os, re, statistics, subprocess, sys, time
+import argparse, json, os, re, subprocess, sys, time
 
 import torch
 
@@ -29,6 +29,8 @@ p.add_argument("--anchors", default="inductor,inductor_cg",
 args = p.parse_args()
 sys.path.insert(0, args.harness)
 from llama7b_common import make_model, export  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_util import save, cuda_time as shared_cuda_time  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
@@ -42,22 +44,7 @@ def dump():
 
 
 def cuda_time(fn, n=30, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(n):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
-
-
-def save(t, path):
-    t = t.detach().cpu().contiguous()
-    json.dump({"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}, open(path + ".json", "w"))
-    raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    open(path + ".bin", "wb").write(raw.numpy().tobytes())
+    return shared_cuda_time(fn, n, warm)
 
 
 # The ceilings, measured in this run.

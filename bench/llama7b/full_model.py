@@ -14,7 +14,7 @@ bandwidth measured in the same run), and the GPU memory it used sampled with nvi
 the arena its run buffers were placed in (magi-run's "run buffers" line). Results:
 $OUT/full_model.json and a table on stdout.
 """
-import argparse, json, os, re, statistics, subprocess, sys, threading, time
+import argparse, json, os, re, subprocess, sys, threading, time
 
 import torch
 
@@ -26,6 +26,8 @@ p.add_argument("--T", type=int, nargs="*", default=[16, 512, 4096])
 args = p.parse_args()
 sys.path.insert(0, args.harness)
 from llama7b_common import make_model, export  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from torch_util import save, cuda_time  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
@@ -36,13 +38,6 @@ res = {"T": {}}
 
 def dump():
     json.dump(res, open(f"{OUT}/full_model.json", "w"), indent=1)
-
-
-def save(t, path):
-    t = t.detach().cpu().contiguous()
-    json.dump({"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}, open(path + ".json", "w"))
-    raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    open(path + ".bin", "wb").write(raw.numpy().tobytes())
 
 
 def gpu_used_mb():
@@ -71,13 +66,7 @@ with torch.no_grad():
         ref = model(ids)
         torch.cuda.synchronize()
         rt["torch_eager_peak_extra_GB"] = (torch.cuda.max_memory_allocated() - base) / 1e9
-        ts = []
-        for i in range(8):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record(); model(ids); b.record(); torch.cuda.synchronize()
-            if i >= 2:
-                ts.append(a.elapsed_time(b))
-        rt["torch_eager_ms"] = statistics.median(ts)
+        rt["torch_eager_ms"] = cuda_time(lambda: model(ids), n=6, warm=2)
         case = f"{work}/case32_{T}"
         save(ids, case + "_in0"); save(ref, case + "_out0")
         del ref
@@ -107,13 +96,8 @@ torch.cuda.empty_cache()
 host = torch.empty(1 << 28, dtype=torch.uint8).pin_memory()
 dev = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")
 for kind, src in (("pinned", host), ("pageable", torch.empty(1 << 28, dtype=torch.uint8))):
-    ts = []
-    for i in range(6):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); dev.copy_(src, non_blocking=True); b.record(); torch.cuda.synchronize()
-        if i >= 1:
-            ts.append(a.elapsed_time(b))
-    res[f"h2d_{kind}_GBps"] = (1 << 28) / statistics.median(ts) / 1e6
+    ms = cuda_time(lambda: dev.copy_(src, non_blocking=True), n=5, warm=1)
+    res[f"h2d_{kind}_GBps"] = (1 << 28) / ms / 1e6
 del host, dev
 torch.cuda.empty_cache()
 print("host to device GB/s: pinned", res["h2d_pinned_GBps"], "pageable", res["h2d_pageable_GBps"], flush=True)

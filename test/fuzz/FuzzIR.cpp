@@ -5,26 +5,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "magi/InitAllDialects.h"
+#include "FuzzContext.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include <cstdint>
+#include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static mlir::MLIRContext *context = [] {
-    mlir::DialectRegistry registry;
-    magi::registerAllDialects(registry);
-    auto *ctx = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx->loadAllAvailableDialects();
-    // Diagnostics are the expected outcome for most inputs: dropped.
-    ctx->getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
-    return ctx;
-  }();
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  mlir::MLIRContext *context = &magi::fuzzContext();
+  // MLIR's parser reads its source as tools give it: null-terminated
+  // (MemoryBuffer::getFile); without the terminator it reads past the end.
+  std::string text(reinterpret_cast<const char *>(data), size);
   mlir::ParserConfig config(context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, config, "fuzz.mlir");

@@ -7,9 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Import/TorchExport.h"
-#include "magi/InitAllDialects.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
+#include "FuzzContext.h"
 #include "mlir/IR/Verifier.h"
 
 #include <cstdint>
@@ -21,14 +19,7 @@
 #include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static mlir::MLIRContext *context = [] {
-    mlir::DialectRegistry registry;
-    magi::registerAllDialects(registry);
-    auto *ctx = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx->loadAllAvailableDialects();
-    ctx->getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
-    return ctx;
-  }();
+  mlir::MLIRContext *context = &magi::fuzzContext();
   int fd = ::memfd_create("fuzz.pt2", MFD_CLOEXEC);
   if (fd < 0) {
     std::perror("memfd_create");
