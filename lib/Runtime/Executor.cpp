@@ -293,16 +293,17 @@ public:
 
   // Reads bytes [offset, offset + bytes) into `dst` with pread: from the
   // page cache, without faulting the mapping's pages in one by one. Safe
-  // to call from several threads at once. `what` names the weight.
+  // to call from several threads at once. `what` names the weight and
+  // where it is (the file included).
   void readInto(unsigned char *dst, int64_t offset, int64_t bytes, const std::string &what) const {
     while (bytes > 0) {
       ssize_t got = ::pread(fd_, dst, size_t(bytes), off_t(offset));
-      if (got < 0 && errno == EINTR)
+      int error = errno;
+      if (got < 0 && error == EINTR)
         continue;
       if (got <= 0)
-        throw RuntimeError("cannot read " + what + " from '" + path_ + "' at byte " +
-                           std::to_string(offset) + ": " +
-                           (got < 0 ? std::string(std::strerror(errno))
+        throw RuntimeError("cannot read " + what + " at byte " + std::to_string(offset) + ": " +
+                           (got < 0 ? std::string(std::strerror(error))
                                     : std::string("the file ended early (it changed while loading)")));
       dst += got;
       offset += got;
