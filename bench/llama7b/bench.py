@@ -22,6 +22,9 @@ p = argparse.ArgumentParser()
 p.add_argument("--harness", required=True)
 p.add_argument("--magi-run", required=True)
 p.add_argument("--artifact", action="append", required=True, help="LAYERS=DIR")
+p.add_argument("--extra", action="append", default=[], help="NAME:LAYERS=DIR: another artifact of "
+               "the same model (e.g. compiled with other flags), checked and timed as a full graph "
+               "beside the main one in the same run, reported as magi_full_NAME")
 p.add_argument("--T", type=int, nargs="*", default=[16, 512, 4096])
 p.add_argument("--anchors", default="inductor,inductor_cg",
                help="torch.compile contenders to time: inductor (default mode), inductor_cg "
@@ -86,10 +89,18 @@ for spec in args.artifact:
         rt["torch_eager_peak_extra_GB"] = (torch.cuda.max_memory_allocated() - base) / 1e9
         case = f"{work}/case{layers}_{T}"
         save(ids, case + "_in0"); save(ref, case + "_out0")
-        for mode, extra in (("check", ["--runs", "3"]), ("check_full", ["--runs", "3", "--cuda-graphs=full"]),
-                            ("eager", ["--repeat", "20", "--cuda-graphs=off"]),
-                            ("graphs", ["--repeat", "20"]), ("full", ["--repeat", "20", "--cuda-graphs=full"])):
-            cmd = [args.magi_run, art, "--weights-from", real, "--fixture", case] + extra
+        runs = [(mode, art, extra) for mode, extra in (
+            ("check", ["--runs", "3"]), ("check_full", ["--runs", "3", "--cuda-graphs=full"]),
+            ("eager", ["--repeat", "20", "--cuda-graphs=off"]),
+            ("graphs", ["--repeat", "20"]), ("full", ["--repeat", "20", "--cuda-graphs=full"]))]
+        for spec_extra in args.extra:
+            name, rest = spec_extra.split(":", 1)
+            extra_layers, extra_art = rest.split("=", 1)
+            if int(extra_layers) == layers:
+                runs += [(f"check_{name}", extra_art, ["--runs", "3", "--cuda-graphs=full"]),
+                         (f"full_{name}", extra_art, ["--repeat", "20", "--cuda-graphs=full"])]
+        for mode, run_art, extra in runs:
+            cmd = [args.magi_run, run_art, "--weights-from", real, "--fixture", case] + extra
             t1 = time.time()
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -127,7 +138,9 @@ rows = []
 ls = sorted(res["models"])
 for T in args.T:
     row = {"T": T}
-    for key in ("magi_eager", "magi_graphs", "magi_full", "torch_eager_ms", "inductor_ms", "inductor_cg_ms"):
+    extra_keys = sorted({"magi_full_" + e.split(":", 1)[0] for e in args.extra})
+    for key in ["magi_eager", "magi_graphs", "magi_full", "torch_eager_ms", "inductor_ms",
+                "inductor_cg_ms"] + extra_keys:
         vals = {}
         for L in ls:
             v = res["models"][L]["T"].get(T, {}).get(key)
@@ -138,6 +151,10 @@ for T in args.T:
     rows.append(row)
 res["table"] = rows
 dump()
+for row in rows:
+    for key in sorted(k for k in row if k.startswith("magi_full_") and not k.endswith("_per_layer")):
+        print(f"T={row['T']} {key}: " + ", ".join(f"{L}l {v}" for L, v in row[key].items())
+              + (f", per layer {row[key + '_per_layer']:.3f}" if key + "_per_layer" in row else ""))
 print("| T | model | magi (graphs off) | magi (piecewise graphs) | magi (full graph) | eager | torch.compile | torch.compile+CG |")
 print("|---|---|---|---|---|---|---|---|")
 fmt = lambda v: "-" if v is None else f"{v:.3f}"

@@ -7,6 +7,7 @@
 # ran first in the same call, else measured here with PyTorch: a 1 GiB
 # device-to-device copy, median of 10).
 #   bench/llama7b/profile.sh [MAGI_RUN] [T ...]
+# ARTIFACT=DIR profiles another 1-layer artifact (default .gpu/llama7b-1l).
 # Raw CSVs: $OUT/ncu-T<T>.csv; summaries: $OUT/ncu-T<T>.txt.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -40,7 +41,7 @@ for T in "${sizes[@]}"; do
   [[ -f $ids ]] || { echo "profile: no $ids (run scripts/gpu-prepare.sh)"; exit 1; }
   csv="$out/ncu-T$T.csv"
   if ! ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-      --csv --print-units base "$magi_run" .gpu/llama7b-1l --input "$ids" --cuda-graphs=off \
+      --csv --print-units base "$magi_run" "${ARTIFACT:-.gpu/llama7b-1l}" --input "$ids" --cuda-graphs=off \
       > "$csv" 2> "$out/ncu-T$T.log"; then
     echo "profile: ncu failed at T=$T"; tail -20 "$out/ncu-T$T.log"; continue
   fi

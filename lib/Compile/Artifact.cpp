@@ -170,8 +170,9 @@ private:
     if (options.noWeights)
       return success();
     std::vector<size_t> weightInputs;
+    // A concatenation's bytes are its parts'.
     for (auto [i, input] : llvm::enumerate(manifest.graph.inputs))
-      if (input.isWeight())
+      if (input.isWeight() && !input.isConcatenation())
         weightInputs.push_back(i);
     if (weightInputs.empty())
       return success();

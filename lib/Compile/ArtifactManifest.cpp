@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 namespace rt = magi::runtime;
@@ -135,6 +136,33 @@ private:
       ref.kind = rt::ValueRef::Kind::Input;
       ref.index = i;
       refs[graph.getArgument(i)] = ref;
+    }
+    return describeConcatenations(g);
+  }
+
+  // A concatenated weight (magi.concat_of) names its parts; the manifest
+  // gives their input indices (the runtime checks the shapes).
+  LogicalResult describeConcatenations(rt::Graph &g) {
+    llvm::StringMap<unsigned> byName;
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+      if (auto name = graph.getArgAttrOfType<StringAttr>(i, kNameAttr))
+        byName.try_emplace(name.getValue(), i);
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
+      auto parts = graph.getArgAttrOfType<ArrayAttr>(i, kConcatOfAttr);
+      if (!parts)
+        continue;
+      if (!g.inputs[i].isWeight())
+        return graph.emitError() << "argument " << i << " has " << kConcatOfAttr
+                                 << " but is not a weight";
+      for (Attribute part : parts) {
+        auto name = dyn_cast<StringAttr>(part);
+        auto it = name ? byName.find(name.getValue()) : byName.end();
+        if (it == byName.end())
+          return graph.emitError() << "argument " << i << ": " << kConcatOfAttr
+                                   << " names " << part
+                                   << ", which is no argument";
+        g.inputs[i].concatOf.push_back(it->second);
+      }
     }
     return success();
   }

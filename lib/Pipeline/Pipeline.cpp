@@ -112,6 +112,8 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   if (failed(addFusions(full, options, err)))
     return failure();
   full.addPass(createDeadCode());
+  if (options.mergeProjections)
+    full.addPass(createMergeProjections());
   full.addPass(createCanonicalizerPass());
   full.addPass(createCSEPass());
   if (!options.fullGraphExtra.empty() &&

@@ -804,7 +804,7 @@ void rebindWeights(Manifest &manifest, const std::string &archivePath) {
 
 void GraphExecutor::uploadWeights() {
   for (const GraphInput &input : manifest_.graph.inputs)
-    if (input.isWeight() && !input.weight)
+    if (input.isWeight() && !input.isConcatenation() && !input.weight)
       throw RuntimeError("the artifact has no bytes for weight " + input.name +
                          " (it was compiled with --no-weights: it describes the kernels but "
                          "cannot run)");
@@ -828,10 +828,21 @@ void GraphExecutor::uploadWeights() {
   std::map<StorageKey, Storage> storages; // in file, then offset order
   std::vector<std::optional<size_t>> firstWeightOfFile(manifest_.weightFiles.size());
   int64_t totalBytes = 0;
-  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+  // The parts of each concatenation first, one right after another (the
+  // manifest reader checked that each is a part once), then the rest.
+  std::vector<std::pair<size_t, bool>> order; // (input, follows the previous)
+  std::vector<bool> isPart(manifest_.graph.inputs.size(), false);
+  for (const GraphInput &input : manifest_.graph.inputs)
+    for (size_t k = 0; k < input.concatOf.size(); ++k) {
+      order.emplace_back(size_t(input.concatOf[k]), k > 0);
+      isPart[size_t(input.concatOf[k])] = true;
+    }
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i)
+    if (manifest_.graph.inputs[i].isWeight() && !manifest_.graph.inputs[i].isConcatenation() &&
+        !isPart[i])
+      order.emplace_back(i, false);
+  for (auto [i, follows] : order) {
     const GraphInput &input = manifest_.graph.inputs[i];
-    if (!input.isWeight())
-      continue;
     const WeightRef &w = *input.weight;
     if (w.file < 0 || w.file >= int64_t(manifest_.weightFiles.size()))
       throw RuntimeError("weight '" + input.name + "' refers to weight file " +
@@ -846,7 +857,7 @@ void GraphExecutor::uploadWeights() {
                          " " + formatShape(p.shape) + ", storage offset " +
                          std::to_string(w.storageOffset) + ", strides " + formatShape(w.strides) +
                          ") " + *bad);
-    int64_t aligned = (totalBytes + 255) / 256 * 256;
+    int64_t aligned = follows ? totalBytes : (totalBytes + 255) / 256 * 256;
     if (aligned < totalBytes || p.denseBytes > std::numeric_limits<int64_t>::max() - aligned)
       throw RuntimeError("the weights need more bytes than 64 bits count");
     p.deviceOffset = aligned;
@@ -885,6 +896,15 @@ void GraphExecutor::uploadWeights() {
     t.ptr = weights_ + DevicePtr(p.deviceOffset);
     t.dtype = input.dtype;
     t.shape = p.shape;
+  }
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+    const GraphInput &input = manifest_.graph.inputs[i];
+    if (!input.isConcatenation())
+      continue;
+    DeviceTensor &t = inputs_[i];
+    t.ptr = inputs_[size_t(input.concatOf[0])].ptr;
+    t.dtype = input.dtype;
+    t.shape = staticShape(input);
   }
 
   auto secondsSince = [](std::chrono::steady_clock::time_point from) {

@@ -150,8 +150,9 @@ public:
     if (format != "magi-artifact")
       r_.fail("format", "expected \"magi-artifact\", got \"" + format + "\"");
     m_.version = r_.integerField(root, "(top level)", "version");
-    if (m_.version != kArtifactVersion)
-      r_.fail("version", "this magi-run reads artifact format version " +
+    if (m_.version < kOldestArtifactVersion || m_.version > kArtifactVersion)
+      r_.fail("version", "this magi-run reads artifact format versions " +
+                             std::to_string(kOldestArtifactVersion) + " to " +
                              std::to_string(kArtifactVersion) + ", not " +
                              std::to_string(m_.version));
     parseProducer(r_.field(root, "(top level)", "producer"));
@@ -220,6 +221,59 @@ private:
 
   // A weight's reference: the file range of its storage, the storage, and
   // the input's view of it (every size checked without overflow).
+  // Each concatenation's parts are distinct plain weights, in no other
+  // concatenation, whose static shapes stack along dim 0 into its own.
+  void checkConcatenations(const Graph &g) {
+    std::vector<int64_t> partOf(g.inputs.size(), -1);
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      const GraphInput &c = g.inputs[i];
+      if (!c.isConcatenation())
+        continue;
+      std::string path = indexed("graph.inputs", i) + ".concat_of";
+      std::vector<int64_t> shape = staticShapeOf(c, indexed("graph.inputs", i) + ".shape");
+      if (shape.empty())
+        r_.fail(path, "a concatenation along dim 0 needs rank 1 or more");
+      int64_t rows = 0;
+      for (size_t k = 0; k < c.concatOf.size(); ++k) {
+        int64_t part = c.concatOf[k];
+        std::string partPath = indexed(path, k);
+        if (part < 0 || part >= int64_t(g.inputs.size()) || part == int64_t(i))
+          r_.fail(partPath, "graph input " + std::to_string(part) + " is not another input");
+        const GraphInput &in = g.inputs[size_t(part)];
+        if (!in.isWeight() || in.isConcatenation())
+          r_.fail(partPath, "graph input " + std::to_string(part) + " (" + in.name +
+                                ") is not a plain weight");
+        if (partOf[size_t(part)] >= 0)
+          r_.fail(partPath, "graph input " + std::to_string(part) + " (" + in.name +
+                                ") is already a part of graph input " +
+                                std::to_string(partOf[size_t(part)]));
+        partOf[size_t(part)] = int64_t(i);
+        std::vector<int64_t> partShape = staticShapeOf(in, indexed("graph.inputs", size_t(part)) +
+                                                               ".shape");
+        if (in.dtype != c.dtype || partShape.size() != shape.size() ||
+            !std::equal(shape.begin() + 1, shape.end(), partShape.begin() + 1))
+          r_.fail(partPath, "graph input " + std::to_string(part) + " (" + in.name + ", " +
+                                manifestName(in.dtype) + " " + formatShape(partShape) +
+                                ") does not stack along dim 0 into " + manifestName(c.dtype) +
+                                " " + formatShape(shape));
+        rows += partShape[0];
+      }
+      if (rows != shape[0])
+        r_.fail(path, "the parts have " + std::to_string(rows) + " rows, the input " +
+                          std::to_string(shape[0]));
+    }
+  }
+
+  std::vector<int64_t> staticShapeOf(const GraphInput &in, const std::string &path) {
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < in.shape.size(); ++d) {
+      if (!in.shape[d].isConstant())
+        r_.fail(indexed(path, d), "a weight's shape must be static");
+      shape.push_back(in.shape[d].evaluate(nullptr, path));
+    }
+    return shape;
+  }
+
   WeightRef parseWeight(const JsonValue &value, const std::string &path, const GraphInput &in) {
     r_.object(value, path,
               {"file", "entry", "method", "offset", "stored_bytes", "bytes", "crc32",
@@ -254,12 +308,7 @@ private:
     const auto &strides = r_.arrayField(value, path, "strides");
     for (size_t d = 0; d < strides.size(); ++d)
       w.strides.push_back(r_.integer(strides[d], indexed(path + ".strides", d)));
-    std::vector<int64_t> shape;
-    for (size_t d = 0; d < in.shape.size(); ++d) {
-      if (!in.shape[d].isConstant())
-        r_.fail(indexed(path + ".shape", d), "a weight's shape must be static");
-      shape.push_back(in.shape[d].evaluate(nullptr, path));
-    }
+    std::vector<int64_t> shape = staticShapeOf(in, path + ".shape");
     int64_t dense = 0;
     if (std::optional<std::string> bad = checkView(elementSize(in.dtype), shape, w.strides,
                                                    w.storageOffset, w.bytes, dense))
@@ -314,7 +363,7 @@ private:
     const auto &inputs = r_.arrayField(graph, "graph", "inputs");
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::string path = indexed("graph.inputs", i);
-      r_.object(inputs[i], path, {"name", "kind", "dtype", "shape", "weight"});
+      r_.object(inputs[i], path, {"name", "kind", "dtype", "shape", "weight", "concat_of"});
       GraphInput in;
       in.name = r_.stringField(inputs[i], path, "name");
       std::string kind = r_.stringField(inputs[i], path, "kind");
@@ -336,6 +385,18 @@ private:
         in.shape.push_back(r_.expr(shape[d], dimPath));
         checkGraphExpr(in.shape.back(), dimPath);
       }
+      if (r_.optionalField(inputs[i], "concat_of")) {
+        if (m_.version < 3)
+          r_.fail(path + ".concat_of", "concatenated weights need format version 3");
+        if (!in.isWeight() || r_.optionalField(inputs[i], "weight"))
+          r_.fail(path + ".concat_of",
+                  "only a weight without a \"weight\" of its own is a concatenation");
+        const auto &parts = r_.arrayField(inputs[i], path, "concat_of");
+        if (parts.size() < 2)
+          r_.fail(path + ".concat_of", "a concatenation has at least two parts");
+        for (size_t k = 0; k < parts.size(); ++k)
+          in.concatOf.push_back(r_.integer(parts[k], indexed(path + ".concat_of", k)));
+      }
       const JsonValue *weight = r_.optionalField(inputs[i], "weight");
       // A weight without "weight" (--no-weights) parses; running it is an
       // error (Executor).
@@ -346,6 +407,7 @@ private:
       }
       g.inputs.push_back(std::move(in));
     }
+    checkConcatenations(g);
 
     for (size_t i = 0; i < g.symbols.size(); ++i) {
       const GraphSymbol &s = g.symbols[i];
@@ -936,6 +998,12 @@ JsonValue graphJson(const Graph &graph) {
       if (!w->entry.empty())
         weight.push_back({"entry", str(w->entry)});
       members.push_back({"weight", JsonValue::makeObject(std::move(weight))});
+    }
+    if (in.isConcatenation()) {
+      std::vector<JsonValue> parts;
+      for (int64_t part : in.concatOf)
+        parts.push_back(integer(part));
+      members.push_back({"concat_of", JsonValue::makeArray(std::move(parts))});
     }
     inputs.push_back(JsonValue::makeObject(std::move(members)));
   }

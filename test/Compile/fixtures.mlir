@@ -2,7 +2,8 @@
 // pieces, two attention pieces, the second identical to the first and
 // compiled once), every PTX assembled by ptxas into a cubin, and a manifest
 // whose graph references each weight in the archive (entry, range, CRC-32,
-// view), with the archive's path relative to the artifact.
+// view), with the archive's path relative to the artifact, and describes
+// the merged projections' weights as concatenations of those.
 // REQUIRES: fixtures, ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: magi-compile %fixtures/llama-f32/model.pt2 -o %t/llama-f32 --cache-mode=off | FileCheck %s
@@ -41,6 +42,20 @@
 // MANIFEST-NEXT:   "strides": [
 // MANIFEST-NEXT:     128,
 // MANIFEST-NEXT:     1
+// The merged Q/K/V weight (magi-merge-projections) names its parts.
+// MANIFEST:      "concat_of": [
+// MANIFEST-NEXT:   1,
+// MANIFEST-NEXT:   2,
+// MANIFEST-NEXT:   3
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "dtype": "f32",
+// MANIFEST-NEXT: "kind": "parameter",
+// MANIFEST-NEXT: "name": "m.model.layers.0.self_attn.q_proj.weight+m.model.layers.0.self_attn.k_proj.weight+m.model.layers.0.self_attn.v_proj.weight",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT:   256,
+// MANIFEST-NEXT:   128
+// MANIFEST-NEXT: ]
+// MANIFEST-NEXT: },
 // MANIFEST:      "kind": "user_input",
 // MANIFEST-NEXT: "name": "input_ids",
 // MANIFEST-NEXT: "shape": [
@@ -49,4 +64,4 @@
 // MANIFEST:      "symbols": [
 // MANIFEST-NEXT:   {
 // MANIFEST-NEXT:     "dim": 1,
-// MANIFEST-NEXT:     "input": 23,
+// MANIFEST-NEXT:     "input": 27,

@@ -87,3 +87,67 @@ func.func @big(
   %s = magi.slice %w, 0 [0, 1, 1] : tensor<1048576xf32> -> tensor<1xf32>
   return %s : tensor<1xf32>
 }
+
+// A concatenated weight (magi-merge-projections' magi.concat_of): its parts,
+// read from the archive, one after another along dim 0.
+// RUN: magi-interp %s --function=concat --weights %t/model.pt2 | FileCheck %s --check-prefix=CONCAT
+// CONCAT: out0: tensor<3x2xf32> = {{\[}}[0, 1], [2, 3], [6, 7]]
+func.func @concat(
+    %a: tensor<2x2xf32> {magi.input_kind = "parameter", magi.name = "a",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 2, 1>}},
+    %b: tensor<1x2xf32> {magi.input_kind = "parameter", magi.name = "b",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 24 : i64, strides = array<i64: 2, 1>}},
+    %ab: tensor<3x2xf32> {magi.input_kind = "parameter", magi.name = "a+b", magi.concat_of = ["a", "b"]})
+    -> tensor<3x2xf32> {
+  return %ab : tensor<3x2xf32>
+}
+
+// RUN: not magi-interp %s --function=concat_unknown --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=CONCAT-UNKNOWN
+// CONCAT-UNKNOWN: magi-interp: error: argument 1 ('a+z'): "z" names no weight argument read from the archive
+func.func @concat_unknown(
+    %a: tensor<2x2xf32> {magi.input_kind = "parameter", magi.name = "a",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 2, 1>}},
+    %az: tensor<3x2xf32> {magi.input_kind = "parameter", magi.name = "a+z", magi.concat_of = ["a", "z"]})
+    -> tensor<3x2xf32> {
+  return %az : tensor<3x2xf32>
+}
+
+// RUN: not magi-interp %s --function=concat_shape --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=CONCAT-SHAPE
+// CONCAT-SHAPE: magi-interp: error: argument 2 ('a+c'): part "c" of type 'tensor<2xf32>' does not concatenate along dim 0 into 'tensor<4x2xf32>'
+func.func @concat_shape(
+    %a: tensor<2x2xf32> {magi.input_kind = "parameter", magi.name = "a",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 2, 1>}},
+    %c: tensor<2xf32> {magi.input_kind = "parameter", magi.name = "c",
+                       magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 1>}},
+    %ac: tensor<4x2xf32> {magi.input_kind = "parameter", magi.name = "a+c", magi.concat_of = ["a", "c"]})
+    -> tensor<4x2xf32> {
+  return %ac : tensor<4x2xf32>
+}
+
+// RUN: not magi-interp %s --function=concat_rows --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=CONCAT-ROWS
+// CONCAT-ROWS: magi-interp: error: argument 1 ('a+a'): its parts hold more than 'tensor<3x2xf32>'
+func.func @concat_rows(
+    %a: tensor<2x2xf32> {magi.input_kind = "parameter", magi.name = "a",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 2, 1>}},
+    %aa: tensor<3x2xf32> {magi.input_kind = "parameter", magi.name = "a+a", magi.concat_of = ["a", "a"]})
+    -> tensor<3x2xf32> {
+  return %aa : tensor<3x2xf32>
+}
+
+// RUN: not magi-interp %s --function=concat_few --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=CONCAT-FEW
+// CONCAT-FEW: magi-interp: error: argument 1 ('a+?'): its parts have 2 rows, not 3
+func.func @concat_few(
+    %a: tensor<2x2xf32> {magi.input_kind = "parameter", magi.name = "a",
+                         magi.weight = {entry = "m/data/weights/w0", offset = 0 : i64, strides = array<i64: 2, 1>}},
+    %ax: tensor<3x2xf32> {magi.input_kind = "parameter", magi.name = "a+?", magi.concat_of = ["a"]})
+    -> tensor<3x2xf32> {
+  return %ax : tensor<3x2xf32>
+}
+
+// RUN: not magi-interp %s --function=concat_empty --weights %t/model.pt2 2>&1 | FileCheck %s --check-prefix=CONCAT-NONE
+// CONCAT-NONE: magi-interp: error: argument 0 ('none'): magi.concat_of needs a non-empty list of weight names on a statically shaped tensor of rank >= 1
+func.func @concat_empty(
+    %n: tensor<3x2xf32> {magi.input_kind = "parameter", magi.name = "none", magi.concat_of = []})
+    -> tensor<3x2xf32> {
+  return %n : tensor<3x2xf32>
+}

@@ -358,7 +358,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format version 2, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 3, not 1");
   refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
   refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
                 "\"weights\": {\"files\": [{\"path\": \"weights.bin\"}]}"),
@@ -1497,6 +1497,92 @@ TEST(RuntimeWeights, LoadsStoredAndDeflatedEntriesAndGathersViews) {
   EXPECT_NE(verbose.str().find("weights: 3 storage(s) (1 inflated, 0 streamed), "), std::string::npos)
       << verbose.str();
   expectArchiveWeights(executor, "model-a");
+}
+
+// model-a's weights plus `w2` (data/1 as 4x4) and `wcat`, the
+// concatenation of `w` (3x4) and `w2` along dim 0 (magi-merge-projections).
+Manifest concatManifest() {
+  Manifest m = archiveManifest(archivesDir(), "model-a.zip");
+  m.version = kArtifactVersion;
+  GraphInput w2 = m.graph.inputs[2]; // b: data/1, deflated
+  w2.name = "w2";
+  w2.shape = {Expr::parse("4"), Expr::parse("4")};
+  w2.weight->storageOffset = 0;
+  w2.weight->strides = {4, 1};
+  addWeightAsOutput(m, w2);
+  GraphInput cat;
+  cat.name = "w+w2";
+  cat.kind = InputKind::Parameter;
+  cat.dtype = Dtype::F32;
+  cat.shape = {Expr::parse("7"), Expr::parse("4")};
+  cat.concatOf = {0, 6};
+  addWeightAsOutput(m, cat);
+  return m;
+}
+
+TEST(RuntimeWeights, LaysConcatenationsOutAdjacently) {
+  Manifest m = parseManifest(printManifest(concatManifest()), "manifest.json");
+  ASSERT_EQ(m.graph.inputs.size(), 8u);
+  EXPECT_EQ(m.graph.inputs[7].concatOf, (std::vector<int64_t>{0, 6}));
+  EXPECT_FALSE(m.graph.inputs[7].weight);
+  HostDevice device;
+  GraphExecutor executor(m, archivesDir(), device);
+  executor.uploadWeights();
+  EXPECT_EQ(executor.weightStats().tensors, 7); // the concatenation is its parts
+  std::vector<DeviceTensor> outputs = executor.run();
+  ASSERT_EQ(outputs.size(), 8u);
+  EXPECT_EQ(outputs[7].ptr, outputs[0].ptr);
+  EXPECT_EQ(outputs[6].ptr, outputs[0].ptr + 3 * 4 * 4); // right after w
+  EXPECT_EQ(outputs[0].ptr % 256, 0u);
+  HostTensor cat = executor.download(outputs[7]);
+  EXPECT_EQ(cat.shape, (std::vector<int64_t>{7, 4}));
+  for (int64_t e = 0; e < 28; ++e)
+    EXPECT_EQ(cat.getDouble(e), e < 12 ? archiveFloats("model-a", 0)[size_t(e)]
+                                       : archiveFloats("model-a", 1)[size_t(e - 12)])
+        << "element " << e;
+}
+
+TEST(RuntimeManifest, RefusesBadConcatenations) {
+  auto refuses = [](std::function<void(Manifest &)> edit, const std::string &fragment) {
+    Manifest m = concatManifest();
+    edit(m);
+    std::string text = printManifest(m);
+    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+  };
+  refuses([](Manifest &m) { m.graph.inputs[7].concatOf = {0}; },
+          "graph.inputs[7].concat_of: a concatenation has at least two parts");
+  refuses([](Manifest &m) { m.graph.inputs[7].concatOf = {0, 7}; },
+          "graph.inputs[7].concat_of[1]: graph input 7 is not another input");
+  refuses([](Manifest &m) { m.graph.inputs[7].concatOf = {0, 9}; },
+          "graph input 9 is not another input");
+  refuses([](Manifest &m) { m.graph.inputs[7].concatOf = {0, 0}; },
+          "graph.inputs[7].concat_of[1]: graph input 0 (w) is already a part of graph input 7");
+  refuses([](Manifest &m) { m.graph.inputs[7].concatOf = {0, 1}; },
+          "graph input 1 (wt, f32 [4, 3]) does not stack along dim 0 into f32 [7, 4]");
+  refuses([](Manifest &m) { m.graph.inputs[7].shape[0] = Expr::parse("8"); },
+          "graph.inputs[7].concat_of: the parts have 7 rows, the input 8");
+  refuses([](Manifest &m) { m.graph.inputs[7].dtype = Dtype::F16; },
+          "does not stack along dim 0 into f16 [7, 4]");
+  refuses([](Manifest &m) { m.graph.inputs[7].weight = m.graph.inputs[0].weight; },
+          "only a weight without a \"weight\" of its own is a concatenation");
+  refuses([](Manifest &m) { m.version = 2; },
+          "graph.inputs[7].concat_of: concatenated weights need format version 3");
+  refuses(
+      [](Manifest &m) {
+        GraphInput again = m.graph.inputs[7];
+        again.name = "again";
+        m.graph.inputs.push_back(again);
+      },
+      "graph.inputs[8].concat_of[0]: graph input 0 (w) is already a part of graph input 7");
+  refuses(
+      [](Manifest &m) {
+        GraphInput nested = m.graph.inputs[7];
+        nested.name = "nested";
+        nested.shape[0] = Expr::parse("14");
+        nested.concatOf = {7, 7};
+        m.graph.inputs.push_back(nested);
+      },
+      "graph input 7 (w+w2) is not a plain weight");
 }
 
 TEST(RuntimeWeights, RefusesCorruptEntries) {

@@ -78,6 +78,11 @@ static cl::list<std::string>
     splittingOps("splitting-ops", cl::CommaSeparated,
                  cl::desc("Ops to split at (default: the attention ops)"),
                  cl::cat(category));
+static cl::opt<bool> noMergeProjections(
+    "no-merge-projections",
+    cl::desc("Keep the projections of one input (Q/K/V, gate/up) separate "
+             "products instead of one over their concatenated weights"),
+    cl::cat(category));
 static cl::opt<int64_t> blockSize("block-size", cl::init(256),
                                   cl::desc("Threads per block, elementwise kernels"),
                                   cl::cat(category));
@@ -150,6 +155,7 @@ static std::string optionsText() {
   std::string text = "splitting-ops=";
   for (const std::string &op : splittingOps)
     text += op + ",";
+  text += ";merge-projections=" + std::to_string(!noMergeProjections);
   text += ";compile-sizes=";
   for (int64_t size : compileSizes)
     text += std::to_string(size) + ",";
@@ -361,6 +367,7 @@ int main(int argc, char **argv) {
   for (const std::string &op : splittingOps)
     pipeline.splittingOps.push_back(op);
   pipeline.dumpDir = dumpDir;
+  pipeline.mergeProjections = !noMergeProjections;
   PassManager pm(&context);
   if (failed(magi::buildPipeline(pm, pipeline, [](const llvm::Twine &msg) {
         fail(msg);

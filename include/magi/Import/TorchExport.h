@@ -12,7 +12,9 @@
 //                     or the user input's name
 //   magi.weight     = {entry = "<zip entry>", offset = <bytes>,
 //                      strides = array<i64: ...>}   (parameters/buffers/constants)
-// The tensor's dtype and shape are the argument's type. Weights stay in the
+// The tensor's dtype and shape are the argument's type. `magi-merge-projections`
+// adds arguments with `magi.concat_of = ["<name>", ...]` instead of
+// `magi.weight`: the named weights concatenated along dim 0. Weights stay in the
 // archive: the runtime and the interpreter read them through
 // `TorchExportArchive`.
 //
@@ -35,6 +37,9 @@ namespace magi {
 inline constexpr llvm::StringLiteral kInputKindAttr = "magi.input_kind";
 inline constexpr llvm::StringLiteral kNameAttr = "magi.name";
 inline constexpr llvm::StringLiteral kWeightAttr = "magi.weight";
+/// Not written by the importer: a weight argument that is the concatenation
+/// along dim 0 of the weight arguments it names (`magi-merge-projections`).
+inline constexpr llvm::StringLiteral kConcatOfAttr = "magi.concat_of";
 
 /// True if `path` names a zip archive (a `.pt2` file, or any file that
 /// starts with a zip header): what tools import rather than parse as MLIR.

@@ -82,6 +82,13 @@ private:
   llvm::StringMap<std::string> entries;
 };
 
+/// Argument `index` of `func`, a concatenated weight (`magi.concat_of`), from
+/// its parts in `args` (the weight arguments it names, already read): their
+/// bytes one after another, which is their concatenation along dim 0.
+mlir::FailureOr<Tensor> concatenateWeights(mlir::func::FuncOp func,
+                                           unsigned index,
+                                           llvm::ArrayRef<Tensor> args);
+
 /// The full argument list of `func`: parameters, buffers and constants read
 /// from `archive`, and `userInputs` placed at the user-input positions, in
 /// order. Fails with a diagnostic when the number of user inputs is wrong or

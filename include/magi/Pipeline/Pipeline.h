@@ -39,6 +39,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "fusions",
       llvm::cl::desc("Fusion passes to run, by name without 'magi-fuse-' "
                      "(default: all; 'none' for none)")};
+  Option<bool> mergeProjections{
+      *this, "merge-projections",
+      llvm::cl::desc("Merge the projections of one input (Q/K/V, gate/up) "
+                     "into one product over concatenated weights "
+                     "(magi-merge-projections)"),
+      llvm::cl::init(true)};
   Option<std::string> replaceOp{
       *this, "replace-op",
       llvm::cl::desc("'from=to': run magi-replace-op in the full-graph phase")};

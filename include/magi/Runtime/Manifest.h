@@ -25,7 +25,9 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 2;
+constexpr int64_t kArtifactVersion = 3;
+// Version 2 is version 3 without concatenated weights: still read.
+constexpr int64_t kOldestArtifactVersion = 2;
 
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
 
@@ -71,7 +73,13 @@ struct GraphInput {
   // artifact compiled with --no-weights, which describes kernels but cannot
   // run.
   std::optional<WeightRef> weight;
+  // A concatenated weight (magi-merge-projections): these graph inputs,
+  // plain weights of the same dtype and trailing sizes, one after another
+  // along dim 0. It has no `weight`; the runtime lays its parts out
+  // adjacently and points it at the first.
+  std::vector<int64_t> concatOf;
   bool isWeight() const { return kind != InputKind::UserInput; }
+  bool isConcatenation() const { return !concatOf.empty(); }
 };
 
 struct GraphSymbol {

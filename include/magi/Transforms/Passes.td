@@ -90,6 +90,27 @@ def Fuse : Pass<"magi-fuse", "mlir::func::FuncOp"> {
   ];
 }
 
+def MergeProjections : Pass<"magi-merge-projections", "mlir::func::FuncOp"> {
+  let summary = "One matrix product for the projections of one input (Q/K/V, gate/up)";
+  let description = [{
+    Two or more `magi.mm(x, permute(w, [1, 0]))` of the same `x`, each `w` a
+    2-d weight argument (`magi.weight`, used only there) with the same
+    columns, dtype and input kind, become one product over a new weight
+    argument that is the weights' concatenation along dim 0
+    (`magi.concat_of` names them, in block order; the runtime lays them out
+    one after another, so it costs no copy), followed by one `magi.slice`
+    of its columns per projection. `magi.addmm` with unit `beta` and
+    `alpha` and a 1-d bias weight argument merges likewise, its biases
+    concatenated the same way. The weights merged stay arguments (unused).
+    At few tokens the merged product streams more weight bytes per launch;
+    at many, it is one larger problem instead of several.
+  }];
+  let statistics = [
+    Statistic<"numMerged", "num-merged", "Number of merged products formed">,
+    Statistic<"numProjections", "num-projections", "Number of projections merged">,
+  ];
+}
+
 def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
   let summary = "Rewrites fused ops back into primitive magi ops";
   let description = [{
