@@ -8,7 +8,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 namespace rt = magi::runtime;
@@ -143,26 +142,16 @@ private:
   // A concatenated weight (magi.concat_of) names its parts; the manifest
   // gives their input indices (the runtime checks the shapes).
   LogicalResult describeConcatenations(rt::Graph &g) {
-    llvm::StringMap<unsigned> byName;
-    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
-      if (auto name = graph.getArgAttrOfType<StringAttr>(i, kNameAttr))
-        byName.try_emplace(name.getValue(), i);
     for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
-      auto parts = graph.getArgAttrOfType<ArrayAttr>(i, kConcatOfAttr);
-      if (!parts)
+      if (!graph.getArgAttr(i, kConcatOfAttr))
         continue;
       if (!g.inputs[i].isWeight())
         return graph.emitError() << "argument " << i << " has " << kConcatOfAttr
                                  << " but is not a weight";
-      for (Attribute part : parts) {
-        auto name = dyn_cast<StringAttr>(part);
-        auto it = name ? byName.find(name.getValue()) : byName.end();
-        if (it == byName.end())
-          return graph.emitError() << "argument " << i << ": " << kConcatOfAttr
-                                   << " names " << part
-                                   << ", which is no argument";
-        g.inputs[i].concatOf.push_back(it->second);
-      }
+      FailureOr<SmallVector<unsigned>> parts = concatenationParts(graph, i);
+      if (failed(parts))
+        return failure();
+      g.inputs[i].concatOf.assign(parts->begin(), parts->end());
     }
     return success();
   }

@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
@@ -28,6 +29,36 @@ using namespace mlir;
 namespace json = llvm::json;
 
 namespace magi {
+
+FailureOr<SmallVector<unsigned>> concatenationParts(func::FuncOp func,
+                                                    unsigned index) {
+  auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr);
+  std::string what = "argument " + std::to_string(index) + " (" +
+                     (name ? "'" + name.getValue().str() + "'"
+                           : "#" + std::to_string(index)) +
+                     ")";
+  auto names = func.getArgAttrOfType<ArrayAttr>(index, kConcatOfAttr);
+  if (!names || names.empty())
+    return func.emitError() << what << ": " << kConcatOfAttr
+                            << " needs a non-empty list of weight names";
+  llvm::StringMap<unsigned> byName;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto n = func.getArgAttrOfType<StringAttr>(i, kNameAttr);
+        n && func.getArgAttr(i, kWeightAttr))
+      byName.try_emplace(n.getValue(), i);
+  SmallVector<unsigned> parts;
+  for (Attribute attr : names) {
+    auto part = dyn_cast<StringAttr>(attr);
+    auto it = part ? byName.find(part.getValue()) : byName.end();
+    if (it == byName.end())
+      return func.emitError() << what << ": " << attr
+                              << " names no weight argument read from the "
+                                 "archive";
+    parts.push_back(it->second);
+  }
+  return parts;
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//

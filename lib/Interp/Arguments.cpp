@@ -10,7 +10,6 @@
 #include "magi/Import/TorchExport.h"
 #include "magi/Interp/Interpreter.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SwapByteOrder.h"
 #include <cstring>
 
@@ -170,38 +169,28 @@ FailureOr<Tensor> concatenateWeights(func::FuncOp func, unsigned index,
                                      ArrayRef<Tensor> args) {
   std::string what = "argument " + std::to_string(index) + " (" +
                      getArgumentName(func, index) + ")";
-  auto names = func.getArgAttrOfType<ArrayAttr>(index, kConcatOfAttr);
   auto type = dyn_cast<RankedTensorType>(func.getArgument(index).getType());
-  if (!names || names.empty() || !type || !type.hasStaticShape() ||
-      type.getRank() == 0)
+  if (!type || !type.hasStaticShape() || type.getRank() == 0)
     return func.emitError() << what << ": " << kConcatOfAttr
-                            << " needs a non-empty list of weight names on a "
-                               "statically shaped tensor of rank >= 1";
-  llvm::StringMap<unsigned> byName;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto name = func.getArgAttrOfType<StringAttr>(i, kNameAttr))
-      byName.try_emplace(name.getValue(), i);
+                            << " needs a statically shaped tensor of rank >= 1";
+  FailureOr<SmallVector<unsigned>> parts = concatenationParts(func, index);
+  if (failed(parts))
+    return failure();
   Tensor result(type.getElementType(), type.getShape());
   MutableArrayRef<char> out = result.getMutableBytes();
   size_t at = 0;
   int64_t rows = 0;
-  for (Attribute attr : names) {
-    auto name = dyn_cast<StringAttr>(attr);
-    auto it = name ? byName.find(name.getValue()) : byName.end();
-    if (it == byName.end() || func.getArgAttr(it->second, kConcatOfAttr) ||
-        !func.getArgAttr(it->second, kWeightAttr))
-      return func.emitError() << what << ": " << attr
-                              << " names no weight argument read from the "
-                                 "archive";
-    auto partType = cast<RankedTensorType>(func.getArgument(it->second).getType());
+  for (unsigned part : *parts) {
+    auto partType = cast<RankedTensorType>(func.getArgument(part).getType());
     if (partType.getElementType() != type.getElementType() ||
         partType.getRank() != type.getRank() ||
         partType.getShape().drop_front() != type.getShape().drop_front())
-      return func.emitError() << what << ": part " << name << " of type "
+      return func.emitError() << what << ": part "
+                              << func.getArgAttr(part, kNameAttr) << " of type "
                               << partType << " does not concatenate along "
                                              "dim 0 into "
                               << type;
-    ArrayRef<char> bytes = args[it->second].getBytes();
+    ArrayRef<char> bytes = args[part].getBytes();
     if (at + bytes.size() > out.size())
       return func.emitError() << what << ": its parts hold more than " << type;
     std::memcpy(out.data() + at, bytes.data(), bytes.size());

@@ -22,6 +22,7 @@
 #ifndef MAGI_IMPORT_TORCHEXPORT_H
 #define MAGI_IMPORT_TORCHEXPORT_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
@@ -40,6 +41,14 @@ inline constexpr llvm::StringLiteral kWeightAttr = "magi.weight";
 /// Not written by the importer: a weight argument that is the concatenation
 /// along dim 0 of the weight arguments it names (`magi-merge-projections`).
 inline constexpr llvm::StringLiteral kConcatOfAttr = "magi.concat_of";
+
+/// The argument indices of the parts of argument `index` of `func`, a
+/// concatenated weight (`kConcatOfAttr`): each name resolved to the weight
+/// argument (one with `kWeightAttr`) of that `kNameAttr`. Fails with a
+/// diagnostic naming the argument when the list is missing or empty or a
+/// name is no such argument.
+mlir::FailureOr<llvm::SmallVector<unsigned>>
+concatenationParts(mlir::func::FuncOp func, unsigned index);
 
 /// True if `path` names a zip archive (a `.pt2` file, or any file that
 /// starts with a zip header): what tools import rather than parse as MLIR.
