@@ -25,11 +25,14 @@ p.add_argument("--artifact", action="append", required=True, help="LAYERS=DIR")
 p.add_argument("--extra", action="append", default=[], help="NAME:LAYERS=DIR: another artifact of "
                "the same model (e.g. compiled with other flags), checked and timed as a full graph "
                "beside the main one in the same run, reported as magi_full_NAME")
+p.add_argument("--extra-flags", action="append", default=[], help="NAME=FLAGS: magi-run flags "
+               "(space-separated) for the extra artifact NAME, e.g. 'heuristic=--gemm-algorithm=heuristic'")
 p.add_argument("--T", type=int, nargs="*", default=[16, 512, 4096])
 p.add_argument("--anchors", default="inductor,inductor_cg",
                help="torch.compile contenders to time: inductor (default mode), inductor_cg "
                     "(mode=reduce-overhead, CUDA graphs), both by default; '' for none")
 args = p.parse_args()
+extra_flags = {name: flags.split() for name, flags in (f.split("=", 1) for f in args.extra_flags)}
 sys.path.insert(0, args.harness)
 from llama7b_common import make_model, export  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -96,9 +99,10 @@ for spec in args.artifact:
         for spec_extra in args.extra:
             name, rest = spec_extra.split(":", 1)
             extra_layers, extra_art = rest.split("=", 1)
+            flags = extra_flags.get(name, [])
             if int(extra_layers) == layers:
-                runs += [(f"check_{name}", extra_art, ["--runs", "3", "--cuda-graphs=full"]),
-                         (f"full_{name}", extra_art, ["--repeat", "20", "--cuda-graphs=full"])]
+                runs += [(f"check_{name}", extra_art, ["--runs", "3", "--cuda-graphs=full"] + flags),
+                         (f"full_{name}", extra_art, ["--repeat", "20", "--cuda-graphs=full"] + flags)]
         for mode, run_art, extra in runs:
             cmd = [args.magi_run, run_art, "--weights-from", real, "--fixture", case] + extra
             t1 = time.time()

@@ -7,7 +7,8 @@
 # ran first in the same call, else measured here with PyTorch: a 1 GiB
 # device-to-device copy, median of 10).
 #   bench/llama7b/profile.sh [MAGI_RUN] [T ...]
-# ARTIFACT=DIR profiles another 1-layer artifact (default .gpu/llama7b-1l).
+# ARTIFACT=DIR profiles another 1-layer artifact (default .gpu/llama7b-1l);
+# MAGI_RUN_FLAGS adds magi-run flags (e.g. --gemm-algorithm=heuristic).
 # Raw CSVs: $OUT/ncu-T<T>.csv; summaries: $OUT/ncu-T<T>.txt.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -40,8 +41,12 @@ for T in "${sizes[@]}"; do
   ids=".gpu/llama7b/ids$T.bin"
   [[ -f $ids ]] || { echo "profile: no $ids (run scripts/gpu-prepare.sh)"; exit 1; }
   csv="$out/ncu-T$T.csv"
-  if ! ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+  # Two runs, the second profiled: the first also times cuBLASLt's
+  # candidate algorithms (magi-run --gemm-algorithm), which is not the run.
+  if ! ncu --profile-from-start off \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --csv --print-units base "$magi_run" "${ARTIFACT:-.gpu/llama7b-1l}" --input "$ids" --cuda-graphs=off \
+      --runs 2 --profile-last-run ${MAGI_RUN_FLAGS:-} \
       > "$csv" 2> "$out/ncu-T$T.log"; then
     echo "profile: ncu failed at T=$T"; tail -20 "$out/ncu-T$T.log"; continue
   fi

@@ -2,11 +2,14 @@
 //
 // Linearized mapping: one thread per iteration of a whole scf.parallel,
 // whatever its rank and whether its bounds are static or symbolic, so the
-// grid is one expression of the sizes that the runtime evaluates.
+// grid is one expression of the sizes that the runtime evaluates. Static
+// loops with long rows are numbered by row instead (grid.y is the row), so
+// that an iteration's indices need no division.
 //
 //===----------------------------------------------------------------------===//
 
 #include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -18,6 +21,86 @@ namespace magi {
 using namespace mlir;
 
 namespace {
+
+// CUDA's limit on grid.y (and grid.z).
+constexpr int64_t kMaxGridY = 65535;
+
+// The buffer a memref view is a view of.
+Value viewRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+// A serial loop that accumulates into one element of a buffer (load it,
+// combine, store it back, every iteration) keeps the element in a register
+// instead: one load before the loop, one store after. Without this the
+// GPU serializes on the store-to-load round trip through memory each
+// iteration (a cumsum's 4096-long rows: 55 ns an iteration), since nothing
+// tells LLVM that the buffer does not alias the loop's inputs. Legal when
+// the element is the only place the loop touches that buffer, the buffer
+// is a fresh allocation (so no input is a view of it), and the body has no
+// other side effects.
+void keepAccumulatorsInRegisters(Operation *root) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (loop.getNumResults() == 0)
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    Block *body = loop.getBody();
+    memref::StoreOp store;
+    bool ok = true;
+    for (Operation &op : body->without_terminator()) {
+      if (auto s = dyn_cast<memref::StoreOp>(op)) {
+        ok &= !store;
+        store = s;
+      } else if (op.getNumRegions() != 0 ||
+                 !(isMemoryEffectFree(&op) || isa<memref::LoadOp>(op))) {
+        ok = false;
+      }
+    }
+    if (!ok || !store)
+      continue;
+    Value buffer = viewRoot(store.getMemRef());
+    if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(buffer.getDefiningOp()) ||
+        llvm::any_of(store.getIndices(),
+                     [&](Value i) { return !loop.isDefinedOutsideOfLoop(i); }) ||
+        !loop.isDefinedOutsideOfLoop(store.getMemRef()))
+      continue;
+    memref::LoadOp load;
+    for (Operation &op : body->without_terminator()) {
+      auto l = dyn_cast<memref::LoadOp>(op);
+      if (!l || viewRoot(l.getMemRef()) != buffer)
+        continue;
+      if (load || l.getMemRef() != store.getMemRef() ||
+          !llvm::equal(l.getIndices(), store.getIndices()) ||
+          !l->isBeforeInBlock(store))
+        ok = false;
+      load = l;
+    }
+    if (!ok || !load)
+      continue;
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value initial = memref::LoadOp::create(b, loc, store.getMemRef(), store.getIndices());
+    auto promoted = scf::ForOp::create(
+        b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+        ValueRange{initial},
+        [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
+          IRMapping mapping;
+          mapping.map(loop.getInductionVar(), iv);
+          mapping.map(load.getResult(), carried[0]);
+          for (Operation &op : body->without_terminator())
+            if (&op != load.getOperation() && &op != store.getOperation())
+              nb.clone(op, mapping);
+          scf::YieldOp::create(nb, l, mapping.lookupOrDefault(store.getValueToStore()));
+        });
+    memref::StoreOp::create(b, loc, promoted.getResult(0), store.getMemRef(),
+                            store.getIndices());
+    loop.erase();
+  }
+}
 
 struct KernelConfig {
   int64_t blockSize;
@@ -161,6 +244,8 @@ public:
           return signalPassFailure();
         continue;
       }
+      if (config->strategy == "serial-reduction")
+        keepAccumulatorsInRegisters(loop);
       if (failed(mapParallel(loop, config->blockSize)))
         return signalPassFailure();
     }
@@ -270,12 +355,15 @@ private:
   }
 
   gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value grid,
-                             Value block, DictionaryAttr config) {
+                             Value block, DictionaryAttr config,
+                             Value gridY = nullptr) {
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    if (!gridY)
+      gridY = one;
     auto name = FlatSymbolRefAttr::get(b.getContext(),
                                        "k" + std::to_string(nextKernel++));
     auto launch = gpu::LaunchOp::create(
-        b, loc, grid, one, one, block, one, one,
+        b, loc, grid, gridY, one, block, one, one,
         /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
         /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernelsModule,
@@ -646,6 +734,82 @@ private:
     return success();
   }
 
+  // How the threads of an elementwise loop's launch number its iterations.
+  // Linear: thread ids run over all iterations, delinearized into every
+  // induction variable. By row: when the last loop's trip count is static,
+  // fills the blocks (at most 1/8 of a row's threads idle) and the rows
+  // fit in grid.y, blockIdx.y is the row (delinearized once, uniform) and
+  // the ids run over one row's columns, so an iteration needs no division
+  // (index division per element slowed a memory-bound kernel over column
+  // slices of a wider buffer).
+  struct ThreadNumbering {
+    SmallVector<Value> counts; // every loop's trip count
+    Value total;               // the ids' range: all iterations or a row's
+    Value block;
+    std::optional<int64_t> columns; // set when by row
+  };
+
+  static std::optional<int64_t> rowNumberingColumns(ArrayRef<Value> counts,
+                                                    int64_t chunk) {
+    if (counts.size() < 2)
+      return std::nullopt;
+    std::optional<int64_t> columns = getConstantIntValue(counts.back());
+    if (!columns || *columns < chunk)
+      return std::nullopt;
+    int64_t blocks = llvm::divideCeil(*columns, chunk);
+    if ((blocks * chunk - *columns) * 8 > blocks * chunk)
+      return std::nullopt;
+    int64_t rows = 1;
+    for (Value count : counts.drop_back()) {
+      std::optional<int64_t> c = getConstantIntValue(count);
+      if (!c)
+        return std::nullopt;
+      rows *= *c;
+      if (rows > kMaxGridY)
+        return std::nullopt;
+    }
+    return columns;
+  }
+
+  // Maps iteration `id` (< numbering.total) into `mapping`; by row, `rowBase`
+  // already holds the leading induction variables.
+  static void mapIteration(OpBuilder &b, scf::ParallelOp loop, Value id,
+                           const ThreadNumbering &numbering,
+                           const IRMapping &rowBase, IRMapping &mapping) {
+    if (!numbering.columns) {
+      delinearize(b, loop, id, numbering.counts, numbering.total, mapping);
+      return;
+    }
+    mapping = rowBase;
+    Location loc = loop.getLoc();
+    unsigned last = loop.getNumLoops() - 1;
+    Value iv = arith::AddIOp::create(
+        b, loc, loop.getLowerBound()[last],
+        arith::MulIOp::create(b, loc, id, loop.getStep()[last]));
+    mapping.map(loop.getInductionVars()[last], iv);
+  }
+
+  // The block's first id (`blockStart`) and the thread's, and by row the
+  // leading induction variables.
+  static Value firstId(OpBuilder &b, scf::ParallelOp loop, gpu::LaunchOp launch,
+                       const ThreadNumbering &numbering, int64_t chunkSize,
+                       IRMapping &rowBase, Value *blockStartOut = nullptr) {
+    Location loc = loop.getLoc();
+    if (numbering.columns) {
+      ArrayRef<Value> leading = ArrayRef<Value>(numbering.counts).drop_back();
+      Value rows = arith::ConstantIndexOp::create(b, loc, 1);
+      for (Value count : leading)
+        rows = b.createOrFold<arith::MulIOp>(loc, rows, count);
+      delinearize(b, loop, launch.getBlockIds().y, leading, rows, rowBase);
+    }
+    Value chunk = arith::ConstantIndexOp::create(b, loc, chunkSize);
+    Value blockStart =
+        arith::MulIOp::create(b, loc, launch.getBlockIds().x, chunk);
+    if (blockStartOut)
+      *blockStartOut = blockStart;
+    return arith::AddIOp::create(b, loc, blockStart, launch.getThreadIds().x);
+  }
+
   // `perThread` iterations a thread, `blockSize` apart. A block whose
   // iterations are all in range issues every load before any store, so the
   // loads overlap; the last block runs them one by one, each guarded.
@@ -653,23 +817,22 @@ private:
                                     int64_t perThread) {
     Location loc = loop.getLoc();
     OpBuilder b(loop);
-    SmallVector<Value> counts;
-    Value total, block;
+    ThreadNumbering numbering;
     FailureOr<gpu::LaunchOp> launched =
-        launchForThreads(b, loop, blockSize, perThread, counts, total, block);
+        launchForThreads(b, loop, blockSize, perThread, numbering);
     if (failed(launched))
       return failure();
     gpu::LaunchOp launch = *launched;
 
     b.setInsertionPoint(launch.getBody().front().getTerminator());
+    IRMapping rowBase;
+    Value blockStart;
+    Value first = firstId(b, loop, launch, numbering, blockSize * perThread, rowBase,
+                          &blockStart);
     Value chunk = arith::ConstantIndexOp::create(b, loc, blockSize * perThread);
-    Value blockStart =
-        arith::MulIOp::create(b, loc, launch.getBlockIds().x, chunk);
-    Value first = arith::AddIOp::create(b, loc, blockStart,
-                                        launch.getThreadIds().x);
     Value blockEnd = arith::AddIOp::create(b, loc, blockStart, chunk);
     Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                        blockEnd, total);
+                                        blockEnd, numbering.total);
     auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
     Block *body = loop.getBody();
     {
@@ -679,7 +842,7 @@ private:
       for (int64_t j = 0; j < perThread; ++j) {
         Value offset = arith::ConstantIndexOp::create(b, loc, j * blockSize);
         Value id = arith::AddIOp::create(b, loc, first, offset);
-        delinearize(b, loop, id, counts, total, mappings[j]);
+        mapIteration(b, loop, id, numbering, rowBase, mappings[j]);
       }
       cloneLoadsFirst(b, body, mappings);
     }
@@ -693,13 +856,13 @@ private:
       b.setInsertionPoint(each.getBody()->getTerminator());
       Value id = arith::AddIOp::create(
           b, loc, first,
-          arith::MulIOp::create(b, loc, each.getInductionVar(), block));
+          arith::MulIOp::create(b, loc, each.getInductionVar(), numbering.block));
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            id, total);
+                                            id, numbering.total);
       auto guarded = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
       b.setInsertionPoint(guarded.thenBlock()->getTerminator());
       IRMapping mapping;
-      delinearize(b, loop, id, counts, total, mapping);
+      mapIteration(b, loop, id, numbering, rowBase, mapping);
       for (Operation &op : body->without_terminator())
         b.clone(op, mapping);
     }
@@ -709,50 +872,58 @@ private:
   }
 
   // The launch for an elementwise `loop` run `perThread` iterations a
-  // thread: its trip counts and their product `total` (emitted before it),
-  // `ceildiv(total, blockSize * perThread)` blocks of `block` threads.
+  // thread: its trip counts (emitted before it), the numbering, and
+  // `ceildiv(ids, blockSize * perThread)` blocks of `block` threads (times
+  // the rows in grid.y when numbered by row).
   FailureOr<gpu::LaunchOp> launchForThreads(OpBuilder &b, scf::ParallelOp loop,
                                             int64_t blockSize, int64_t perThread,
-                                            SmallVectorImpl<Value> &counts,
-                                            Value &total, Value &block) {
+                                            ThreadNumbering &numbering) {
     if (loop.getNumReductions() != 0)
       return loop.emitError() << "has reductions; only loops whose "
                                  "iterations are independent map to threads";
     if (failed(checkNoEscapingValues({loop.getOperation()})))
       return failure();
     Location loc = loop.getLoc();
-    total = tripCounts(b, loop, counts);
-    block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value all = tripCounts(b, loop, numbering.counts);
+    numbering.block = arith::ConstantIndexOp::create(b, loc, blockSize);
+    int64_t chunkSize = blockSize * perThread;
+    numbering.columns = rowNumberingColumns(numbering.counts, chunkSize);
+    Value rows = arith::ConstantIndexOp::create(b, loc, 1);
+    if (numbering.columns) {
+      numbering.total = arith::ConstantIndexOp::create(b, loc, *numbering.columns);
+      for (Value count : ArrayRef<Value>(numbering.counts).drop_back())
+        rows = b.createOrFold<arith::MulIOp>(loc, rows, count);
+    } else {
+      numbering.total = all;
+    }
     Value chunk = perThread == 1
-                      ? block
-                      : arith::ConstantIndexOp::create(b, loc, blockSize * perThread);
-    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, total, chunk);
-    return createLaunch(b, loc, grid, block,
-                        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr));
+                      ? numbering.block
+                      : arith::ConstantIndexOp::create(b, loc, chunkSize);
+    Value grid = b.createOrFold<arith::CeilDivSIOp>(loc, numbering.total, chunk);
+    return createLaunch(b, loc, grid, numbering.block,
+                        loop->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr),
+                        rows);
   }
 
   LogicalResult mapParallel(scf::ParallelOp loop, int64_t blockSize) {
     Location loc = loop.getLoc();
     OpBuilder b(loop);
-    // Trip counts, and their product: the number of threads that work.
-    SmallVector<Value> counts;
-    Value total, block;
+    ThreadNumbering numbering;
     FailureOr<gpu::LaunchOp> launched =
-        launchForThreads(b, loop, blockSize, /*perThread=*/1, counts, total, block);
+        launchForThreads(b, loop, blockSize, /*perThread=*/1, numbering);
     if (failed(launched))
       return failure();
     gpu::LaunchOp launch = *launched;
 
     b.setInsertionPoint(launch.getBody().front().getTerminator());
-    Value id = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, block),
-        launch.getThreadIds().x);
+    IRMapping rowBase;
+    Value id = firstId(b, loop, launch, numbering, blockSize, rowBase);
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          id, total);
+                                          id, numbering.total);
     auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
     IRMapping mapping;
-    delinearize(b, loop, id, counts, total, mapping);
+    mapIteration(b, loop, id, numbering, rowBase, mapping);
     for (Operation &op : loop.getBody()->without_terminator())
       b.clone(op, mapping);
     loop.erase();

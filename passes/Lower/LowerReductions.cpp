@@ -460,8 +460,11 @@ public:
 };
 
 // cumsum along `dim`: one generic with a second loop k over `dim` that adds
-// x[..., k, ...] where k <= j (quadratic in the scanned size, but one kernel
-// and no loop on the host). Half types accumulate in f32.
+// x[..., k, ...] where k <= j, else 0 (quadratic in the scanned size, but
+// one kernel and no loop on the host). The select feeds the add rather than
+// choosing between acc + x and acc, so the accumulation is a plain sum: one
+// dependent add an iteration, and a row reduction that blocks can share.
+// Half types accumulate in f32.
 class CumsumPattern : public OpRewritePattern<CumsumOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -503,12 +506,13 @@ public:
               Value j = linalg::IndexOp::create(b, l, *dim);
               Value k = linalg::IndexOp::create(b, l, rank);
               Value x = convertScalar(b, l, a[0], acc);
-              Value added = isFloat ? Value(arith::AddFOp::create(b, l, a[1], x))
-                                    : Value(arith::AddIOp::create(b, l, a[1], x));
               Value inPrefix = arith::CmpIOp::create(
                   b, l, arith::CmpIPredicate::ule, k, j);
-              linalg::YieldOp::create(
-                  b, l, arith::SelectOp::create(b, l, inPrefix, added, a[1]).getResult());
+              Value term = arith::SelectOp::create(
+                  b, l, inPrefix, x, typedConst(b, l, acc, 0.0));
+              Value added = isFloat ? Value(arith::AddFOp::create(b, l, a[1], term))
+                                    : Value(arith::AddIOp::create(b, l, a[1], term));
+              linalg::YieldOp::create(b, l, added);
             })
             .getResult(0);
     rewriter.replaceOp(op, convertElements(rewriter, loc, sum, resEl));

@@ -199,3 +199,151 @@ func.func @escaping(%in: memref<4xf32>) -> f32 {
   %x = memref.load %in[%c0] {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}} : memref<4xf32>
   return %x : f32
 }
+
+// -----
+
+// A static loop whose rows are long (1000 columns: 4 blocks of 256, 24
+// threads idle) is numbered by row: grid.y is the row, the ids run over one
+// row's columns, and no iteration divides.
+// CHECK-LABEL: func @by_row
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %[[BY:[^,]*]], %{{[^,]*}}) in (%{{[^,]*}} = %c4, %{{[^,]*}} = %c6{{(_[0-9]+)?}}, %{{[^,]*}} = %c1{{(_[0-9]+)?}}) threads(%[[TX:[^,]*]],
+// CHECK: %[[COLS:.*]] = arith.constant 1000 : index
+// CHECK-NOT: arith.divui
+// CHECK-NOT: arith.remui
+// The row: lower bound + blockIdx.y * step (folded later).
+// CHECK: %[[ROWSTEP:.*]] = arith.muli %[[BY]], %{{.*}}
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[ROWSTEP]]
+// CHECK: %[[START:.*]] = arith.muli %[[BX]], %{{.*}}
+// CHECK: %[[ID:.*]] = arith.addi %[[START]], %[[TX]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %[[COLS]]
+// CHECK: scf.if %[[IN]] {
+// CHECK-NOT: arith.divui
+// CHECK:   %[[COLSTEP:.*]] = arith.muli %[[ID]], %{{.*}}
+// CHECK:   %[[COL:.*]] = arith.addi %{{.*}}, %[[COLSTEP]]
+// CHECK:   memref.load %arg0[%[[ROW]], %[[COL]]]
+// CHECK:   memref.store %{{.*}}, %arg1[%[[ROW]], %[[COL]]]
+func.func @by_row(%a: memref<6x1000xf32, strided<[2000, 1], offset: 1000>>, %b: memref<6x1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c1000 = arith.constant 1000 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c6, %c1000) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<6x1000xf32, strided<[2000, 1], offset: 1000>>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %b[%i, %j] : memref<6x1000xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// Several leading loops: the row (blockIdx.y) is delinearized once, and
+// several iterations a thread stay a block apart within the row.
+// CHECK-LABEL: func @by_row_several
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: arith.remui %{{.*}}, %{{.*}} : i32
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK: scf.if
+// CHECK-NOT: arith.divui
+// CHECK: memref.load
+// CHECK: memref.load
+// CHECK: memref.store
+// CHECK: memref.store
+// CHECK: } else {
+// CHECK: elements_per_thread = 2 : i64
+func.func @by_row_several(%a: memref<2x3x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c2, %c3, %c512) step (%c1, %c1, %c1) {
+    %x = memref.load %a[%i, %j, %k] : memref<2x3x512xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %a[%i, %j, %k] : memref<2x3x512xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 128 : i64, elements_per_thread = 2 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// Rows too short to fill the blocks (300 columns: 2 blocks of 256, 212
+// threads idle) stay linear.
+// CHECK-LABEL: func @short_rows_linear
+// CHECK-DAG: %[[TOTAL:.*]] = arith.constant 1800 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %[[ONE:c1[_0-9]*]], %{{.*}} = %[[ONE]])
+// CHECK: arith.divui
+func.func @short_rows_linear(%a: memref<6x300xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c300 = arith.constant 300 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c6, %c300) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<6x300xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %a[%i, %j] : memref<6x300xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
+  return
+}
+
+// -----
+
+// A serial reduction into an element of a fresh buffer keeps the element
+// in a register: one load before the loop, one store after, the sum carried
+// by the loop.
+// CHECK-LABEL: func @serial_sum_in_register
+// CHECK: gpu.launch
+// CHECK:   %[[INIT:.*]] = memref.load %[[ACC:alloc[_0-9]*]][%[[I:.*]]] : memref<64xi64>
+// CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CARRIED:.*]] = %[[INIT]]) -> (i64) {
+// CHECK-NOT: memref.store
+// CHECK:     %[[X:.*]] = memref.load %arg0[
+// CHECK:     %[[NEXT:.*]] = arith.addi %[[CARRIED]], %[[X]] : i64
+// CHECK:     scf.yield %[[NEXT]] : i64
+// CHECK:   }
+// CHECK:   memref.store %[[SUM]], %[[ACC]][%[[I]]] : memref<64xi64>
+func.func @serial_sum_in_register(%x: memref<64x300xi64>) -> memref<64xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c300 = arith.constant 300 : index
+  %acc = memref.alloc() : memref<64xi64>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c300 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<64x300xi64>
+      %a = memref.load %acc[%i] : memref<64xi64>
+      %s = arith.addi %a, %v : i64
+      memref.store %s, %acc[%i] : memref<64xi64>
+    }
+    scf.reduce
+  } {magi.kernel_config = {block_size = 64 : i64, strategy = "serial-reduction"}}
+  return %acc : memref<64xi64>
+}
+
+// -----
+
+// Into a buffer that may be a view of an input (a function argument), the
+// element stays in memory: the loop's loads might read it.
+// CHECK-LABEL: func @serial_sum_in_argument
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK:   memref.load %arg1
+// CHECK:   memref.store
+func.func @serial_sum_in_argument(%x: memref<64x300xi64>, %acc: memref<64xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c300 = arith.constant 300 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c300 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<64x300xi64>
+      %a = memref.load %acc[%i] : memref<64xi64>
+      %s = arith.addi %a, %v : i64
+      memref.store %s, %acc[%i] : memref<64xi64>
+    }
+    scf.reduce
+  } {magi.kernel_config = {block_size = 64 : i64, strategy = "serial-reduction"}}
+  return
+}

@@ -55,6 +55,10 @@ CudaDevice::CudaDevice(int ordinal) {
   checkCuda(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
             "cuDeviceGetAttribute");
   chip_ = "sm_" + std::to_string(major) + std::to_string(minor);
+  int l2 = 0;
+  checkCuda(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_),
+            "cuDeviceGetAttribute");
+  l2Bytes_ = l2;
   // Each handle goes to its owner as soon as it exists: if a later step
   // throws, the members made so far release it (the destructor does not run).
   // The primary context: cuBLASLt (through the CUDA runtime) uses it too.
@@ -488,6 +492,189 @@ struct CudaDevice::GemmPlan {
 
 void CudaDevice::GemmPlanDeleter::operator()(GemmPlan *plan) const { delete plan; }
 
+struct CudaDevice::GemmOperands {
+  DevicePtr p = 0, q = 0, d = 0;
+};
+
+namespace {
+
+// How many of the heuristic's answers are timed, how many of them get
+// split-K variants, and which split counts those try.
+constexpr int kHeuristicCandidates = 8;
+constexpr int kSplitKBases = 2;
+constexpr int32_t kSplitCounts[] = {2, 4, 8};
+// Timed calls per candidate, after one untimed call (which also loads the
+// kernel's module); the median counts.
+constexpr int kTimedCalls = 5;
+
+struct GemmCandidate {
+  cublasLtMatmulAlgo_t algo;
+  int heuristicRank; // its place in the heuristic's answer
+  int32_t splitK;    // 0: as the heuristic gave it
+  double microseconds = 0;
+};
+
+std::string describe(const GemmCandidate &candidate) {
+  std::string text = "heuristic #" + std::to_string(candidate.heuristicRank + 1);
+  if (candidate.splitK)
+    text += " split-K " + std::to_string(candidate.splitK);
+  return text;
+}
+
+std::string formatMicroseconds(double us) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << us << " us";
+  return out.str();
+}
+
+} // namespace
+
+// Times each candidate on the problem's own operands. Beta is 0, so the
+// repeated calls leave the same result as one. Before each timed call the
+// L2 is overwritten: a layer's gemms read weights that are not in the L2,
+// and an algorithm that wins from a warm L2 can lose streaming from memory.
+void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
+                                     const std::string &context) {
+  GemmDescriptors &desc = plan.desc;
+  std::vector<cublasLtMatmulHeuristicResult_t> results(kHeuristicCandidates);
+  int found = 0;
+  checkCublas(cublasLtMatmulAlgoGetHeuristic(cublas_.get(), desc.matmul, desc.p, desc.q, desc.d,
+                                             desc.d, desc.preference, kHeuristicCandidates,
+                                             results.data(), &found),
+              "cublasLtMatmulAlgoGetHeuristic", context);
+  if (found == 0)
+    throw RuntimeError(context + ": cuBLASLt found no algorithm for this problem");
+  plan.algo = results[0].algo;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  checkCuda(cuStreamIsCapturing(stream_.get(), &capturing), "cuStreamIsCapturing", context);
+  if (gemmChoice_ == GemmAlgorithmChoice::Heuristic ||
+      capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
+    // Nothing can be timed inside a capture. A problem first met there
+    // (the executor runs eagerly before it captures, so only a problem
+    // whose operands' alignment changed) keeps the heuristic's choice.
+    if (gemmLog_)
+      *gemmLog_ << context << ": cuBLASLt's heuristic choice"
+                << (gemmChoice_ == GemmAlgorithmChoice::Heuristic
+                        ? ""
+                        : " (first met during a CUDA graph capture, where nothing can be timed)")
+                << "\n";
+    return;
+  }
+
+  std::vector<GemmCandidate> candidates;
+  for (int i = 0; i < found; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS)
+      candidates.push_back({results[i].algo, i, 0});
+  for (int i = 0; i < std::min(found, kSplitKBases); ++i) {
+    int32_t splitSupport = 0, current = 1;
+    size_t written = 0;
+    if (cublasLtMatmulAlgoCapGetAttribute(&results[i].algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT,
+                                          &splitSupport, sizeof(splitSupport),
+                                          &written) != CUBLAS_STATUS_SUCCESS ||
+        !splitSupport)
+      continue;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&results[i].algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+                                             &current, sizeof(current),
+                                             &written) != CUBLAS_STATUS_SUCCESS ||
+        current != 1)
+      continue;
+    uint32_t schemes = 0;
+    if (cublasLtMatmulAlgoCapGetAttribute(&results[i].algo,
+                                          CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, &schemes,
+                                          sizeof(schemes), &written) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    // Partial sums in f32 when the algorithm can, else in the output.
+    uint32_t scheme = (schemes & CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE)
+                          ? CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE
+                          : (schemes & CUBLASLT_REDUCTION_SCHEME_INPLACE)
+                                ? CUBLASLT_REDUCTION_SCHEME_INPLACE
+                                : CUBLASLT_REDUCTION_SCHEME_NONE;
+    if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE)
+      continue;
+    for (int32_t split : kSplitCounts) {
+      GemmCandidate candidate{results[i].algo, i, split};
+      cublasLtMatmulHeuristicResult_t checked = {};
+      if (cublasLtMatmulAlgoConfigSetAttribute(&candidate.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+                                               &split, sizeof(split)) != CUBLAS_STATUS_SUCCESS ||
+          cublasLtMatmulAlgoConfigSetAttribute(&candidate.algo,
+                                               CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                                               sizeof(scheme)) != CUBLAS_STATUS_SUCCESS ||
+          cublasLtMatmulAlgoCheck(cublas_.get(), desc.matmul, desc.p, desc.q, desc.d, desc.d,
+                                  &candidate.algo, &checked) != CUBLAS_STATUS_SUCCESS ||
+          checked.workspaceSize > workspaceBytes_)
+        continue;
+      candidates.push_back(candidate);
+    }
+  }
+  if (candidates.size() <= 1) {
+    if (gemmLog_)
+      *gemmLog_ << context << ": cuBLASLt offers one algorithm\n";
+    return;
+  }
+
+  // Twice the L2, overwritten before each timed call; freed when done.
+  CUdeviceptr flushMemory = 0;
+  size_t flushBytes = size_t(std::max<int64_t>(l2Bytes_, 1 << 20)) * 2;
+  checkCuda(cuMemAlloc(&flushMemory, flushBytes), "cuMemAlloc",
+            context + " (the buffer that clears the L2 while timing algorithms)");
+  detail::DeviceMemory flush(flushMemory);
+  auto makeEvent = [&] {
+    CUevent event = nullptr;
+    checkCuda(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate", context);
+    return detail::Event(event);
+  };
+  detail::Event start = makeEvent(), stop = makeEvent();
+  float alpha = 1.0f, beta = 0.0f;
+  void *d = reinterpret_cast<void *>(uintptr_t(operands.d));
+  auto call = [&](const cublasLtMatmulAlgo_t &algo) {
+    return cublasLtMatmul(cublas_.get(), desc.matmul, &alpha,
+                          reinterpret_cast<const void *>(uintptr_t(operands.p)), desc.p,
+                          reinterpret_cast<const void *>(uintptr_t(operands.q)), desc.q, &beta, d,
+                          desc.d, d, desc.d, &algo,
+                          reinterpret_cast<void *>(uintptr_t(workspace_.get())), workspaceBytes_,
+                          stream_.get());
+  };
+  std::vector<GemmCandidate> timed;
+  for (GemmCandidate &candidate : candidates) {
+    // An algorithm that refuses these operands is left out; one that fails
+    // on the GPU is an error (the stream would be unusable).
+    if (call(candidate.algo) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    std::vector<float> times;
+    for (int i = 0; i < kTimedCalls; ++i) {
+      checkCuda(cuMemsetD8Async(flush.get(), 0, flushBytes, stream_.get()), "cuMemsetD8Async",
+                context);
+      checkCuda(cuEventRecord(start.get(), stream_.get()), "cuEventRecord", context);
+      checkCublas(call(candidate.algo), "cublasLtMatmul", context + " (timing " +
+                                                              describe(candidate) + ")");
+      checkCuda(cuEventRecord(stop.get(), stream_.get()), "cuEventRecord", context);
+      checkCuda(cuEventSynchronize(stop.get()), "cuEventSynchronize", context);
+      float ms = 0;
+      checkCuda(cuEventElapsedTime(&ms, start.get(), stop.get()), "cuEventElapsedTime", context);
+      times.push_back(ms);
+    }
+    std::nth_element(times.begin(), times.begin() + kTimedCalls / 2, times.end());
+    candidate.microseconds = double(times[kTimedCalls / 2]) * 1000.0;
+    timed.push_back(candidate);
+  }
+  if (timed.empty())
+    throw RuntimeError(context + ": no cuBLASLt algorithm accepted these operands");
+  const GemmCandidate &best =
+      *std::min_element(timed.begin(), timed.end(), [](const auto &x, const auto &y) {
+        return x.microseconds < y.microseconds;
+      });
+  plan.algo = best.algo;
+  if (gemmLog_) {
+    *gemmLog_ << context << ": " << timed.size() << " cuBLASLt algorithms timed; chose "
+              << describe(best) << ", " << formatMicroseconds(best.microseconds);
+    if (timed.front().heuristicRank == 0 && timed.front().splitK == 0)
+      *gemmLog_ << " (heuristic #1: " << formatMicroseconds(timed.front().microseconds) << ")";
+    *gemmLog_ << "\n";
+  }
+}
+
 void CudaDevice::gemm(const GemmCall &call) {
   const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
   int64_t batch = c.sizes[0], m = a.sizes[1], k = a.sizes[2], n = b.sizes[2];
@@ -610,15 +797,7 @@ void CudaDevice::gemm(const GemmCall &call) {
                                                        sizeof(bytes)),
                   "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", context);
     }
-    cublasLtMatmulHeuristicResult_t result = {};
-    int found = 0;
-    checkCublas(cublasLtMatmulAlgoGetHeuristic(cublas_.get(), desc.matmul, desc.p, desc.q,
-                                               desc.d, desc.d, desc.preference, 1, &result,
-                                               &found),
-                "cublasLtMatmulAlgoGetHeuristic", context);
-    if (found == 0)
-      throw RuntimeError(context + ": cuBLASLt found no algorithm for this problem");
-    made->algo = result.algo;
+    chooseGemmAlgorithm(*made, GemmOperands{pPtr, qPtr, c.ptr}, context);
     cached = gemmPlans_.emplace(key.str(), std::move(made)).first;
   }
   const GemmPlan &plan = *cached->second;

@@ -8,6 +8,7 @@
 #include <cublasLt.h>
 #include <cuda.h>
 
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +18,16 @@
 #include <vector>
 
 namespace magi::runtime {
+
+// How a gemm problem's cuBLASLt algorithm is chosen on its first call.
+enum class GemmAlgorithmChoice {
+  // Time cuBLASLt's candidates (its heuristic's best few, plus split-K
+  // variants of the first two) on the real operands, from a cold L2, and
+  // keep the fastest. Different runs may choose differently.
+  Measured,
+  // Take cuBLASLt's heuristic's first answer: reproducible, not always fast.
+  Heuristic,
+};
 
 // Throws RuntimeError "<call> failed: <CUDA_ERROR_NAME> (<description>)".
 void checkCuda(CUresult result, const char *call, const std::string &context = "");
@@ -106,6 +117,13 @@ public:
   void replay(int graph, const std::string &what) override;
   void releaseGraph(int graph) override;
 
+  // Applies to problems not seen yet. With a log, each choice is reported
+  // there (one line per problem, with the times measured).
+  void setGemmAlgorithmChoice(GemmAlgorithmChoice choice, std::ostream *log) {
+    gemmChoice_ = choice;
+    gemmLog_ = log;
+  }
+
   CUstream stream() const { return stream_.get(); }
   std::string name() const { return name_; }
   // "sm_90" for compute capability 9.0.
@@ -143,6 +161,9 @@ private:
   std::string name_, chip_;
   size_t workspaceBytes_ = 0;
   std::map<std::pair<int, std::string>, Function> functions_;
+  GemmAlgorithmChoice gemmChoice_ = GemmAlgorithmChoice::Measured;
+  std::ostream *gemmLog_ = nullptr;
+  int64_t l2Bytes_ = 0;
   // Destroyed in reverse order: staging buffers, graphs, modules,
   // workspace, cuBLASLt, stream, context.
   detail::PrimaryContext context_;
@@ -160,6 +181,9 @@ private:
   struct GemmPlanDeleter {
     void operator()(GemmPlan *plan) const;
   };
+  struct GemmOperands;
+  void chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
+                           const std::string &context);
   std::map<std::string, std::unique_ptr<GemmPlan, GemmPlanDeleter>> gemmPlans_;
 };
 

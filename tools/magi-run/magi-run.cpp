@@ -2,6 +2,7 @@
 //
 //   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
 //            [--cuda-graphs=on|full|off] [--runs N]
+//            [--gemm-algorithm=measured|heuristic] [--profile-last-run]
 //   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
 //            [--weights-from MODEL.pt2]
 //
@@ -19,6 +20,8 @@
 
 #include "CudaDevice.h"
 #include "magi/Runtime/Executor.h"
+
+#include <cudaProfiler.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -52,10 +55,19 @@ const char *kUsage =
     "  --runs N             run the graph N times (default 1) and check the last run; each\n"
     "                       run after the first fills the plan's buffers with 0xFF again\n"
     "                       (N = 3 checks a CUDA graph replay)\n"
+    "  --gemm-algorithm=measured|heuristic\n"
+    "                       measured: on a gemm problem's first call, time cuBLASLt's best\n"
+    "                       candidates (and split-K variants) from a cold L2 and keep the\n"
+    "                       fastest (default); heuristic: cuBLASLt's first answer, the same\n"
+    "                       choice on every run\n"
     "  --verbose            print each step's piece, variant, how it ran (eager, captured,\n"
     "                       replayed), launches and gemms, and synchronize after each\n"
-    "                       launch and gemm (after the whole graph when captured or replayed)\n"
+    "                       launch and gemm (after the whole graph when captured or replayed),\n"
+    "                       and each gemm problem's algorithm choice\n"
     "  --sync-each          synchronize and check after each launch and gemm\n"
+    "  --profile-last-run   bracket the last run with cuProfilerStart/Stop, so that a profiler\n"
+    "                       started with --profile-from-start off (ncu, nsys) sees that run\n"
+    "                       only (with --runs 2: not the first run's algorithm timing)\n"
     "  --print-limit N      values printed per output without --fixture (default 8)\n"
     "  --device N           the CUDA device ordinal (default 0)\n"
     "  --help               this text\n"
@@ -73,8 +85,10 @@ struct Options {
   int64_t runs = 1;
   bool cudaGraphs = true;
   bool fullGraph = false;
+  GemmAlgorithmChoice gemmChoice = GemmAlgorithmChoice::Measured;
   bool verbose = false;
   bool syncEach = false;
+  bool profileLastRun = false;
   int64_t printLimit = 8;
   int device = 0;
 };
@@ -144,6 +158,12 @@ Options parseCommandLine(int argc, char **argv) {
         usageError("--cuda-graphs expects on, full or off, got '" + text + "'");
       options.cudaGraphs = text != "off";
       options.fullGraph = text == "full";
+    } else if (arg == "--gemm-algorithm") {
+      std::string text = takeValue();
+      if (text != "measured" && text != "heuristic")
+        usageError("--gemm-algorithm expects measured or heuristic, got '" + text + "'");
+      options.gemmChoice =
+          text == "measured" ? GemmAlgorithmChoice::Measured : GemmAlgorithmChoice::Heuristic;
     } else if (arg == "--print-limit") {
       options.printLimit = parseInteger(takeValue(), "--print-limit", 0);
     } else if (arg == "--device") {
@@ -151,6 +171,9 @@ Options parseCommandLine(int argc, char **argv) {
     } else if (arg == "--verbose" || arg == "-v") {
       noValue();
       options.verbose = true;
+    } else if (arg == "--profile-last-run") {
+      noValue();
+      options.profileLastRun = true;
     } else if (arg == "--sync-each") {
       noValue();
       options.syncEach = true;
@@ -239,6 +262,7 @@ int run(const Options &options) {
   bindInputs(manifest.graph, inputs);
 
   CudaDevice device(options.device);
+  device.setGemmAlgorithmChoice(options.gemmChoice, options.verbose ? &std::cerr : nullptr);
   if (options.verbose) {
     std::cerr << "magi-run: " << device.name() << " (" << device.chip() << "); artifact for "
               << manifest.targetChip;
@@ -269,7 +293,16 @@ int run(const Options &options) {
       executor.poisonPlanBuffers();
     if (options.verbose && options.runs > 1)
       std::cerr << "magi-run: run " << r + 1 << " of " << options.runs << "\n";
+    bool profiled = options.profileLastRun && r + 1 == options.runs;
+    if (profiled) {
+      device.synchronize("the runs before the profiled one");
+      checkCuda(cuProfilerStart(), "cuProfilerStart");
+    }
     deviceOutputs = executor.run();
+    if (profiled) {
+      device.synchronize("the profiled run");
+      checkCuda(cuProfilerStop(), "cuProfilerStop");
+    }
   }
   device.synchronize("the graph");
   std::cerr << "magi-run: " << executor.memoryStats().describe() << "\n";
