@@ -27,6 +27,9 @@ namespace magi::runtime {
 
 namespace {
 
+// The alignment every buffer a kernel receives must have.
+constexpr int64_t kKernelBufferAlignment = 16;
+
 std::string inputLabel(const GraphInput &input, size_t userIndex) {
   return "user input " + std::to_string(userIndex) + " ('" + input.name + "')";
 }
@@ -1543,6 +1546,13 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
         switch (arg.kind) {
         case KernelArg::Kind::Memref: {
           EvaluatedDescriptor d = evalDescriptor(arg.memref, argName);
+          // Kernels move streamed elements 16 bytes at a time from their
+          // buffers' starts (magi-choose-kernel-config's vector_width).
+          if (d.base % DevicePtr(kKernelBufferAlignment) != 0)
+            throw RuntimeError(stepName + ": " + argName + ": buffer at " +
+                               std::to_string(d.base) + " is not " +
+                               std::to_string(kKernelBufferAlignment) +
+                               "-byte aligned, which the kernels assume");
           // MLIR's expanded memref descriptor: allocated and aligned
           // pointers (both the base), offset, sizes, strides.
           call.params.push_back(KernelParam::pointer(d.base));

@@ -56,7 +56,7 @@ bool canRunSeveralPerThread(scf::ParallelOp loop) {
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
       return false;
-    if (isa<memref::StoreOp>(op)) {
+    if (isa<memref::StoreOp, vector::StoreOp>(op)) {
       stored = true;
       continue;
     }
@@ -226,14 +226,21 @@ public:
         continue;
       int64_t threads = 1;
       int64_t perThread = 1;
+      std::optional<int64_t> vectorWidth;
       StringRef strategy = "single-thread";
       if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
         bool serialInner = false;
         loop.getBody()->walk([&](LoopLikeOpInterface) { serialInner = true; });
         strategy = serialInner ? "serial-reduction" : "elementwise";
         threads = serialInner ? reductionBlockSize : blockSize;
+        if (!serialInner && vectorAccess)
+          vectorWidth = magi::elementwiseVectorWidth(loop);
+        // The iterations the threads share: vectors of W when vectorized.
+        std::optional<int64_t> count = staticIterationCount(loop);
+        if (count && vectorWidth)
+          *count /= *vectorWidth;
         // A small static loop gets a smaller block, whole warps.
-        if (std::optional<int64_t> count = staticIterationCount(loop))
+        if (count)
           threads = std::min(threads, std::max<int64_t>(
                                           32, llvm::alignTo(*count, 32)));
         if (std::optional<int64_t> rowThreads =
@@ -242,8 +249,7 @@ public:
           threads = *rowThreads;
         }
         if (strategy == "elementwise" && magi::canRunSeveralPerThread(loop))
-          perThread = elementsPerThread(staticIterationCount(loop),
-                                        maxElementsPerThread);
+          perThread = elementsPerThread(count, maxElementsPerThread);
       }
       SmallVector<NamedAttribute> config = {
           b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
@@ -251,6 +257,9 @@ public:
       if (perThread > 1)
         config.push_back(b.getNamedAttr("elements_per_thread",
                                         b.getI64IntegerAttr(perThread)));
+      if (vectorWidth && strategy == "elementwise")
+        config.push_back(b.getNamedAttr("vector_width",
+                                        b.getI64IntegerAttr(*vectorWidth)));
       op.setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     }
     if (rowGroups)

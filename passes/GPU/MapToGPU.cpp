@@ -106,6 +106,7 @@ struct KernelConfig {
   int64_t blockSize;
   StringRef strategy;
   int64_t elementsPerThread = 1;
+  int64_t vectorWidth = 1;
 };
 
 FailureOr<KernelConfig> readConfig(Operation *op) {
@@ -126,7 +127,14 @@ FailureOr<KernelConfig> readConfig(Operation *op) {
       return op->emitError() << "elements_per_thread " << perThread
                              << " is outside 1..64";
   }
-  return KernelConfig{size.getInt(), strategy.getValue(), perThread};
+  int64_t vectorWidth = 1;
+  if (auto width = dict.getAs<IntegerAttr>("vector_width")) {
+    vectorWidth = width.getInt();
+    if (vectorWidth < 2 || vectorWidth > 16 || !llvm::isPowerOf2_64(vectorWidth))
+      return op->emitError() << "vector_width " << vectorWidth
+                             << " is not a power of two in 2..16";
+  }
+  return KernelConfig{size.getInt(), strategy.getValue(), perThread, vectorWidth};
 }
 
 // Values defined in `ops` must not be used after them on the host: a kernel
@@ -230,6 +238,17 @@ public:
       if (config->strategy == "row-group") {
         loop.emitError("is in a row group whose first loop is not before it");
         return signalPassFailure();
+      }
+      if (config->vectorWidth > 1) {
+        if (config->strategy != "elementwise") {
+          loop.emitError("vector_width needs the elementwise strategy");
+          return signalPassFailure();
+        }
+        FailureOr<scf::ParallelOp> vectorized =
+            magi::vectorizeElementwise(loop, config->vectorWidth);
+        if (failed(vectorized))
+          return signalPassFailure();
+        loop = *vectorized;
       }
       if (config->elementsPerThread > 1) {
         if (config->strategy != "elementwise" ||
@@ -590,11 +609,11 @@ private:
                               MutableArrayRef<IRMapping> mappings) {
     for (IRMapping &mapping : mappings)
       for (Operation &op : body->without_terminator())
-        if (!isa<memref::StoreOp>(op))
+        if (!isa<memref::StoreOp, vector::StoreOp>(op))
           b.clone(op, mapping);
     for (IRMapping &mapping : mappings)
       for (Operation &op : body->without_terminator())
-        if (isa<memref::StoreOp>(op))
+        if (isa<memref::StoreOp, vector::StoreOp>(op))
           b.clone(op, mapping);
   }
 

@@ -483,6 +483,13 @@ public:
       return failure();
     Type resEl = op.getType().getElementType();
     Type acc = opmath(resEl);
+    // A count of booleans along a dim of static length below 2^31 fits in
+    // i32: summed in i32 (which blocks can share; i64 they cannot) and
+    // widened at the end. (A mask's cumsum, as transformers builds it.)
+    if (inType.getElementType().isInteger(1) && resEl.isInteger() &&
+        resEl.getIntOrFloatBitWidth() > 32 && !inType.isDynamicDim(*dim) &&
+        inType.getDimSize(*dim) < (int64_t(1) << 31))
+      acc = rewriter.getI32Type();
     MLIRContext *ctx = op.getContext();
     // Loops: the result's dims, then k.
     SmallVector<AffineExpr> inExprs, outExprs;

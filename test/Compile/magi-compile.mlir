@@ -53,8 +53,9 @@
 // CHECK-NEXT:     "max": null,
 // CHECK-NEXT:     "min": 2,
 // CHECK-NEXT:     "name": "s0"
-// Piece 0: one fused kernel over s0 x 64 elements, four a thread (a
-// symbolic size): ceildiv(s0 * 64, 256 * 4) blocks.
+// Piece 0: one fused kernel over s0 x 64 elements as s0 x 16 vectors of
+// four (f32, 16 bytes), four vectors a thread (a symbolic size):
+// ceildiv(s0 * 16, 256 * 4) blocks.
 // CHECK:      "pieces": [
 // CHECK:        "cuda_graph": true,
 // CHECK:        "kind": "compute",
@@ -63,7 +64,8 @@
 // CHECK:                "config": {
 // CHECK-NEXT:             "block_size": 256,
 // CHECK-NEXT:             "elements_per_thread": 4,
-// CHECK-NEXT:             "strategy": "elementwise"
+// CHECK-NEXT:             "strategy": "elementwise",
+// CHECK-NEXT:             "vector_width": 4
 // CHECK-NEXT:           },
 // CHECK-NEXT:           "name": "k0"
 // CHECK:            "plan": [
@@ -83,7 +85,7 @@
 // CHECK:            "values": [
 // CHECK-NEXT:         "4 * arg0.d0",
 // CHECK-NEXT:         "v0 * 64",
-// CHECK-NEXT:         "arg0.d0 * 64",
+// CHECK-NEXT:         "arg0.d0 * 16",
 // CHECK-NEXT:         "v2 ceildiv 1024"
 // The matmul piece is a splitting piece (outside CUDA graphs) whose plan is
 // one gemm over [batch, m, k] x [batch, k, n] views, a unit batch added.
@@ -117,8 +119,11 @@
 // RUN: FileCheck %s --check-prefix=SIZED --input-file=%t.sized/manifest.json
 // SIZED:      "variants": [
 // SIZED:          "bytes": 2048,
+// 8 x 64 f32 elements are 128 vectors of four: one block of 128 threads.
+// SIZED:          "block": [
+// SIZED-NEXT:       128,
 // SIZED:          "grid": [
-// SIZED-NEXT:       2,
+// SIZED-NEXT:       1,
 // SIZED:        "ptx": "pieces/piece_0_s0_8.ptx",
 // SIZED:        "symbols": {
 // SIZED-NEXT:     "s0": 8

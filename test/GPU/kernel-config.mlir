@@ -6,22 +6,25 @@
 // RUN: not magi-opt %s --magi-choose-kernel-config="block-size=2048" 2>&1 | FileCheck %s --check-prefix=LIMIT
 // LIMIT: error: block size 2048 is outside 1..1024 (the CUDA limit)
 // RUN: magi-opt %s --magi-choose-kernel-config="max-elements-per-thread=1" | FileCheck %s --check-prefix=ONE
+// RUN: magi-opt %s --magi-choose-kernel-config="vector-access=false" | FileCheck %s --check-prefix=SCALAR
+// SCALAR-NOT: vector_width
 // RUN: not magi-opt %s --magi-choose-kernel-config="max-elements-per-thread=3" 2>&1 | FileCheck %s --check-prefix=PER
 // PER: error: max-elements-per-thread 3 is not a power of two in 1..64
 
 // CHECK-LABEL: func @kinds
 // An elementwise loop with a symbolic bound: the default block, four
-// iterations a thread (their loads overlap).
+// iterations a thread (their loads overlap), each iteration a vector of
+// four f32 (the rows are 64 long: every access streams, aligned).
 // CHECK: scf.parallel
-// CHECK: magi.kernel_config = {block_size = 256 : i64, elements_per_thread = 4 : i64, strategy = "elementwise"}
+// CHECK: magi.kernel_config = {block_size = 256 : i64, elements_per_thread = 4 : i64, strategy = "elementwise", vector_width = 4 : i64}
 // A loop whose threads each run a serial inner loop.
 // CHECK: scf.parallel
 // CHECK: scf.for
 // CHECK: magi.kernel_config = {block_size = 128 : i64, strategy = "serial-reduction"}
-// A small static loop: its 40 iterations round up to 64 threads (two warps),
-// one iteration a thread.
+// A small static loop: its 40 stores of a constant are 10 vectors of four,
+// which round up to 32 threads (a warp), one vector a thread.
 // CHECK: scf.parallel
-// CHECK: magi.kernel_config = {block_size = 64 : i64, strategy = "elementwise"}
+// CHECK: magi.kernel_config = {block_size = 32 : i64, strategy = "elementwise", vector_width = 4 : i64}
 // A store outside any loop runs in a single thread.
 // CHECK: memref.store
 // CHECK-SAME: magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}
@@ -31,7 +34,7 @@
 // OPTS-LABEL: func @kinds
 // OPTS: block_size = 512 : i64, elements_per_thread = 4 : i64, strategy = "elementwise"
 // OPTS: block_size = 64 : i64, strategy = "serial-reduction"
-// OPTS: block_size = 64 : i64, strategy = "elementwise"
+// OPTS: block_size = 32 : i64, strategy = "elementwise", vector_width = 4 : i64
 func.func @kinds(%a: memref<?x64xf32>, %out: memref<?xf32>, %small: memref<40xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -65,11 +68,12 @@ func.func @kinds(%a: memref<?x64xf32>, %out: memref<?xf32>, %small: memref<40xf3
 
 
 // Iterations per thread grow with a static count while 132 x 2048 threads
-// remain: 2^20 iterations give 2 (524288 threads), 2^24 give the most, 8. A
-// body that reads after its first store keeps one iteration a thread.
+// remain: 2^20 bf16 elements are 2^17 vectors of 8 (one a thread); 2^24
+// iterations of a transposing copy (no vectors) give the most, 8. A body
+// that reads after its first store keeps one iteration a thread.
 // CHECK-LABEL: func @per_thread
-// CHECK: elements_per_thread = 2 : i64, strategy = "elementwise"
-// CHECK: elements_per_thread = 8 : i64, strategy = "elementwise"
+// CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
+// CHECK: {block_size = 256 : i64, elements_per_thread = 8 : i64, strategy = "elementwise"}
 // CHECK: {block_size = 256 : i64, strategy = "elementwise"}
 // ONE-LABEL: func @per_thread
 // ONE-NOT: elements_per_thread
@@ -95,6 +99,66 @@ func.func @per_thread(%a: memref<1024x1024xbf16>, %b: memref<4096x4096xbf16>) {
     memref.store %x, %b[%j, %i] : memref<4096x4096xbf16>
     %z = memref.load %b[%i, %i] : memref<4096x4096xbf16>
     memref.store %z, %b[%i, %j] : memref<4096x4096xbf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// vector_width: W = 16 bytes / the widest streamed element. Mixed bf16 and
+// f32 buffers move four elements a vector (16 bytes of f32, 8 of bf16); a
+// load that does not depend on the last loop is broadcast and does not
+// count.
+// CHECK-LABEL: func @vectors
+// CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 4 : i64}
+// A view at an offset that is not a multiple of W (4100 % 8 = 4) is
+// scalar.
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// The last induction variable used as a value (an iota) is scalar.
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// A last trip count that is not a multiple of W (1001) is
+// scalar.
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// Booleans (i1) are never moved as vectors.
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+func.func @vectors(%a: memref<64x4096xbf16>, %f: memref<64x4096xf32>, %s: memref<64xf32>,
+                   %off: memref<64x4096xbf16, strided<[8192, 1], offset: 4100>>,
+                   %iota: memref<64x4096xi64>, %odd: memref<64x1001xbf16>,
+                   %m: memref<64x4096xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1001 = arith.constant 1001 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<64x4096xbf16>
+    %r = memref.load %s[%i] : memref<64xf32>
+    %xf = arith.extf %x : bf16 to f32
+    %y = arith.mulf %xf, %r : f32
+    memref.store %y, %f[%i, %j] : memref<64x4096xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c4096) step (%c1, %c1) {
+    %x = memref.load %off[%i, %j] : memref<64x4096xbf16, strided<[8192, 1], offset: 4100>>
+    memref.store %x, %a[%i, %j] : memref<64x4096xbf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c4096) step (%c1, %c1) {
+    %v = arith.index_cast %j : index to i64
+    memref.store %v, %iota[%i, %j] : memref<64x4096xi64>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1001) step (%c1, %c1) {
+    %x = memref.load %odd[%i, %j] : memref<64x1001xbf16>
+    %y = arith.addf %x, %x : bf16
+    memref.store %y, %odd[%i, %j] : memref<64x1001xbf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c4096) step (%c1, %c1) {
+    %x = memref.load %m[%i, %j] : memref<64x4096xi1>
+    %y = arith.xori %x, %x : i1
+    memref.store %y, %m[%i, %j] : memref<64x4096xi1>
     scf.reduce
   }
   return

@@ -347,3 +347,87 @@ func.func @serial_sum_in_argument(%x: memref<64x300xi64>, %acc: memref<64xi64>) 
   } {magi.kernel_config = {block_size = 64 : i64, strategy = "serial-reduction"}}
   return
 }
+
+// -----
+
+// vector_width = 8: the loop runs over vectors of 8 bf16 (4096 / 8 = 512 a
+// row, numbered by row); streaming accesses become 16-byte aligned
+// vector.load/vector.store at column 8 * id, the arithmetic works on
+// vectors, and the row's scale (a load that does not depend on the column)
+// is loaded once and broadcast.
+// CHECK-LABEL: func @vectors
+// CHECK: gpu.launch
+// CHECK:   %[[COL:.*]] = arith.muli %{{.*}}, %c8{{(_[0-9]+)?}} : index
+// CHECK:   %[[X:.*]] = vector.load %arg0[%{{.*}}, %[[COL]]] {alignment = 16 : i64} : memref<16x4096xbf16>, vector<8xbf16>
+// CHECK:   %[[S:.*]] = memref.load %arg1[%{{.*}}] : memref<16xf32>
+// CHECK:   %[[XF:.*]] = arith.extf %[[X]] : vector<8xbf16> to vector<8xf32>
+// CHECK:   %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK:   %[[Y:.*]] = arith.mulf %[[XF]], %[[SV]] : vector<8xf32>
+// CHECK:   %[[T:.*]] = arith.truncf %[[Y]] : vector<8xf32> to vector<8xbf16>
+// CHECK:   vector.store %[[T]], %arg2[%{{.*}}, %[[COL]]] {alignment = 16 : i64} : memref<16x4096xbf16>, vector<8xbf16>
+// CHECK: vector_width = 8 : i64
+func.func @vectors(%a: memref<16x4096xbf16>, %s: memref<16xf32>, %o: memref<16x4096xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<16x4096xbf16>
+    %r = memref.load %s[%i] : memref<16xf32>
+    %xf = arith.extf %x : bf16 to f32
+    %y = arith.mulf %xf, %r : f32
+    %t = arith.truncf %y : f32 to bf16
+    memref.store %t, %o[%i, %j] : memref<16x4096xbf16>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}}
+  return
+}
+
+// -----
+
+// A vector_width the loop does not match is an error.
+func.func @vectors_refused(%a: memref<16x4096xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  // expected-error @+1 {{vector_width 4 needs an elementwise loop whose accesses stream along its last loop, W-aligned, over a multiple of W elements}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<16x4096xbf16>
+    memref.store %x, %a[%j, %i] : memref<16x4096xbf16>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 4 : i64}}
+  return
+}
+
+// -----
+
+func.func @vector_width_bad(%a: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{vector_width 3 is not a power of two in 2..16}}
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %x = memref.load %a[%i] : memref<16xf32>
+    memref.store %x, %a[%i] : memref<16xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 32 : i64, strategy = "elementwise", vector_width = 3 : i64}}
+  return
+}
+
+// -----
+
+func.func @vector_width_serial(%a: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{vector_width needs the elementwise strategy}}
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %k = %c0 to %c16 step %c1 {
+      %x = memref.load %a[%k] : memref<16xf32>
+      memref.store %x, %a[%i] : memref<16xf32>
+    }
+    scf.reduce
+  } {magi.kernel_config = {block_size = 32 : i64, strategy = "serial-reduction", vector_width = 4 : i64}}
+  return
+}

@@ -45,3 +45,38 @@ func.func @amax_all(%x: tensor<4x8xf32>) -> tensor<1x1xf32> {
   %0 = magi.amax %x {keepdim = true} : (tensor<4x8xf32>) -> tensor<1x1xf32>
   return %0 : tensor<1x1xf32>
 }
+
+// cumsum: a second loop over the scanned dim adds x[k] where k <= j, else
+// 0 (a plain sum). Booleans along a static dim count in i32, widened at
+// the end; along a dynamic dim they count in the result's i64.
+// CHECK-LABEL: func.func @cumsum_bool
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   %[[X:.*]] = arith.extui %{{.*}} : i1 to i32
+// CHECK:   %[[IN:.*]] = arith.cmpi ule
+// CHECK:   %[[T:.*]] = arith.select %[[IN]], %[[X]], %{{.*}} : i32
+// CHECK:   arith.addi %{{.*}}, %[[T]] : i32
+// CHECK: arith.extsi %{{.*}} : i32 to i64
+func.func @cumsum_bool(%x: tensor<1x4096xi1>) -> tensor<1x4096xi64> {
+  %0 = magi.cumsum %x {dim = -1 : i64} : (tensor<1x4096xi1>) -> tensor<1x4096xi64>
+  return %0 : tensor<1x4096xi64>
+}
+
+// CHECK-LABEL: func.func @cumsum_bool_dynamic
+// CHECK: linalg.generic
+// CHECK:   arith.extui %{{.*}} : i1 to i64
+// CHECK:   arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK-NOT: arith.extsi
+func.func @cumsum_bool_dynamic(%x: tensor<1x?xi1>) -> tensor<1x?xi64> {
+  %0 = magi.cumsum %x {dim = 1 : i64} : (tensor<1x?xi1>) -> tensor<1x?xi64>
+  return %0 : tensor<1x?xi64>
+}
+
+// A float cumsum adds the selected term too (acc + select(k <= j, x, 0)).
+// CHECK-LABEL: func.func @cumsum_f32
+// CHECK: linalg.generic
+// CHECK:   %[[T:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.addf %{{.*}}, %[[T]] : f32
+func.func @cumsum_f32(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %0 = magi.cumsum %x {dim = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}

@@ -55,6 +55,23 @@ mlir::Value viewedBuffer(mlir::Value v);
 /// iterations is allowed).
 bool canRunSeveralPerThread(mlir::scf::ParallelOp loop);
 
+/// The elements of an elementwise `scf.parallel` one 16-byte access per
+/// buffer can move (W = 16 / the widest element's bytes, at least 2), when
+/// every load and store streams along the last loop (its last index is
+/// the last induction variable, which is used for nothing else), the other
+/// ops are elementwise arithmetic, the last trip count is a static multiple
+/// of W and each streamed buffer's offset and strides but the last (1) are
+/// static multiples of W. Loads that do not depend on the last loop are
+/// broadcast. Bases are assumed 16-byte aligned (the runtime refuses others).
+std::optional<int64_t> elementwiseVectorWidth(mlir::scf::ParallelOp loop);
+
+/// Rewrites such a loop into one over vectors of `width` elements: its last
+/// trip count divided by `width`, vector.load/vector.store (with their
+/// alignment) for the streaming accesses, vector arithmetic. Replaces and
+/// erases `loop`; an error at `loop` when it does not match with `width`.
+mlir::FailureOr<mlir::scf::ParallelOp> vectorizeElementwise(mlir::scf::ParallelOp loop,
+                                                            int64_t width);
+
 /// A row reduction as convert-linalg-to-parallel-loops writes it: an
 /// `scf.parallel` over the rows whose body is side-effect-free index work
 /// and then one `scf.for` over the reduced dimension that loads an output

@@ -43,7 +43,12 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       `elements_per_thread = E`: the largest power of two up to
       `max-elements-per-thread` that leaves at least 132 × 2048 threads (an
       H200 full) for a static iteration count, 4 (or fewer when the option
-      is lower) for a symbolic one;
+      is lower) for a symbolic one; and when every access streams along the
+      last loop, aligned (`magi::elementwiseVectorWidth`), `vector_width =
+      W`: each iteration of the mapped loop is then W neighbouring elements
+      moved with one 16-byte access per buffer (W = 8 for bf16), and E and
+      the block count are of those vector iterations (`vector-access=false`
+      keeps scalar access);
     - `serial-reduction`: each thread runs an inner `scf.for` (a reduction
       or a matrix product); `reduction-block-size` threads per block;
     - `block-reduction`: a row reduction (see `matchRowAccumulation`: an
@@ -81,6 +86,9 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     Option<"maxElementsPerThread", "max-elements-per-thread", "int64_t", "8",
            "Most iterations of an elementwise loop per thread (a power of "
            "two; 1: one per thread)">,
+    Option<"vectorAccess", "vector-access", "bool", "true",
+           "Move the elements of elementwise loops whose accesses stream "
+           "along the last loop 16 bytes at a time (vector_width)">,
     Option<"rowGroups", "row-groups", "bool", "true",
            "Run neighbouring loops over the rows of a block reduction as one "
            "kernel (row-group)">,
@@ -128,7 +136,7 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     1..1024 or a value computed in a kernel and used by the host is an error.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];
 }
 
 def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncOp"> {

@@ -1,0 +1,228 @@
+//===- VectorAccess.cpp - elementwise loops over 16-byte vectors ----------===//
+//
+// The matcher magi-choose-kernel-config uses to record `vector_width` and
+// the rewrite magi-map-to-gpu runs for it: a thread loads, computes and
+// stores W neighbouring elements with one 16-byte access per buffer instead
+// of W scalar ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace magi {
+namespace {
+
+// The bytes one vector access moves for the widest element.
+constexpr int64_t kVectorBytes = 16;
+
+// How each op of the body takes part.
+enum class Role { Uniform, Vector, StreamLoad, StreamStore, UniformLoad };
+
+struct Analysis {
+  int64_t width = 0;
+  llvm::DenseMap<Operation *, Role> roles;
+};
+
+// Indices of an access that streams along the last loop: the last index is
+// the last induction variable itself, the others do not depend on it (nor
+// on any vector value).
+bool streams(ValueRange indices, Value last, const llvm::DenseSet<Value> &varying) {
+  if (indices.empty() || indices.back() != last)
+    return false;
+  return llvm::none_of(indices.drop_back(), [&](Value i) { return varying.contains(i); });
+}
+
+// An element type a vector access may move: whole bytes, int or float.
+std::optional<int64_t> elementBytes(Type type) {
+  if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
+FailureOr<Analysis> analyze(scf::ParallelOp loop) {
+  if (loop.getNumReductions() != 0 || loop.getNumLoops() == 0)
+    return failure();
+  unsigned lastDim = loop.getNumLoops() - 1;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[lastDim]);
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[lastDim]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[lastDim]);
+  if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub <= 0)
+    return failure();
+  Value last = loop.getInductionVars()[lastDim];
+
+  Analysis result;
+  // Values that differ between the W iterations a vector covers: the last
+  // induction variable and what the streaming loads feed.
+  llvm::DenseSet<Value> varying = {last};
+  SmallVector<MemRefType> streamed;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return failure();
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      bool anyVarying = llvm::any_of(load.getIndices(),
+                                     [&](Value i) { return varying.contains(i); });
+      if (!anyVarying) {
+        result.roles[&op] = Role::UniformLoad;
+        continue;
+      }
+      if (!streams(load.getIndices(), last, varying))
+        return failure();
+      result.roles[&op] = Role::StreamLoad;
+      varying.insert(load.getResult());
+      streamed.push_back(load.getMemRefType());
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      // Every iteration stores its own element: the store streams.
+      if (!streams(store.getIndices(), last, varying))
+        return failure();
+      result.roles[&op] = Role::StreamStore;
+      streamed.push_back(store.getMemRefType());
+      continue;
+    }
+    if (!isMemoryEffectFree(&op) || op.getNumResults() != 1)
+      return failure();
+    bool anyVarying = llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); });
+    if (!anyVarying) {
+      result.roles[&op] = Role::Uniform;
+      continue;
+    }
+    // The last induction variable itself is only an index: as a value its
+    // W elements would differ (an iota), which this rewrite does not build.
+    if (llvm::is_contained(op.getOperands(), last) ||
+        !op.hasTrait<OpTrait::Elementwise>() || !op.hasTrait<OpTrait::Vectorizable>() ||
+        !op.getResult(0).getType().isIntOrFloat() ||
+        llvm::any_of(op.getOperandTypes(), [](Type t) { return !t.isIntOrFloat(); }))
+      return failure();
+    result.roles[&op] = Role::Vector;
+    varying.insert(op.getResult(0));
+  }
+  if (streamed.empty())
+    return failure();
+
+  int64_t widest = 1;
+  for (MemRefType type : streamed) {
+    std::optional<int64_t> bytes = elementBytes(type.getElementType());
+    if (!bytes)
+      return failure();
+    widest = std::max(widest, *bytes);
+  }
+  int64_t width = kVectorBytes / widest;
+  if (width < 2 || *ub % width != 0)
+    return failure();
+  // Each vector starts at a multiple of W elements from its buffer's start
+  // (whose 16-byte alignment the runtime guarantees): the offset and every
+  // stride but the last (1) are static multiples of W.
+  for (MemRefType type : streamed) {
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+        strides.back() != 1 || ShapedType::isDynamic(offset) || offset % width != 0)
+      return failure();
+    for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+      if (ShapedType::isDynamic(stride) || stride % width != 0)
+        return failure();
+  }
+  result.width = width;
+  return result;
+}
+
+} // namespace
+
+std::optional<int64_t> elementwiseVectorWidth(scf::ParallelOp loop) {
+  FailureOr<Analysis> analysis = analyze(loop);
+  if (failed(analysis))
+    return std::nullopt;
+  return analysis->width;
+}
+
+FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t width) {
+  FailureOr<Analysis> analysis = analyze(loop);
+  if (failed(analysis) || analysis->width != width)
+    return loop.emitError() << "vector_width " << width
+                            << " needs an elementwise loop whose accesses stream along "
+                               "its last loop, W-aligned, over a multiple of W elements";
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  unsigned lastDim = loop.getNumLoops() - 1;
+  SmallVector<Value> upper(loop.getUpperBound());
+  int64_t count = *getConstantIntValue(upper[lastDim]);
+  upper[lastDim] = arith::ConstantIndexOp::create(b, loc, count / width);
+  auto vectorLoop = scf::ParallelOp::create(b, loc, loop.getLowerBound(), upper, loop.getStep());
+  vectorLoop->setAttrs(loop->getAttrs());
+
+  OpBuilder nb = OpBuilder::atBlockBegin(vectorLoop.getBody());
+  IRMapping mapping;
+  for (auto [from, to] : llvm::zip(loop.getInductionVars(), vectorLoop.getInductionVars()))
+    mapping.map(from, to);
+  // The first of the W elements, in place of the last induction variable.
+  Value first = arith::MulIOp::create(nb, loc, vectorLoop.getInductionVars()[lastDim],
+                                      arith::ConstantIndexOp::create(nb, loc, width));
+  Value last = loop.getInductionVars()[lastDim];
+  llvm::DenseSet<Value> vectors;
+  auto vectorType = [&](Type element) { return VectorType::get({width}, element); };
+  // A value as the vector operand of a vector op: broadcast when uniform.
+  auto asVector = [&](Value v) -> Value {
+    Value mapped = mapping.lookupOrDefault(v);
+    if (vectors.contains(v))
+      return mapped;
+    return vector::BroadcastOp::create(nb, loc, vectorType(mapped.getType()), mapped);
+  };
+  auto indicesOf = [&](ValueRange indices) {
+    SmallVector<Value> result;
+    for (Value index : indices)
+      result.push_back(index == last ? first : mapping.lookupOrDefault(index));
+    return result;
+  };
+  auto alignmentOf = [&](MemRefType type) {
+    return uint64_t(width * (type.getElementTypeBitWidth() / 8));
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    switch (analysis->roles.lookup(&op)) {
+    case Role::Uniform:
+    case Role::UniformLoad:
+      nb.clone(op, mapping);
+      break;
+    case Role::StreamLoad: {
+      auto load = cast<memref::LoadOp>(op);
+      MemRefType type = load.getMemRefType();
+      auto vload = vector::LoadOp::create(nb, loc, vectorType(type.getElementType()),
+                                          mapping.lookupOrDefault(load.getMemRef()),
+                                          indicesOf(load.getIndices()), /*nontemporal=*/false,
+                                          llvm::MaybeAlign(alignmentOf(type)));
+      mapping.map(load.getResult(), vload.getResult());
+      vectors.insert(load.getResult());
+      break;
+    }
+    case Role::StreamStore: {
+      auto store = cast<memref::StoreOp>(op);
+      MemRefType type = store.getMemRefType();
+      vector::StoreOp::create(nb, loc, asVector(store.getValueToStore()),
+                              mapping.lookupOrDefault(store.getMemRef()),
+                              indicesOf(store.getIndices()), /*nontemporal=*/false,
+                              llvm::MaybeAlign(alignmentOf(type)));
+      break;
+    }
+    case Role::Vector: {
+      OperationState state(op.getLoc(), op.getName());
+      for (Value operand : op.getOperands())
+        state.addOperands(asVector(operand));
+      state.addTypes(vectorType(op.getResult(0).getType()));
+      state.addAttributes(op.getAttrs());
+      Operation *made = nb.create(state);
+      mapping.map(op.getResult(0), made->getResult(0));
+      vectors.insert(op.getResult(0));
+      break;
+    }
+    }
+  }
+  loop.erase();
+  return vectorLoop;
+}
+
+} // namespace magi
