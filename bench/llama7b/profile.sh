@@ -43,7 +43,10 @@ for T in "${sizes[@]}"; do
   csv="$out/ncu-T$T.csv"
   # Two runs, the second profiled: the first also times cuBLASLt's
   # candidate algorithms (magi-run --gemm-algorithm), which is not the run.
-  if ! ncu --profile-from-start off \
+  # --clock-control none: at the clocks a run has. ncu's default locks the
+  # GPU to its base clock, under which the gemms took 1.36x as long
+  # (2026-12-02) and no kernel can be compared with the copy bandwidth.
+  if ! ncu --profile-from-start off --clock-control none \
       --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --csv --print-units base "$magi_run" "${ARTIFACT:-.gpu/llama7b-1l}" --input "$ids" --cuda-graphs=off \
       --runs 2 --profile-last-run ${MAGI_RUN_FLAGS:-} \
