@@ -505,23 +505,27 @@ class HostDevice : public Device {
 public:
   ~HostDevice() override {
     for (auto &entry : allocations_)
-      std::free(reinterpret_cast<void *>(entry.first));
+      std::free(reinterpret_cast<void *>(entry.first - DevicePtr(misalignment)));
   }
   DevicePtr allocate(int64_t bytes) override {
     EXPECT_FALSE(capturing_) << "an allocation while capturing";
-    size_t rounded = (size_t(bytes) + 255) / 256 * 256;
+    size_t rounded = (size_t(bytes + misalignment) + 255) / 256 * 256;
     void *p = std::aligned_alloc(256, rounded);
     std::memset(p, 0xFF, rounded);
-    allocations_[DevicePtr(p)] = bytes;
+    DevicePtr ptr = DevicePtr(p) + DevicePtr(misalignment);
+    allocations_[ptr] = bytes;
     ++numAllocations;
-    return DevicePtr(p);
+    return ptr;
   }
   void release(DevicePtr ptr) override {
     EXPECT_FALSE(capturing_) << "a release while capturing";
     ASSERT_TRUE(allocations_.count(ptr));
     allocations_.erase(ptr);
-    std::free(reinterpret_cast<void *>(ptr));
+    std::free(reinterpret_cast<void *>(ptr - DevicePtr(misalignment)));
   }
+  // Bytes past 256-byte alignment every allocation starts at (a device
+  // that breaks the alignment kernels assume).
+  int64_t misalignment = 0;
   void upload(DevicePtr dst, const void *src, int64_t bytes) override {
     checkRange(dst, bytes);
     std::memcpy(reinterpret_cast<void *>(dst), src, size_t(bytes));
@@ -1238,6 +1242,21 @@ TEST(RuntimeExecutor, RefusesViewsOutsideTheirBase) {
     executor.setInputs({readRawTensor(prefix + "_in0.bin", prefix + "_in0.json")});
     expectError([&] { executor.run(); }, "of b0 (");
   }
+}
+
+// Kernels move streamed elements 16 bytes at a time from their buffers'
+// starts: a buffer that is not 16-byte aligned is refused before a launch.
+TEST(RuntimeExecutor, RefusesMisalignedKernelBuffers) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  device.misalignment = 8;
+  GraphExecutor executor(m, dir + "/artifact", device);
+  executor.uploadWeights();
+  std::string prefix = dir + "/fixture/case0";
+  executor.setInputs({readRawTensor(prefix + "_in0.bin", prefix + "_in0.json")});
+  expectError([&] { executor.run(); }, "-byte aligned, which the kernels assume");
+  EXPECT_EQ(device.launches.size(), 0u);
 }
 
 TEST(RuntimeExecutor, GemmChecks) {

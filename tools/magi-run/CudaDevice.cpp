@@ -517,6 +517,49 @@ struct GemmCandidate {
   double microseconds = 0;
 };
 
+// Reads `words16` 16-byte words from `buffer` (grid-stride, bypassing L1),
+// so that the L2 afterwards holds clean lines of the buffer only: what was
+// dirty in it is written back during this kernel, not during the gemm timed
+// after it. (Clearing the L2 by writing, a memset, leaves it dirty, and
+// every candidate's time then includes writing those lines back.) The
+// store, to the buffer itself, only keeps the loads from being removed.
+constexpr const char *kL2ClearPtx = R"(.version 7.8
+.target sm_70
+.address_size 64
+.visible .entry magi_clear_l2(.param .u64 buffer, .param .u64 words16)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [buffer];
+  ld.param.u64 %rd2, [words16];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %nctaid.x;
+  mad.lo.s32 %r5, %r1, %r2, %r3;
+  cvt.u64.u32 %rd3, %r5;
+  mul.lo.s32 %r6, %r4, %r2;
+  cvt.u64.u32 %rd4, %r6;
+  mov.u32 %r11, 0;
+  setp.ge.u64 %p1, %rd3, %rd2;
+  @%p1 bra DONE;
+LOOP:
+  shl.b64 %rd5, %rd3, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.cg.v4.u32 {%r7, %r8, %r9, %r10}, [%rd6];
+  xor.b32 %r11, %r11, %r7;
+  xor.b32 %r11, %r11, %r10;
+  add.s64 %rd3, %rd3, %rd4;
+  setp.lt.u64 %p1, %rd3, %rd2;
+  @%p1 bra LOOP;
+DONE:
+  setp.eq.u32 %p2, %r11, 0x5a17c0de;
+  @%p2 st.global.u32 [%rd1], %r11;
+  ret;
+}
+)";
+
 std::string describe(const GemmCandidate &candidate) {
   std::string text = "heuristic #" + std::to_string(candidate.heuristicRank + 1);
   if (candidate.splitK)
@@ -536,8 +579,9 @@ std::string formatMicroseconds(double us) {
 
 // Times each candidate on the problem's own operands. Beta is 0, so the
 // repeated calls leave the same result as one. Before each timed call the
-// L2 is overwritten: a layer's gemms read weights that are not in the L2,
-// and an algorithm that wins from a warm L2 can lose streaming from memory.
+// L2 is cleared (magi_clear_l2 reads twice its size): a layer's gemms read
+// weights that are not in the L2, and an algorithm that wins from a warm L2
+// can lose streaming from memory.
 void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
                                      const std::string &context) {
   GemmDescriptors &desc = plan.desc;
@@ -617,12 +661,23 @@ void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operand
     return;
   }
 
-  // Twice the L2, overwritten before each timed call; freed when done.
+  // Twice the L2, read before each timed call; freed when done.
   CUdeviceptr flushMemory = 0;
   size_t flushBytes = size_t(std::max<int64_t>(l2Bytes_, 1 << 20)) * 2;
   checkCuda(cuMemAlloc(&flushMemory, flushBytes), "cuMemAlloc",
             context + " (the buffer that clears the L2 while timing algorithms)");
   detail::DeviceMemory flush(flushMemory);
+  if (!l2Clear_) {
+    CUmodule module = nullptr;
+    checkCuda(cuModuleLoadData(&module, kL2ClearPtx), "cuModuleLoadData",
+              "the kernel that clears the L2 while timing gemm algorithms");
+    l2ClearModule_.reset(module);
+    checkCuda(cuModuleGetFunction(&l2Clear_, module, "magi_clear_l2"), "cuModuleGetFunction",
+              "magi_clear_l2");
+  }
+  CUdeviceptr flushBase = flush.get();
+  uint64_t flushWords = flushBytes / 16;
+  void *clearParams[] = {&flushBase, &flushWords};
   auto makeEvent = [&] {
     CUevent event = nullptr;
     checkCuda(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate", context);
@@ -647,8 +702,9 @@ void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operand
       continue;
     std::vector<float> times;
     for (int i = 0; i < kTimedCalls; ++i) {
-      checkCuda(cuMemsetD8Async(flush.get(), 0, flushBytes, stream_.get()), "cuMemsetD8Async",
-                context);
+      checkCuda(cuLaunchKernel(l2Clear_, 4 * 132, 1, 1, 256, 1, 1, 0, stream_.get(),
+                               clearParams, nullptr),
+                "cuLaunchKernel", context + " (clearing the L2)");
       checkCuda(cuEventRecord(start.get(), stream_.get()), "cuEventRecord", context);
       checkCublas(call(candidate.algo), "cublasLtMatmul", context + " (timing " +
                                                               describe(candidate) + ")");

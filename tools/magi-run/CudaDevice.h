@@ -164,6 +164,7 @@ private:
   GemmAlgorithmChoice gemmChoice_ = GemmAlgorithmChoice::Measured;
   std::ostream *gemmLog_ = nullptr;
   int64_t l2Bytes_ = 0;
+  CUfunction l2Clear_ = nullptr; // loaded at the first algorithm timing
   // Destroyed in reverse order: staging buffers, graphs, modules,
   // workspace, cuBLASLt, stream, context.
   detail::PrimaryContext context_;
@@ -171,6 +172,7 @@ private:
   detail::CublasHandle cublas_;
   detail::DeviceMemory workspace_;
   std::vector<Module> modules_;
+  detail::ModuleHandle l2ClearModule_;
   std::vector<detail::GraphExec> graphs_; // null once released
   std::vector<StagingBuffer> staging_;    // allocated at the first large upload
   size_t nextStaging_ = 0;
