@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -21,21 +22,21 @@ namespace {
 constexpr int64_t kVectorBytes = 16;
 
 // How each op of the body takes part.
-enum class Role { Uniform, Vector, StreamLoad, StreamStore, UniformLoad };
+// LaneIndex: an index that, over the W iterations of a vector, runs
+// through W consecutive values from a multiple of W (the last induction
+// variable, or an affine function of it such as rotary embedding's
+// (j + 64) mod 128); LaneUniform: a value the same for all W (j < 64).
+// Both are computed once, for the vector's first iteration.
+enum class Role { Uniform, Vector, StreamLoad, StreamStore, UniformLoad, LaneIndex, LaneUniform };
+
+// The most iterations of the last loop whose index functions are checked
+// by evaluating them at every iteration.
+constexpr int64_t kMostCheckedIterations = 1 << 16;
 
 struct Analysis {
   int64_t width = 0;
   llvm::DenseMap<Operation *, Role> roles;
 };
-
-// Indices of an access that streams along the last loop: the last index is
-// the last induction variable itself, the others do not depend on it (nor
-// on any vector value).
-bool streams(ValueRange indices, Value last, const llvm::DenseSet<Value> &varying) {
-  if (indices.empty() || indices.back() != last)
-    return false;
-  return llvm::none_of(indices.drop_back(), [&](Value i) { return varying.contains(i); });
-}
 
 // An element type a vector access may move: whole bytes, int or float.
 std::optional<int64_t> elementBytes(Type type) {
@@ -43,6 +44,93 @@ std::optional<int64_t> elementBytes(Type type) {
     return std::nullopt;
   return type.getIntOrFloatBitWidth() / 8;
 }
+
+// Indices of an access that streams along the last loop: the last index is
+// the last induction variable itself, the others do not depend on it (nor
+// on any vector value).
+bool streams(ValueRange indices, const llvm::DenseSet<Value> &lanes,
+             const llvm::DenseSet<Value> &varying) {
+  if (indices.empty() || !lanes.contains(indices.back()))
+    return false;
+  return llvm::none_of(indices.drop_back(), [&](Value i) {
+    return varying.contains(i) || lanes.contains(i);
+  });
+}
+
+// True when `map` (one dim, one result) takes each run of W iterations
+// j = W k .. W k + W - 1 of [0, count) to W consecutive values from a
+// multiple of W: checked at every iteration.
+bool runsInLanes(AffineMap map, int64_t count, int64_t width) {
+  if (map.getNumDims() != 1 || map.getNumSymbols() != 0 || map.getNumResults() != 1 ||
+      count > kMostCheckedIterations)
+    return false;
+  Builder b(map.getContext());
+  int64_t base = 0;
+  for (int64_t j = 0; j < count; ++j) {
+    SmallVector<Attribute> folded;
+    if (failed(map.constantFold({b.getIndexAttr(j)}, folded)))
+      return false;
+    int64_t value = cast<IntegerAttr>(folded[0]).getInt();
+    if (j % width == 0) {
+      if (value % width != 0)
+        return false;
+      base = value;
+    } else if (value != base + j % width) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// True when `cmp` of the last induction variable with the constant `bound`
+// (in either order) has one value over each run of W iterations.
+bool uniformInLanes(arith::CmpIPredicate predicate, bool lastOnLeft, int64_t bound,
+                    int64_t count, int64_t width) {
+  if (count > kMostCheckedIterations)
+    return false;
+  for (int64_t j = 0; j < count; j += width) {
+    auto at = [&](int64_t i) {
+      llvm::APInt x(64, uint64_t(i), true), y(64, uint64_t(bound), true);
+      return lastOnLeft ? arith::applyCmpPredicate(predicate, x, y)
+                        : arith::applyCmpPredicate(predicate, y, x);
+    };
+    bool first = at(j);
+    for (int64_t l = 1; l < width; ++l)
+      if (at(j + l) != first)
+        return false;
+  }
+  return true;
+}
+
+// The bytes of the widest element that an access depending on the last
+// loop moves (every such access must stream): W = 16 / it.
+std::optional<int64_t> widestStreamedElement(scf::ParallelOp loop, Value last) {
+  llvm::DenseSet<Value> dependsOnLast = {last};
+  int64_t widest = 0;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    bool depends = llvm::any_of(op.getOperands(),
+                                [&](Value v) { return dependsOnLast.contains(v); });
+    if (!depends)
+      continue;
+    for (Value result : op.getResults())
+      dependsOnLast.insert(result);
+    Type element;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      element = load.getMemRefType().getElementType();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      element = store.getMemRefType().getElementType();
+    else
+      continue;
+    std::optional<int64_t> bytes = elementBytes(element);
+    if (!bytes)
+      return std::nullopt;
+    widest = std::max(widest, *bytes);
+  }
+  if (widest == 0)
+    return std::nullopt;
+  return widest;
+}
+
 
 FailureOr<Analysis> analyze(scf::ParallelOp loop) {
   if (loop.getNumReductions() != 0 || loop.getNumLoops() == 0)
@@ -54,23 +142,47 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
   if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub <= 0)
     return failure();
   Value last = loop.getInductionVars()[lastDim];
+  std::optional<int64_t> widest = widestStreamedElement(loop, last);
+  if (!widest)
+    return failure();
+  int64_t width = kVectorBytes / *widest;
+  if (width < 2 || *ub % width != 0)
+    return failure();
 
   Analysis result;
-  // Values that differ between the W iterations a vector covers: the last
-  // induction variable and what the streaming loads feed.
-  llvm::DenseSet<Value> varying = {last};
+  // Indices that run through W consecutive values over a vector's
+  // iterations, and values that differ between those iterations (what
+  // the streaming loads feed).
+  llvm::DenseSet<Value> lanes = {last};
+  llvm::DenseSet<Value> varying;
+  auto involves = [&](Value v) { return varying.contains(v) || lanes.contains(v); };
   SmallVector<MemRefType> streamed;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
       return failure();
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(op);
+        apply && apply.getMapOperands().size() == 1 && apply.getMapOperands()[0] == last) {
+      if (!runsInLanes(apply.getAffineMap(), *ub, width))
+        return failure();
+      result.roles[&op] = Role::LaneIndex;
+      lanes.insert(apply.getResult());
+      continue;
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op);
+        cmp && (cmp.getLhs() == last || cmp.getRhs() == last)) {
+      bool lastOnLeft = cmp.getLhs() == last;
+      std::optional<int64_t> bound = getConstantIntValue(lastOnLeft ? cmp.getRhs() : cmp.getLhs());
+      if (!bound || !uniformInLanes(cmp.getPredicate(), lastOnLeft, *bound, *ub, width))
+        return failure();
+      result.roles[&op] = Role::LaneUniform;
+      continue;
+    }
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      bool anyVarying = llvm::any_of(load.getIndices(),
-                                     [&](Value i) { return varying.contains(i); });
-      if (!anyVarying) {
+      if (llvm::none_of(load.getIndices(), involves)) {
         result.roles[&op] = Role::UniformLoad;
         continue;
       }
-      if (!streams(load.getIndices(), last, varying))
+      if (!streams(load.getIndices(), lanes, varying))
         return failure();
       result.roles[&op] = Role::StreamLoad;
       varying.insert(load.getResult());
@@ -79,7 +191,7 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       // Every iteration stores its own element: the store streams.
-      if (!streams(store.getIndices(), last, varying))
+      if (!streams(store.getIndices(), lanes, varying))
         return failure();
       result.roles[&op] = Role::StreamStore;
       streamed.push_back(store.getMemRefType());
@@ -87,14 +199,13 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
     }
     if (!isMemoryEffectFree(&op) || op.getNumResults() != 1)
       return failure();
-    bool anyVarying = llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); });
-    if (!anyVarying) {
+    if (llvm::none_of(op.getOperands(), involves)) {
       result.roles[&op] = Role::Uniform;
       continue;
     }
-    // The last induction variable itself is only an index: as a value its
-    // W elements would differ (an iota), which this rewrite does not build.
-    if (llvm::is_contained(op.getOperands(), last) ||
+    // Lane indices are only indices: as values their W elements would
+    // differ (an iota), which this rewrite does not build.
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return lanes.contains(v); }) ||
         !op.hasTrait<OpTrait::Elementwise>() || !op.hasTrait<OpTrait::Vectorizable>() ||
         !op.getResult(0).getType().isIntOrFloat() ||
         llvm::any_of(op.getOperandTypes(), [](Type t) { return !t.isIntOrFloat(); }))
@@ -105,16 +216,6 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
   if (streamed.empty())
     return failure();
 
-  int64_t widest = 1;
-  for (MemRefType type : streamed) {
-    std::optional<int64_t> bytes = elementBytes(type.getElementType());
-    if (!bytes)
-      return failure();
-    widest = std::max(widest, *bytes);
-  }
-  int64_t width = kVectorBytes / widest;
-  if (width < 2 || *ub % width != 0)
-    return failure();
   // Each vector starts at a multiple of W elements from its buffer's start
   // (whose 16-byte alignment the runtime guarantees): the offset and every
   // stride but the last (1) are static multiples of W.
@@ -164,6 +265,7 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
   Value first = arith::MulIOp::create(nb, loc, vectorLoop.getInductionVars()[lastDim],
                                       arith::ConstantIndexOp::create(nb, loc, width));
   Value last = loop.getInductionVars()[lastDim];
+  mapping.map(last, first);
   llvm::DenseSet<Value> vectors;
   auto vectorType = [&](Type element) { return VectorType::get({width}, element); };
   // A value as the vector operand of a vector op: broadcast when uniform.
@@ -176,7 +278,7 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
   auto indicesOf = [&](ValueRange indices) {
     SmallVector<Value> result;
     for (Value index : indices)
-      result.push_back(index == last ? first : mapping.lookupOrDefault(index));
+      result.push_back(mapping.lookupOrDefault(index));
     return result;
   };
   auto alignmentOf = [&](MemRefType type) {
@@ -186,6 +288,8 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
     switch (analysis->roles.lookup(&op)) {
     case Role::Uniform:
     case Role::UniformLoad:
+    case Role::LaneIndex:
+    case Role::LaneUniform:
       nb.clone(op, mapping);
       break;
     case Role::StreamLoad: {

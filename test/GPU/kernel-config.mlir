@@ -163,3 +163,48 @@ func.func @vectors(%a: memref<64x4096xbf16>, %f: memref<64x4096xf32>, %s: memref
   }
   return
 }
+
+// Rotary embedding's rotated half: the partner element (j + 64) mod 128
+// runs through 8 consecutive values over each vector of 8, and j < 64 is the
+// same for all 8, so the loop is vectorized. An index 2 j, or a bound (60)
+// that splits a vector, is not.
+// CHECK-LABEL: func @rotated_half
+// CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+#rotate = affine_map<(d0) -> (d0 - ((d0 + 64) floordiv 128) * 128 + 64)>
+#twice = affine_map<(d0) -> (d0 * 2)>
+func.func @rotated_half(%x: memref<512x128xbf16>, %o: memref<512x128xbf16>, %w: memref<512x256xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c60 = arith.constant 60 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c512, %c128) step (%c1, %c1) {
+    %p = affine.apply #rotate(%j)
+    %a = memref.load %x[%i, %j] : memref<512x128xbf16>
+    %b = memref.load %x[%i, %p] : memref<512x128xbf16>
+    %low = arith.cmpi slt, %j, %c64 : index
+    %nb = arith.negf %b : bf16
+    %r = arith.select %low, %nb, %b : bf16
+    %s = arith.addf %a, %r : bf16
+    memref.store %s, %o[%i, %j] : memref<512x128xbf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c512, %c128) step (%c1, %c1) {
+    %p = affine.apply #twice(%j)
+    %b = memref.load %w[%i, %p] : memref<512x256xbf16>
+    memref.store %b, %o[%i, %j] : memref<512x128xbf16>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c512, %c128) step (%c1, %c1) {
+    %a = memref.load %x[%i, %j] : memref<512x128xbf16>
+    %low = arith.cmpi slt, %j, %c60 : index
+    %na = arith.negf %a : bf16
+    %r = arith.select %low, %na, %a : bf16
+    memref.store %r, %o[%i, %j] : memref<512x128xbf16>
+    scf.reduce
+  }
+  return
+}

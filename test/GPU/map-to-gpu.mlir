@@ -431,3 +431,39 @@ func.func @vector_width_serial(%a: memref<16xf32>) {
   } {magi.kernel_config = {block_size = 32 : i64, strategy = "serial-reduction", vector_width = 4 : i64}}
   return
 }
+
+// -----
+
+// The rotated half: the partner index and the half's test are computed
+// once, for the vector's first element, and the test selects between whole
+// vectors.
+// CHECK-LABEL: func @rotated_half
+// CHECK: gpu.launch
+// CHECK:   %[[FIRST:.*]] = arith.muli %{{.*}}, %c8{{(_[0-9]+)?}} : index
+// CHECK:   %[[P:.*]] = affine.apply #{{.*}}(%[[FIRST]])
+// CHECK:   %[[A:.*]] = vector.load %arg0[%{{.*}}, %[[FIRST]]] {alignment = 16 : i64} : memref<512x128xbf16>, vector<8xbf16>
+// CHECK:   %[[B:.*]] = vector.load %arg0[%{{.*}}, %[[P]]] {alignment = 16 : i64} : memref<512x128xbf16>, vector<8xbf16>
+// CHECK:   %[[LOW:.*]] = arith.cmpi slt, %[[FIRST]], %{{.*}} : index
+// CHECK:   %[[NB:.*]] = arith.negf %[[B]] : vector<8xbf16>
+// CHECK:   %[[LOWV:.*]] = vector.broadcast %[[LOW]] : i1 to vector<8xi1>
+// CHECK:   arith.select %[[LOWV]], %[[NB]], %[[B]] : vector<8xi1>, vector<8xbf16>
+#rotate = affine_map<(d0) -> (d0 - ((d0 + 64) floordiv 128) * 128 + 64)>
+func.func @rotated_half(%x: memref<512x128xbf16>, %o: memref<512x128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c512, %c128) step (%c1, %c1) {
+    %p = affine.apply #rotate(%j)
+    %a = memref.load %x[%i, %j] : memref<512x128xbf16>
+    %b = memref.load %x[%i, %p] : memref<512x128xbf16>
+    %low = arith.cmpi slt, %j, %c64 : index
+    %nb = arith.negf %b : bf16
+    %r = arith.select %low, %nb, %b : bf16
+    %s = arith.addf %a, %r : bf16
+    memref.store %s, %o[%i, %j] : memref<512x128xbf16>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}}
+  return
+}
