@@ -25,13 +25,6 @@ namespace {
 // CUDA's limit on grid.y (and grid.z).
 constexpr int64_t kMaxGridY = 65535;
 
-// The buffer a memref view is a view of.
-Value viewRoot(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
-
 // A serial loop that accumulates into one element of a buffer (load it,
 // combine, store it back, every iteration) keeps the element in a register
 // instead: one load before the loop, one store after. Without this the
@@ -62,7 +55,7 @@ void keepAccumulatorsInRegisters(Operation *root) {
     }
     if (!ok || !store)
       continue;
-    Value buffer = viewRoot(store.getMemRef());
+    Value buffer = magi::viewedBuffer(store.getMemRef());
     if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(buffer.getDefiningOp()) ||
         llvm::any_of(store.getIndices(),
                      [&](Value i) { return !loop.isDefinedOutsideOfLoop(i); }) ||
@@ -71,7 +64,7 @@ void keepAccumulatorsInRegisters(Operation *root) {
     memref::LoadOp load;
     for (Operation &op : body->without_terminator()) {
       auto l = dyn_cast<memref::LoadOp>(op);
-      if (!l || viewRoot(l.getMemRef()) != buffer)
+      if (!l || magi::viewedBuffer(l.getMemRef()) != buffer)
         continue;
       if (load || l.getMemRef() != store.getMemRef() ||
           !llvm::equal(l.getIndices(), store.getIndices()) ||
