@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Import/TorchExport.h"
+#include "Converters.h"
+#include "Importer.h"
 #include "magi/Import/Json.h"
 #include "magi/Import/SymExpr.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
@@ -19,7 +21,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
@@ -59,28 +60,7 @@ FailureOr<SmallVector<unsigned>> concatenationParts(func::FuncOp func,
   return parts;
 }
 
-namespace {
-
-//===----------------------------------------------------------------------===//
-// JSON access
-//===----------------------------------------------------------------------===//
-
-const json::Object *getObject(const json::Value *v) {
-  return v ? v->getAsObject() : nullptr;
-}
-const json::Object *getObject(const json::Object *o, StringRef key) {
-  return o ? getObject(o->get(key)) : nullptr;
-}
-const json::Array *getArray(const json::Object *o, StringRef key) {
-  return o ? o->getArray(key) : nullptr;
-}
-
-// The single key of a tagged union such as {"as_tensor": {...}}.
-StringRef unionKind(const json::Object *o) {
-  if (!o || o->empty())
-    return "";
-  return o->begin()->first;
-}
+namespace torch_import {
 
 std::optional<double> jsonFloat(const json::Value &v) {
   if (auto d = v.getAsNumber())
@@ -96,7 +76,6 @@ std::optional<double> jsonFloat(const json::Value &v) {
   return std::nullopt;
 }
 
-/// torch.export's ScalarType enum (torch/_export/serde/schema.py).
 Type dtypeFromCode(MLIRContext *ctx, int64_t code) {
   Builder b(ctx);
   switch (code) {
@@ -125,125 +104,20 @@ Type dtypeFromCode(MLIRContext *ctx, int64_t code) {
   }
 }
 
+std::string qualifiedTorchName(StringRef target) {
+  StringRef rest = target;
+  rest.consume_front("torch.ops.");
+  size_t dot = rest.find('.');
+  if (dot == StringRef::npos)
+    return ("unknown::" + rest).str();
+  return (rest.substr(0, dot) + "::" + rest.substr(dot + 1)).str();
+}
+
+namespace {
 int64_t dtypeBytes(Type t) {
   return t.isInteger(1) ? 1 : (t.getIntOrFloatBitWidth() + 7) / 8;
 }
-
-//===----------------------------------------------------------------------===//
-// The importer
-//===----------------------------------------------------------------------===//
-
-/// An argument of a node, by name.
-struct NodeArgs {
-  std::map<std::string, const json::Object *> byName;
-  std::vector<std::pair<std::string, const json::Object *>> ordered;
-  const json::Object *get(StringRef name) const {
-    auto it = byName.find(name.str());
-    if (it == byName.end() || unionKind(it->second) == "as_none")
-      return nullptr;
-    return it->second;
-  }
-};
-
-/// A list of sizes with static entries and dynamic (SymInt) ones.
-struct MixedList {
-  SmallVector<int64_t> statics;
-  SmallVector<Value> dynamics;
-};
-
-class Importer {
-public:
-  Importer(MLIRContext *ctx, StringRef path, TorchExportArchive &archive)
-      : ctx(ctx), path(path.str()), archive(archive), b(ctx),
-        fileLoc(FileLineColLoc::get(ctx, path, 0, 0)) {}
-
-  OwningOpRef<ModuleOp> run(const ImportOptions &options);
-
-private:
-  // Errors inside a node name it: its location is only the archive.
-  // Only the first error is reported: later ones follow from it (both
-  // operands of a node may be missing), and an import gives one diagnostic.
-  InFlightDiagnostic error(Location loc) { return error(loc, /*inNode=*/true); }
-  InFlightDiagnostic error() { return error(fileLoc, /*inNode=*/false); }
-  InFlightDiagnostic error(Location loc, bool inNode) {
-    InFlightDiagnostic d = emitError(loc);
-    if (errorCount++)
-      d.abandon();
-    if (inNode && !currentNode.empty())
-      d << "node '" << currentNode << "': ";
-    return d;
-  }
-
-  LogicalResult readJson(StringRef entry, json::Value &out);
-  LogicalResult checkFormat(const json::Object &program);
-  LogicalResult declareSymbols(const json::Object &program);
-  FailureOr<Type> tensorType(const json::Object *meta, StringRef what,
-                             Location loc);
-  FailureOr<Type> valueType(StringRef name, Location loc);
-  Value symbol(StringRef name);
-  LogicalResult bindShape(Value tensor, StringRef name);
-  std::optional<AffineExpr> toAffine(const SymExpr &e,
-                                     SmallVectorImpl<std::string> &symbols);
-  LogicalResult importInputs(const json::Object &program);
-  LogicalResult weightAttr(StringRef fqn, RankedTensorType type,
-                           NamedAttrList &attrs, Location loc);
-  LogicalResult importNode(const json::Object &node);
-  LogicalResult importOutputs(const json::Object &program);
-
-  // Node argument helpers.
-  FailureOr<Value> lookup(StringRef name, Location loc);
-  FailureOr<Value> tensorArg(const NodeArgs &args, StringRef name,
-                             Location loc);
-  FailureOr<Value> optTensorArg(const NodeArgs &args, StringRef name,
-                                Location loc);
-  FailureOr<Value> scalarArg(const NodeArgs &args, StringRef name,
-                             Location loc);
-  /// The value of a scalar or tensor argument `name` (empty: not an
-  /// argument, such as a graph output).
-  FailureOr<Value> scalarValue(const json::Object *arg, Location loc,
-                               StringRef name = "");
-  std::optional<int64_t> intArg(const NodeArgs &args, StringRef name);
-  std::optional<double> floatArg(const NodeArgs &args, StringRef name);
-  std::optional<bool> boolArg(const NodeArgs &args, StringRef name);
-  std::optional<SmallVector<int64_t>> intsArg(const NodeArgs &args,
-                                              StringRef name);
-  FailureOr<MixedList> mixedArg(const NodeArgs &args, StringRef name,
-                                Location loc);
-  FailureOr<Type> dtypeArg(const NodeArgs &args, StringRef name,
-                           Location loc);
-  Value indexConstant(int64_t v, Location loc);
-  /// `[start, end, step]` of a slice-like node as a mixed list (absent: 0,
-  /// INT64_MAX, 1); an error when a bound is no integer.
-  FailureOr<MixedList> sliceBounds(const NodeArgs &args, Location loc);
-
-  LogicalResult convert(StringRef target, const NodeArgs &args,
-                        TypeRange resultTypes, Location loc,
-                        SmallVectorImpl<Value> &results);
-  LogicalResult convertOpaque(StringRef target, const NodeArgs &args,
-                              TypeRange resultTypes, Location loc,
-                              SmallVectorImpl<Value> &results);
-  Operation *create(StringRef name, Location loc, ValueRange operands,
-                    ArrayRef<NamedAttribute> attrs, TypeRange types);
-
-  MLIRContext *ctx;
-  std::string path;
-  TorchExportArchive &archive;
-  OpBuilder b;
-  Location fileLoc;
-  const json::Object *graph = nullptr;
-  const json::Object *tensorValues = nullptr;
-  const json::Object *symIntValues = nullptr;
-  json::Value weightsConfig = nullptr, constantsConfig = nullptr;
-  func::FuncOp func;
-  std::map<std::string, Value> values;
-  std::map<std::string, Value> symbols;
-  std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> ranges;
-  std::map<std::string, unsigned> opaqueCounts;
-  std::string currentNode;
-  uint64_t maxJsonBytes = 0;
-  // Errors emitted so far: a failure must never leave without one.
-  unsigned errorCount = 0;
-};
+} // namespace
 
 LogicalResult Importer::readJson(StringRef entry, json::Value &out) {
   std::string bytes, err;
@@ -905,13 +779,7 @@ LogicalResult Importer::importNode(const json::Object &node) {
 LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
                                       TypeRange resultTypes, Location loc,
                                       SmallVectorImpl<Value> &results) {
-  // torch.ops.aten.topk.default -> aten::topk.default; _operator.x -> _operator::x
-  StringRef rest = target;
-  rest.consume_front("torch.ops.");
-  size_t dot = rest.find('.');
-  std::string name = dot == StringRef::npos
-                         ? ("unknown::" + rest).str()
-                         : (rest.substr(0, dot) + "::" + rest.substr(dot + 1)).str();
+  std::string name = qualifiedTorchName(target);
   SmallVector<Value> operands;
   SmallVector<Attribute> operandNames;
   NamedAttrList attrs;
@@ -1031,685 +899,68 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// The converter table
+//===----------------------------------------------------------------------===//
+
+StringRef Node::overload() const {
+  StringRef rest = target;
+  rest.consume_front("torch.ops.");
+  return rest.split('.').second.split('.').second;
+}
+
+LogicalResult Node::emitAs(StringRef name, ValueRange operands,
+                           ArrayRef<NamedAttribute> attrs) {
+  Operation *op = importer.create(name, loc, operands, attrs, resultTypes);
+  results.append(op->result_begin(), op->result_end());
+  return success();
+}
+
+FailureOr<Type> Node::resultDtype() {
+  if (resultTypes.size() != 1 || !isa<RankedTensorType>(resultTypes[0]))
+    return error() << "expected one tensor output, got " << resultTypes.size()
+                   << " outputs";
+  return cast<RankedTensorType>(resultTypes[0]).getElementType();
+}
+
+ArrayRef<ConverterRow> converterRows() {
+  static const std::vector<ConverterRow> rows = [] {
+    std::vector<ConverterRow> all;
+    addSymbolicConverters(all);
+    addElementwiseConverters(all);
+    addReductionConverters(all);
+    addShapeConverters(all);
+    addIndexingConverters(all);
+    addNNConverters(all);
+    return all;
+  }();
+  return rows;
+}
+
+const ConverterRow *findConverter(StringRef name) {
+  static const llvm::StringMap<const ConverterRow *> byName = [] {
+    llvm::StringMap<const ConverterRow *> map;
+    for (const ConverterRow &r : converterRows()) {
+      bool inserted = map.try_emplace(r.torchName, &r).second;
+      assert(inserted && "two converter rows for one torch op");
+      (void)inserted;
+    }
+    return map;
+  }();
+  auto it = byName.find(name);
+  if (it == byName.end() && name.contains("::"))
+    it = byName.find(name.split('.').first); // the row for every overload
+  return it == byName.end() ? nullptr : it->second;
+}
+
 LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
                                 TypeRange resultTypes, Location loc,
                                 SmallVectorImpl<Value> &results) {
-  auto emit = [&](StringRef name, ValueRange operands,
-                  ArrayRef<NamedAttribute> attrs = {}) -> LogicalResult {
-    Operation *op = create(name, loc, operands, attrs, resultTypes);
-    results.append(op->result_begin(), op->result_end());
-    return success();
-  };
-  auto named = [&](StringRef n, Attribute a) { return b.getNamedAttr(n, a); };
-  auto tensor = [&](StringRef n) { return tensorArg(args, n, loc); };
-  auto scalar = [&](StringRef n) { return scalarArg(args, n, loc); };
-  // The dtype of the one tensor result of an op that creates or converts.
-  auto resultDtype = [&]() -> FailureOr<Type> {
-    if (resultTypes.size() != 1 || !isa<RankedTensorType>(resultTypes[0]))
-      return error(loc) << "expected one tensor output, got "
-                        << resultTypes.size() << " outputs";
-    return cast<RankedTensorType>(resultTypes[0]).getElementType();
-  };
-
-  // Python integer arithmetic on SymInts.
-  static const std::map<std::string, std::string> symOps = {
-      {"_operator.add", "magi.sym_add"},    {"_operator.sub", "magi.sym_sub"},
-      {"_operator.mul", "magi.sym_mul"},    {"_operator.floordiv", "magi.sym_floordiv"},
-      {"_operator.mod", "magi.sym_mod"},    {"torch.sym_min", "magi.sym_min"},
-      {"torch.sym_max", "magi.sym_max"}};
-  if (auto it = symOps.find(target.str());
-      it != symOps.end() && resultTypes.size() == 1 &&
-      resultTypes[0].isIndex() && args.ordered.size() == 2) {
-    SmallVector<Value> operands;
-    for (auto &[n, arg] : args.ordered) {
-      if (auto i = arg->getInteger("as_int")) {
-        operands.push_back(indexConstant(*i, loc));
-        continue;
-      }
-      FailureOr<Value> v = scalarValue(arg, loc, n);
-      if (failed(v))
-        return failure();
-      if (!v->getType().isIndex())
-        return convertOpaque(target, args, resultTypes, loc, results);
-      operands.push_back(*v);
-    }
-    return emit(it->second, operands);
-  }
-
-  StringRef op = target;
-  if (!op.consume_front("torch.ops.aten."))
+  const ConverterRow *row = findConverter(qualifiedTorchName(target));
+  if (!row)
     return convertOpaque(target, args, resultTypes, loc, results);
-  auto [base, overload] = op.split('.');
-
-  // Elementwise unary ops.
-  static const llvm::StringSet<> unary = {
-      "neg",  "abs",  "relu", "bitwise_not", "logical_not", "cos",
-      "sin",  "exp",  "log",  "sqrt",        "rsqrt",       "reciprocal",
-      "sigmoid", "tanh", "erf", "silu", "clone", "lift_fresh_copy", "alias",
-      "log1p", "expm1", "log2", "floor", "ceil", "round", "trunc", "sign",
-      "isnan", "isinf"};
-  if (unary.contains(base) && overload == "default") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    StringRef name = base;
-    if (base == "lift_fresh_copy" || base == "alias")
-      name = "clone";
-    return emit(("magi." + name).str(), {*self});
-  }
-  if (base == "gelu") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    const json::Object *a = args.get("approximate");
-    std::optional<StringRef> approx = a ? a->getString("as_string") : std::nullopt;
-    return emit("magi.gelu", {*self},
-                {named("approximate", b.getStringAttr(approx.value_or("none")))});
-  }
-
-  // Binary ops: Tensor and Scalar overloads alike.
-  static const std::map<std::string, std::string> binary = {
-      {"add", "magi.add"}, {"sub", "magi.sub"}, {"mul", "magi.mul"},
-      {"div", "magi.div"}, {"pow", "magi.pow"}, {"remainder", "magi.remainder"},
-      {"maximum", "magi.maximum"}, {"minimum", "magi.minimum"},
-      {"bitwise_and", "magi.bitwise_and"}, {"bitwise_or", "magi.bitwise_or"},
-      {"bitwise_xor", "magi.bitwise_xor"}, {"logical_and", "magi.logical_and"},
-      {"logical_or", "magi.logical_or"}, {"logical_xor", "magi.logical_xor"},
-      {"fmod", "magi.fmod"}, {"atan2", "magi.atan2"},
-      {"eq", "magi.eq"}, {"ne", "magi.ne"},
-      {"lt", "magi.lt"}, {"le", "magi.le"}, {"gt", "magi.gt"}, {"ge", "magi.ge"}};
-  if (auto it = binary.find(base.str()); it != binary.end()) {
-    // pow.Tensor_Scalar and pow.Scalar name their second operand `exponent`.
-    StringRef rhsName = args.get("exponent") ? "exponent" : "other";
-    FailureOr<Value> lhs = scalar("self");
-    FailureOr<Value> rhs = scalar(rhsName);
-    if (failed(lhs) || failed(rhs))
-      return failure();
-    SmallVector<NamedAttribute> attrs;
-    if (auto alpha = floatArg(args, "alpha"); alpha && *alpha != 1.0)
-      attrs.push_back(named("alpha", b.getF64FloatAttr(*alpha)));
-    if (const json::Object *mode = args.get("rounding_mode"))
-      if (auto m = mode->getString("as_string"))
-        attrs.push_back(named("rounding_mode", b.getStringAttr(*m)));
-    return emit(it->second, {*lhs, *rhs}, attrs);
-  }
-  if (base == "where" && overload != "default") {
-    FailureOr<Value> c = tensor("condition"), s = scalar("self"),
-                     o = scalar("other");
-    if (failed(c) || failed(s) || failed(o))
-      return failure();
-    return emit("magi.where", {*c, *s, *o});
-  }
-  if (base == "clamp" && overload == "default") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    SmallVector<NamedAttribute> attrs;
-    if (auto v = floatArg(args, "min"))
-      attrs.push_back(named("min", b.getF64FloatAttr(*v)));
-    if (auto v = floatArg(args, "max"))
-      attrs.push_back(named("max", b.getF64FloatAttr(*v)));
-    return emit("magi.clamp", {*self}, attrs);
-  }
-  if (base == "_to_copy") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    FailureOr<Type> dtype = resultDtype();
-    if (failed(dtype))
-      return failure();
-    return emit("magi.to_copy", {*self},
-                {named("dtype", TypeAttr::get(*dtype))});
-  }
-  if (base == "copy" && overload == "default") {
-    FailureOr<Value> self = tensor("self"), src = tensor("src");
-    if (failed(self) || failed(src))
-      return failure();
-    return emit("magi.copy", {*self, *src});
-  }
-  if (base == "_assert_tensor_metadata") {
-    FailureOr<Value> a = tensor("a");
-    FailureOr<Type> dtype = dtypeArg(args, "dtype", loc);
-    if (failed(a) || failed(dtype))
-      return failure();
-    SmallVector<NamedAttribute> attrs;
-    if (*dtype)
-      attrs.push_back(named("dtype", TypeAttr::get(*dtype)));
-    return emit("magi.assert_tensor_metadata", {*a}, attrs);
-  }
-  if (base == "sym_size" && overload == "int") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    std::optional<int64_t> dim = intArg(args, "dim");
-    if (!dim)
-      return error(loc) << "expected a constant integer for argument 'dim'";
-    int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
-    return emit("magi.sym_size", {*self},
-                {named("dim", b.getI64IntegerAttr(*dim < 0 ? *dim + rank : *dim))});
-  }
-
-  // Reductions.
-  static const std::map<std::string, std::string> reductions = {
-      {"sum", "magi.sum"}, {"mean", "magi.mean"}, {"amax", "magi.amax"},
-      {"amin", "magi.amin"}, {"any", "magi.any"}, {"all", "magi.all"},
-      {"prod", "magi.prod"}};
-  // max.default / min.default reduce everything.
-  if ((base == "max" || base == "min") && overload == "default") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return emit(base == "max" ? "magi.amax" : "magi.amin", {*self});
-  }
-  if (auto it = reductions.find(base.str()); it != reductions.end()) {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    SmallVector<NamedAttribute> attrs;
-    if (auto dims = intsArg(args, "dim"))
-      attrs.push_back(named("dims", b.getDenseI64ArrayAttr(*dims)));
-    if (boolArg(args, "keepdim").value_or(false))
-      attrs.push_back(named("keepdim", b.getBoolAttr(true)));
-    FailureOr<Type> dtype = dtypeArg(args, "dtype", loc);
-    if (failed(dtype))
-      return failure();
-    if (*dtype)
-      attrs.push_back(named("dtype", TypeAttr::get(*dtype)));
-    return emit(it->second, {*self}, attrs);
-  }
-  if ((base == "max" || base == "min") && overload == "dim") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return emit(base == "max" ? "magi.max_dim" : "magi.min_dim", {*self},
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("keepdim", b.getBoolAttr(boolArg(args, "keepdim").value_or(false)))});
-  }
-  if (base == "argmax" || base == "argmin") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    SmallVector<NamedAttribute> attrs;
-    if (auto dim = intArg(args, "dim"))
-      attrs.push_back(named("dim", b.getI64IntegerAttr(*dim)));
-    attrs.push_back(named("keepdim", b.getBoolAttr(boolArg(args, "keepdim").value_or(false))));
-    return emit(("magi." + base).str(), {*self}, attrs);
-  }
-  if (base == "var" && overload == "correction") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    SmallVector<NamedAttribute> attrs{
-        named("correction",
-              b.getF64FloatAttr(floatArg(args, "correction").value_or(1.0))),
-        named("keepdim", b.getBoolAttr(boolArg(args, "keepdim").value_or(false)))};
-    if (auto dims = intsArg(args, "dim"))
-      attrs.push_back(named("dims", b.getDenseI64ArrayAttr(*dims)));
-    return emit("magi.var", {*self}, attrs);
-  }
-  if (base == "topk") {
-    FailureOr<Value> self = tensor("self");
-    std::optional<int64_t> k = intArg(args, "k");
-    if (failed(self))
-      return failure();
-    if (!k) // a symbolic k stays opaque
-      return convertOpaque(target, args, resultTypes, loc, results);
-    return emit("magi.topk", {*self},
-                {named("k", b.getI64IntegerAttr(*k)),
-                 named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(-1))),
-                 named("largest", b.getBoolAttr(boolArg(args, "largest").value_or(true))),
-                 named("sorted", b.getBoolAttr(boolArg(args, "sorted").value_or(true)))});
-  }
-  if (base == "sort" && (overload == "default" || overload == "stable")) {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return emit("magi.sort", {*self},
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(-1))),
-                 named("descending",
-                       b.getBoolAttr(boolArg(args, "descending").value_or(false)))});
-  }
-  if (base == "leaky_relu") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return emit("magi.leaky_relu", {*self},
-                {named("negative_slope", b.getF64FloatAttr(
-                                             floatArg(args, "negative_slope").value_or(0.01)))});
-  }
-  if (base == "hardtanh" || base == "clamp_min" || base == "clamp_max") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    SmallVector<NamedAttribute> attrs;
-    if (base == "hardtanh") {
-      attrs.push_back(named("min", b.getF64FloatAttr(floatArg(args, "min_val").value_or(-1.0))));
-      attrs.push_back(named("max", b.getF64FloatAttr(floatArg(args, "max_val").value_or(1.0))));
-    } else if (auto v = floatArg(args, base == "clamp_min" ? "min" : "max")) {
-      attrs.push_back(named(base == "clamp_min" ? "min" : "max", b.getF64FloatAttr(*v)));
-    } else {
-      return convertOpaque(target, args, resultTypes, loc, results);
-    }
-    return emit("magi.clamp", {*self}, attrs);
-  }
-  if (base == "flip" || base == "repeat" || base == "tril" || base == "triu") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    if (base == "tril" || base == "triu")
-      return emit(("magi." + base).str(), {*self},
-                  {named("diagonal",
-                         b.getI64IntegerAttr(intArg(args, "diagonal").value_or(0)))});
-    std::optional<SmallVector<int64_t>> list =
-        intsArg(args, base == "flip" ? "dims" : "repeats");
-    if (!list)
-      return convertOpaque(target, args, resultTypes, loc, results);
-    return emit(("magi." + base).str(), {*self},
-                {named(base == "flip" ? "dims" : "repeats",
-                       b.getDenseI64ArrayAttr(*list))});
-  }
-  if (base == "scatter" || base == "scatter_add") {
-    FailureOr<Value> self = tensor("self"), index = tensor("index");
-    FailureOr<Value> src = scalar(args.get("src") ? "src" : "value");
-    if (failed(self) || failed(index) || failed(src))
-      return failure();
-    SmallVector<NamedAttribute> attrs{
-        named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))};
-    if (base == "scatter_add")
-      attrs.push_back(named("reduce", b.getStringAttr("add")));
-    else if (const json::Object *r = args.get("reduce"))
-      if (auto mode = r->getString("as_string"))
-        attrs.push_back(named("reduce", b.getStringAttr(*mode)));
-    return emit("magi.scatter", {*self, *index, *src}, attrs);
-  }
-  if (base == "slice_scatter") {
-    FailureOr<Value> self = tensor("self"), src = tensor("src");
-    if (failed(self) || failed(src))
-      return failure();
-    FailureOr<MixedList> bounds = sliceBounds(args, loc);
-    if (failed(bounds))
-      return failure();
-    SmallVector<Value> operands{*self, *src};
-    operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
-    return emit("magi.slice_scatter", operands,
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("static_bounds", b.getDenseI64ArrayAttr(bounds->statics))});
-  }
-  if (base == "select_scatter") {
-    FailureOr<Value> self = tensor("self"), src = tensor("src");
-    if (failed(self) || failed(src))
-      return failure();
-    SmallVector<Value> operands{*self, *src};
-    int64_t index;
-    if (auto i = intArg(args, "index")) {
-      index = *i;
-    } else {
-      FailureOr<Value> v = scalar("index");
-      if (failed(v))
-        return failure();
-      if (!v->getType().isIndex())
-        return convertOpaque(target, args, resultTypes, loc, results);
-      operands.push_back(*v);
-      index = ShapedType::kDynamic;
-    }
-    return emit("magi.select_scatter", operands,
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("static_index", b.getDenseI64ArrayAttr({index}))});
-  }
-  if (base == "cumsum") {
-    FailureOr<Value> self = tensor("self");
-    FailureOr<Type> dtype = dtypeArg(args, "dtype", loc);
-    if (failed(self) || failed(dtype))
-      return failure();
-    SmallVector<NamedAttribute> attrs{
-        named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))};
-    if (*dtype)
-      attrs.push_back(named("dtype", TypeAttr::get(*dtype)));
-    return emit("magi.cumsum", {*self}, attrs);
-  }
-  if (base == "_softmax" || base == "_log_softmax") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return emit(base == "_softmax" ? "magi.softmax" : "magi.log_softmax", {*self},
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(-1))),
-                 named("half_to_float",
-                       b.getBoolAttr(boolArg(args, "half_to_float").value_or(false)))});
-  }
-
-  // Shapes.
-  auto mixedOp = [&](StringRef name, StringRef listArg, StringRef staticName,
-                     ArrayRef<Value> leading, ArrayRef<NamedAttribute> extra)
-      -> LogicalResult {
-    FailureOr<MixedList> list = mixedArg(args, listArg, loc);
-    if (failed(list))
-      return failure();
-    SmallVector<Value> operands(leading.begin(), leading.end());
-    operands.append(list->dynamics.begin(), list->dynamics.end());
-    SmallVector<NamedAttribute> attrs(extra.begin(), extra.end());
-    attrs.push_back(named(staticName, b.getDenseI64ArrayAttr(list->statics)));
-    return emit(name, operands, attrs);
-  };
-  if (base == "view" || base == "_unsafe_view" || base == "reshape") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return mixedOp("magi.view", args.get("size") ? "size" : "shape",
-                   "static_sizes", {*self}, {});
-  }
-  if (base == "expand") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return mixedOp("magi.expand", "size", "static_sizes", {*self}, {});
-  }
-  if (base == "full" && overload == "default") {
-    std::optional<double> fill = floatArg(args, "fill_value");
-    if (!fill)
-      return convertOpaque(target, args, resultTypes, loc, results);
-    FailureOr<Type> resultType = resultDtype();
-    if (failed(resultType))
-      return failure();
-    Type dtype = *resultType;
-    return mixedOp("magi.full", "size", "static_sizes", {},
-                   {named("fill_value", b.getF64FloatAttr(*fill)),
-                    named("dtype", TypeAttr::get(dtype))});
-  }
-  if (base == "full_like") {
-    FailureOr<Value> self = tensor("self");
-    std::optional<double> fill = floatArg(args, "fill_value");
-    if (failed(self))
-      return failure();
-    if (!fill)
-      return convertOpaque(target, args, resultTypes, loc, results);
-    FailureOr<Type> resultType = resultDtype();
-    if (failed(resultType))
-      return failure();
-    Type dtype = *resultType;
-    return emit("magi.full_like", {*self},
-                {named("fill_value", b.getF64FloatAttr(*fill)),
-                 named("dtype", TypeAttr::get(dtype))});
-  }
-  if (base == "scalar_tensor") {
-    FailureOr<Value> s = scalar("s");
-    if (failed(s))
-      return failure();
-    FailureOr<Type> resultType = resultDtype();
-    if (failed(resultType))
-      return failure();
-    Type dtype = *resultType;
-    return emit("magi.scalar_tensor", {*s}, {named("dtype", TypeAttr::get(dtype))});
-  }
-  if (base == "arange") {
-    Value start, end, step;
-    FailureOr<Value> e = scalar("end");
-    if (failed(e))
-      return failure();
-    end = *e;
-    if (args.get("start")) {
-      FailureOr<Value> s = scalar("start");
-      if (failed(s))
-        return failure();
-      start = *s;
-    } else {
-      start = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
-    }
-    if (args.get("step")) {
-      FailureOr<Value> s = scalar("step");
-      if (failed(s))
-        return failure();
-      step = *s;
-    } else {
-      step = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
-    }
-    FailureOr<Type> resultType = resultDtype();
-    if (failed(resultType))
-      return failure();
-    Type dtype = *resultType;
-    return emit("magi.arange", {start, end, step}, {named("dtype", TypeAttr::get(dtype))});
-  }
-  if (base == "permute") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    std::optional<SmallVector<int64_t>> dims = intsArg(args, "dims");
-    if (!dims)
-      return error(loc) << "expected constant integers for argument 'dims'";
-    return emit("magi.permute", {*self}, {named("dims", b.getDenseI64ArrayAttr(*dims))});
-  }
-  if ((base == "transpose" && overload == "int") || base == "t") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
-    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    int64_t d0 = intArg(args, "dim0").value_or(0), d1 = intArg(args, "dim1").value_or(1);
-    if (d0 < 0) d0 += rank;
-    if (d1 < 0) d1 += rank;
-    if (rank >= 2 && d0 < rank && d1 < rank)
-      std::swap(perm[d0], perm[d1]);
-    return emit("magi.permute", {*self}, {named("dims", b.getDenseI64ArrayAttr(perm))});
-  }
-  if (base == "unsqueeze") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return emit("magi.unsqueeze", {*self},
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))});
-  }
-  if (base == "squeeze") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    auto type = cast<RankedTensorType>(self->getType());
-    SmallVector<int64_t> dims;
-    if (auto d = intsArg(args, "dim"))
-      dims = *d;
-    else
-      for (int64_t i = 0; i < type.getRank(); ++i)
-        if (type.getDimSize(i) == 1)
-          dims.push_back(i);
-    return emit("magi.squeeze", {*self}, {named("dims", b.getDenseI64ArrayAttr(dims))});
-  }
-  if (base == "slice" && overload == "Tensor") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    FailureOr<MixedList> bounds = sliceBounds(args, loc);
-    if (failed(bounds))
-      return failure();
-    SmallVector<Value> operands{*self};
-    operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
-    return emit("magi.slice", operands,
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("static_bounds", b.getDenseI64ArrayAttr(bounds->statics))});
-  }
-  if (base == "select" && overload == "int") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    SmallVector<Value> operands{*self};
-    int64_t index;
-    if (auto i = intArg(args, "index")) {
-      index = *i;
-    } else {
-      FailureOr<Value> v = scalar("index");
-      if (failed(v))
-        return failure();
-      operands.push_back(*v);
-      index = ShapedType::kDynamic;
-    }
-    return emit("magi.select", operands,
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0))),
-                 named("static_index", b.getDenseI64ArrayAttr({index}))});
-  }
-  if (base == "cat") {
-    const json::Object *a = args.get("tensors");
-    const json::Array *list = a ? a->getArray("as_tensors") : nullptr;
-    if (!list)
-      return error(loc) << "expected a list of tensors for argument 'tensors'";
-    SmallVector<Value> operands;
-    for (const json::Value &t : *list) {
-      const json::Object *o = t.getAsObject();
-      std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
-      if (!ref)
-        return error(loc) << "malformed tensor in argument 'tensors'";
-      FailureOr<Value> v = lookup(*ref, loc);
-      if (failed(v))
-        return failure();
-      operands.push_back(*v);
-    }
-    return emit("magi.cat", operands,
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))});
-  }
-  if (base == "split_with_sizes" || (base == "split" && overload == "sizes")) {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return mixedOp("magi.split_with_sizes", "split_sizes", "static_split_sizes",
-                   {*self},
-                   {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))});
-  }
-  if (base == "constant_pad_nd") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    return mixedOp("magi.constant_pad_nd", "pad", "static_pad", {*self},
-                   {named("value", b.getF64FloatAttr(
-                                       floatArg(args, "value").value_or(0.0)))});
-  }
-  if (base == "embedding") {
-    FailureOr<Value> w = tensor("weight"), i = tensor("indices");
-    if (failed(w) || failed(i))
-      return failure();
-    return emit("magi.embedding", {*w, *i},
-                {named("padding_idx", b.getI64IntegerAttr(intArg(args, "padding_idx").value_or(-1)))});
-  }
-  if ((base == "index" && overload == "Tensor") || base == "index_put") {
-    FailureOr<Value> self = tensor("self");
-    if (failed(self))
-      return failure();
-    const json::Object *a = args.get("indices");
-    if (!a)
-      return error(loc) << "missing argument 'indices'";
-    SmallVector<Value> operands{*self};
-    SmallVector<int64_t> dims;
-    auto addIndex = [&](const json::Object *t, int64_t d) -> LogicalResult {
-      std::optional<StringRef> n = t ? t->getString("name") : std::nullopt;
-      if (!n)
-        return success(); // None: the dimension is taken whole
-      FailureOr<Value> v = lookup(*n, loc);
-      if (failed(v))
-        return failure();
-      operands.push_back(*v);
-      dims.push_back(d);
-      return success();
-    };
-    if (const json::Array *list = a->getArray("as_tensors")) {
-      for (auto [d, t] : llvm::enumerate(*list))
-        if (failed(addIndex(t.getAsObject(), d)))
-          return failure();
-    } else if (const json::Array *list = a->getArray("as_optional_tensors")) {
-      for (auto [d, t] : llvm::enumerate(*list))
-        if (failed(addIndex(getObject(t.getAsObject(), "as_tensor"), d)))
-          return failure();
-    } else {
-      return error(loc) << "malformed argument 'indices'";
-    }
-    for (Value v : ArrayRef(operands).drop_front()) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t)
-        return error(loc) << "argument 'indices' holds a value that is not "
-                             "a tensor";
-      if (t.getElementType().isInteger(1))
-        return convertOpaque(target, args, resultTypes, loc, results);
-    }
-    if (base == "index")
-      return emit("magi.index", operands,
-                  {named("indexed_dims", b.getDenseI64ArrayAttr(dims))});
-    FailureOr<Value> values = tensor("values");
-    if (failed(values))
-      return failure();
-    operands.push_back(*values);
-    return emit("magi.index_put", operands,
-                {named("indexed_dims", b.getDenseI64ArrayAttr(dims)),
-                 named("accumulate",
-                       b.getBoolAttr(boolArg(args, "accumulate").value_or(false)))});
-  }
-  if (base == "index_select" || base == "gather") {
-    FailureOr<Value> self = tensor("self"), index = tensor("index");
-    if (failed(self) || failed(index))
-      return failure();
-    return emit(("magi." + base).str(), {*self, *index},
-                {named("dim", b.getI64IntegerAttr(intArg(args, "dim").value_or(0)))});
-  }
-
-  // Matrix products.
-  if (base == "mm" || base == "bmm") {
-    FailureOr<Value> self = tensor("self"), mat2 = tensor("mat2");
-    if (failed(self) || failed(mat2))
-      return failure();
-    return emit(("magi." + base).str(), {*self, *mat2});
-  }
-  if (base == "addmm") {
-    FailureOr<Value> self = tensor("self"), m1 = tensor("mat1"), m2 = tensor("mat2");
-    if (failed(self) || failed(m1) || failed(m2))
-      return failure();
-    return emit("magi.addmm", {*self, *m1, *m2},
-                {named("beta", b.getF64FloatAttr(floatArg(args, "beta").value_or(1.0))),
-                 named("alpha", b.getF64FloatAttr(floatArg(args, "alpha").value_or(1.0)))});
-  }
-
-  // Normalization and attention.
-  if (base == "native_layer_norm") {
-    FailureOr<Value> input = tensor("input");
-    FailureOr<Value> weight = optTensorArg(args, "weight", loc);
-    FailureOr<Value> bias = optTensorArg(args, "bias", loc);
-    if (failed(input) || failed(weight) || failed(bias))
-      return failure();
-    std::optional<SmallVector<int64_t>> shape =
-        intsArg(args, "normalized_shape");
-    if (!shape)
-      return error(loc)
-             << "expected constant integers for argument 'normalized_shape'";
-    SmallVector<Value> operands{*input};
-    if (*weight)
-      operands.push_back(*weight);
-    if (*bias)
-      operands.push_back(*bias);
-    return emit("magi.native_layer_norm", operands,
-                {named("normalized_ndim", b.getI64IntegerAttr(shape->size())),
-                 named("eps", b.getF64FloatAttr(floatArg(args, "eps").value_or(1e-5))),
-                 named("operandSegmentSizes",
-                       b.getDenseI32ArrayAttr({1, *weight ? 1 : 0, *bias ? 1 : 0}))});
-  }
-  if (base == "_scaled_dot_product_efficient_attention" ||
-      base == "scaled_dot_product_attention") {
-    FailureOr<Value> q = tensor("query"), k = tensor("key"), v = tensor("value");
-    bool efficient = base.starts_with("_");
-    FailureOr<Value> mask =
-        optTensorArg(args, efficient ? "attn_bias" : "attn_mask", loc);
-    if (failed(q) || failed(k) || failed(v) || failed(mask))
-      return failure();
-    SmallVector<Value> operands{*q, *k, *v};
-    if (*mask)
-      operands.push_back(*mask);
-    SmallVector<NamedAttribute> attrs;
-    if (boolArg(args, "is_causal").value_or(false))
-      attrs.push_back(named("is_causal", b.getBoolAttr(true)));
-    if (auto scale = floatArg(args, "scale"))
-      attrs.push_back(named("scale", b.getF64FloatAttr(*scale)));
-    if (auto p = floatArg(args, "dropout_p"); p && *p != 0.0)
-      attrs.push_back(named("dropout_p", b.getF64FloatAttr(*p)));
-    if (efficient) {
-      if (boolArg(args, "compute_log_sumexp").value_or(false))
-        attrs.push_back(named("compute_log_sumexp", b.getBoolAttr(true)));
-      return emit("magi.scaled_dot_product_efficient_attention", operands, attrs);
-    }
-    return emit("magi.attention", operands, attrs);
-  }
-
-  return convertOpaque(target, args, resultTypes, loc, results);
+  Node node(*this, target, row->opName, args, resultTypes, loc, results);
+  return row->convert(node);
 }
 
 LogicalResult Importer::importOutputs(const json::Object &program) {
@@ -1812,7 +1063,14 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
   return module;
 }
 
-} // namespace
+} // namespace torch_import
+
+std::vector<ImportedTorchOp> importedTorchOps() {
+  std::vector<ImportedTorchOp> ops;
+  for (const torch_import::ConverterRow &row : torch_import::converterRows())
+    ops.push_back({row.torchName.str(), row.opName.str()});
+  return ops;
+}
 
 OwningOpRef<ModuleOp> importTorchExport(StringRef path, MLIRContext *context,
                                         const ImportOptions &options) {
@@ -1824,7 +1082,7 @@ OwningOpRef<ModuleOp> importTorchExport(StringRef path, MLIRContext *context,
     emitError(FileLineColLoc::get(context, path, 0, 0)) << err;
     return nullptr;
   }
-  return Importer(context, path, *archive).run(options);
+  return torch_import::Importer(context, path, *archive).run(options);
 }
 
 } // namespace magi

@@ -41,29 +41,27 @@ struct NamePattern {
 };
 
 /// The names an op answers to: its MLIR name, the name an opaque op carries,
-/// and the ATen names a typed magi op stands for.
+/// and the torch ops a typed magi op declares it stands for
+/// (TorchOpInterface).
 SmallVector<std::string> namesOf(Operation *op) {
   SmallVector<std::string> names{op->getName().getStringRef().str()};
-  if (auto opaque = dyn_cast<OpaqueOp>(op)) {
+  if (auto opaque = dyn_cast<OpaqueOp>(op))
     names.push_back(opaque.getOpName().str());
-    return names;
-  }
-  if (op->getDialect() && isa<MagiDialect>(op->getDialect())) {
-    StringRef mnemonic = op->getName().stripDialect();
-    names.push_back(("aten::" + mnemonic).str());
-    names.push_back(("aten::_" + mnemonic).str());
-    if (isa<AttentionOp>(op))
-      names.push_back("aten::scaled_dot_product_attention");
-  }
+  for (StringRef name : torchOpNamesOf(op->getName()))
+    names.push_back(name.str());
   return names;
 }
 
-/// ATen patterns may carry an overload (`aten::_softmax.default`); typed magi
-/// ops stand for every overload, so it is dropped for them.
-std::string withoutOverload(StringRef pattern) {
-  if (!pattern.starts_with("aten::"))
-    return pattern.str();
-  return pattern.split('.').first.str();
+/// Whether the pattern `pattern` names the torch op `name`
+/// (`namespace::op[.overload]`): the same op, where a side without an
+/// overload stands for every overload.
+bool namesTorchOp(StringRef pattern, StringRef name) {
+  if (!pattern.contains("::") || !name.contains("::"))
+    return false;
+  auto [patternOp, patternOverload] = pattern.split('.');
+  auto [op, overload] = name.split('.');
+  return patternOp == op && (patternOverload.empty() || overload.empty() ||
+                             patternOverload == overload);
 }
 
 struct Piece {
@@ -137,9 +135,8 @@ private:
     bool found = op->hasAttr(kSplittingMarkerAttr);
     SmallVector<std::string> names = namesOf(op);
     for (NamePattern &p : patterns) {
-      std::string text = withoutOverload(p.text);
       bool hit = llvm::any_of(names, [&](const std::string &n) {
-        return n == p.text || n == text || p.glob.match(n);
+        return n == p.text || namesTorchOp(p.text, n) || p.glob.match(n);
       });
       p.matched |= hit;
       found |= hit;

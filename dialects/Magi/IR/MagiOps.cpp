@@ -1873,6 +1873,12 @@ LogicalResult OpaqueOp::verify() {
   return success();
 }
 
+ArrayRef<StringRef> magi::torchOpNamesOf(OperationName name) {
+  if (auto *model = name.getInterface<TorchOpInterface>())
+    return model->getTorchOpNames();
+  return {};
+}
+
 #include "magi/Dialect/Magi/IR/MagiInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES

@@ -99,6 +99,18 @@ struct ImportOptions {
   uint64_t maxJsonBytes = uint64_t(1) << 30;
 };
 
+/// A torch op the importer converts to a typed magi op.
+struct ImportedTorchOp {
+  /// `namespace::op` (every overload) or `namespace::op.overload`.
+  std::string torchName;
+  /// The magi op it becomes (`magi.mm`).
+  std::string magiOp;
+};
+
+/// The importer's converter table, one entry per row, by op family. Every
+/// other torch op imports as `magi.opaque`.
+std::vector<ImportedTorchOp> importedTorchOps();
+
 /// Imports the archive at `path` into a new module. Errors are emitted as
 /// diagnostics on `context` (with the archive path as location) and give null.
 /// Ops without a typed magi op become `magi.opaque`; a warning lists them.

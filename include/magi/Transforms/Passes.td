@@ -165,11 +165,15 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     pieces that need them. The top-level function becomes the list of piece
     calls in order.
 
-    Splitting ops: ops whose name matches one of `splitting-ops` (MLIR names
-    such as `magi.attention`; ATen names as imported, `aten::_softmax` matching
-    `magi.softmax`; the names opaque ops carry; `*` and `?` globs), and any op
-    with the unit attribute `magi.splitting`. A name that matches no op is
-    reported as a warning. The pass works on any ops, not only magi's.
+    Splitting ops: ops whose name matches one of `splitting-ops`, and any op
+    with the unit attribute `magi.splitting`. An op answers to its MLIR name
+    (`magi.attention`), to the torch ops a magi op declares it stands for
+    (`TorchOpInterface`: `aten::_softmax` matches `magi.softmax`), and to the
+    name an opaque op carries. A torch name without an overload stands for
+    every overload (`aten::topk` matches `aten::topk.default`), one with an
+    overload for that one; `*` and `?` globs match names as they are. A name
+    that matches no op is reported as a warning. The pass works on any ops,
+    not only magi's.
   }];
   let options = [
     ListOption<"splittingOps", "splitting-ops", "std::string",

@@ -58,4 +58,41 @@ def Magi_DecomposableOpInterface : OpInterface<"DecomposableOpInterface"> {
   ];
 }
 
+def Magi_TorchOpInterface : OpInterface<"TorchOpInterface"> {
+  let cppNamespace = "::magi";
+  let description = [{
+    An op that stands for torch ops, named as PyTorch qualifies them:
+    `aten::mm` (every overload), `aten::max.dim` (one overload),
+    `_operator::add` (Python arithmetic on SymInts). `magi-import` has one
+    converter row per name it imports (`magi-import --list-ops`), and
+    `magi-split` matches splitting-op patterns against these names. A fused
+    op names the torch op it computes, whether or not graphs hold it.
+    Declared in ODS with `Magi_Torch<[...]>`.
+  }];
+  let methods = [
+    StaticInterfaceMethod<
+      "The qualified names of the torch ops the op stands for.",
+      "::llvm::ArrayRef<::llvm::StringRef>", "getTorchOpNames">,
+  ];
+}
+
+// The C++ half of `Magi_Torch`: the op's static `getTorchOpNames`, which
+// TorchOpInterface answers with.
+class Magi_TorchOpNamesTrait<list<string> names>
+    : NativeOpTrait<"TorchOpNames", [], [{
+        static ::llvm::ArrayRef<::llvm::StringRef> getTorchOpNames();
+      }], [{
+        ::llvm::ArrayRef<::llvm::StringRef> $cppClass::getTorchOpNames() {
+          static const ::llvm::StringRef names[] = {}]
+          # !interleave(!foreach(name, names, "\"" # name # "\""), ", ") # [{};
+          return names;
+        }
+      }]> {
+  let cppNamespace = "::magi";
+}
+
+// Declares the torch ops an op stands for: `Magi_Torch<["aten::mm"]>`.
+class Magi_Torch<list<string> names>
+    : TraitList<[Magi_TorchOpInterface, Magi_TorchOpNamesTrait<names>]>;
+
 #endif // MAGI_INTERFACES

@@ -16,6 +16,19 @@
 
 #include "magi/Dialect/Magi/IR/MagiInterfaces.h.inc"
 
+namespace magi {
+/// The C++ trait behind ODS's `Magi_Torch<[...]>`: it carries no behaviour;
+/// the names themselves are the op's static `getTorchOpNames`, generated
+/// from the list.
+template <typename ConcreteType>
+class TorchOpNames
+    : public mlir::OpTrait::TraitBase<ConcreteType, TorchOpNames> {};
+
+/// The torch ops `name` stands for (TorchOpInterface), none when it is no
+/// registered op or declares none.
+llvm::ArrayRef<llvm::StringRef> torchOpNamesOf(mlir::OperationName name);
+} // namespace magi
+
 #define GET_OP_CLASSES
 #include "magi/Dialect/Magi/IR/MagiOps.h.inc"
 

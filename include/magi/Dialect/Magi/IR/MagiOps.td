@@ -113,7 +113,7 @@ def Magi_BindSymbolicShapeOp : Magi_Op<"bind_symbolic_shape"> {
   let hasCanonicalizeMethod = 1;
 }
 
-def Magi_SymSizeOp : Magi_Op<"sym_size", [Pure]> {
+def Magi_SymSizeOp : Magi_Op<"sym_size", [Magi_Torch<["aten::sym_size.int"]>, Pure]> {
   let summary = "The size of one dimension of a tensor (aten.sym_size.int)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim);
   let results = (outs Index:$result);
@@ -131,13 +131,13 @@ class Magi_SymBinaryOp<string mnemonic, string pyop, list<Trait> traits = []>
   let hasFolder = 1;
 }
 
-def Magi_SymAddOp : Magi_SymBinaryOp<"sym_add", "a + b", [Commutative]>;
-def Magi_SymSubOp : Magi_SymBinaryOp<"sym_sub", "a - b">;
-def Magi_SymMulOp : Magi_SymBinaryOp<"sym_mul", "a * b", [Commutative]>;
-def Magi_SymFloorDivOp : Magi_SymBinaryOp<"sym_floordiv", "a // b (rounds toward -inf)">;
-def Magi_SymModOp : Magi_SymBinaryOp<"sym_mod", "a % b (sign of b, as in Python)">;
-def Magi_SymMinOp : Magi_SymBinaryOp<"sym_min", "min(a, b)", [Commutative]>;
-def Magi_SymMaxOp : Magi_SymBinaryOp<"sym_max", "max(a, b)", [Commutative]>;
+def Magi_SymAddOp : Magi_SymBinaryOp<"sym_add", "a + b", [Magi_Torch<["_operator::add"]>, Commutative]>;
+def Magi_SymSubOp : Magi_SymBinaryOp<"sym_sub", "a - b", [Magi_Torch<["_operator::sub"]>]>;
+def Magi_SymMulOp : Magi_SymBinaryOp<"sym_mul", "a * b", [Magi_Torch<["_operator::mul"]>, Commutative]>;
+def Magi_SymFloorDivOp : Magi_SymBinaryOp<"sym_floordiv", "a // b (rounds toward -inf)", [Magi_Torch<["_operator::floordiv"]>]>;
+def Magi_SymModOp : Magi_SymBinaryOp<"sym_mod", "a % b (sign of b, as in Python)", [Magi_Torch<["_operator::mod"]>]>;
+def Magi_SymMinOp : Magi_SymBinaryOp<"sym_min", "min(a, b)", [Magi_Torch<["torch::sym_min"]>, Commutative]>;
+def Magi_SymMaxOp : Magi_SymBinaryOp<"sym_max", "max(a, b)", [Magi_Torch<["torch::sym_max"]>, Commutative]>;
 
 //===----------------------------------------------------------------------===//
 // Constants and tensor creation
@@ -152,13 +152,13 @@ def Magi_ConstantOp : Magi_Op<"constant",
   let hasFolder = 1;
 }
 
-def Magi_ScalarTensorOp : Magi_TensorOp<"scalar_tensor"> {
+def Magi_ScalarTensorOp : Magi_TensorOp<"scalar_tensor", [Magi_Torch<["aten::scalar_tensor"]>]> {
   let summary = "A 0-d tensor holding a scalar (aten.scalar_tensor)";
   let arguments = (ins Magi_Scalar:$value, Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_FullOp : Magi_TensorOp<"full"> {
+def Magi_FullOp : Magi_TensorOp<"full", [Magi_Torch<["aten::full.default"]>]> {
   let summary = "A tensor filled with one value (aten.full)";
   let arguments = (ins Variadic<Index>:$sizes, DenseI64ArrayAttr:$static_sizes,
                        Magi_ScalarAttr:$fill_value, Magi_DtypeAttr:$dtype);
@@ -168,14 +168,14 @@ def Magi_FullOp : Magi_TensorOp<"full"> {
   }];
 }
 
-def Magi_FullLikeOp : Magi_TensorOp<"full_like"> {
+def Magi_FullLikeOp : Magi_TensorOp<"full_like", [Magi_Torch<["aten::full_like"]>]> {
   let summary = "A tensor shaped like `self`, filled with one value (aten.full_like)";
   let arguments = (ins Magi_Tensor:$self, Magi_ScalarAttr:$fill_value,
                        Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_ArangeOp : Magi_TensorOp<"arange"> {
+def Magi_ArangeOp : Magi_TensorOp<"arange", [Magi_Torch<["aten::arange"]>]> {
   let summary = "Values from `start` to `end` (exclusive) by `step` (aten.arange)";
   let description = [{
     The length is `ceil((end - start) / step)`; it is static when the three
@@ -191,8 +191,8 @@ def Magi_ArangeOp : Magi_TensorOp<"arange"> {
 //===----------------------------------------------------------------------===//
 
 // Unary op whose result has the operand's type.
-class Magi_SameTypeUnaryOp<string mnemonic, string aten>
-    : Magi_TensorOp<mnemonic> {
+class Magi_SameTypeUnaryOp<string mnemonic, string aten, list<Trait> traits = []>
+    : Magi_TensorOp<mnemonic, traits> {
   let summary = "Elementwise " # aten;
   let arguments = (ins Magi_Tensor:$self);
   let results = (outs Magi_Tensor:$result);
@@ -200,44 +200,44 @@ class Magi_SameTypeUnaryOp<string mnemonic, string aten>
 
 // Unary op computed in floating point: integer and bool operands promote to
 // the default dtype (f32), as PyTorch does.
-class Magi_FloatUnaryOp<string mnemonic, string aten>
-    : Magi_SameTypeUnaryOp<mnemonic, aten>;
+class Magi_FloatUnaryOp<string mnemonic, string aten, list<Trait> traits = []>
+    : Magi_SameTypeUnaryOp<mnemonic, aten, traits>;
 
-def Magi_NegOp : Magi_SameTypeUnaryOp<"neg", "aten.neg">;
-def Magi_AbsOp : Magi_SameTypeUnaryOp<"abs", "aten.abs">;
-def Magi_ReluOp : Magi_SameTypeUnaryOp<"relu", "aten.relu">;
-def Magi_BitwiseNotOp : Magi_SameTypeUnaryOp<"bitwise_not", "aten.bitwise_not">;
-def Magi_LogicalNotOp : Magi_SameTypeUnaryOp<"logical_not", "aten.logical_not (result is bool)">;
-def Magi_CosOp : Magi_FloatUnaryOp<"cos", "aten.cos">;
-def Magi_SinOp : Magi_FloatUnaryOp<"sin", "aten.sin">;
-def Magi_ExpOp : Magi_FloatUnaryOp<"exp", "aten.exp">;
-def Magi_LogOp : Magi_FloatUnaryOp<"log", "aten.log">;
-def Magi_SqrtOp : Magi_FloatUnaryOp<"sqrt", "aten.sqrt">;
-def Magi_RsqrtOp : Magi_FloatUnaryOp<"rsqrt", "aten.rsqrt">;
-def Magi_ReciprocalOp : Magi_FloatUnaryOp<"reciprocal", "aten.reciprocal">;
-def Magi_SigmoidOp : Magi_FloatUnaryOp<"sigmoid", "aten.sigmoid">;
-def Magi_TanhOp : Magi_FloatUnaryOp<"tanh", "aten.tanh">;
-def Magi_ErfOp : Magi_FloatUnaryOp<"erf", "aten.erf">;
-def Magi_SiluOp : Magi_FloatUnaryOp<"silu", "aten.silu: x * sigmoid(x)">;
-def Magi_Log1pOp : Magi_FloatUnaryOp<"log1p", "aten.log1p">;
-def Magi_Expm1Op : Magi_FloatUnaryOp<"expm1", "aten.expm1">;
-def Magi_Log2Op : Magi_FloatUnaryOp<"log2", "aten.log2">;
-def Magi_FloorOp : Magi_SameTypeUnaryOp<"floor", "aten.floor (identity on integers)">;
-def Magi_CeilOp : Magi_SameTypeUnaryOp<"ceil", "aten.ceil (identity on integers)">;
-def Magi_RoundOp : Magi_SameTypeUnaryOp<"round", "aten.round (half to even; identity on integers)">;
-def Magi_TruncOp : Magi_SameTypeUnaryOp<"trunc", "aten.trunc (identity on integers)">;
-def Magi_SignOp : Magi_SameTypeUnaryOp<"sign", "aten.sign">;
-def Magi_IsNanOp : Magi_SameTypeUnaryOp<"isnan", "aten.isnan (result is bool)">;
-def Magi_IsInfOp : Magi_SameTypeUnaryOp<"isinf", "aten.isinf (result is bool)">;
+def Magi_NegOp : Magi_SameTypeUnaryOp<"neg", "aten.neg", [Magi_Torch<["aten::neg.default"]>]>;
+def Magi_AbsOp : Magi_SameTypeUnaryOp<"abs", "aten.abs", [Magi_Torch<["aten::abs.default"]>]>;
+def Magi_ReluOp : Magi_SameTypeUnaryOp<"relu", "aten.relu", [Magi_Torch<["aten::relu.default"]>]>;
+def Magi_BitwiseNotOp : Magi_SameTypeUnaryOp<"bitwise_not", "aten.bitwise_not", [Magi_Torch<["aten::bitwise_not.default"]>]>;
+def Magi_LogicalNotOp : Magi_SameTypeUnaryOp<"logical_not", "aten.logical_not (result is bool)", [Magi_Torch<["aten::logical_not.default"]>]>;
+def Magi_CosOp : Magi_FloatUnaryOp<"cos", "aten.cos", [Magi_Torch<["aten::cos.default"]>]>;
+def Magi_SinOp : Magi_FloatUnaryOp<"sin", "aten.sin", [Magi_Torch<["aten::sin.default"]>]>;
+def Magi_ExpOp : Magi_FloatUnaryOp<"exp", "aten.exp", [Magi_Torch<["aten::exp.default"]>]>;
+def Magi_LogOp : Magi_FloatUnaryOp<"log", "aten.log", [Magi_Torch<["aten::log.default"]>]>;
+def Magi_SqrtOp : Magi_FloatUnaryOp<"sqrt", "aten.sqrt", [Magi_Torch<["aten::sqrt.default"]>]>;
+def Magi_RsqrtOp : Magi_FloatUnaryOp<"rsqrt", "aten.rsqrt", [Magi_Torch<["aten::rsqrt.default"]>]>;
+def Magi_ReciprocalOp : Magi_FloatUnaryOp<"reciprocal", "aten.reciprocal", [Magi_Torch<["aten::reciprocal.default"]>]>;
+def Magi_SigmoidOp : Magi_FloatUnaryOp<"sigmoid", "aten.sigmoid", [Magi_Torch<["aten::sigmoid.default"]>]>;
+def Magi_TanhOp : Magi_FloatUnaryOp<"tanh", "aten.tanh", [Magi_Torch<["aten::tanh.default"]>]>;
+def Magi_ErfOp : Magi_FloatUnaryOp<"erf", "aten.erf", [Magi_Torch<["aten::erf.default"]>]>;
+def Magi_SiluOp : Magi_FloatUnaryOp<"silu", "aten.silu: x * sigmoid(x)", [Magi_Torch<["aten::silu.default"]>]>;
+def Magi_Log1pOp : Magi_FloatUnaryOp<"log1p", "aten.log1p", [Magi_Torch<["aten::log1p.default"]>]>;
+def Magi_Expm1Op : Magi_FloatUnaryOp<"expm1", "aten.expm1", [Magi_Torch<["aten::expm1.default"]>]>;
+def Magi_Log2Op : Magi_FloatUnaryOp<"log2", "aten.log2", [Magi_Torch<["aten::log2.default"]>]>;
+def Magi_FloorOp : Magi_SameTypeUnaryOp<"floor", "aten.floor (identity on integers)", [Magi_Torch<["aten::floor.default"]>]>;
+def Magi_CeilOp : Magi_SameTypeUnaryOp<"ceil", "aten.ceil (identity on integers)", [Magi_Torch<["aten::ceil.default"]>]>;
+def Magi_RoundOp : Magi_SameTypeUnaryOp<"round", "aten.round (half to even; identity on integers)", [Magi_Torch<["aten::round.default"]>]>;
+def Magi_TruncOp : Magi_SameTypeUnaryOp<"trunc", "aten.trunc (identity on integers)", [Magi_Torch<["aten::trunc.default"]>]>;
+def Magi_SignOp : Magi_SameTypeUnaryOp<"sign", "aten.sign", [Magi_Torch<["aten::sign.default"]>]>;
+def Magi_IsNanOp : Magi_SameTypeUnaryOp<"isnan", "aten.isnan (result is bool)", [Magi_Torch<["aten::isnan.default"]>]>;
+def Magi_IsInfOp : Magi_SameTypeUnaryOp<"isinf", "aten.isinf (result is bool)", [Magi_Torch<["aten::isinf.default"]>]>;
 
-def Magi_LeakyReluOp : Magi_TensorOp<"leaky_relu"> {
+def Magi_LeakyReluOp : Magi_TensorOp<"leaky_relu", [Magi_Torch<["aten::leaky_relu"]>]> {
   let summary = "Elementwise `x >= 0 ? x : negative_slope * x` (aten.leaky_relu)";
   let arguments = (ins Magi_Tensor:$self,
                        DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_GeluOp : Magi_TensorOp<"gelu", [DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
+def Magi_GeluOp : Magi_TensorOp<"gelu", [Magi_Torch<["aten::gelu"]>, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Elementwise GELU (aten.gelu)";
   let description = [{
     `approximate = "none"`: `x * 0.5 * (1 + erf(x / sqrt(2)))`;
@@ -263,16 +263,16 @@ class Magi_PromotingBinaryOp<string mnemonic, string aten, list<Trait> traits = 
     : Magi_BinaryOp<mnemonic, aten, !listconcat([Magi_PromotesOperandsOpInterface], traits)>;
 
 // `self + alpha * other` / `self - alpha * other`.
-class Magi_AlphaBinaryOp<string mnemonic, string aten>
-    : Magi_PromotingBinaryOp<mnemonic, aten> {
+class Magi_AlphaBinaryOp<string mnemonic, string aten, list<Trait> traits = []>
+    : Magi_PromotingBinaryOp<mnemonic, aten, traits> {
   let arguments = (ins Magi_TensorOrScalar:$self, Magi_TensorOrScalar:$other,
                        OptionalAttr<F64Attr>:$alpha);
 }
 
-def Magi_AddOp : Magi_AlphaBinaryOp<"add", "aten.add (self + alpha * other)">;
-def Magi_SubOp : Magi_AlphaBinaryOp<"sub", "aten.sub (self - alpha * other)">;
-def Magi_MulOp : Magi_PromotingBinaryOp<"mul", "aten.mul">;
-def Magi_DivOp : Magi_PromotingBinaryOp<"div", "aten.div"> {
+def Magi_AddOp : Magi_AlphaBinaryOp<"add", "aten.add (self + alpha * other)", [Magi_Torch<["aten::add"]>]>;
+def Magi_SubOp : Magi_AlphaBinaryOp<"sub", "aten.sub (self - alpha * other)", [Magi_Torch<["aten::sub"]>]>;
+def Magi_MulOp : Magi_PromotingBinaryOp<"mul", "aten.mul", [Magi_Torch<["aten::mul"]>]>;
+def Magi_DivOp : Magi_PromotingBinaryOp<"div", "aten.div", [Magi_Torch<["aten::div"]>]> {
   let description = [{
     True division (integers promote to f32) unless `rounding_mode` is `"trunc"`
     or `"floor"`, which keep the promoted type.
@@ -281,24 +281,25 @@ def Magi_DivOp : Magi_PromotingBinaryOp<"div", "aten.div"> {
                        OptionalAttr<StrAttr>:$rounding_mode);
   let hasVerifier = 1;
 }
-def Magi_PowOp : Magi_PromotingBinaryOp<"pow", "aten.pow">;
-def Magi_RemainderOp : Magi_PromotingBinaryOp<"remainder", "aten.remainder (sign of other)">;
-def Magi_MaximumOp : Magi_PromotingBinaryOp<"maximum", "aten.maximum">;
-def Magi_MinimumOp : Magi_PromotingBinaryOp<"minimum", "aten.minimum">;
-def Magi_BitwiseAndOp : Magi_BinaryOp<"bitwise_and", "aten.bitwise_and">;
-def Magi_BitwiseOrOp : Magi_BinaryOp<"bitwise_or", "aten.bitwise_or">;
-def Magi_BitwiseXorOp : Magi_BinaryOp<"bitwise_xor", "aten.bitwise_xor">;
-def Magi_LogicalAndOp : Magi_BinaryOp<"logical_and", "aten.logical_and (result is bool)">;
-def Magi_LogicalOrOp : Magi_BinaryOp<"logical_or", "aten.logical_or (result is bool)">;
-def Magi_LogicalXorOp : Magi_BinaryOp<"logical_xor", "aten.logical_xor (result is bool)">;
-def Magi_FmodOp : Magi_BinaryOp<"fmod", "aten.fmod (sign of self, as C fmod)">;
-def Magi_Atan2Op : Magi_BinaryOp<"atan2", "aten.atan2 (integers promote to f32)">;
+def Magi_PowOp : Magi_PromotingBinaryOp<"pow", "aten.pow", [Magi_Torch<["aten::pow"]>]>;
+def Magi_RemainderOp : Magi_PromotingBinaryOp<"remainder", "aten.remainder (sign of other)", [Magi_Torch<["aten::remainder"]>]>;
+def Magi_MaximumOp : Magi_PromotingBinaryOp<"maximum", "aten.maximum", [Magi_Torch<["aten::maximum"]>]>;
+def Magi_MinimumOp : Magi_PromotingBinaryOp<"minimum", "aten.minimum", [Magi_Torch<["aten::minimum"]>]>;
+def Magi_BitwiseAndOp : Magi_BinaryOp<"bitwise_and", "aten.bitwise_and", [Magi_Torch<["aten::bitwise_and"]>]>;
+def Magi_BitwiseOrOp : Magi_BinaryOp<"bitwise_or", "aten.bitwise_or", [Magi_Torch<["aten::bitwise_or"]>]>;
+def Magi_BitwiseXorOp : Magi_BinaryOp<"bitwise_xor", "aten.bitwise_xor", [Magi_Torch<["aten::bitwise_xor"]>]>;
+def Magi_LogicalAndOp : Magi_BinaryOp<"logical_and", "aten.logical_and (result is bool)", [Magi_Torch<["aten::logical_and"]>]>;
+def Magi_LogicalOrOp : Magi_BinaryOp<"logical_or", "aten.logical_or (result is bool)", [Magi_Torch<["aten::logical_or"]>]>;
+def Magi_LogicalXorOp : Magi_BinaryOp<"logical_xor", "aten.logical_xor (result is bool)", [Magi_Torch<["aten::logical_xor"]>]>;
+def Magi_FmodOp : Magi_BinaryOp<"fmod", "aten.fmod (sign of self, as C fmod)", [Magi_Torch<["aten::fmod"]>]>;
+def Magi_Atan2Op : Magi_BinaryOp<"atan2", "aten.atan2 (integers promote to f32)", [Magi_Torch<["aten::atan2"]>]>;
 
 // Comparison: broadcast, compare in the promoted type, result is bool.
-class Magi_CompareOp<string mnemonic, string aten>
+class Magi_CompareOp<string mnemonic, string aten, list<Trait> traits = []>
     : Magi_BinaryOp<mnemonic, aten # " (result is bool)",
-                    [DeclareOpInterfaceMethods<Magi_PromotesOperandsOpInterface,
-                                               ["getPromotedDtype"]>]> {
+                    !listconcat([DeclareOpInterfaceMethods<Magi_PromotesOperandsOpInterface,
+                                                           ["getPromotedDtype"]>],
+                                traits)> {
   let extraClassDefinition = [{
     ::mlir::Type $cppClass::getPromotedDtype() {
       return ::magi::resultDtype(getOperation()->getOperandTypes());
@@ -306,14 +307,14 @@ class Magi_CompareOp<string mnemonic, string aten>
   }];
 }
 
-def Magi_EqOp : Magi_CompareOp<"eq", "aten.eq">;
-def Magi_NeOp : Magi_CompareOp<"ne", "aten.ne">;
-def Magi_LtOp : Magi_CompareOp<"lt", "aten.lt">;
-def Magi_LeOp : Magi_CompareOp<"le", "aten.le">;
-def Magi_GtOp : Magi_CompareOp<"gt", "aten.gt">;
-def Magi_GeOp : Magi_CompareOp<"ge", "aten.ge">;
+def Magi_EqOp : Magi_CompareOp<"eq", "aten.eq", [Magi_Torch<["aten::eq"]>]>;
+def Magi_NeOp : Magi_CompareOp<"ne", "aten.ne", [Magi_Torch<["aten::ne"]>]>;
+def Magi_LtOp : Magi_CompareOp<"lt", "aten.lt", [Magi_Torch<["aten::lt"]>]>;
+def Magi_LeOp : Magi_CompareOp<"le", "aten.le", [Magi_Torch<["aten::le"]>]>;
+def Magi_GtOp : Magi_CompareOp<"gt", "aten.gt", [Magi_Torch<["aten::gt"]>]>;
+def Magi_GeOp : Magi_CompareOp<"ge", "aten.ge", [Magi_Torch<["aten::ge"]>]>;
 
-def Magi_WhereOp : Magi_TensorOp<"where", [
+def Magi_WhereOp : Magi_TensorOp<"where", [Magi_Torch<["aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"]>, 
     DeclareOpInterfaceMethods<Magi_PromotesOperandsOpInterface, ["getPromotedOperands"]>]> {
   let summary = "Elementwise select: `condition ? self : other` (aten.where)";
   let arguments = (ins Magi_BoolTensor:$condition, Magi_TensorOrScalar:$self,
@@ -326,7 +327,7 @@ def Magi_WhereOp : Magi_TensorOp<"where", [
   }];
 }
 
-def Magi_ClampOp : Magi_TensorOp<"clamp"> {
+def Magi_ClampOp : Magi_TensorOp<"clamp", [Magi_Torch<["aten::clamp.default", "aten::clamp_min", "aten::clamp_max", "aten::hardtanh"]>]> {
   let summary = "Elementwise clamp to `[min, max]` (aten.clamp)";
   let arguments = (ins Magi_Tensor:$self, OptionalAttr<F64Attr>:$min,
                        OptionalAttr<F64Attr>:$max);
@@ -334,7 +335,7 @@ def Magi_ClampOp : Magi_TensorOp<"clamp"> {
   let hasVerifier = 1;
 }
 
-def Magi_ToCopyOp : Magi_TensorOp<"to_copy"> {
+def Magi_ToCopyOp : Magi_TensorOp<"to_copy", [Magi_Torch<["aten::_to_copy"]>]> {
   let summary = "Converts to the dtype `dtype` (aten._to_copy)";
   let description = [{
     Device, layout and memory-format arguments of `aten._to_copy` are not
@@ -345,14 +346,14 @@ def Magi_ToCopyOp : Magi_TensorOp<"to_copy"> {
   let hasFolder = 1;
 }
 
-def Magi_CloneOp : Magi_TensorOp<"clone"> {
+def Magi_CloneOp : Magi_TensorOp<"clone", [Magi_Torch<["aten::clone.default", "aten::lift_fresh_copy.default", "aten::alias.default"]>]> {
   let summary = "A copy of `self` (aten.clone): the identity under value semantics";
   let arguments = (ins Magi_Tensor:$self);
   let results = (outs Magi_Tensor:$result);
   let hasFolder = 1;
 }
 
-def Magi_CopyOp : Magi_TensorOp<"copy"> {
+def Magi_CopyOp : Magi_TensorOp<"copy", [Magi_Torch<["aten::copy.default"]>]> {
   let summary = "`src` broadcast and converted to the shape and dtype of `self` (aten.copy)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src);
   let results = (outs Magi_Tensor:$result);
@@ -364,8 +365,8 @@ def Magi_CopyOp : Magi_TensorOp<"copy"> {
 
 // Reduction over `dims` (all dimensions when absent), keeping them as size 1
 // when `keepdim` is set.
-class Magi_ReductionOp<string mnemonic, string aten>
-    : Magi_TensorOp<mnemonic> {
+class Magi_ReductionOp<string mnemonic, string aten, list<Trait> traits = []>
+    : Magi_TensorOp<mnemonic, traits> {
   let summary = "Reduction " # aten;
   let arguments = (ins Magi_Tensor:$self, OptionalAttr<DenseI64ArrayAttr>:$dims,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim,
@@ -373,23 +374,23 @@ class Magi_ReductionOp<string mnemonic, string aten>
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_SumOp : Magi_ReductionOp<"sum", "aten.sum (integers and bool sum to i64)">;
-def Magi_MeanOp : Magi_ReductionOp<"mean", "aten.mean (floating point only)">;
-def Magi_AmaxOp : Magi_ReductionOp<"amax", "aten.amax">;
-def Magi_AminOp : Magi_ReductionOp<"amin", "aten.amin">;
-def Magi_AnyOp : Magi_ReductionOp<"any", "aten.any (result is bool)">;
-def Magi_AllOp : Magi_ReductionOp<"all", "aten.all (result is bool)">;
+def Magi_SumOp : Magi_ReductionOp<"sum", "aten.sum (integers and bool sum to i64)", [Magi_Torch<["aten::sum"]>]>;
+def Magi_MeanOp : Magi_ReductionOp<"mean", "aten.mean (floating point only)", [Magi_Torch<["aten::mean"]>]>;
+def Magi_AmaxOp : Magi_ReductionOp<"amax", "aten.amax", [Magi_Torch<["aten::amax", "aten::max.default"]>]>;
+def Magi_AminOp : Magi_ReductionOp<"amin", "aten.amin", [Magi_Torch<["aten::amin", "aten::min.default"]>]>;
+def Magi_AnyOp : Magi_ReductionOp<"any", "aten.any (result is bool)", [Magi_Torch<["aten::any"]>]>;
+def Magi_AllOp : Magi_ReductionOp<"all", "aten.all (result is bool)", [Magi_Torch<["aten::all"]>]>;
 
-def Magi_MaxDimOp : Magi_TensorOp<"max_dim"> {
+def Magi_MaxDimOp : Magi_TensorOp<"max_dim", [Magi_Torch<["aten::max.dim"]>]> {
   let summary = "Maximum along `dim` and its index (aten.max.dim)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
 }
 
-def Magi_ProdOp : Magi_ReductionOp<"prod", "aten.prod (integers and bool multiply in i64)">;
+def Magi_ProdOp : Magi_ReductionOp<"prod", "aten.prod (integers and bool multiply in i64)", [Magi_Torch<["aten::prod"]>]>;
 
-def Magi_VarOp : Magi_TensorOp<"var"> {
+def Magi_VarOp : Magi_TensorOp<"var", [Magi_Torch<["aten::var.correction"]>]> {
   let summary = "Variance over `dims` with `correction` (aten.var.correction)";
   let description = [{
     `sum((x - mean(x))^2) / max(0, N - correction)` over `dims` (all when
@@ -401,21 +402,21 @@ def Magi_VarOp : Magi_TensorOp<"var"> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_MinDimOp : Magi_TensorOp<"min_dim"> {
+def Magi_MinDimOp : Magi_TensorOp<"min_dim", [Magi_Torch<["aten::min.dim"]>]> {
   let summary = "Minimum along `dim` and its index (aten.min.dim)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
 }
 
-def Magi_ArgminOp : Magi_TensorOp<"argmin"> {
+def Magi_ArgminOp : Magi_TensorOp<"argmin", [Magi_Torch<["aten::argmin"]>]> {
   let summary = "Index of the minimum along `dim`, or of the flattened tensor (aten.argmin)";
   let arguments = (ins Magi_Tensor:$self, OptionalAttr<I64Attr>:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_TopkOp : Magi_TensorOp<"topk"> {
+def Magi_TopkOp : Magi_TensorOp<"topk", [Magi_Torch<["aten::topk"]>]> {
   let summary = "The `k` largest (or smallest) entries along `dim` and their indices (aten.topk)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$k,
                        DefaultValuedAttr<I64Attr, "-1">:$dim,
@@ -424,21 +425,21 @@ def Magi_TopkOp : Magi_TensorOp<"topk"> {
   let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
 }
 
-def Magi_SortOp : Magi_TensorOp<"sort"> {
+def Magi_SortOp : Magi_TensorOp<"sort", [Magi_Torch<["aten::sort.default", "aten::sort.stable"]>]> {
   let summary = "Sorts along `dim`, returning values and indices (aten.sort, stable)";
   let arguments = (ins Magi_Tensor:$self, DefaultValuedAttr<I64Attr, "-1">:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$descending);
   let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
 }
 
-def Magi_ArgmaxOp : Magi_TensorOp<"argmax"> {
+def Magi_ArgmaxOp : Magi_TensorOp<"argmax", [Magi_Torch<["aten::argmax"]>]> {
   let summary = "Index of the maximum along `dim`, or of the flattened tensor (aten.argmax)";
   let arguments = (ins Magi_Tensor:$self, OptionalAttr<I64Attr>:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_CumsumOp : Magi_TensorOp<"cumsum"> {
+def Magi_CumsumOp : Magi_TensorOp<"cumsum", [Magi_Torch<["aten::cumsum"]>]> {
   let summary = "Inclusive prefix sum along `dim` (aten.cumsum; integers sum to i64)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
                        OptionalAttr<Magi_DtypeAttr>:$dtype);
@@ -449,7 +450,7 @@ def Magi_CumsumOp : Magi_TensorOp<"cumsum"> {
 // Shape and indexing
 //===----------------------------------------------------------------------===//
 
-def Magi_ViewOp : Magi_TensorOp<"view"> {
+def Magi_ViewOp : Magi_TensorOp<"view", [Magi_Torch<["aten::view", "aten::_unsafe_view", "aten::reshape"]>]> {
   let summary = "The same elements with a new shape (aten.view, aten.reshape)";
   let description = [{
     Sizes are constants or symbolic integers; one size may be `-1` (inferred).
@@ -465,7 +466,7 @@ def Magi_ViewOp : Magi_TensorOp<"view"> {
   let hasCanonicalizeMethod = 1;
 }
 
-def Magi_ExpandOp : Magi_TensorOp<"expand"> {
+def Magi_ExpandOp : Magi_TensorOp<"expand", [Magi_Torch<["aten::expand"]>]> {
   let summary = "Broadcasts size-1 dimensions to `sizes` (aten.expand; -1 keeps a size)";
   let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$sizes,
                        DenseI64ArrayAttr:$static_sizes);
@@ -476,27 +477,27 @@ def Magi_ExpandOp : Magi_TensorOp<"expand"> {
   let hasFolder = 1;
 }
 
-def Magi_PermuteOp : Magi_TensorOp<"permute"> {
+def Magi_PermuteOp : Magi_TensorOp<"permute", [Magi_Torch<["aten::permute", "aten::transpose.int", "aten::t"]>]> {
   let summary = "Reorders dimensions: result dim i is `self` dim `dims[i]` (aten.permute)";
   let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
   let results = (outs Magi_Tensor:$result);
   let hasFolder = 1;
 }
 
-def Magi_UnsqueezeOp : Magi_TensorOp<"unsqueeze"> {
+def Magi_UnsqueezeOp : Magi_TensorOp<"unsqueeze", [Magi_Torch<["aten::unsqueeze"]>]> {
   let summary = "Inserts a size-1 dimension at `dim` (aten.unsqueeze)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_SqueezeOp : Magi_TensorOp<"squeeze"> {
+def Magi_SqueezeOp : Magi_TensorOp<"squeeze", [Magi_Torch<["aten::squeeze"]>]> {
   let summary = "Removes the size-1 dimensions among `dims` (aten.squeeze.dims)";
   let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
   let results = (outs Magi_Tensor:$result);
   let hasFolder = 1;
 }
 
-def Magi_SliceOp : Magi_TensorOp<"slice"> {
+def Magi_SliceOp : Magi_TensorOp<"slice", [Magi_Torch<["aten::slice.Tensor"]>]> {
   let summary = "Elements `start:end:step` along `dim` (aten.slice.Tensor)";
   let description = [{
     `bounds` holds `[start, end, step]`, each a constant or a symbolic integer.
@@ -512,7 +513,7 @@ def Magi_SliceOp : Magi_TensorOp<"slice"> {
   let hasFolder = 1;
 }
 
-def Magi_SelectOp : Magi_TensorOp<"select"> {
+def Magi_SelectOp : Magi_TensorOp<"select", [Magi_Torch<["aten::select.int"]>]> {
   let summary = "The slice at `index` along `dim`, with that dimension removed (aten.select.int)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Variadic<Index>:$index,
                        DenseI64ArrayAttr:$static_index);
@@ -522,13 +523,13 @@ def Magi_SelectOp : Magi_TensorOp<"select"> {
   }];
 }
 
-def Magi_CatOp : Magi_TensorOp<"cat"> {
+def Magi_CatOp : Magi_TensorOp<"cat", [Magi_Torch<["aten::cat"]>]> {
   let summary = "Concatenates tensors along `dim` (aten.cat)";
   let arguments = (ins Variadic<Magi_Tensor>:$tensors, I64Attr:$dim);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_SplitWithSizesOp : Magi_TensorOp<"split_with_sizes"> {
+def Magi_SplitWithSizesOp : Magi_TensorOp<"split_with_sizes", [Magi_Torch<["aten::split_with_sizes", "aten::split.sizes"]>]> {
   let summary = "Splits `self` along `dim` into pieces of the given sizes (aten.split_with_sizes)";
   let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$split_sizes,
                        DenseI64ArrayAttr:$static_split_sizes, I64Attr:$dim);
@@ -538,7 +539,7 @@ def Magi_SplitWithSizesOp : Magi_TensorOp<"split_with_sizes"> {
   }];
 }
 
-def Magi_ConstantPadNdOp : Magi_TensorOp<"constant_pad_nd"> {
+def Magi_ConstantPadNdOp : Magi_TensorOp<"constant_pad_nd", [Magi_Torch<["aten::constant_pad_nd"]>]> {
   let summary = "Pads with a constant (aten.constant_pad_nd)";
   let description = [{
     `pad` lists `(before, after)` pairs starting from the last dimension, as in
@@ -558,14 +559,14 @@ def Magi_ConstantPadNdOp : Magi_TensorOp<"constant_pad_nd"> {
   }];
 }
 
-def Magi_EmbeddingOp : Magi_TensorOp<"embedding"> {
+def Magi_EmbeddingOp : Magi_TensorOp<"embedding", [Magi_Torch<["aten::embedding"]>]> {
   let summary = "Rows of `weight` selected by `indices` (aten.embedding)";
   let arguments = (ins Magi_Tensor:$weight, Magi_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_IndexOp : Magi_TensorOp<"index"> {
+def Magi_IndexOp : Magi_TensorOp<"index", [Magi_Torch<["aten::index.Tensor"]>]> {
   let summary = "Advanced indexing with tensors (aten.index.Tensor)";
   let description = [{
     `indexed_dims[i]` is the dimension of `self` that `indices[i]` indexes; the
@@ -581,19 +582,19 @@ def Magi_IndexOp : Magi_TensorOp<"index"> {
   }];
 }
 
-def Magi_IndexSelectOp : Magi_TensorOp<"index_select"> {
+def Magi_IndexSelectOp : Magi_TensorOp<"index_select", [Magi_Torch<["aten::index_select"]>]> {
   let summary = "Entries of `self` along `dim` at a 1-d `index` (aten.index_select)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_GatherOp : Magi_TensorOp<"gather"> {
+def Magi_GatherOp : Magi_TensorOp<"gather", [Magi_Torch<["aten::gather"]>]> {
   let summary = "Gathers along `dim`: `out[i][j] = self[index[i][j]][j]` for dim 0 (aten.gather)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_ScatterOp : Magi_TensorOp<"scatter"> {
+def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add"]>]> {
   let summary = "`self` with `src` written at `index` along `dim` (aten.scatter, aten.scatter_add)";
   let description = [{
     For dim 0: `out[index[i][j]][j] = src[i][j]`, or `+=` when `reduce` is
@@ -606,7 +607,7 @@ def Magi_ScatterOp : Magi_TensorOp<"scatter"> {
   let hasVerifier = 1;
 }
 
-def Magi_IndexPutOp : Magi_TensorOp<"index_put"> {
+def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put"]>]> {
   let summary = "`self` with `values` written at advanced `indices` (aten.index_put)";
   let description = [{
     The inverse of `magi.index`: `indexed_dims` as there; `values` broadcasts
@@ -621,7 +622,7 @@ def Magi_IndexPutOp : Magi_TensorOp<"index_put"> {
   }];
 }
 
-def Magi_SliceScatterOp : Magi_TensorOp<"slice_scatter"> {
+def Magi_SliceScatterOp : Magi_TensorOp<"slice_scatter", [Magi_Torch<["aten::slice_scatter"]>]> {
   let summary = "`self` with `src` written into `start:end:step` along `dim` (aten.slice_scatter)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src, I64Attr:$dim,
                        Variadic<Index>:$bounds, DenseI64ArrayAttr:$static_bounds);
@@ -631,7 +632,7 @@ def Magi_SliceScatterOp : Magi_TensorOp<"slice_scatter"> {
   }];
 }
 
-def Magi_SelectScatterOp : Magi_TensorOp<"select_scatter"> {
+def Magi_SelectScatterOp : Magi_TensorOp<"select_scatter", [Magi_Torch<["aten::select_scatter"]>]> {
   let summary = "`self` with `src` written at `index` along `dim` (aten.select_scatter)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src, I64Attr:$dim,
                        Variadic<Index>:$index, DenseI64ArrayAttr:$static_index);
@@ -641,19 +642,20 @@ def Magi_SelectScatterOp : Magi_TensorOp<"select_scatter"> {
   }];
 }
 
-def Magi_FlipOp : Magi_TensorOp<"flip"> {
+def Magi_FlipOp : Magi_TensorOp<"flip", [Magi_Torch<["aten::flip"]>]> {
   let summary = "Reverses the order of elements along `dims` (aten.flip)";
   let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_RepeatOp : Magi_TensorOp<"repeat"> {
+def Magi_RepeatOp : Magi_TensorOp<"repeat", [Magi_Torch<["aten::repeat"]>]> {
   let summary = "Tiles `self` `repeats[i]` times along each dimension (aten.repeat)";
   let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$repeats);
   let results = (outs Magi_Tensor:$result);
 }
 
-class Magi_TriangleOp<string mnemonic, string which> : Magi_TensorOp<mnemonic> {
+class Magi_TriangleOp<string mnemonic, string which, list<Trait> traits = []>
+    : Magi_TensorOp<mnemonic, traits> {
   let summary = "The " # which # " triangle of the last two dimensions (aten." # mnemonic # ")";
   let description = [{
     Elements on and below (`tril`) or above (`triu`) the diagonal offset by
@@ -662,8 +664,8 @@ class Magi_TriangleOp<string mnemonic, string which> : Magi_TensorOp<mnemonic> {
   let arguments = (ins Magi_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$diagonal);
   let results = (outs Magi_Tensor:$result);
 }
-def Magi_TrilOp : Magi_TriangleOp<"tril", "lower">;
-def Magi_TriuOp : Magi_TriangleOp<"triu", "upper">;
+def Magi_TrilOp : Magi_TriangleOp<"tril", "lower", [Magi_Torch<["aten::tril"]>]>;
+def Magi_TriuOp : Magi_TriangleOp<"triu", "upper", [Magi_Torch<["aten::triu"]>]>;
 
 //===----------------------------------------------------------------------===//
 // Matrix products
@@ -671,21 +673,21 @@ def Magi_TriuOp : Magi_TriangleOp<"triu", "upper">;
 
 // `transpose_*` mark an operand used with its last two dimensions swapped:
 // the post-grad pass magi-fold-transposes folds a `magi.permute` into them.
-def Magi_MmOp : Magi_TensorOp<"mm"> {
+def Magi_MmOp : Magi_TensorOp<"mm", [Magi_Torch<["aten::mm"]>]> {
   let summary = "Matrix product of 2-d tensors (aten.mm)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2,
                        UnitAttr:$transpose_self, UnitAttr:$transpose_mat2);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_BmmOp : Magi_TensorOp<"bmm"> {
+def Magi_BmmOp : Magi_TensorOp<"bmm", [Magi_Torch<["aten::bmm"]>]> {
   let summary = "Batched matrix product of 3-d tensors (aten.bmm)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2,
                        UnitAttr:$transpose_self, UnitAttr:$transpose_mat2);
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_AddmmOp : Magi_TensorOp<"addmm"> {
+def Magi_AddmmOp : Magi_TensorOp<"addmm", [Magi_Torch<["aten::addmm"]>]> {
   let summary = "`beta * self + alpha * (mat1 @ mat2)` (aten.addmm)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat1, Magi_Tensor:$mat2,
                        DefaultValuedAttr<F64Attr, "1.0">:$beta,
@@ -699,7 +701,7 @@ def Magi_AddmmOp : Magi_TensorOp<"addmm"> {
 //===----------------------------------------------------------------------===//
 
 def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
-    [Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+    [Magi_Torch<["aten::native_layer_norm"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
   let summary = "Layer norm with its saved mean and reciprocal std (aten.native_layer_norm)";
   let description = [{
     Normalizes over the last `normalized_ndim` dimensions. `mean` and `rstd`
@@ -716,7 +718,7 @@ def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
 }
 
 def Magi_LayerNormOp : Magi_Op<"layer_norm",
-    [Pure, AttrSizedOperandSegments, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
+    [Magi_Torch<["aten::layer_norm"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused layer norm (formed by the graph passes)";
   let description = [{
     `(input - mean) * rsqrt(var + eps) * weight + bias` over the last
@@ -734,7 +736,7 @@ def Magi_LayerNormOp : Magi_Op<"layer_norm",
 }
 
 def Magi_RmsNormOp : Magi_Op<"rms_norm",
-    [Pure, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
+    [Magi_Torch<["aten::rms_norm"]>, Pure, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused RMS norm over the last dimension (formed by the graph passes)";
   let description = [{
     The LLaMA form: `y = to_copy(x32 * rsqrt(mean(x32^2, -1) + eps), dtype(input))`
@@ -772,7 +774,7 @@ def Magi_RotaryEmbeddingOp : Magi_TensorOp<"rotary_embedding", [Magi_PromotesOpe
   let hasVerifier = 1;
 }
 
-def Magi_SoftmaxOp : Magi_TensorOp<"softmax", [DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
+def Magi_SoftmaxOp : Magi_TensorOp<"softmax", [Magi_Torch<["aten::_softmax"]>, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Softmax along `dim` (aten._softmax; also formed by the graph passes)";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `dim`. With `half_to_float`, an
@@ -783,7 +785,7 @@ def Magi_SoftmaxOp : Magi_TensorOp<"softmax", [DeclareOpInterfaceMethods<Magi_De
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_LogSoftmaxOp : Magi_TensorOp<"log_softmax"> {
+def Magi_LogSoftmaxOp : Magi_TensorOp<"log_softmax", [Magi_Torch<["aten::_log_softmax"]>]> {
   let summary = "Log-softmax along `dim` (aten._log_softmax)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$half_to_float);
@@ -791,7 +793,7 @@ def Magi_LogSoftmaxOp : Magi_TensorOp<"log_softmax"> {
 }
 
 def Magi_AttentionOp : Magi_Op<"attention",
-    [Pure, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
+    [Magi_Torch<["aten::scaled_dot_product_attention"]>, Pure, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Scaled dot-product attention (aten.scaled_dot_product_attention; fused form)";
   let description = [{
     `softmax(q @ k^T * scale + mask) @ v` with
@@ -820,7 +822,7 @@ def Magi_AttentionOp : Magi_Op<"attention",
 }
 
 def Magi_EfficientAttentionOp : Magi_Op<"scaled_dot_product_efficient_attention",
-    [Pure, Magi_RefinableInferredType]> {
+    [Magi_Torch<["aten::_scaled_dot_product_efficient_attention"]>, Pure, Magi_RefinableInferredType]> {
   let summary = "aten._scaled_dot_product_efficient_attention";
   let description = [{
     Attention as `magi.attention` (without grouped-query heads), returning also
@@ -900,7 +902,7 @@ def Magi_TiledAttentionOp : Magi_Op<"tiled_attention", [
 // Assertions and opaque ops
 //===----------------------------------------------------------------------===//
 
-def Magi_AssertTensorMetadataOp : Magi_Op<"assert_tensor_metadata"> {
+def Magi_AssertTensorMetadataOp : Magi_Op<"assert_tensor_metadata", [Magi_Torch<["aten::_assert_tensor_metadata"]>]> {
   let summary = "Asserts the dtype of a tensor (aten._assert_tensor_metadata)";
   let description = [{
     Kept until the graph passes remove it. A dtype that contradicts the

@@ -1,0 +1,202 @@
+//===- ConvertElementwise.cpp - Import elementwise torch ops --------------===//
+//
+// Unary and binary arithmetic, comparisons, `where`, clamps, activations and
+// dtype conversions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Converters.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+
+using namespace mlir;
+
+namespace magi::torch_import {
+namespace {
+
+LogicalResult convertUnary(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self});
+}
+
+LogicalResult convertGelu(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  const json::Object *a = node.arg("approximate");
+  std::optional<StringRef> approx =
+      a ? a->getString("as_string") : std::nullopt;
+  return node.emit({*self},
+                   {node.named("approximate", node.builder().getStringAttr(
+                                                  approx.value_or("none")))});
+}
+
+/// Tensor and Scalar overloads alike; either side may be a Python scalar.
+LogicalResult convertBinary(Node &node) {
+  // pow.Tensor_Scalar and pow.Scalar name their second operand `exponent`.
+  StringRef rhsName = node.arg("exponent") ? "exponent" : "other";
+  FailureOr<Value> lhs = node.scalar("self");
+  FailureOr<Value> rhs = node.scalar(rhsName);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  if (auto alpha = node.floatArg("alpha"); alpha && *alpha != 1.0)
+    attrs.push_back(node.f64("alpha", *alpha));
+  if (const json::Object *mode = node.arg("rounding_mode"))
+    if (auto m = mode->getString("as_string"))
+      attrs.push_back(
+          node.named("rounding_mode", node.builder().getStringAttr(*m)));
+  return node.emit({*lhs, *rhs}, attrs);
+}
+
+LogicalResult convertWhere(Node &node) {
+  FailureOr<Value> c = node.tensor("condition"), s = node.scalar("self"),
+                   o = node.scalar("other");
+  if (failed(c) || failed(s) || failed(o))
+    return failure();
+  return node.emit({*c, *s, *o});
+}
+
+/// clamp with constant bounds; a bound given as a tensor or SymInt, or a
+/// missing `required` one, keeps the node opaque.
+LogicalResult convertClampBounds(Node &node, ArrayRef<StringRef> bounds,
+                                 bool required) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef bound : bounds) {
+    if (!node.arg(bound)) {
+      if (required)
+        return node.opaque();
+      continue;
+    }
+    std::optional<double> v = node.floatArg(bound);
+    if (!v)
+      return node.opaque();
+    attrs.push_back(node.f64(bound, *v));
+  }
+  return node.emit({*self}, attrs);
+}
+
+LogicalResult convertClamp(Node &node) {
+  return convertClampBounds(node, {"min", "max"}, /*required=*/false);
+}
+LogicalResult convertClampMin(Node &node) {
+  return convertClampBounds(node, {"min"}, /*required=*/true);
+}
+LogicalResult convertClampMax(Node &node) {
+  return convertClampBounds(node, {"max"}, /*required=*/true);
+}
+
+LogicalResult convertHardtanh(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self},
+                   {node.f64("min", node.floatArg("min_val").value_or(-1.0)),
+                    node.f64("max", node.floatArg("max_val").value_or(1.0))});
+}
+
+LogicalResult convertLeakyRelu(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self}, {node.f64("negative_slope",
+                                      node.floatArg("negative_slope")
+                                          .value_or(0.01))});
+}
+
+LogicalResult convertToCopy(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return node.emit({*self}, {node.dtype("dtype", *dtype)});
+}
+
+LogicalResult convertCopy(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), src = node.tensor("src");
+  if (failed(self) || failed(src))
+    return failure();
+  return node.emit({*self, *src});
+}
+
+} // namespace
+
+void addElementwiseConverters(std::vector<ConverterRow> &rows) {
+  rows.insert(
+      rows.end(),
+      {// Unary ops: the default overload (the others write into `out`).
+       row<NegOp>("aten::neg.default", convertUnary),
+       row<AbsOp>("aten::abs.default", convertUnary),
+       row<ReluOp>("aten::relu.default", convertUnary),
+       row<BitwiseNotOp>("aten::bitwise_not.default", convertUnary),
+       row<LogicalNotOp>("aten::logical_not.default", convertUnary),
+       row<CosOp>("aten::cos.default", convertUnary),
+       row<SinOp>("aten::sin.default", convertUnary),
+       row<ExpOp>("aten::exp.default", convertUnary),
+       row<LogOp>("aten::log.default", convertUnary),
+       row<SqrtOp>("aten::sqrt.default", convertUnary),
+       row<RsqrtOp>("aten::rsqrt.default", convertUnary),
+       row<ReciprocalOp>("aten::reciprocal.default", convertUnary),
+       row<SigmoidOp>("aten::sigmoid.default", convertUnary),
+       row<TanhOp>("aten::tanh.default", convertUnary),
+       row<ErfOp>("aten::erf.default", convertUnary),
+       row<SiluOp>("aten::silu.default", convertUnary),
+       row<Log1pOp>("aten::log1p.default", convertUnary),
+       row<Expm1Op>("aten::expm1.default", convertUnary),
+       row<Log2Op>("aten::log2.default", convertUnary),
+       row<FloorOp>("aten::floor.default", convertUnary),
+       row<CeilOp>("aten::ceil.default", convertUnary),
+       row<RoundOp>("aten::round.default", convertUnary),
+       row<TruncOp>("aten::trunc.default", convertUnary),
+       row<SignOp>("aten::sign.default", convertUnary),
+       row<IsNanOp>("aten::isnan.default", convertUnary),
+       row<IsInfOp>("aten::isinf.default", convertUnary),
+       row<CloneOp>("aten::clone.default", convertUnary),
+       row<CloneOp>("aten::lift_fresh_copy.default", convertUnary),
+       row<CloneOp>("aten::alias.default", convertUnary),
+       row<GeluOp>("aten::gelu", convertGelu),
+       row<LeakyReluOp>("aten::leaky_relu", convertLeakyRelu),
+       // Binary ops and comparisons, every overload.
+       row<AddOp>("aten::add", convertBinary),
+       row<SubOp>("aten::sub", convertBinary),
+       row<MulOp>("aten::mul", convertBinary),
+       row<DivOp>("aten::div", convertBinary),
+       row<PowOp>("aten::pow", convertBinary),
+       row<RemainderOp>("aten::remainder", convertBinary),
+       row<MaximumOp>("aten::maximum", convertBinary),
+       row<MinimumOp>("aten::minimum", convertBinary),
+       row<BitwiseAndOp>("aten::bitwise_and", convertBinary),
+       row<BitwiseOrOp>("aten::bitwise_or", convertBinary),
+       row<BitwiseXorOp>("aten::bitwise_xor", convertBinary),
+       row<LogicalAndOp>("aten::logical_and", convertBinary),
+       row<LogicalOrOp>("aten::logical_or", convertBinary),
+       row<LogicalXorOp>("aten::logical_xor", convertBinary),
+       row<FmodOp>("aten::fmod", convertBinary),
+       row<Atan2Op>("aten::atan2", convertBinary),
+       row<EqOp>("aten::eq", convertBinary),
+       row<NeOp>("aten::ne", convertBinary),
+       row<LtOp>("aten::lt", convertBinary),
+       row<LeOp>("aten::le", convertBinary),
+       row<GtOp>("aten::gt", convertBinary),
+       row<GeOp>("aten::ge", convertBinary),
+       // where.default is the one-argument form (nonzero), not a select.
+       row<WhereOp>("aten::where.self", convertWhere),
+       row<WhereOp>("aten::where.ScalarSelf", convertWhere),
+       row<WhereOp>("aten::where.ScalarOther", convertWhere),
+       row<WhereOp>("aten::where.Scalar", convertWhere),
+       // clamp.Tensor takes tensor bounds, which magi.clamp cannot hold.
+       row<ClampOp>("aten::clamp.default", convertClamp),
+       row<ClampOp>("aten::clamp_min", convertClampMin),
+       row<ClampOp>("aten::clamp_max", convertClampMax),
+       row<ClampOp>("aten::hardtanh", convertHardtanh),
+       row<ToCopyOp>("aten::_to_copy", convertToCopy),
+       row<CopyOp>("aten::copy.default", convertCopy)});
+}
+
+} // namespace magi::torch_import

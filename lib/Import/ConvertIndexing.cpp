@@ -1,0 +1,158 @@
+//===- ConvertIndexing.cpp - Import gathers, scatters and embeddings ------===//
+
+#include "Converters.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+
+using namespace mlir;
+
+namespace magi::torch_import {
+namespace {
+
+LogicalResult convertEmbedding(Node &node) {
+  FailureOr<Value> w = node.tensor("weight"), i = node.tensor("indices");
+  if (failed(w) || failed(i))
+    return failure();
+  return node.emit({*w, *i}, {node.i64("padding_idx",
+                                       node.intArg("padding_idx").value_or(-1))});
+}
+
+/// index.Tensor and index_put: one index tensor per indexed dimension, None
+/// for a dimension taken whole. Boolean masks keep the node opaque (their
+/// result size is data-dependent).
+LogicalResult convertAdvancedIndex(Node &node, bool put) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  const json::Object *a = node.arg("indices");
+  if (!a)
+    return node.error() << "missing argument 'indices'";
+  SmallVector<Value> operands{*self};
+  SmallVector<int64_t> dims;
+  auto addIndex = [&](const json::Object *t, int64_t d) -> LogicalResult {
+    std::optional<StringRef> n = t ? t->getString("name") : std::nullopt;
+    if (!n)
+      return success(); // None: the dimension is taken whole
+    FailureOr<Value> v = node.lookup(*n);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+    dims.push_back(d);
+    return success();
+  };
+  if (const json::Array *list = a->getArray("as_tensors")) {
+    for (auto [d, t] : llvm::enumerate(*list))
+      if (failed(addIndex(t.getAsObject(), d)))
+        return failure();
+  } else if (const json::Array *list = a->getArray("as_optional_tensors")) {
+    for (auto [d, t] : llvm::enumerate(*list))
+      if (failed(addIndex(getObject(t.getAsObject(), "as_tensor"), d)))
+        return failure();
+  } else {
+    return node.error() << "malformed argument 'indices'";
+  }
+  for (Value v : ArrayRef(operands).drop_front()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      return node.error() << "argument 'indices' holds a value that is not "
+                             "a tensor";
+    if (t.getElementType().isInteger(1))
+      return node.opaque();
+  }
+  if (!put)
+    return node.emit(operands, {node.i64s("indexed_dims", dims)});
+  FailureOr<Value> values = node.tensor("values");
+  if (failed(values))
+    return failure();
+  operands.push_back(*values);
+  return node.emit(operands,
+                   {node.i64s("indexed_dims", dims),
+                    node.boolean("accumulate",
+                                 node.boolArg("accumulate").value_or(false))});
+}
+LogicalResult convertIndex(Node &node) {
+  return convertAdvancedIndex(node, /*put=*/false);
+}
+LogicalResult convertIndexPut(Node &node) {
+  return convertAdvancedIndex(node, /*put=*/true);
+}
+
+/// index_select and gather.
+LogicalResult convertIndexAlongDim(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), index = node.tensor("index");
+  if (failed(self) || failed(index))
+    return failure();
+  return node.emit({*self, *index},
+                   {node.i64("dim", node.intArg("dim").value_or(0))});
+}
+
+/// scatter (src or value, optional reduce) and scatter_add.
+LogicalResult convertScatter(Node &node, bool add) {
+  FailureOr<Value> self = node.tensor("self"), index = node.tensor("index");
+  FailureOr<Value> src = node.scalar(node.arg("src") ? "src" : "value");
+  if (failed(self) || failed(index) || failed(src))
+    return failure();
+  SmallVector<NamedAttribute> attrs{
+      node.i64("dim", node.intArg("dim").value_or(0))};
+  StringRef reduce;
+  if (add)
+    reduce = "add";
+  else if (const json::Object *r = node.arg("reduce"))
+    reduce = r->getString("as_string").value_or("");
+  if (!reduce.empty())
+    attrs.push_back(node.named("reduce", node.builder().getStringAttr(reduce)));
+  return node.emit({*self, *index, *src}, attrs);
+}
+LogicalResult convertScatterAssign(Node &node) {
+  return convertScatter(node, /*add=*/false);
+}
+LogicalResult convertScatterAdd(Node &node) {
+  return convertScatter(node, /*add=*/true);
+}
+
+LogicalResult convertSliceScatter(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), src = node.tensor("src");
+  if (failed(self) || failed(src))
+    return failure();
+  return emitSlice(node, {*self, *src});
+}
+
+/// select_scatter at a constant or SymInt index; any other index keeps the
+/// node opaque.
+LogicalResult convertSelectScatter(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), src = node.tensor("src");
+  if (failed(self) || failed(src))
+    return failure();
+  SmallVector<Value> operands{*self, *src};
+  int64_t index;
+  if (auto i = node.intArg("index")) {
+    index = *i;
+  } else {
+    FailureOr<Value> v = node.scalar("index");
+    if (failed(v))
+      return failure();
+    if (!v->getType().isIndex())
+      return node.opaque();
+    operands.push_back(*v);
+    index = ShapedType::kDynamic;
+  }
+  return node.emit(operands, {node.i64("dim", node.intArg("dim").value_or(0)),
+                              node.i64s("static_index", {index})});
+}
+
+} // namespace
+
+void addIndexingConverters(std::vector<ConverterRow> &rows) {
+  rows.insert(rows.end(),
+              {row<EmbeddingOp>("aten::embedding", convertEmbedding),
+               row<IndexOp>("aten::index.Tensor", convertIndex),
+               row<IndexPutOp>("aten::index_put", convertIndexPut),
+               row<IndexSelectOp>("aten::index_select", convertIndexAlongDim),
+               row<GatherOp>("aten::gather", convertIndexAlongDim),
+               row<ScatterOp>("aten::scatter", convertScatterAssign),
+               row<ScatterOp>("aten::scatter_add", convertScatterAdd),
+               row<SliceScatterOp>("aten::slice_scatter", convertSliceScatter),
+               row<SelectScatterOp>("aten::select_scatter",
+                                    convertSelectScatter)});
+}
+
+} // namespace magi::torch_import

@@ -1,0 +1,98 @@
+//===- ConvertNN.cpp - Import matrix products, norms and attention --------===//
+
+#include "Converters.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+
+using namespace mlir;
+
+namespace magi::torch_import {
+namespace {
+
+/// mm and bmm.
+LogicalResult convertMatmul(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), mat2 = node.tensor("mat2");
+  if (failed(self) || failed(mat2))
+    return failure();
+  return node.emit({*self, *mat2});
+}
+
+LogicalResult convertAddmm(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), m1 = node.tensor("mat1"),
+                   m2 = node.tensor("mat2");
+  if (failed(self) || failed(m1) || failed(m2))
+    return failure();
+  return node.emit({*self, *m1, *m2},
+                   {node.f64("beta", node.floatArg("beta").value_or(1.0)),
+                    node.f64("alpha", node.floatArg("alpha").value_or(1.0))});
+}
+
+LogicalResult convertNativeLayerNorm(Node &node) {
+  FailureOr<Value> input = node.tensor("input");
+  FailureOr<Value> weight = node.optTensor("weight");
+  FailureOr<Value> bias = node.optTensor("bias");
+  if (failed(input) || failed(weight) || failed(bias))
+    return failure();
+  std::optional<SmallVector<int64_t>> shape = node.intsArg("normalized_shape");
+  if (!shape)
+    return node.error()
+           << "expected constant integers for argument 'normalized_shape'";
+  SmallVector<Value> operands{*input};
+  if (*weight)
+    operands.push_back(*weight);
+  if (*bias)
+    operands.push_back(*bias);
+  return node.emit(
+      operands,
+      {node.i64("normalized_ndim", shape->size()),
+       node.f64("eps", node.floatArg("eps").value_or(1e-5)),
+       node.named("operandSegmentSizes",
+                  node.builder().getDenseI32ArrayAttr(
+                      {1, *weight ? 1 : 0, *bias ? 1 : 0}))});
+}
+
+/// scaled_dot_product_attention (attn_mask) and its efficient kernel
+/// (attn_bias, and the log-sum-exp it may return).
+LogicalResult convertAttention(Node &node, bool efficient) {
+  FailureOr<Value> q = node.tensor("query"), k = node.tensor("key"),
+                   v = node.tensor("value");
+  FailureOr<Value> mask = node.optTensor(efficient ? "attn_bias" : "attn_mask");
+  if (failed(q) || failed(k) || failed(v) || failed(mask))
+    return failure();
+  SmallVector<Value> operands{*q, *k, *v};
+  if (*mask)
+    operands.push_back(*mask);
+  SmallVector<NamedAttribute> attrs;
+  if (node.boolArg("is_causal").value_or(false))
+    attrs.push_back(node.boolean("is_causal", true));
+  if (auto scale = node.floatArg("scale"))
+    attrs.push_back(node.f64("scale", *scale));
+  if (auto p = node.floatArg("dropout_p"); p && *p != 0.0)
+    attrs.push_back(node.f64("dropout_p", *p));
+  if (efficient && node.boolArg("compute_log_sumexp").value_or(false))
+    attrs.push_back(node.boolean("compute_log_sumexp", true));
+  return node.emit(operands, attrs);
+}
+LogicalResult convertSdpa(Node &node) {
+  return convertAttention(node, /*efficient=*/false);
+}
+LogicalResult convertEfficientAttention(Node &node) {
+  return convertAttention(node, /*efficient=*/true);
+}
+
+} // namespace
+
+void addNNConverters(std::vector<ConverterRow> &rows) {
+  rows.insert(rows.end(),
+              {row<MmOp>("aten::mm", convertMatmul),
+               row<BmmOp>("aten::bmm", convertMatmul),
+               row<AddmmOp>("aten::addmm", convertAddmm),
+               row<NativeLayerNormOp>("aten::native_layer_norm",
+                                      convertNativeLayerNorm),
+               row<AttentionOp>("aten::scaled_dot_product_attention",
+                                convertSdpa),
+               row<EfficientAttentionOp>(
+                   "aten::_scaled_dot_product_efficient_attention",
+                   convertEfficientAttention)});
+}
+
+} // namespace magi::torch_import

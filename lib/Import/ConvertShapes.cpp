@@ -1,0 +1,305 @@
+//===- ConvertShapes.cpp - Import views, shape ops and tensor creation ----===//
+
+#include "Converters.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace magi::torch_import {
+namespace {
+
+/// An op whose list argument `listArg` (sizes, pads) may hold SymInts: its
+/// dynamic entries are operands after `leading`, and the whole list is the
+/// attribute `staticName` with `?` for them.
+LogicalResult emitMixed(Node &node, StringRef listArg, StringRef staticName,
+                        ArrayRef<Value> leading,
+                        ArrayRef<NamedAttribute> extra = {}) {
+  FailureOr<MixedList> list = node.mixedArg(listArg);
+  if (failed(list))
+    return failure();
+  SmallVector<Value> operands(leading.begin(), leading.end());
+  operands.append(list->dynamics.begin(), list->dynamics.end());
+  SmallVector<NamedAttribute> attrs(extra.begin(), extra.end());
+  attrs.push_back(node.i64s(staticName, list->statics));
+  return node.emit(operands, attrs);
+}
+
+LogicalResult convertView(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return emitMixed(node, node.arg("size") ? "size" : "shape", "static_sizes",
+                   {*self});
+}
+
+LogicalResult convertExpand(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return emitMixed(node, "size", "static_sizes", {*self});
+}
+
+LogicalResult convertFull(Node &node) {
+  std::optional<double> fill = node.floatArg("fill_value");
+  if (!fill) // a SymInt or tensor fill value
+    return node.opaque();
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return emitMixed(node, "size", "static_sizes", {},
+                   {node.f64("fill_value", *fill), node.dtype("dtype", *dtype)});
+}
+
+LogicalResult convertFullLike(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  std::optional<double> fill = node.floatArg("fill_value");
+  if (failed(self))
+    return failure();
+  if (!fill)
+    return node.opaque();
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return node.emit({*self}, {node.f64("fill_value", *fill),
+                             node.dtype("dtype", *dtype)});
+}
+
+LogicalResult convertScalarTensor(Node &node) {
+  FailureOr<Value> s = node.scalar("s");
+  if (failed(s))
+    return failure();
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return node.emit({*s}, {node.dtype("dtype", *dtype)});
+}
+
+/// Every overload: an absent `start` is 0 and an absent `step` 1.
+LogicalResult convertArange(Node &node) {
+  auto bound = [&](StringRef name, int64_t dflt) -> FailureOr<Value> {
+    if (node.arg(name))
+      return node.scalar(name);
+    return Value(arith::ConstantOp::create(
+        node.builder(), node.loc, node.builder().getI64IntegerAttr(dflt)));
+  };
+  FailureOr<Value> end = node.scalar("end");
+  if (failed(end))
+    return failure();
+  FailureOr<Value> start = bound("start", 0);
+  if (failed(start))
+    return failure();
+  FailureOr<Value> step = bound("step", 1);
+  if (failed(step))
+    return failure();
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return node.emit({*start, *end, *step}, {node.dtype("dtype", *dtype)});
+}
+
+LogicalResult convertPermute(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  std::optional<SmallVector<int64_t>> dims = node.intsArg("dims");
+  if (!dims)
+    return node.error() << "expected constant integers for argument 'dims'";
+  return node.emit({*self}, {node.i64s("dims", *dims)});
+}
+
+/// transpose.int as the permutation that swaps `dim0` and `dim1`.
+LogicalResult convertTranspose(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  SmallVector<int64_t> dims;
+  for (StringRef name : {"dim0", "dim1"}) {
+    std::optional<int64_t> dim = node.intArg(name);
+    if (!dim)
+      return node.error() << "expected a constant integer for argument '"
+                          << name << "'";
+    FailureOr<int64_t> wrapped = normalizeDim(*dim, rank, std::nullopt);
+    if (failed(wrapped))
+      return node.error() << "argument '" << name << "' is " << *dim
+                          << ", out of range for a tensor of rank " << rank;
+    dims.push_back(*wrapped);
+  }
+  if (rank > 0)
+    std::swap(perm[dims[0]], perm[dims[1]]);
+  return node.emit({*self}, {node.i64s("dims", perm)});
+}
+
+/// t: the two dimensions of a matrix swapped; 0-d and 1-d tensors stay.
+LogicalResult convertT(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
+  if (rank > 2)
+    return node.error() << "expects a tensor of rank at most 2, got rank "
+                        << rank;
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (rank == 2)
+    std::swap(perm[0], perm[1]);
+  return node.emit({*self}, {node.i64s("dims", perm)});
+}
+
+LogicalResult convertUnsqueeze(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self}, {node.i64("dim", node.intArg("dim").value_or(0))});
+}
+
+/// squeeze of the given dimensions, or of every size-1 dimension.
+LogicalResult convertSqueeze(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  SmallVector<int64_t> dims;
+  if (auto d = node.intsArg("dim"))
+    dims = *d;
+  else
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.getDimSize(i) == 1)
+        dims.push_back(i);
+  return node.emit({*self}, {node.i64s("dims", dims)});
+}
+
+LogicalResult convertSlice(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return emitSlice(node, {*self});
+}
+
+LogicalResult convertSelect(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  SmallVector<Value> operands{*self};
+  int64_t index;
+  if (auto i = node.intArg("index")) {
+    index = *i;
+  } else {
+    FailureOr<Value> v = node.scalar("index");
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+    index = ShapedType::kDynamic;
+  }
+  return node.emit(operands, {node.i64("dim", node.intArg("dim").value_or(0)),
+                              node.i64s("static_index", {index})});
+}
+
+LogicalResult convertCat(Node &node) {
+  const json::Object *a = node.arg("tensors");
+  const json::Array *list = a ? a->getArray("as_tensors") : nullptr;
+  if (!list)
+    return node.error()
+           << "expected a list of tensors for argument 'tensors'";
+  SmallVector<Value> operands;
+  for (const json::Value &t : *list) {
+    const json::Object *o = t.getAsObject();
+    std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
+    if (!ref)
+      return node.error() << "malformed tensor in argument 'tensors'";
+    FailureOr<Value> v = node.lookup(*ref);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  return node.emit(operands, {node.i64("dim", node.intArg("dim").value_or(0))});
+}
+
+/// split_with_sizes(split_sizes) and split.sizes(split_size).
+LogicalResult convertSplitWithSizes(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return emitMixed(node, node.arg("split_size") ? "split_size" : "split_sizes",
+                   "static_split_sizes", {*self},
+                   {node.i64("dim", node.intArg("dim").value_or(0))});
+}
+
+LogicalResult convertConstantPadNd(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return emitMixed(node, "pad", "static_pad", {*self},
+                   {node.f64("value", node.floatArg("value").value_or(0.0))});
+}
+
+/// flip(dims) and repeat(repeats): a list that is not constant keeps the
+/// node opaque.
+LogicalResult convertIntList(Node &node, StringRef name) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  std::optional<SmallVector<int64_t>> list = node.intsArg(name);
+  if (!list)
+    return node.opaque();
+  return node.emit({*self}, {node.i64s(name, *list)});
+}
+LogicalResult convertFlip(Node &node) { return convertIntList(node, "dims"); }
+LogicalResult convertRepeat(Node &node) {
+  return convertIntList(node, "repeats");
+}
+
+/// tril and triu.
+LogicalResult convertTriangle(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self},
+                   {node.i64("diagonal", node.intArg("diagonal").value_or(0))});
+}
+
+} // namespace
+
+LogicalResult emitSlice(Node &node, ArrayRef<Value> leading) {
+  FailureOr<MixedList> bounds = node.sliceBounds();
+  if (failed(bounds))
+    return failure();
+  SmallVector<Value> operands(leading.begin(), leading.end());
+  operands.append(bounds->dynamics.begin(), bounds->dynamics.end());
+  return node.emit(operands,
+                   {node.i64("dim", node.intArg("dim").value_or(0)),
+                    node.i64s("static_bounds", bounds->statics)});
+}
+
+void addShapeConverters(std::vector<ConverterRow> &rows) {
+  rows.insert(rows.end(),
+              {row<ViewOp>("aten::view", convertView),
+               row<ViewOp>("aten::_unsafe_view", convertView),
+               row<ViewOp>("aten::reshape", convertView),
+               row<ExpandOp>("aten::expand", convertExpand),
+               row<PermuteOp>("aten::permute", convertPermute),
+               row<PermuteOp>("aten::transpose.int", convertTranspose),
+               row<PermuteOp>("aten::t", convertT),
+               row<UnsqueezeOp>("aten::unsqueeze", convertUnsqueeze),
+               row<SqueezeOp>("aten::squeeze", convertSqueeze),
+               row<SliceOp>("aten::slice.Tensor", convertSlice),
+               row<SelectOp>("aten::select.int", convertSelect),
+               row<CatOp>("aten::cat", convertCat),
+               row<SplitWithSizesOp>("aten::split_with_sizes",
+                                     convertSplitWithSizes),
+               row<SplitWithSizesOp>("aten::split.sizes", convertSplitWithSizes),
+               row<ConstantPadNdOp>("aten::constant_pad_nd",
+                                    convertConstantPadNd),
+               row<FlipOp>("aten::flip", convertFlip),
+               row<RepeatOp>("aten::repeat", convertRepeat),
+               row<TrilOp>("aten::tril", convertTriangle),
+               row<TriuOp>("aten::triu", convertTriangle),
+               // Tensor creation.
+               row<FullOp>("aten::full.default", convertFull),
+               row<FullLikeOp>("aten::full_like", convertFullLike),
+               row<ScalarTensorOp>("aten::scalar_tensor", convertScalarTensor),
+               row<ArangeOp>("aten::arange", convertArange)});
+}
+
+} // namespace magi::torch_import

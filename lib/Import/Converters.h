@@ -1,0 +1,58 @@
+//===- Converters.h - The importer's table of torch ops ---------*- C++ -*-===//
+//
+// One row per torch op Magi imports to a typed op, keyed by the op's
+// qualified name (`aten::mm`, `aten::max.dim`, `_operator::add`): the magi op
+// it becomes and the function that reads the node's arguments. The rows are
+// written by op family (Convert<Family>.cpp); each row's name is one the
+// magi op declares in ODS (`Magi_Torch<[...]>`, TorchOpInterface), which a
+// unit test checks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MAGI_LIB_IMPORT_CONVERTERS_H
+#define MAGI_LIB_IMPORT_CONVERTERS_H
+
+#include "Importer.h"
+#include "llvm/ADT/StringRef.h"
+#include <vector>
+
+namespace magi::torch_import {
+
+/// Reads the node's arguments and creates its op (`Node::emit`), or keeps
+/// the node opaque (`Node::opaque`) for a form the op cannot hold.
+using Converter = mlir::LogicalResult (*)(Node &);
+
+struct ConverterRow {
+  /// `namespace::op` (every overload) or `namespace::op.overload`.
+  llvm::StringRef torchName;
+  /// The magi op the node becomes.
+  llvm::StringRef opName;
+  Converter convert;
+};
+
+template <typename OpT>
+ConverterRow row(llvm::StringRef torchName, Converter convert) {
+  return {torchName, OpT::getOperationName(), convert};
+}
+
+// The rows of each family.
+void addSymbolicConverters(std::vector<ConverterRow> &rows);
+void addElementwiseConverters(std::vector<ConverterRow> &rows);
+void addReductionConverters(std::vector<ConverterRow> &rows);
+void addShapeConverters(std::vector<ConverterRow> &rows);
+void addIndexingConverters(std::vector<ConverterRow> &rows);
+void addNNConverters(std::vector<ConverterRow> &rows);
+
+/// A slice-like op (slice, slice_scatter) over `leading`: the node's `dim`
+/// and `[start, end, step]`, SymInt bounds as operands after `leading`.
+mlir::LogicalResult emitSlice(Node &node, llvm::ArrayRef<mlir::Value> leading);
+
+/// Every row, in the families' order.
+llvm::ArrayRef<ConverterRow> converterRows();
+
+/// The row for the qualified name `name`: the row of that overload, else the
+/// row of the op for every overload; null when there is none.
+const ConverterRow *findConverter(llvm::StringRef name);
+
+} // namespace magi::torch_import
+
+#endif // MAGI_LIB_IMPORT_CONVERTERS_H
