@@ -43,6 +43,19 @@
 // RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/permute.pt2 retarget torch.ops.aten.mm.default torch.ops.aten.permute.default
 // RUN: not magi-import %t/permute.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=PERMUTE
 // PERMUTE: error: node 'mm (torch.ops.aten.permute.default)': expected constant integers for argument 'dims'
+// transpose.int needs its two dimensions, and t a tensor of rank at most 2
+// (a 3-d permute retargeted to either used to import as a silent swap).
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/transpose.pt2 retarget torch.ops.aten.permute.default torch.ops.aten.transpose.int
+// RUN: not magi-import %t/transpose.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
+// TRANSPOSE: error: node 'permute (torch.ops.aten.transpose.int)': expected a constant integer for argument 'dim0'
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/t.pt2 retarget torch.ops.aten.permute.default torch.ops.aten.t.default
+// RUN: not magi-import %t/t.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=T
+// T: error: node 'permute (torch.ops.aten.t.default)': expects a tensor of rank at most 2, got rank 3
+// An overload without a converter row stays opaque (where.out used to be
+// taken for a select).
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/whereout.pt2 retarget torch.ops.aten.where.self torch.ops.aten.where.out
+// RUN: magi-import %t/whereout.pt2 -o %t/whereout.mlir 2>&1 | FileCheck %s --check-prefix=WHEREOUT
+// WHEREOUT: warning: ops without a typed magi op, kept as magi.opaque: aten::where.out (1)
 // Only the first of several missing arguments is reported.
 // RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/sdpa.pt2 retarget torch.ops.aten.mm.default torch.ops.aten._scaled_dot_product_efficient_attention.default
 // RUN: not magi-import %t/sdpa.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=SDPA --implicit-check-not=error:
