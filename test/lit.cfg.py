@@ -45,3 +45,4 @@ ptxas = "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(("%cuda_path", os.path.dirname(os.path.dirname(ptxas))))

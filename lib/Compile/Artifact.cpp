@@ -404,10 +404,7 @@ private:
         return piece.emitError() << "cannot read back '" << cubinPath << "'";
       binary.cubin = (*bytes)->getBuffer().str();
     }
-    binary.body = std::move(compiled->plan);
-    binary.body.kernels.clear();
-    for (auto &[name, config] : compiled->kernelConfigs)
-      binary.body.kernels.push_back(rt::Kernel{name, std::move(config)});
+    binary.body = planWithKernelConfigs(*compiled);
     binary.loweredBytecode = std::move(compiled->loweredBytecode);
     return binary;
   }

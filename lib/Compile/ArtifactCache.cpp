@@ -1,7 +1,7 @@
 //===- ArtifactCache.cpp - whole artifacts in the compile cache -----------===//
 
 #include "magi/Compile/ArtifactCache.h"
-#include "magi/Compile/GpuCompiler.h"
+#include "magi/Target/GpuCompiler.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/Runtime/Zip.h"
 #include "llvm/Support/FileSystem.h"

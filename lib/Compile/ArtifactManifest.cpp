@@ -1,7 +1,7 @@
 //===- ArtifactManifest.cpp - a split module as the artifact's types ------===//
 
 #include "magi/Compile/ArtifactManifest.h"
-#include "magi/Compile/LaunchPlan.h"
+#include "magi/Target/LaunchPlan.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/Transforms/Passes.h"

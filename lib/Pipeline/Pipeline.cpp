@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - Magi's compilation pipeline by phases ---------------===//
 
 #include "magi/Pipeline/Pipeline.h"
+#include "magi/Target/Passes.h"
 #include "magi/Conversion/Passes.h"
 #include "magi/GPU/Passes.h"
 #include "magi/Transforms/Passes.h"
@@ -86,9 +87,22 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   if (!last)
     return err("unknown phase '" + options.compileTo + "' (phases: " +
                phaseNames() + ")");
-  if (*last > Phase::Lower)
-    return err("phase '" + options.compileTo +
-               "' is not a pipeline phase: binaries are made by magi-compile");
+  std::optional<bool> tiled;
+  if (options.tiledAttention == "on")
+    tiled = true;
+  else if (options.tiledAttention == "off")
+    tiled = false;
+  else if (options.tiledAttention != "auto")
+    return err("tiled-attention must be auto, on or off, got '" +
+               options.tiledAttention + "'");
+  std::unique_ptr<Pass> compilePieces;
+  if (*last == Phase::Binary) {
+    compilePieces = createCompilePieces();
+    if (failed(compilePieces->initializeOptions(options.binaryOptions, err)))
+      return err("cannot parse binary-options '" + options.binaryOptions + "'");
+  } else if (!options.binaryOptions.empty()) {
+    return err("binary-options need compile-to=binary");
+  }
 
   addDump(pm, options, Phase::Import);
   if (*last == Phase::Import)
@@ -148,31 +162,25 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   if (*last == Phase::PostGrad)
     return success();
 
-  addLowerToLinalgPasses(pm);
+  addLowerToLinalgPasses(pm, tiled.value_or(*last == Phase::Binary));
   addDump(pm, options, Phase::Lower);
-  return success();
-}
+  if (*last == Phase::Lower)
+    return success();
 
-void addLowerToLinalgPasses(OpPassManager &pm, bool tiledAttention) {
-  OpPassManager &lower = pm.nest<func::FuncOp>();
-  LowerToLinalgOptions toLinalg;
-  toLinalg.failOnUnconverted = true;
-  toLinalg.tiledAttention = tiledAttention;
-  lower.addPass(createLowerToLinalg(toLinalg));
-  lower.addPass(createCanonicalizerPass());
-  lower.addPass(createCSEPass());
-  lower.addPass(createFuseElementwise());
-  lower.addPass(createCanonicalizerPass());
+  pm.addPass(std::move(compilePieces));
+  addDump(pm, options, Phase::Binary);
+  return success();
 }
 
 void registerPasses() {
   registerMagiPasses();
   registerMagiGPUPasses();
   registerMagiConversionPasses();
+  registerMagiTargetPasses();
   registerPassPipeline(
       "magi-pipeline",
-      "Magi's phased pipeline (full-graph → split → post-grad) up to "
-      "compile-to",
+      "Magi's phased pipeline (full-graph → split → post-grad → lower → "
+      "binary) up to compile-to",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         PipelineOptions options;

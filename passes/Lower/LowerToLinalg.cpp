@@ -13,6 +13,9 @@
 
 #include "magi/Conversion/Passes.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
@@ -109,3 +112,15 @@ private:
 };
 
 } // namespace
+
+void magi::addLowerToLinalgPasses(OpPassManager &pm, bool tiledAttention) {
+  OpPassManager &lower = pm.nest<func::FuncOp>();
+  LowerToLinalgOptions toLinalg;
+  toLinalg.failOnUnconverted = true;
+  toLinalg.tiledAttention = tiledAttention;
+  lower.addPass(createLowerToLinalg(toLinalg));
+  lower.addPass(createCanonicalizerPass());
+  lower.addPass(createCSEPass());
+  lower.addPass(createFuseElementwise());
+  lower.addPass(createCanonicalizerPass());
+}

@@ -19,6 +19,7 @@
 // PIPELINE: magi-map-to-gpu
 // PIPELINE: magi-tiled-attention-to-gpu
 // PIPELINE: gpu-kernel-outlining
+// PIPELINE: magi-extract-launch-plan
 // PIPELINE: convert-nvgpu-to-nvvm
 // PIPELINE: convert-gpu-to-nvvm
 // PIPELINE: nvvm-attach-target{{.*}}chip=sm_90

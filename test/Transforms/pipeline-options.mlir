@@ -17,18 +17,25 @@
 // RUN: magi-opt %s --magi-compile-to=import > %t.import.mlir
 // RUN: diff %t.plain.mlir %t.import.mlir
 
-// Unknown phases, and binary (magi-compile's, not magi-opt's).
+// Unknown phases and option values; the binary phase's options need it
+// (test/Compile/binary-phase.mlir runs it).
 // RUN: not magi-opt %s --magi-compile-to=bogus 2>&1 | FileCheck %s --check-prefix=BOGUS
-// RUN: not magi-opt %s --magi-compile-to=binary 2>&1 | FileCheck %s --check-prefix=BINARY
 // BOGUS: magi-opt: unknown phase 'bogus' (phases: import, full-graph, split, post-grad, lower, binary)
-// BINARY: magi-opt: phase 'binary' is not a pipeline phase: binaries are made by magi-compile
+// RUN: not magi-opt %s --magi-compile-to=lower --magi-binary-options=chip=sm_80 2>&1 | FileCheck %s --check-prefix=BINOPTS
+// BINOPTS: magi-opt: binary-options need compile-to=binary
+// RUN: not magi-opt %s --magi-compile-to=lower --magi-tiled-attention=maybe 2>&1 | FileCheck %s --check-prefix=TILED
+// TILED: magi-opt: tiled-attention must be auto, on or off, got 'maybe'
+// RUN: not magi-opt %s --magi-compile-to=binary --magi-binary-options=bogus=1 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: magi-opt: cannot parse binary-options 'bogus=1'
 
 // The options that configure the pipeline need it.
 // RUN: not magi-opt %s --magi-dump-dir=%t/nodump 2>&1 | FileCheck %s --check-prefix=NEEDS
 // RUN: not magi-opt %s --magi-split-dot=%t/nodot.dot 2>&1 | FileCheck %s --check-prefix=NEEDS
 // RUN: not magi-opt %s --magi-splitting-ops=magi.mm 2>&1 | FileCheck %s --check-prefix=NEEDS
+// RUN: not magi-opt %s --magi-binary-options=chip=sm_80 2>&1 | FileCheck %s --check-prefix=NEEDS
+// RUN: not magi-opt %s --magi-tiled-attention=on 2>&1 | FileCheck %s --check-prefix=NEEDS
 // RUN: not ls %t/nodump
-// NEEDS: magi-opt: --magi-dump-dir, --magi-split-dot and --magi-splitting-ops need --magi-compile-to
+// NEEDS: magi-opt: --magi-dump-dir, --magi-split-dot, --magi-splitting-ops, --magi-tiled-attention and --magi-binary-options need --magi-compile-to
 
 // --magi-dump-dir writes the IR after every phase run, and every piece
 // after split (the directory is created, nested too).

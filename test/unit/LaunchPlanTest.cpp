@@ -1,6 +1,6 @@
 //===- LaunchPlanTest.cpp - host functions written as launch plans --------===//
 
-#include "magi/Compile/LaunchPlan.h"
+#include "magi/Target/LaunchPlan.h"
 #include "magi/InitAllDialects.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

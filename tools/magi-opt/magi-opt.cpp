@@ -2,12 +2,12 @@
 //
 // Beside mlir-opt's options, `--magi-compile-to=<phase>` runs Magi's pipeline
 // up to that phase and prints the IR as the pipeline has it there;
-// `--magi-dump-dir`, `--magi-split-dot` and `--magi-splitting-ops` configure
-// it. Passes given the usual way run first.
+// `--magi-dump-dir`, `--magi-split-dot`, `--magi-splitting-ops`,
+// `--magi-tiled-attention` and `--magi-binary-options` configure it. Passes given the usual way run first.
 //
 //===----------------------------------------------------------------------===//
 
-#include "magi/Compile/GpuCompiler.h"
+#include "magi/Target/GpuCompiler.h"
 #include "magi/InitAllDialects.h"
 #include "magi/Pipeline/Pipeline.h"
 #include "magi/Support/Version.h"
@@ -29,7 +29,7 @@ static cl::OptionCategory magiCategory("Magi pipeline options");
 static cl::opt<std::string> compileTo(
     "magi-compile-to",
     cl::desc("Run Magi's pipeline up to this phase (full-graph, split, "
-             "post-grad) and print the IR there"),
+             "post-grad, lower, binary) and print the IR there"),
     cl::cat(magiCategory));
 static cl::opt<std::string>
     dumpDir("magi-dump-dir",
@@ -44,6 +44,18 @@ static cl::opt<std::string>
 static cl::list<std::string> splittingOps(
     "magi-splitting-ops", cl::CommaSeparated,
     cl::desc("With --magi-compile-to: ops to split at (default: attention)"),
+    cl::cat(magiCategory));
+
+static cl::opt<std::string> tiledAttention(
+    "magi-tiled-attention",
+    cl::desc("With --magi-compile-to: auto, on or off (attention as one tiled "
+             "tensor-core kernel in the lower phase; auto: when compiling to "
+             "binary)"),
+    cl::init("auto"), cl::cat(magiCategory));
+static cl::opt<std::string> binaryOptions(
+    "magi-binary-options",
+    cl::desc("With --magi-compile-to=binary: magi-compile-pieces' options "
+             "(e.g. 'chip=sm_90 cuda-path=/usr/local/cuda')"),
     cl::cat(magiCategory));
 
 int main(int argc, char **argv) {
@@ -70,9 +82,11 @@ int main(int argc, char **argv) {
 
   bool usesPipeline = !compileTo.empty();
   if (!usesPipeline && (!dumpDir.empty() || !splitDot.empty() ||
-                        !splittingOps.empty())) {
-    llvm::errs() << "magi-opt: --magi-dump-dir, --magi-split-dot and "
-                    "--magi-splitting-ops need --magi-compile-to\n";
+                        !splittingOps.empty() || !binaryOptions.empty() ||
+                        tiledAttention.getNumOccurrences())) {
+    llvm::errs() << "magi-opt: --magi-dump-dir, --magi-split-dot, "
+                    "--magi-splitting-ops, --magi-tiled-attention and "
+                    "--magi-binary-options need --magi-compile-to\n";
     return 1;
   }
   // Outlives the pass manager set-up below, which reads it.
@@ -81,6 +95,8 @@ int main(int argc, char **argv) {
     options.compileTo = compileTo;
     options.dumpDir = dumpDir;
     options.splitDot = splitDot;
+    options.tiledAttention = tiledAttention;
+    options.binaryOptions = binaryOptions;
     for (const std::string &op : splittingOps)
       options.splittingOps.push_back(op);
     // MlirOptMain dumps the command line's passes as soon as it adds them,

@@ -11,7 +11,7 @@
 #define MAGI_COMPILE_ARTIFACT_H
 
 #include "magi/Cache/CacheStore.h"
-#include "magi/Compile/GpuCompiler.h"
+#include "magi/Target/GpuCompiler.h"
 #include "mlir/IR/BuiltinOps.h"
 #include <functional>
 #include <string>

@@ -41,6 +41,14 @@ void populateMagiToLinalgPatterns(mlir::RewritePatternSet &patterns,
 /// partial conversion attempts them and lets them stay).
 void configureMagiToLinalgTarget(mlir::ConversionTarget &target, bool magiIllegal);
 
+/// The lower phase on a split module: every piece function becomes linalg,
+/// tensor, arith and math on tensors (no magi op left; an op that cannot be
+/// lowered is an error naming it), then elementwise producers fuse into
+/// consumers that read each of their elements once (magi-fuse-elementwise).
+/// The split graph itself stays as it is. `tiledAttention` (the GPU path):
+/// attention that fits one tiled kernel becomes magi.tiled_attention.
+void addLowerToLinalgPasses(mlir::OpPassManager &pm, bool tiledAttention = false);
+
 } // namespace magi
 
 #endif // MAGI_CONVERSION_PASSES_H

@@ -5,12 +5,15 @@
 //   import → full-graph → split → post-grad → lower → binary
 //
 // `import` is done by the importer (the pipeline starts after it); the
-// pipeline builds the passes of every phase up to `compile-to`.
+// pipeline builds the passes of every phase up to `compile-to`. `binary`
+// compiles every piece to PTX and a launch plan (magi-compile-pieces), as
+// magi-compile does for each piece variant through its cache.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAGI_PIPELINE_PIPELINE_H
 #define MAGI_PIPELINE_PIPELINE_H
 
+#include "magi/Conversion/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/StringRef.h"
@@ -30,7 +33,7 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> compileTo{
       *this, "compile-to",
       llvm::cl::desc("Last phase to run: import, full-graph, split, post-grad, "
-                     "lower (binary is magi-compile's)"),
+                     "lower, binary"),
       llvm::cl::init("post-grad")};
   ListOption<std::string> splittingOps{
       *this, "splitting-ops",
@@ -56,6 +59,17 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "post-grad-extra",
       llvm::cl::desc("Extra passes (a pass pipeline on func.func) at the end "
                      "of the post-grad phase, run on every piece")};
+  Option<std::string> tiledAttention{
+      *this, "tiled-attention",
+      llvm::cl::desc("auto, on or off: attention that fits one tiled "
+                     "tensor-core kernel becomes magi.tiled_attention in the "
+                     "lower phase (auto: when compiling to binary, as "
+                     "magi-compile does)"),
+      llvm::cl::init("auto")};
+  Option<std::string> binaryOptions{
+      *this, "binary-options",
+      llvm::cl::desc("Options of the binary phase's magi-compile-pieces "
+                     "(e.g. 'chip=sm_90 cuda-path=/usr/local/cuda')")};
   Option<std::string> dumpDir{
       *this, "dump-dir",
       llvm::cl::desc("Write the IR after every phase into this directory")};
@@ -71,14 +85,6 @@ mlir::LogicalResult
 buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
               llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
                   errorHandler);
-
-/// The lower phase on a split module: every piece function becomes linalg,
-/// tensor, arith and math on tensors (no magi op left; an op that cannot be
-/// lowered is an error naming it), then elementwise producers fuse into
-/// consumers that read each of their elements once (magi-fuse-elementwise).
-/// The split graph itself stays as it is. `tiledAttention` (the GPU path):
-/// attention that fits one tiled kernel becomes magi.tiled_attention.
-void addLowerToLinalgPasses(mlir::OpPassManager &pm, bool tiledAttention = false);
 
 /// Registers the passes and the `magi-pipeline` pass pipeline.
 void registerPasses();

@@ -6,8 +6,8 @@
 // MLIR-free runtime can replay it for any size.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MAGI_COMPILE_LAUNCHPLAN_H
-#define MAGI_COMPILE_LAUNCHPLAN_H
+#ifndef MAGI_TARGET_LAUNCHPLAN_H
+#define MAGI_TARGET_LAUNCHPLAN_H
 
 #include "magi/Runtime/Manifest.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,4 +31,4 @@ std::string dtypeName(mlir::Type type);
 
 } // namespace magi
 
-#endif // MAGI_COMPILE_LAUNCHPLAN_H
+#endif // MAGI_TARGET_LAUNCHPLAN_H

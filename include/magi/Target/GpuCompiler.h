@@ -5,10 +5,10 @@
 // through NVVM to PTX and the host function into a launch plan.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MAGI_COMPILE_GPUCOMPILER_H
-#define MAGI_COMPILE_GPUCOMPILER_H
+#ifndef MAGI_TARGET_GPUCOMPILER_H
+#define MAGI_TARGET_GPUCOMPILER_H
 
-#include "magi/Compile/LaunchPlan.h"
+#include "magi/Target/LaunchPlan.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -45,6 +45,10 @@ struct CompiledPiece {
   /// a JSON object for the manifest's `kernels[].config`.
   std::vector<std::pair<std::string, runtime::JsonValue>> kernelConfigs;
 };
+
+/// The plan of a compiled piece as the artifact's variant holds it: each
+/// kernel with the configuration its mapping chose.
+LaunchPlan planWithKernelConfigs(const CompiledPiece &compiled);
 
 /// Registers what the GPU path needs in `registry` (NVVM target, LLVM IR
 /// translations) and initializes the NVPTX backend. Call once per process.
@@ -87,4 +91,4 @@ std::string ptxasVersion(llvm::StringRef cudaPath);
 
 } // namespace magi
 
-#endif // MAGI_COMPILE_GPUCOMPILER_H
+#endif // MAGI_TARGET_GPUCOMPILER_H

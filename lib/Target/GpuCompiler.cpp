@@ -1,8 +1,9 @@
 //===- GpuCompiler.cpp - one lowered piece to PTX and a launch plan -------===//
 
-#include "magi/Compile/GpuCompiler.h"
+#include "magi/Target/GpuCompiler.h"
 #include "magi/GPU/Passes.h"
-#include "magi/Pipeline/Pipeline.h"
+#include "magi/Conversion/Passes.h"
+#include "magi/Target/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -157,6 +158,7 @@ LogicalResult runPasses(ModuleOp module, StringRef what,
 void buildGpuPipeline(OpPassManager &pm, const GpuTargetOptions &target) {
   addMappingPasses(pm, target);
   addOutliningPasses(pm, target);
+  pm.addPass(createExtractLaunchPlan());
   addNVVMPasses(pm, target);
 }
 
@@ -200,10 +202,10 @@ void registerGpuPipeline() {
       "Magi's GPU half for pieces in linalg form (as the lower phase leaves "
       "them): magi-bufferize, tiled attention kernels, matrix products to "
       "library calls, loops, "
-      "magi-choose-kernel-config, magi-map-to-gpu, kernel outlining, NVVM "
-      "with libdevice, PTX in a gpu.binary. magi-compile runs exactly this, "
-      "reading the kernel configurations and the launch plan between its "
-      "stages.",
+      "magi-choose-kernel-config, magi-map-to-gpu, kernel outlining, "
+      "magi-extract-launch-plan, NVVM with libdevice, PTX in a gpu.binary. "
+      "magi-compile runs exactly this, reading the kernel configurations "
+      "after the mapping.",
       [](OpPassManager &pm, const GpuPipelineCliOptions &options) {
         GpuTargetOptions target;
         target.chip = options.chip;
@@ -281,9 +283,15 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
     if (failed(writeBytecodeToFile(*module, os)))
       return fail("bytecode serialization");
   }
-  auto host = module->lookupSymbol<func::FuncOp>(clone.getSymName());
-  FailureOr<LaunchPlan> plan = extractLaunchPlan(host);
-  if (failed(plan))
+  std::optional<LaunchPlan> plan;
+  if (failed(runPasses(*module, "launch-plan", [&](PassManager &pm) {
+        pm.addPass(createExtractLaunchPlan(
+            [&](func::FuncOp host, LaunchPlan extracted) {
+              if (host.getSymName() == clone.getSymName())
+                plan = std::move(extracted);
+            }));
+      })) ||
+      !plan)
     return fail("launch-plan extraction");
   compiled.plan = std::move(*plan);
   // The plan is the host side from here on; only the kernels go on (with
@@ -311,6 +319,14 @@ FailureOr<CompiledPiece> compilePieceForGpu(func::FuncOp piece,
            << " calls libdevice math functions, but no libdevice was "
               "found: pass the CUDA toolkit path (--cuda-path)";
   return compiled;
+}
+
+LaunchPlan planWithKernelConfigs(const CompiledPiece &compiled) {
+  LaunchPlan plan = compiled.plan;
+  plan.kernels.clear();
+  for (const auto &[name, config] : compiled.kernelConfigs)
+    plan.kernels.push_back(runtime::Kernel{name, config});
+  return plan;
 }
 
 LogicalResult assemblePtx(StringRef ptx, StringRef cubinPath,

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "magi/Compile/LaunchPlan.h"
+#include "magi/Target/LaunchPlan.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
