@@ -709,16 +709,15 @@ std::optional<LogicalResult> evalShapeOp(Operation *op, Env &env) {
       .Case([&](PermuteOp p) -> Result { return evalPermute(p, env); })
       .Case([&](UnsqueezeOp u) -> Result {
         const Tensor &self = env.get(u.getSelf());
-        int64_t rank = self.getRank() + 1;
         auto dim = static_cast<int64_t>(u.getDim());
-        if (dim < -rank || dim >= rank)
+        FailureOr<int64_t> wrapped =
+            magi::normalizeDim(dim, self.getRank() + 1, std::nullopt);
+        if (failed(wrapped))
           return op->emitError("dimension ")
                  << dim << " is out of range to unsqueeze a tensor of rank "
                  << self.getRank();
-        if (dim < 0)
-          dim += rank;
         SmallVector<int64_t> shape(self.getShape());
-        shape.insert(shape.begin() + dim, 1);
+        shape.insert(shape.begin() + *wrapped, 1);
         env.set(u.getResult(), self.reshaped(shape));
         return success();
       })

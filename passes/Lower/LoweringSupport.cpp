@@ -274,10 +274,10 @@ SmallVector<ReassociationIndices> unitDimGroups(ArrayRef<bool> isUnit) {
 
 FailureOr<int64_t> normalizedDim(PatternRewriter &rewriter, Operation *op,
                                  int64_t dim, int64_t rank) {
-  int64_t bound = std::max<int64_t>(rank, 1);
-  if (dim < -bound || dim >= bound)
+  FailureOr<int64_t> normalized = magi::normalizeDim(dim, rank, std::nullopt);
+  if (failed(normalized))
     return rewriter.notifyMatchFailure(op, "dimension out of range");
-  return dim < 0 ? dim + bound : dim;
+  return *normalized;
 }
 
 LogicalResult replaceWithType(PatternRewriter &rewriter, Operation *op,

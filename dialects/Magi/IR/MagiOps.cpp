@@ -1029,15 +1029,15 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                             SmallVectorImpl<Type> &types) {
   auto type = tensorTypeOf(adaptor.getSelf());
   int64_t dim = static_cast<int64_t>(adaptor.getDim());
-  int64_t rank = type.getRank() + 1;
-  if (dim < -rank || dim >= rank)
+  // The new dimension's place, among the result's rank + 1.
+  FailureOr<int64_t> wrapped =
+      normalizeDim(dim, type.getRank() + 1, std::nullopt);
+  if (failed(wrapped))
     return emitOptionalError(loc, "dimension ", dim,
                              " is out of range to unsqueeze a tensor of rank ",
                              type.getRank());
-  if (dim < 0)
-    dim += rank;
   Shape shape(type.getShape());
-  shape.insert(shape.begin() + dim, 1);
+  shape.insert(shape.begin() + *wrapped, 1);
   types.push_back(makeTensor(shape, type.getElementType()));
   return success();
 }
@@ -1105,9 +1105,11 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (type != getType() || b.size() != 3 || b[0] != 0 || b[2] != 1 ||
       ShapedType::isDynamic(b[1]))
     return {};
-  int64_t dim = static_cast<int64_t>(getDim());
-  if (dim < 0)
-    dim += type.getRank();
+  FailureOr<int64_t> wrapped = normalizeDim(static_cast<int64_t>(getDim()),
+                                            type.getRank(), std::nullopt);
+  if (failed(wrapped) || type.getRank() == 0)
+    return {};
+  int64_t dim = *wrapped;
   // `0:end:1` with an end past every possible size is the whole dimension.
   int64_t size = type.getDimSize(dim);
   if (b[1] == std::numeric_limits<int64_t>::max() ||
