@@ -46,3 +46,17 @@ if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
     config.substitutions.append(("%cuda_path", os.path.dirname(os.path.dirname(ptxas))))
+
+# Full-disk tests mount a small tmpfs in a private mount namespace (root, or
+# a user namespace that allows it).
+import subprocess
+import tempfile
+with tempfile.TemporaryDirectory() as probe:
+    try:
+        if subprocess.run(["unshare", "--mount", "sh", "-c",
+                           "mount -t tmpfs -o size=4k tmpfs " + probe],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          timeout=10).returncode == 0:
+            config.available_features.add("tmpfs-mount")
+    except (OSError, subprocess.SubprocessError):
+        pass

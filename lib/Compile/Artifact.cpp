@@ -7,6 +7,7 @@
 #include "magi/Import/TorchExport.h"
 #include "magi/Support/Version.h"
 #include "magi/Pipeline/Pipeline.h"
+#include "magi/Support/FileIO.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -152,13 +153,8 @@ private:
   LogicalResult writeFile(StringRef name, StringRef bytes) {
     SmallString<256> path(dir);
     llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return module.emitError() << "cannot write '" << path
-                                << "': " << ec.message();
-    file.os() << bytes;
-    file.keep();
+    if (llvm::Error e = writeFileChecked(path, bytes))
+      return module.emitError() << llvm::toString(std::move(e));
     return success();
   }
 
@@ -271,6 +267,19 @@ private:
     if (ec)
       return module.emitError() << "cannot write '" << path
                                 << "': " << ec.message();
+    // A failed write (a full disk) is reported, the stream's error cleared
+    // (or its destructor aborts) and the partial file removed.
+    auto fail = [&](const std::string &why) {
+      std::string message =
+          os.has_error() ? "cannot write '" + path.str().str() +
+                               "': " + os.error().message()
+                         : why;
+      os.clear_error();
+      os.close();
+      os.clear_error();
+      llvm::sys::fs::remove(path);
+      return module.emitError() << message;
+    };
     std::vector<int64_t> offsets;
     int64_t size = 0;
     for (const rt::ZipEntry *entry : storages) {
@@ -285,12 +294,11 @@ private:
                                 return !os.has_error();
                               },
                               error))
-        return module.emitError() << error;
+        return fail(error);
     }
     os.close();
     if (os.has_error())
-      return module.emitError() << "cannot write '" << path
-                                << "': " << os.error().message();
+      return fail("");
     offsets.push_back(size);
     return offsets;
   }
@@ -376,7 +384,7 @@ private:
   }
 
   // The lower phase and the GPU compilation of one piece.
-  FailureOr<PieceBinary> compileFresh(func::FuncOp piece, StringRef cubinPath) {
+  FailureOr<PieceBinary> compileFresh(func::FuncOp piece) {
     OpBuilder b(piece.getContext());
     OwningOpRef<ModuleOp> holder = ModuleOp::create(piece.getLoc());
     auto clone = cast<func::FuncOp>(b.clone(*piece));
@@ -396,13 +404,12 @@ private:
     if (options.emitCubin && !options.target.cudaPath.empty() &&
         binary.kernels != 0) {
       std::string error;
-      if (failed(assemblePtx(binary.ptx, cubinPath, options.target, error)))
+      FailureOr<std::string> cubin =
+          assemblePtx(binary.ptx, options.target, error);
+      if (failed(cubin))
         return piece.emitError() << "piece @" << piece.getSymName() << ": "
                                  << error;
-      auto bytes = llvm::MemoryBuffer::getFile(cubinPath);
-      if (!bytes)
-        return piece.emitError() << "cannot read back '" << cubinPath << "'";
-      binary.cubin = (*bytes)->getBuffer().str();
+      binary.cubin = std::move(*cubin);
     }
     binary.body = planWithKernelConfigs(*compiled);
     binary.loweredBytecode = std::move(compiled->loweredBytecode);
@@ -558,7 +565,7 @@ private:
       });
       auto start = std::chrono::steady_clock::now();
       FailureOr<PieceBinary> fresh =
-          compileFresh(job->source, dir + "/" + job->base + ".cubin");
+          compileFresh(job->source);
       job->seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();

@@ -1,6 +1,7 @@
 //===- ArtifactCache.cpp - whole artifacts in the compile cache -----------===//
 
 #include "magi/Compile/ArtifactCache.h"
+#include "magi/Support/FileIO.h"
 #include "magi/Target/GpuCompiler.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/Runtime/Zip.h"
@@ -23,6 +24,20 @@ llvm::Error prepareArtifactDir(llvm::StringRef dir) {
       return llvm::createStringError(ec, "cannot remove '" + dir + "/" + name +
                                              "'");
   }
+  // What a compile killed while writing left (writeFileChecked's temporary
+  // files; those in pieces/ go with it below).
+  std::error_code walkError;
+  std::vector<std::string> stale;
+  for (llvm::sys::fs::directory_iterator it(dir, walkError), end;
+       !walkError && it != end; it.increment(walkError)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (name.starts_with("manifest.json.tmp-") &&
+        it->type() == llvm::sys::fs::file_type::regular_file)
+      stale.push_back(it->path());
+  }
+  for (const std::string &path : stale)
+    if (std::error_code ec = llvm::sys::fs::remove(path))
+      return llvm::createStringError(ec, "cannot remove '" + path + "'");
   if (std::error_code ec = llvm::sys::fs::remove_directories(dir + "/pieces"))
     return llvm::createStringError(ec, "cannot remove '" + dir + "/pieces'");
   if (std::error_code ec = llvm::sys::fs::create_directories(dir + "/pieces"))
@@ -104,14 +119,6 @@ artifactKeyFactors(const ArtifactKeyInputs &inputs) {
   return factors;
 }
 
-static llvm::Error writeWhole(llvm::StringRef path, llvm::StringRef data) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path + "'");
-  os << data;
-  return llvm::Error::success();
-}
 
 llvm::Expected<bool> restoreArtifact(cache::CacheStore &cache,
                                      const cache::CacheKeyFactors &factors,
@@ -126,7 +133,7 @@ llvm::Expected<bool> restoreArtifact(cache::CacheStore &cache,
     std::string path = name.starts_with(kPiecesPrefix)
                            ? (dir + "/pieces/" + name.drop_front(kPiecesPrefix.size())).str()
                            : (dir + "/" + name).str();
-    if (llvm::Error e = writeWhole(path, file.data))
+    if (llvm::Error e = writeFileChecked(path, file.data))
       return std::move(e);
   }
   return true;

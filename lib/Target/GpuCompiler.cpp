@@ -1,6 +1,7 @@
 //===- GpuCompiler.cpp - one lowered piece to PTX and a launch plan -------===//
 
 #include "magi/Target/GpuCompiler.h"
+#include "magi/Support/FileIO.h"
 #include "magi/GPU/Passes.h"
 #include "magi/Conversion/Passes.h"
 #include "magi/Target/Passes.h"
@@ -40,7 +41,9 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Object/ELF.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -329,24 +332,52 @@ LaunchPlan planWithKernelConfigs(const CompiledPiece &compiled) {
   return plan;
 }
 
-LogicalResult assemblePtx(StringRef ptx, StringRef cubinPath,
-                          const GpuTargetOptions &target, std::string &error) {
+std::optional<std::string> cubinDefect(StringRef bytes) {
+  llvm::Expected<llvm::object::ELF64LEFile> elf =
+      llvm::object::ELF64LEFile::create(bytes);
+  if (!elf)
+    return llvm::toString(elf.takeError());
+  auto sections = elf->sections();
+  if (!sections)
+    return llvm::toString(sections.takeError());
+  for (const auto &section : *sections) {
+    if (section.sh_type == llvm::ELF::SHT_NOBITS)
+      continue;
+    if (section.sh_offset > bytes.size() ||
+        section.sh_size > bytes.size() - section.sh_offset)
+      return "a section ends at byte " +
+             std::to_string(section.sh_offset + section.sh_size) +
+             ", past the end of the file (" + std::to_string(bytes.size()) +
+             " bytes)";
+  }
+  return std::nullopt;
+}
+
+FailureOr<std::string> assemblePtx(StringRef ptx,
+                                   const GpuTargetOptions &target,
+                                   std::string &error) {
   SmallString<256> ptxas(target.cudaPath);
   llvm::sys::path::append(ptxas, "bin", "ptxas");
   if (!llvm::sys::fs::can_execute(ptxas)) {
     error = ("no ptxas at " + ptxas).str();
     return failure();
   }
-  SmallString<128> ptxPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("magi", "ptx",
-                                                              ptxPath)) {
+  SmallString<128> ptxPath, cubinPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("magi", "ptx", ptxPath)) {
     error = "cannot create a temporary file: " + ec.message();
     return failure();
   }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(ptxPath, ec);
-    os << ptx;
+  llvm::FileRemover removePtx(ptxPath);
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("magi", "cubin", cubinPath)) {
+    error = "cannot create a temporary file: " + ec.message();
+    return failure();
+  }
+  llvm::FileRemover removeCubin(cubinPath);
+  if (llvm::Error e = writeFileChecked(ptxPath, ptx)) {
+    error = llvm::toString(std::move(e));
+    return failure();
   }
   std::string opt = "-O" + std::to_string(std::min(target.optLevel, 3u));
   SmallVector<StringRef> args = {ptxas,  "--gpu-name", target.chip, opt,
@@ -354,13 +385,24 @@ LogicalResult assemblePtx(StringRef ptx, StringRef cubinPath,
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
                                      &message);
-  llvm::sys::fs::remove(ptxPath);
   if (rc != 0) {
     error = "ptxas failed (exit " + std::to_string(rc) + ")" +
             (message.empty() ? "" : ": " + message);
     return failure();
   }
-  return success();
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath);
+  if (!cubin) {
+    error = "cannot read ptxas's output '" + cubinPath.str().str() +
+            "': " + cubin.getError().message();
+    return failure();
+  }
+  // ptxas exits 0 with its output cut short when the disk is full.
+  if (std::optional<std::string> defect =
+          cubinDefect((*cubin)->getBuffer())) {
+    error = "ptxas wrote a broken cubin (" + *defect + "); is the disk full?";
+    return failure();
+  }
+  return (*cubin)->getBuffer().str();
 }
 
 std::string ptxasVersion(StringRef cudaPath) {

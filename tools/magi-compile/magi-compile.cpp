@@ -345,6 +345,10 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
+  // Every diagnostic is printed, warnings too (a piece that could not be
+  // cached, say): without a handler MLIR prints errors only.
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
   OwningOpRef<ModuleOp> module;
   std::string archivePath = weightsPath;
@@ -353,7 +357,6 @@ int main(int argc, char **argv) {
     if (archivePath.empty())
       archivePath = inputPath;
   } else {
-    llvm::SourceMgr sourceMgr;
     module = parseSourceFile<ModuleOp>(inputPath, sourceMgr,
                                        ParserConfig(&context));
   }

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include <optional>
 #include <string>
 
 namespace magi {
@@ -81,10 +82,15 @@ std::string findLibdevice(llvm::StringRef cudaPath);
 mlir::FailureOr<CompiledPiece> compilePieceForGpu(mlir::func::FuncOp piece,
                                                   const GpuTargetOptions &target);
 
-/// Runs ptxas on `ptx`, writing `cubinPath`. Fails with a message in `error`.
-mlir::LogicalResult assemblePtx(llvm::StringRef ptx, llvm::StringRef cubinPath,
-                                const GpuTargetOptions &target,
-                                std::string &error);
+/// Runs ptxas on `ptx` (into temporary files) and returns the cubin, checked
+/// to be a whole ELF file. Fails with a message in `error`.
+mlir::FailureOr<std::string> assemblePtx(llvm::StringRef ptx,
+                                         const GpuTargetOptions &target,
+                                         std::string &error);
+
+/// What is wrong with `bytes` as a cubin (not an ELF file, a section past
+/// its end: a file cut short), or nothing.
+std::optional<std::string> cubinDefect(llvm::StringRef bytes);
 
 /// `ptxas --version`'s last line, or "" when there is no ptxas.
 std::string ptxasVersion(llvm::StringRef cudaPath);
