@@ -494,13 +494,21 @@ void CudaDevice::GemmPlanDeleter::operator()(GemmPlan *plan) const { delete plan
 
 struct CudaDevice::GemmOperands {
   DevicePtr p = 0, q = 0, d = 0;
+  // Few rows or columns in the result: the product streams its weights.
+  bool streamsWeights = false;
 };
 
 namespace {
 
 // How many of the heuristic's answers are timed, how many of them get
-// split-K variants, and which split counts those try.
+// split-K variants, and which split counts those try. A product with few
+// rows or columns (at most kStreamingSide: a projection of a few tokens)
+// streams its weights, and there the heuristic's first answers can be far
+// from the copy bandwidth (a 4096 x 4096 projection of 16 tokens at 0.4 of
+// it), so more of its answers are timed.
 constexpr int kHeuristicCandidates = 8;
+constexpr int kStreamingCandidates = 32;
+constexpr int64_t kStreamingSide = 64;
 constexpr int kSplitKBases = 2;
 constexpr int32_t kSplitCounts[] = {2, 4, 8};
 // Timed calls per candidate, after one untimed call (which also loads the
@@ -585,10 +593,11 @@ std::string formatMicroseconds(double us) {
 void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
                                      const std::string &context) {
   GemmDescriptors &desc = plan.desc;
-  std::vector<cublasLtMatmulHeuristicResult_t> results(kHeuristicCandidates);
+  int wanted = operands.streamsWeights ? kStreamingCandidates : kHeuristicCandidates;
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(wanted));
   int found = 0;
   checkCublas(cublasLtMatmulAlgoGetHeuristic(cublas_.get(), desc.matmul, desc.p, desc.q, desc.d,
-                                             desc.d, desc.preference, kHeuristicCandidates,
+                                             desc.d, desc.preference, wanted,
                                              results.data(), &found),
               "cublasLtMatmulAlgoGetHeuristic", context);
   if (found == 0)
@@ -863,7 +872,10 @@ void CudaDevice::gemm(const GemmCall &call) {
                                                        sizeof(bytes)),
                   "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", context);
     }
-    chooseGemmAlgorithm(*made, GemmOperands{pPtr, qPtr, c.ptr}, context);
+    chooseGemmAlgorithm(*made,
+                        GemmOperands{pPtr, qPtr, c.ptr,
+                                     std::min(m, n) <= kStreamingSide},
+                        context);
     cached = gemmPlans_.emplace(key.str(), std::move(made)).first;
   }
   const GemmPlan &plan = *cached->second;

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One device call's whole check, on the GPU machine from the repository root,
+# after scripts/gpu-prepare.sh here (carry .gpu):
+#   scripts/gpu-session.sh [STEP ...]
+# Steps (default: all, in this order):
+#   check      scripts/gpu-check.sh: magi-run built, self-test, every
+#              fixture (graphs off, piecewise, full), compute-sanitizer
+#   attention  bench/attention/check.py at $ATTENTION_TOKENS (default
+#              127,4096): every configuration against PyTorch SDPA, timed
+#   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
+#              beside eager, torch.compile and torch.compile + CUDA graphs
+#   gemms      magi-run --verbose at T=16, 512, 4096: each gemm problem's
+#              measured cuBLASLt choice
+#   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
+# A device call brings back at most 8 files: every step's output goes into
+# one archive, $OUT/gpu-session.tgz, beside a summary ($OUT/summary.txt)
+# that is also printed last.
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+out="${OUT:-/tmp/out}"
+work="$out/session"
+mkdir -p "$work"
+export PYTHONUNBUFFERED=1
+steps=("$@")
+[[ ${#steps[@]} -eq 0 ]] && steps=(check attention bench gemms profile)
+summary="$out/summary.txt"
+: > "$summary"
+note() { echo "$*" >> "$summary"; }
+
+if [[ ! -x build-run/magi-run ]]; then
+  cmake -S tools/magi-run -B build-run -G Ninja -DCMAKE_BUILD_TYPE=Release > "$work/build.log" 2>&1 &&
+    ninja -C build-run >> "$work/build.log" 2>&1 || { note "building magi-run failed"; tail -20 "$work/build.log"; }
+fi
+
+for step in "${steps[@]}"; do
+  start=$(date +%s)
+  case "$step" in
+  check)
+    OUT="$work" scripts/gpu-check.sh .gpu/artifacts .gpu/fixtures > "$work/check.txt" 2>&1
+    note "== check (exit $?)"
+    grep -E '^\|' "$work/check.txt" >> "$summary"
+    grep -E 'memcheck|racecheck|ERROR SUMMARY' "$work/check.txt" | sort | uniq -c >> "$summary"
+    ;;
+  attention)
+    python3 bench/attention/check.py --magi-run build-run/magi-run --artifacts .gpu/attention \
+      --out "$work" --tokens "${ATTENTION_TOKENS:-127,4096}" > "$work/attention.txt" 2>&1
+    note "== attention (exit $?)"
+    tail -40 "$work/attention.txt" >> "$summary"
+    ;;
+  bench)
+    OUT="$work" python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
+      --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l > "$work/bench.txt" 2>&1
+    note "== bench (exit $?)"
+    tail -30 "$work/bench.txt" >> "$summary"
+    ;;
+  gemms)
+    note "== gemms"
+    for T in 16 512 4096; do
+      build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --verbose 2>&1 |
+        grep -E '^gemm ' > "$work/gemms-T$T.txt"
+      cat "$work/gemms-T$T.txt" >> "$summary"
+    done
+    ;;
+  profile)
+    OUT="$work" bench/llama7b/profile.sh build-run/magi-run 16 512 4096 > "$work/profile.txt" 2>&1
+    note "== profile (exit $?)"
+    grep -E '^==|^gemms:|^magi kernels|^\| (attention|k[0-9]|nvjet)' "$work/profile.txt" | head -80 >> "$summary"
+    ;;
+  *)
+    note "unknown step '$step'"
+    ;;
+  esac
+  note "(step $step: $(( $(date +%s) - start )) s)"
+done
+tar -czf "$out/gpu-session.tgz" -C "$work" .
+rm -rf "$work"
+cat "$summary"
