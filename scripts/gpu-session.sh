@@ -12,6 +12,9 @@
 #   gemms      magi-run --verbose at T=16, 512, 4096: each gemm problem's
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
+#   detail     ncu's speed-of-light, memory, occupancy and warp-state
+#              sections for the kernels matching $DETAIL_KERNELS (default
+#              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
 # A device call brings back at most 8 files: every step's output goes into
 # one archive, $OUT/gpu-session.tgz, beside a summary ($OUT/summary.txt)
 # that is also printed last.
@@ -66,6 +69,17 @@ for step in "${steps[@]}"; do
     OUT="$work" bench/llama7b/profile.sh build-run/magi-run 16 512 4096 > "$work/profile.txt" 2>&1
     note "== profile (exit $?)"
     grep -E '^==|^gemms:|^magi kernels|^\| (attention|k[0-9]|nvjet)' "$work/profile.txt" | head -80 >> "$summary"
+    ;;
+  detail)
+    T="${DETAIL_T:-4096}"
+    ncu --profile-from-start off --clock-control none --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+      --section WarpStateStats -k "regex:^(${DETAIL_KERNELS:-k0|k1|k3})$" \
+      build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --cuda-graphs=off \
+      --runs 2 --profile-last-run > "$work/detail-T$T.txt" 2>&1
+    note "== detail T=$T (exit $?)"
+    grep -E '^  [a-z0-9_]+ \(|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Stall|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth' \
+      "$work/detail-T$T.txt" | head -120 >> "$summary"
     ;;
   *)
     note "unknown step '$step'"
