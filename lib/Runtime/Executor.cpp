@@ -1297,8 +1297,47 @@ void GraphExecutor::ensureMemoryPlan() {
 std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
   ensureMemoryPlan();
-  if (options_.cudaGraphs && options_.fullGraph)
-    return runWhole();
+  marks_.reset();
+  if (options_.profile) {
+    marks_.emplace();
+    marks_->start = device_.markTime();
+  }
+  std::vector<DeviceTensor> outputs =
+      options_.cudaGraphs && options_.fullGraph ? runWhole() : runSteps();
+  if (marks_)
+    finishProfile();
+  return outputs;
+}
+
+void GraphExecutor::finishProfile() {
+  device_.synchronize("the profiled run");
+  int start = marks_->start, last = start;
+  profile_ = RunProfile{};
+  for (ProfileMarks::Step &step : marks_->steps) {
+    step.step.startMs = device_.millisecondsBetween(start, step.begin);
+    step.step.ms = device_.millisecondsBetween(step.begin, step.end);
+    profile_.steps.push_back(std::move(step.step));
+    last = step.end;
+  }
+  for (ProfileMarks::Op &op : marks_->ops) {
+    op.op.startMs = device_.millisecondsBetween(start, op.begin);
+    op.op.ms = device_.millisecondsBetween(op.begin, op.end);
+    profile_.ops.push_back(std::move(op.op));
+  }
+  profile_.totalMs = device_.millisecondsBetween(start, last);
+  marks_.reset();
+  device_.clearTimeMarks();
+}
+
+int Device::markTime() {
+  throw RuntimeError("this device cannot time its work (profiling)");
+}
+
+double Device::millisecondsBetween(int, int) {
+  throw RuntimeError("this device cannot time its work (profiling)");
+}
+
+std::vector<DeviceTensor> GraphExecutor::runSteps() {
   const Graph &graph = manifest_.graph;
   std::vector<std::vector<Value>> stepResults;
   for (size_t s = 0; s < graph.steps.size(); ++s) {
@@ -1349,10 +1388,22 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
       printStep(s, *steps[s], mode, "");
   }
   lastRunModes_.assign(steps.size(), mode);
+  // Profiled: each step and op when eager; the graph as one step else.
+  int begin = marks_ ? device_.markTime() : -1;
   switch (mode) {
   case StepMode::Eager:
-    for (const PreparedStep *step : steps)
-      issue(step->ops, options_.syncEach, step->name);
+    for (const PreparedStep *step : steps) {
+      std::optional<size_t> profileStep;
+      int stepBegin = -1;
+      if (marks_) {
+        profileStep = marks_->steps.size();
+        stepBegin = device_.markTime();
+      }
+      issue(step->ops, options_.syncEach, step->name, profileStep);
+      if (marks_)
+        marks_->steps.push_back(
+            {ProfiledStep{step->name, stepModeName(mode)}, stepBegin, device_.markTime()});
+    }
     wholeGraph_.signature = std::move(signature);
     break;
   case StepMode::Capture:
@@ -1373,6 +1424,10 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
   }
   if (mode != StepMode::Eager && options_.syncEach)
     device_.synchronize("the whole run's CUDA graph");
+  if (marks_ && mode != StepMode::Eager)
+    marks_->steps.push_back({ProfiledStep{"the whole run", std::string(stepModeName(mode)) +
+                                                               " (one CUDA graph)"},
+                             begin, device_.markTime()});
   std::vector<DeviceTensor> outputs;
   for (const ValueRef &ref : graph.outputs)
     outputs.push_back(resolve(ref, stepResults).tensor);
@@ -1386,6 +1441,18 @@ struct EvaluatedDescriptor {
   int64_t offset = 0;
   std::vector<int64_t> sizes, strides;
 };
+
+// The elements a view spans: from its first element to its last (none when
+// a size is 0). Sizes and strides are checked against the buffer already.
+int64_t viewSpan(const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides) {
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0)
+      return 0;
+    span += (sizes[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
+  }
+  return span;
+}
 
 } // namespace
 
@@ -1527,6 +1594,7 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
     case PlanOp::Kind::Launch: {
       DeviceOp device;
       device.kind = DeviceOp::Kind::Launch;
+      device.bytes = 0;
       LaunchCall &call = device.launch;
       call.kernel = op.kernel;
       for (int i = 0; i < 3; ++i) {
@@ -1546,6 +1614,10 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
         switch (arg.kind) {
         case KernelArg::Kind::Memref: {
           EvaluatedDescriptor d = evalDescriptor(arg.memref, argName);
+          if (!arg.dtype)
+            device.bytes = -1;
+          else if (device.bytes >= 0)
+            device.bytes += viewSpan(d.sizes, d.strides) * elementSize(*arg.dtype);
           // Kernels move streamed elements 16 bytes at a time from their
           // buffers' starts (magi-choose-kernel-config's vector_width).
           if (d.base % DevicePtr(kKernelBufferAlignment) != 0)
@@ -1632,6 +1704,12 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
         biasSize = bias.sizes[0];
       }
       checkGemm(call, biasSize, stepName + ": " + opName);
+      // a and b read, c (and the bias) written or read once each.
+      int64_t batch = call.c.sizes[0], m = call.a.sizes[1], k = call.a.sizes[2],
+              n = call.b.sizes[2];
+      device.bytes = (batch * m * k + batch * k * n) * elementSize(call.dtype) +
+                     (batch * m * n + biasSize) * elementSize(call.cDtype);
+      device.flops = 2.0 * double(batch) * double(m) * double(n) * double(k);
       device.skipped = call.c.sizes[0] == 0 || call.c.sizes[1] == 0 || call.c.sizes[2] == 0;
       device.where = opName + " (gemm)";
       ops.push_back(std::move(device));
@@ -1710,9 +1788,15 @@ void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
   if (options_.verbose)
     printStep(stepIndex, prepared, mode, why);
 
+  std::optional<size_t> profileStep;
+  int begin = -1;
+  if (marks_) {
+    profileStep = marks_->steps.size();
+    begin = device_.markTime();
+  }
   switch (mode) {
   case StepMode::Eager:
-    issue(ops, options_.syncEach, stepName);
+    issue(ops, options_.syncEach, stepName, profileStep);
     state.signature = std::move(newSignature);
     break;
   case StepMode::Capture:
@@ -1733,6 +1817,9 @@ void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
   }
   if (mode != StepMode::Eager && options_.syncEach)
     device_.synchronize(stepName + ": its CUDA graph");
+  if (marks_)
+    marks_->steps.push_back({ProfiledStep{stepName, stepModeName(mode)}, begin,
+                             device_.markTime()});
 }
 
 void GraphExecutor::printStep(size_t stepIndex, const PreparedStep &prepared, StepMode mode,
@@ -1777,14 +1864,37 @@ void GraphExecutor::printStep(size_t stepIndex, const PreparedStep &prepared, St
 }
 
 void GraphExecutor::issue(const std::vector<DeviceOp> &ops, bool syncEach,
-                          const std::string &stepName) {
+                          const std::string &stepName, std::optional<size_t> profileStep) {
   for (const DeviceOp &op : ops) {
     if (op.skipped)
       continue;
+    int begin = profileStep ? device_.markTime() : -1;
     if (op.kind == DeviceOp::Kind::Launch)
       device_.launch(op.module, op.launch);
     else
       device_.gemm(op.gemm);
+    if (profileStep) {
+      ProfiledOp timed;
+      timed.step = *profileStep;
+      timed.isGemm = op.kind == DeviceOp::Kind::Gemm;
+      if (timed.isGemm) {
+        const GemmCall &g = op.gemm;
+        timed.name = "gemm " + std::string(manifestName(g.dtype)) + " [" +
+                     std::to_string(g.c.sizes[0]) + ", " + std::to_string(g.a.sizes[1]) + ", " +
+                     std::to_string(g.a.sizes[2]) + "] x [" + std::to_string(g.b.sizes[0]) +
+                     ", " + std::to_string(g.b.sizes[1]) + ", " + std::to_string(g.b.sizes[2]) +
+                     "]";
+      } else {
+        timed.name = op.launch.kernel;
+        for (int i = 0; i < 3; ++i) {
+          timed.grid[i] = op.launch.grid[i];
+          timed.block[i] = op.launch.block[i];
+        }
+      }
+      timed.bytes = op.bytes;
+      timed.flops = op.flops;
+      marks_->ops.push_back({std::move(timed), begin, device_.markTime()});
+    }
     if (syncEach)
       device_.synchronize(stepName + ": " + op.where);
   }

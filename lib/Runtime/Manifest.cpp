@@ -684,15 +684,20 @@ private:
       for (size_t i = 0; i < args.size(); ++i) {
         std::string argPath = indexed(path + ".args", i);
         const JsonValue &arg = args[i];
-        if (!arg.isObject() || arg.members().size() != 1)
-          r_.fail(argPath, "expected one of {\"memref\": ...}, {\"i64\": ...}, {\"i32\": ...}, "
-                           "{\"f32\": ...}, {\"f64\": ...}");
-        const std::string &key = arg.members()[0].first;
-        const JsonValue &payload = arg.members()[0].second;
+        // A memref may carry its dtype beside it: {"memref": ..., "dtype": "bf16"}.
+        const JsonValue *memrefDtype = arg.isObject() ? arg.find("dtype") : nullptr;
+        bool memrefWithDtype = memrefDtype && arg.members().size() == 2 && arg.find("memref");
+        if (!arg.isObject() || (arg.members().size() != 1 && !memrefWithDtype))
+          r_.fail(argPath, "expected one of {\"memref\": ..., \"dtype\": ...}, {\"i64\": ...}, "
+                           "{\"i32\": ...}, {\"f32\": ...}, {\"f64\": ...}");
+        const std::string key = memrefWithDtype ? "memref" : arg.members()[0].first;
+        const JsonValue &payload = memrefWithDtype ? *arg.find("memref") : arg.members()[0].second;
         KernelArg k;
         if (key == "memref") {
           k.kind = KernelArg::Kind::Memref;
           k.memref = parseDescriptor(payload, argPath + ".memref", piece, variant, allocated);
+          if (memrefWithDtype)
+            k.dtype = r_.dtype(*memrefDtype, argPath + ".dtype");
         } else if (key == "i64" || key == "i32") {
           k.kind = key == "i64" ? KernelArg::Kind::I64 : KernelArg::Kind::I32;
           k.integer = r_.expr(payload, argPath + "." + key);
@@ -1044,7 +1049,11 @@ JsonValue planOpJson(const PlanOp &op) {
     for (const KernelArg &arg : op.args) {
       switch (arg.kind) {
       case KernelArg::Kind::Memref:
-        args.push_back(JsonValue::makeObject({{"memref", descriptorJson(arg.memref)}}));
+        if (arg.dtype)
+          args.push_back(JsonValue::makeObject(
+              {{"dtype", str(manifestName(*arg.dtype))}, {"memref", descriptorJson(arg.memref)}}));
+        else
+          args.push_back(JsonValue::makeObject({{"memref", descriptorJson(arg.memref)}}));
         break;
       case KernelArg::Kind::I64:
       case KernelArg::Kind::I32:

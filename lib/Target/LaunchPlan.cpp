@@ -525,6 +525,8 @@ private:
           return failure();
         arg.kind = rt::KernelArg::Kind::Memref;
         arg.memref = std::move(*memref);
+        arg.dtype = rt::dtypeFromManifestName(
+            dtypeName(cast<MemRefType>(type).getElementType()));
         step.args.push_back(std::move(arg));
         continue;
       }

@@ -99,11 +99,11 @@ TEST_F(LaunchPlanTest, AllocationsLaunchesAndResultsBecomeExpressions) {
   EXPECT_EQ(launch.block[0].text(), "256");
   ASSERT_EQ(launch.args.size(), 4u);
   std::string launchText = step(*plan, 1);
-  EXPECT_NE(launchText.find("{\"memref\":{\"base\":\"arg0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+  EXPECT_NE(launchText.find("{\"dtype\":\"f32\",\"memref\":{\"base\":\"arg0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
                       "\"strides\":[4,1]}}"),
             std::string::npos)
       << launchText;
-  EXPECT_NE(launchText.find("{\"memref\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
+  EXPECT_NE(launchText.find("{\"dtype\":\"f32\",\"memref\":{\"base\":\"b0\",\"offset\":0,\"sizes\":[\"arg0.d0\",4],"
                       "\"strides\":[4,1]}}"),
             std::string::npos)
       << launchText;

@@ -358,7 +358,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 3, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 4, not 1");
   refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
   refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
                 "\"weights\": {\"files\": [{\"path\": \"weights.bin\"}]}"),
@@ -606,6 +606,18 @@ public:
     released_.insert(graph);
   }
 
+  // A clock that runs one millisecond per launch and gemm run (eagerly or
+  // by a replay): the profile's times are then exact.
+  int markTime() override {
+    EXPECT_FALSE(capturing_) << "a time mark while capturing";
+    marks_.push_back(clockMs_);
+    return int(marks_.size() - 1);
+  }
+  double millisecondsBetween(int from, int to) override {
+    return marks_.at(size_t(to)) - marks_.at(size_t(from));
+  }
+  void clearTimeMarks() override { marks_.clear(); }
+
   bool capturing() const { return capturing_; }
   size_t liveGraphs() const { return graphs_.size() - released_.size(); }
   size_t liveAllocations() const { return allocations_.size(); }
@@ -618,6 +630,7 @@ public:
 
 private:
   void runLaunch(const LaunchCall &call) {
+    clockMs_ += 1;
     launches.push_back(call.kernel);
     const std::vector<KernelParam> &p = call.params;
     int64_t threads = call.grid[0] * call.grid[1] * call.grid[2] * call.block[0] *
@@ -650,6 +663,7 @@ private:
     }
   }
   void runGemm(const GemmCall &call) {
+    clockMs_ += 1;
     ++numGemms;
     const MatrixOperand &a = call.a, &b = call.b, &c = call.c;
     auto at = [](const MatrixOperand &m, Dtype dtype, int64_t bt, int64_t i, int64_t j) {
@@ -678,6 +692,8 @@ private:
   }
   std::map<DevicePtr, int64_t> allocations_;
   bool capturing_ = false;
+  double clockMs_ = 0;
+  std::vector<double> marks_;
   std::vector<std::function<void()>> recording_;
   std::vector<std::vector<std::function<void()>>> graphs_;
   std::set<int> released_;
@@ -917,6 +933,112 @@ TEST(RuntimeExecutor, CudaGraphsOff) {
   EXPECT_EQ(device.numCaptures, 0);
   EXPECT_EQ(device.numReplays, 0);
   EXPECT_NE(verbose.str().find("eager (CUDA graphs off)"), std::string::npos) << verbose.str();
+}
+
+//===--- Profiles ---------------------------------------------------------===//
+TEST(RuntimeExecutor, ProfileTimesStepsLaunchesAndGemms) {
+  std::string dir = selftestDir();
+  // One memref argument with its dtype (format 4): its launch's bytes are
+  // known; the other launch's are not (older artifacts give no dtypes).
+  Manifest m = parseManifest(
+      edited("{\"memref\": {\"base\": \"b0\", \"offset\": 0, \"sizes\": [\"v0\", \"v1\"],",
+             "{\"dtype\": \"f32\", \"memref\": {\"base\": \"b0\", \"offset\": 0, "
+             "\"sizes\": [\"v0\", \"v1\"],"),
+      "manifest.json");
+  HostDevice device;
+  ExecutorOptions options;
+  options.cudaGraphs = false;
+  options.profile = true;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  executor.setInputs({fixtureInput(dir + "/fixture/case0", 0)});
+  std::vector<DeviceTensor> outputs = executor.run();
+  expectOutputsMatch(executor, outputs, dir + "/fixture/case0", "profiled run");
+  const RunProfile &profile = executor.lastProfile();
+  ASSERT_EQ(profile.steps.size(), 2u);
+  EXPECT_EQ(profile.steps[0].name, "step 0 (piece 0 'selftest_piece_0', variant 1)");
+  EXPECT_EQ(profile.steps[0].mode, "eager");
+  ASSERT_EQ(profile.ops.size(), 3u);
+  EXPECT_EQ(profile.ops[0].name, "selftest_scale_add");
+  EXPECT_FALSE(profile.ops[0].isGemm);
+  EXPECT_EQ(profile.ops[0].bytes, -1);
+  EXPECT_TRUE(profile.ops[1].isGemm);
+  EXPECT_EQ(profile.ops[1].name, "gemm f32 [1, 5, 8] x [1, 8, 4]");
+  // a 5x8, b 8x4, c 5x4 and a bias of 4, f32: (40 + 32 + 20 + 4) * 4
+  // bytes; 2 * 5 * 4 * 8 flops.
+  EXPECT_EQ(profile.ops[1].bytes, (40 + 32 + 20 + 4) * 4);
+  EXPECT_EQ(profile.ops[1].flops, 2.0 * 5 * 4 * 8);
+  EXPECT_EQ(profile.ops[2].name, "selftest_add_index");
+  EXPECT_GT(profile.ops[2].bytes, 0);
+  EXPECT_EQ(profile.ops[0].step, 0u);
+  EXPECT_EQ(profile.ops[1].step, 1u);
+  EXPECT_EQ(profile.ops[2].step, 1u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(profile.ops[i].ms, 1.0) << i;
+    EXPECT_EQ(profile.ops[i].startMs, double(i)) << i;
+  }
+  EXPECT_EQ(profile.steps[1].startMs, 1.0);
+  EXPECT_EQ(profile.steps[1].ms, 2.0);
+  EXPECT_EQ(profile.totalMs, 3.0);
+
+  std::string table = formatProfile(profile, 1000, 100);
+  EXPECT_NE(table.find("profile: 2 steps, 2 kernel launches, 1 gemms in 3.000 ms (copy 1000 GB/s, "
+                       "gemm 100 TFLOP/s, measured here)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| step | kernel or gemm | grid | block | us | MB |"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("kernels: 2, 2.000 ms; gemms: 1, 1.000 ms; between them 0.000 ms"),
+            std::string::npos)
+      << table;
+  JsonValue trace = parseJson(chromeTrace(profile), "trace.json");
+  const JsonValue *events = trace.find("traceEvents");
+  ASSERT_TRUE(events && events->isArray());
+  // Two track names, two steps, three ops.
+  EXPECT_EQ(events->items().size(), 7u);
+  const JsonValue &gemm = events->items()[5];
+  EXPECT_EQ(gemm.find("name")->asString(), "gemm f32 [1, 5, 8] x [1, 8, 4]");
+  EXPECT_EQ(gemm.find("ts")->asDouble(), 1000.0);
+  EXPECT_EQ(gemm.find("dur")->asDouble(), 1000.0);
+  EXPECT_EQ(gemm.find("args")->find("bytes")->asInteger(), (40 + 32 + 20 + 4) * 4);
+}
+
+TEST(RuntimeExecutor, ProfileOfGraphsTimesTheirSteps) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  ExecutorOptions options;
+  options.profile = true;
+  GraphExecutor executor(m, dir + "/artifact", device, options);
+  executor.uploadWeights();
+  executor.setInputs({fixtureInput(dir + "/fixture/case0", 0)});
+  for (const char *mode : {"eager", "captured", "replayed"}) {
+    std::vector<DeviceTensor> outputs = executor.run();
+    expectOutputsMatch(executor, outputs, dir + "/fixture/case0", mode);
+    const RunProfile &profile = executor.lastProfile();
+    ASSERT_EQ(profile.steps.size(), 2u);
+    EXPECT_EQ(profile.steps[1].mode, mode);
+    // Ops are timed one by one only when they run eagerly.
+    EXPECT_EQ(profile.ops.size(), std::string(mode) == "eager" ? 3u : 0u) << mode;
+    EXPECT_EQ(profile.totalMs, 3.0) << mode;
+  }
+  std::string table = formatProfile(executor.lastProfile(), 0, 0);
+  EXPECT_NE(table.find("2 steps from CUDA graphs, 3.000 ms (their kernels are not timed one by "
+                       "one: --cuda-graphs=off for that)"),
+            std::string::npos)
+      << table;
+
+  // The whole run as one graph: one step once it is captured.
+  options.fullGraph = true;
+  GraphExecutor whole(m, dir + "/artifact", device, options);
+  whole.shareWeights(executor);
+  whole.setInputs({fixtureInput(dir + "/fixture/case0", 0)});
+  whole.run();
+  EXPECT_EQ(whole.lastProfile().steps.size(), 2u);
+  whole.run();
+  ASSERT_EQ(whole.lastProfile().steps.size(), 1u);
+  EXPECT_EQ(whole.lastProfile().steps[0].name, "the whole run");
+  EXPECT_EQ(whole.lastProfile().steps[0].mode, "captured (one CUDA graph)");
 }
 
 // The self-test with its second piece made a splitting piece.

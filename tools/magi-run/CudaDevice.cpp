@@ -944,3 +944,105 @@ void CudaDevice::releaseGraph(int graph) {
 }
 
 } // namespace magi::runtime
+
+namespace magi::runtime {
+
+int CudaDevice::markTime() {
+  CUevent event = nullptr;
+  checkCuda(cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate", "a profile's time mark");
+  timeMarks_.emplace_back(event);
+  checkCuda(cuEventRecord(event, stream_.get()), "cuEventRecord", "a profile's time mark");
+  return int(timeMarks_.size() - 1);
+}
+
+double CudaDevice::millisecondsBetween(int from, int to) {
+  float ms = 0;
+  checkCuda(cuEventElapsedTime(&ms, timeMarks_.at(size_t(from)).get(),
+                               timeMarks_.at(size_t(to)).get()),
+            "cuEventElapsedTime", "a profile's time marks");
+  return double(ms);
+}
+
+double CudaDevice::medianMilliseconds(int calls, const std::function<void()> &work,
+                                      const std::string &what) {
+  work(); // untimed: loads modules, chooses algorithms
+  std::vector<double> times;
+  for (int i = 0; i < calls; ++i) {
+    int from = markTime();
+    work();
+    int to = markTime();
+    synchronize(what);
+    times.push_back(millisecondsBetween(from, to));
+  }
+  clearTimeMarks();
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+double CudaDevice::measureCopyGBps() {
+  constexpr int64_t kBytes = int64_t(1) << 30;
+  DevicePtr src = allocate(kBytes), dst = allocate(kBytes);
+  double ms = 0;
+  try {
+    ms = medianMilliseconds(
+        10,
+        [&] {
+          checkCuda(cuMemcpyDtoDAsync(dst, src, size_t(kBytes), stream_.get()), "cuMemcpyDtoDAsync",
+                    "measuring the copy bandwidth");
+        },
+        "measuring the copy bandwidth");
+  } catch (...) {
+    release(src);
+    release(dst);
+    throw;
+  }
+  release(src);
+  release(dst);
+  return 2.0 * double(kBytes) / (ms * 1e6);
+}
+
+double CudaDevice::measureGemmTflops() {
+  constexpr int64_t kN = 8192;
+  constexpr int64_t kBytes = kN * kN * 2;
+  // Random bf16 in [-1, 1): products of zeros (or of the 0xFF fill, NaNs)
+  // can run at other speeds than real data.
+  std::vector<uint16_t> host(size_t(kN * kN));
+  uint32_t state = 12345;
+  for (uint16_t &v : host) {
+    state = state * 1664525u + 1013904223u;
+    float f = float(state >> 8) / float(1u << 24) * 2.0f - 1.0f;
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    v = uint16_t(bits >> 16);
+  }
+  DevicePtr a = allocate(kBytes), b = allocate(kBytes), c = allocate(kBytes);
+  double ms = 0;
+  try {
+    upload(a, host.data(), kBytes);
+    upload(b, host.data(), kBytes);
+    GemmCall call;
+    call.dtype = call.cDtype = Dtype::BF16;
+    auto operand = [&](DevicePtr ptr) {
+      MatrixOperand m;
+      m.ptr = ptr;
+      m.sizes[0] = 1, m.sizes[1] = kN, m.sizes[2] = kN;
+      m.strides[0] = 0, m.strides[1] = kN, m.strides[2] = 1;
+      return m;
+    };
+    call.a = operand(a);
+    call.b = operand(b);
+    call.c = operand(c);
+    ms = medianMilliseconds(10, [&] { gemm(call); }, "measuring the gemm rate");
+  } catch (...) {
+    release(a);
+    release(b);
+    release(c);
+    throw;
+  }
+  release(a);
+  release(b);
+  release(c);
+  return 2.0 * double(kN) * double(kN) * double(kN) / (ms * 1e9);
+}
+
+} // namespace magi::runtime

@@ -9,6 +9,7 @@
 #include <cuda.h>
 
 #include <iosfwd>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -116,6 +117,16 @@ public:
   void cancelCapture() override;
   void replay(int graph, const std::string &what) override;
   void releaseGraph(int graph) override;
+  int markTime() override;
+  double millisecondsBetween(int from, int to) override;
+  void clearTimeMarks() override { timeMarks_.clear(); }
+
+  // The ceilings a profile is read against, measured here: device-to-device
+  // copy bandwidth (bytes read + written per second, a 1 GiB copy, median
+  // of 10) and a bf16 8192^3 cuBLASLt product's TFLOP/s (median of 10, on
+  // random data).
+  double measureCopyGBps();
+  double measureGemmTflops();
 
   // Applies to problems not seen yet. With a log, each choice is reported
   // there (one line per problem, with the times measured).
@@ -130,6 +141,9 @@ public:
   std::string chip() const { return chip_; }
 
 private:
+  std::vector<detail::Event> timeMarks_;
+  // Median milliseconds of `calls` of `work` (after one untimed), by events.
+  double medianMilliseconds(int calls, const std::function<void()> &work, const std::string &what);
   struct Module {
     detail::ModuleHandle handle;
     std::string loadedFrom;

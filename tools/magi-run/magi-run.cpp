@@ -3,6 +3,7 @@
 //   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
 //            [--cuda-graphs=on|full|off] [--runs N]
 //            [--gemm-algorithm=measured|heuristic] [--profile-last-run]
+//            [--profile] [--trace FILE]
 //   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
 //            [--weights-from MODEL.pt2]
 //
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 using namespace magi::runtime;
@@ -68,6 +70,13 @@ const char *kUsage =
     "  --profile-last-run   bracket the last run with cuProfilerStart/Stop, so that a profiler\n"
     "                       started with --profile-from-start off (ncu, nsys) sees that run\n"
     "                       only (with --runs 2: not the first run's algorithm timing)\n"
+    "  --profile            after the other runs, time one more on the GPU, every launch\n"
+    "                       and gemm with its bytes (from the plan) and FLOPs, and print\n"
+    "                       them slowest first with their fraction of the copy bandwidth\n"
+    "                       and gemm rate measured here (the profiled run is eager, each\n"
+    "                       launch timed, unless --cuda-graphs is given)\n"
+    "  --trace FILE         write that profiled run as Chrome trace-event JSON (steps,\n"
+    "                       launches, gemms), which chrome://tracing and Perfetto open\n"
     "  --print-limit N      values printed per output without --fixture (default 8)\n"
     "  --device N           the CUDA device ordinal (default 0)\n"
     "  --help               this text\n"
@@ -89,6 +98,9 @@ struct Options {
   bool verbose = false;
   bool syncEach = false;
   bool profileLastRun = false;
+  bool profile = false;
+  std::string traceFile;
+  bool cudaGraphsGiven = false;
   int64_t printLimit = 8;
   int device = 0;
 };
@@ -158,6 +170,7 @@ Options parseCommandLine(int argc, char **argv) {
         usageError("--cuda-graphs expects on, full or off, got '" + text + "'");
       options.cudaGraphs = text != "off";
       options.fullGraph = text == "full";
+      options.cudaGraphsGiven = true;
     } else if (arg == "--gemm-algorithm") {
       std::string text = takeValue();
       if (text != "measured" && text != "heuristic")
@@ -174,6 +187,13 @@ Options parseCommandLine(int argc, char **argv) {
     } else if (arg == "--profile-last-run") {
       noValue();
       options.profileLastRun = true;
+    } else if (arg == "--profile") {
+      noValue();
+      options.profile = true;
+    } else if (arg == "--trace") {
+      options.traceFile = takeValue();
+      if (options.traceFile.empty())
+        usageError("--trace needs a file name");
     } else if (arg == "--sync-each") {
       noValue();
       options.syncEach = true;
@@ -377,6 +397,37 @@ int run(const Options &options) {
                 "graphs)\n",
                 median, static_cast<long long>(n), replayed, static_cast<long long>(modes.size()));
     std::fflush(stdout);
+  }
+  if (options.profile || !options.traceFile.empty()) {
+    executor.releaseRunState();
+    // Eager unless asked otherwise: every launch and gemm timed on its own.
+    ExecutorOptions profileOptions;
+    profileOptions.cudaGraphs = options.cudaGraphsGiven && options.cudaGraphs;
+    profileOptions.fullGraph = options.cudaGraphsGiven && options.fullGraph;
+    profileOptions.profile = true;
+    GraphExecutor profiled(manifest, options.artifactDir, device, profileOptions);
+    profiled.shareWeights(executor);
+    profiled.setInputs(inputs);
+    // Warm-up (modules, cuBLASLt's choices; with graphs, the capture), so
+    // that the profiled run is what a run in use looks like.
+    for (int warmUp = 0; warmUp < (profileOptions.cudaGraphs ? 2 : 1); ++warmUp)
+      profiled.run();
+    profiled.run();
+    const RunProfile &profile = profiled.lastProfile();
+    if (options.profile) {
+      double copy = device.measureCopyGBps();
+      double peak = device.measureGemmTflops();
+      std::cout << formatProfile(profile, copy, peak);
+      std::cout.flush();
+    }
+    if (!options.traceFile.empty()) {
+      std::ofstream trace(options.traceFile, std::ios::binary);
+      trace << chromeTrace(profile);
+      trace.close();
+      if (!trace)
+        throw RuntimeError("cannot write the trace '" + options.traceFile + "'");
+      std::cerr << "magi-run: trace of the profiled run written to " << options.traceFile << "\n";
+    }
   }
   return allPassed ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #define MAGI_RUNTIME_EXECUTOR_H
 
 #include "magi/Runtime/Manifest.h"
+#include "magi/Runtime/Profile.h"
 
 #include <cstring>
 #include <functional>
@@ -85,6 +86,10 @@ struct DeviceOp {
   GemmCall gemm;
   bool skipped = false; // an empty grid or an empty gemm: nothing to issue
   std::string where;    // "plan[3] (kernel k0)", for errors after a launch
+  // For profiles: the bytes its views span (ProfiledOp::bytes; -1 when the
+  // artifact gives no dtypes) and a gemm's floating-point operations.
+  int64_t bytes = -1;
+  double flops = 0;
 };
 
 // The bytes that decide whether a piece call's captured CUDA graph can be
@@ -147,6 +152,15 @@ public:
   virtual void cancelCapture() = 0;
   virtual void replay(int graph, const std::string &what) = 0;
   virtual void releaseGraph(int graph) = 0;
+
+  // Profiling (ExecutorOptions::profile). markTime queues a mark after the
+  // work queued so far and returns its handle; millisecondsBetween reads
+  // the time between two marks once that work is done (after synchronize);
+  // clearTimeMarks frees them all. A device that cannot time its work
+  // throws from markTime.
+  virtual int markTime();
+  virtual double millisecondsBetween(int from, int to);
+  virtual void clearTimeMarks() {}
 };
 
 struct DeviceTensor {
@@ -169,6 +183,10 @@ struct ExecutorOptions {
   // (splitting pieces included: MagiCompiler's FULL mode), replayed while
   // no step's parameters change.
   bool fullGraph = false;
+  // Time every step of each run on the device, and every launch and gemm of
+  // the steps that run eagerly (GraphExecutor::lastProfile). The marks are
+  // queued between the work; they are not inside captured graphs.
+  bool profile = false;
 };
 
 // Reads each symbol from its user input, checks its range, then every user
@@ -297,6 +315,9 @@ public:
   // How many times a step was evaluated on the host (not taken from the
   // previous call's evaluation).
   int64_t numStepEvaluations() const { return numStepEvaluations_; }
+  // With ExecutorOptions::profile: the last run's times (the run ends with
+  // the device synchronized to read them).
+  const RunProfile &lastProfile() const { return profile_; }
 
 private:
   struct Value {
@@ -334,7 +355,25 @@ private:
   void printStep(size_t stepIndex, const PreparedStep &step, StepMode mode,
                  const std::string &why) const;
   const Variant &chooseVariant(const Piece &piece, size_t &variantIndex) const;
-  void issue(const std::vector<DeviceOp> &ops, bool syncEach, const std::string &stepName);
+  // `profileStep`: the step's place in the profile when its ops are timed.
+  void issue(const std::vector<DeviceOp> &ops, bool syncEach, const std::string &stepName,
+             std::optional<size_t> profileStep = std::nullopt);
+  std::vector<DeviceTensor> runSteps();
+  // The profile's marks, queued during a run and read at its end.
+  struct ProfileMarks {
+    int start = -1;
+    struct Step {
+      ProfiledStep step;
+      int begin = -1, end = -1;
+    };
+    struct Op {
+      ProfiledOp op;
+      int begin = -1, end = -1;
+    };
+    std::vector<Step> steps;
+    std::vector<Op> ops;
+  };
+  void finishProfile();
 
   struct Allocation {
     int64_t bytes = 0;
@@ -380,6 +419,8 @@ private:
   std::vector<std::optional<CachedStep>> preparedSteps_; // one per step
   int64_t numStepEvaluations_ = 0;
   std::vector<StepMode> lastRunModes_;
+  std::optional<ProfileMarks> marks_; // during a profiled run
+  RunProfile profile_;
 };
 
 } // namespace magi::runtime

@@ -25,8 +25,9 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 3;
-// Version 2 is version 3 without concatenated weights: still read.
+constexpr int64_t kArtifactVersion = 4;
+// Version 3 is version 4 without the dtypes of kernels' memref arguments,
+// version 2 version 3 without concatenated weights: both still read.
 constexpr int64_t kOldestArtifactVersion = 2;
 
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
@@ -134,6 +135,9 @@ struct KernelArg {
   enum class Kind { Memref, I64, I32, F32, F64 };
   Kind kind = Kind::I64;
   Descriptor memref;
+  // A memref's element type (format 4): what its view's bytes are counted
+  // in (magi-run --profile). Absent in older artifacts.
+  std::optional<Dtype> dtype;
   Expr integer;
   double floating = 0;
 };
