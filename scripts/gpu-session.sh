@@ -12,6 +12,7 @@
 #   gemms      magi-run --verbose at T=16, 512, 4096: each gemm problem's
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
+#   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
 #   detail     ncu's speed-of-light, memory, occupancy and warp-state
 #              sections for the kernels matching $DETAIL_KERNELS (default
 #              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
@@ -69,6 +70,16 @@ for step in "${steps[@]}"; do
     OUT="$work" bench/llama7b/profile.sh build-run/magi-run 16 512 4096 > "$work/profile.txt" 2>&1
     note "== profile (exit $?)"
     grep -E '^==|^gemms:|^magi kernels|^\| (attention|k[0-9]|nvjet)' "$work/profile.txt" | head -80 >> "$summary"
+    ;;
+  mprofile)
+    note "== magi-run --profile"
+    for T in 16 512 4096; do
+      build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --profile \
+        --trace "$work/trace-T$T.json" > "$work/mprofile-T$T.txt" 2>&1
+      note "T=$T (exit $?)"
+      grep -E '^profile:|^kernels:' "$work/mprofile-T$T.txt" >> "$summary"
+      grep -E '^\| ' "$work/mprofile-T$T.txt" | head -12 >> "$summary"
+    done
     ;;
   detail)
     T="${DETAIL_T:-4096}"
