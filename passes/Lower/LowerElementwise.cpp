@@ -28,6 +28,17 @@ namespace {
 // Elementwise bodies
 //===----------------------------------------------------------------------===//
 
+// Rounds toward zero: floor above zero, ceil below (ceil keeps -0 for
+// (-1, 0), as trunc does, and NaN). Not math.trunc, which the NVVM
+// lowering leaves unconverted.
+Value truncate(OpBuilder &b, Location loc, Value x) {
+  Value zero = floatConst(b, loc, x.getType(), 0.0);
+  Value down = math::FloorOp::create(b, loc, x);
+  Value up = math::CeilOp::create(b, loc, x);
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, zero);
+  return arith::SelectOp::create(b, loc, positive, down, up);
+}
+
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value one = floatConst(b, loc, t, 1.0);
@@ -124,7 +135,7 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
         if (isFloat) {
           Value q = arith::DivFOp::create(b, loc, a[0], a[1]);
           if (mode && *mode == "trunc")
-            return math::TruncOp::create(b, loc, q);
+            return truncate(b, loc, q);
           if (mode && *mode == "floor")
             return math::FloorOp::create(b, loc, q);
           return q;
@@ -184,6 +195,126 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
         return arith::XOrIOp::create(b, loc, a[0], intConst(b, loc, ct, -1));
       })
       .Case<ToCopyOp, CloneOp>([&](auto) -> Value { return a[0]; })
+      .Case<Log1pOp>([&](auto) -> Value { return math::Log1pOp::create(b, loc, a[0]); })
+      .Case<Expm1Op>([&](auto) -> Value { return math::ExpM1Op::create(b, loc, a[0]); })
+      .Case<Log2Op>([&](auto) -> Value { return math::Log2Op::create(b, loc, a[0]); })
+      // Rounding is the identity on integers.
+      .Case<FloorOp>([&](auto) -> Value {
+        return isFloat ? Value(math::FloorOp::create(b, loc, a[0])) : a[0];
+      })
+      .Case<CeilOp>([&](auto) -> Value {
+        return isFloat ? Value(math::CeilOp::create(b, loc, a[0])) : a[0];
+      })
+      .Case<RoundOp>([&](auto) -> Value { // half to even, as torch.round
+        return isFloat ? Value(math::RoundEvenOp::create(b, loc, a[0])) : a[0];
+      })
+      .Case<TruncOp>([&](auto) -> Value {
+        return isFloat ? truncate(b, loc, a[0]) : a[0];
+      })
+      // (0 < x) - (x < 0), as PyTorch: 0 for NaN.
+      .Case<SignOp>([&](auto) -> Value {
+        if (isBool)
+          return a[0];
+        // Operands are made one statement at a time: the order of C++
+        // arguments' evaluation is unspecified, the IR's must not be.
+        Value zero = isFloat ? f(0.0) : intConst(b, loc, ct, 0);
+        Value one = isFloat ? f(1.0) : intConst(b, loc, ct, 1);
+        Value minusOne = isFloat ? f(-1.0) : intConst(b, loc, ct, -1);
+        Value positive, negative;
+        if (isFloat) {
+          positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a[0], zero);
+          negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a[0], zero);
+        } else {
+          positive = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, a[0], zero);
+          negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a[0], zero);
+        }
+        Value notPositive = arith::SelectOp::create(b, loc, negative, minusOne, zero);
+        return arith::SelectOp::create(b, loc, positive, one, notPositive);
+      })
+      // Integers are never NaN or infinite.
+      .Case<IsNanOp>([&](auto) -> Value {
+        if (!isFloat)
+          return intConst(b, loc, b.getI1Type(), 0);
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a[0], a[0]);
+      })
+      .Case<IsInfOp>([&](auto) -> Value {
+        if (!isFloat)
+          return intConst(b, loc, b.getI1Type(), 0);
+        Value magnitude = math::AbsFOp::create(b, loc, a[0]);
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, magnitude,
+                                     f(INFINITY));
+      })
+      .Case<LeakyReluOp>([&](LeakyReluOp l) -> Value {
+        Value slope = f(l.getNegativeSlope().convertToDouble());
+        Value scaled = arith::MulFOp::create(b, loc, a[0], slope);
+        Value zero = f(0.0);
+        Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, a[0], zero);
+        return arith::SelectOp::create(b, loc, keep, a[0], scaled);
+      })
+      // A NaN stays NaN (maximumf and minimumf propagate it); integers clamp
+      // in f64 and convert back, as the interpreter does.
+      .Case<ClampOp>([&](ClampOp c) -> Value {
+        Value x = a[0];
+        Type ft = ct;
+        if (!isFloat) {
+          ft = b.getF64Type();
+          x = isBool ? Value(arith::UIToFPOp::create(b, loc, ft, x))
+                     : Value(arith::SIToFPOp::create(b, loc, ft, x));
+        }
+        if (FloatAttr min = c.getMinAttr()) {
+          Value bound = floatConst(b, loc, ft, min.getValueAsDouble());
+          x = arith::MaximumFOp::create(b, loc, x, bound);
+        }
+        if (FloatAttr max = c.getMaxAttr()) {
+          Value bound = floatConst(b, loc, ft, max.getValueAsDouble());
+          x = arith::MinimumFOp::create(b, loc, x, bound);
+        }
+        if (isFloat)
+          return x;
+        return isBool ? Value(arith::FPToUIOp::create(b, loc, ct, x))
+                      : Value(arith::FPToSIOp::create(b, loc, ct, x));
+      })
+      // fmod has the dividend's sign (C's fmod); remainder the divisor's
+      // (Python's %). An integer divisor of 0 gives 0 (the interpreter
+      // refuses it; a kernel has no way to), and -1 gives 0 without the
+      // overflow of INT64_MIN % -1.
+      .Case<FmodOp, RemainderOp>([&](Operation *rem) -> Value {
+        bool python = isa<RemainderOp>(rem);
+        Value r;
+        if (isFloat) {
+          r = arith::RemFOp::create(b, loc, a[0], a[1]);
+          if (!python)
+            return r;
+          Value zero = f(0.0);
+          Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, r, zero);
+          Value rNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+          Value yNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a[1], zero);
+          Value signsDiffer = arith::XOrIOp::create(b, loc, rNegative, yNegative);
+          Value adjust = arith::AndIOp::create(b, loc, nonzero, signsDiffer);
+          Value moved = arith::AddFOp::create(b, loc, r, a[1]);
+          return arith::SelectOp::create(b, loc, adjust, moved, r);
+        }
+        Value zero = intConst(b, loc, ct, 0), one = intConst(b, loc, ct, 1);
+        Value minusOne = intConst(b, loc, ct, -1);
+        Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a[1], zero);
+        Value byMinusOne =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a[1], minusOne);
+        Value unsafe = arith::OrIOp::create(b, loc, byZero, byMinusOne);
+        Value divisor = arith::SelectOp::create(b, loc, unsafe, one, a[1]);
+        r = arith::RemSIOp::create(b, loc, a[0], divisor);
+        if (!python)
+          return r;
+        Value nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+        Value rNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+        Value yNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a[1], zero);
+        Value signsDiffer = arith::XOrIOp::create(b, loc, rNegative, yNegative);
+        Value adjust = arith::AndIOp::create(b, loc, nonzero, signsDiffer);
+        Value moved = arith::AddIOp::create(b, loc, r, a[1]);
+        return arith::SelectOp::create(b, loc, adjust, moved, r);
+      })
+      .Case<Atan2Op>([&](auto) -> Value {
+        return math::Atan2Op::create(b, loc, a[0], a[1]);
+      })
       .Default([](Operation *) -> Value { return nullptr; });
 }
 
@@ -193,6 +324,9 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
 Type computeType(Operation *op, Type resEl) {
   if (isa<EqOp, NeOp, LtOp, LeOp, GtOp, GeOp>(op))
     return opmath(resultDtype(op->getOperandTypes()));
+  // Predicates on the operand's values.
+  if (isa<IsNanOp, IsInfOp>(op))
+    return opmath(getElementTypeOrSelf(op->getOperand(0).getType()));
   if (isa<WhereOp, ToCopyOp, CloneOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp,
           BitwiseNotOp>(op))
     return resEl;
@@ -208,7 +342,9 @@ bool isElementwise(Operation *op) {
              SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, EqOp, NeOp,
              LtOp, LeOp, GtOp, GeOp, WhereOp, ToCopyOp, CloneOp, BitwiseAndOp,
              BitwiseOrOp, BitwiseXorOp, BitwiseNotOp, LogicalNotOp,
-             LogicalAndOp, LogicalOrOp, LogicalXorOp>(op);
+             LogicalAndOp, LogicalOrOp, LogicalXorOp, Log1pOp, Expm1Op, Log2Op,
+             FloorOp, CeilOp, RoundOp, TruncOp, SignOp, IsNanOp, IsInfOp,
+             LeakyReluOp, ClampOp, FmodOp, RemainderOp, Atan2Op>(op);
 }
 
 // Lowers an elementwise op to one linalg.generic. Tensor operands broadcast

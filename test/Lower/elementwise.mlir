@@ -183,3 +183,33 @@ func.func @zero_d_and_bools(%x: tensor<2x?xf32>, %z: tensor<f32>, %b: tensor<2x?
   %2 = magi.add %b, %c : (tensor<2x?xi1>, tensor<2x?xi1>) -> tensor<2x?xi1>
   return %0, %1, %2 : tensor<2x?xf32>, tensor<2x?xi1>, tensor<2x?xi1>
 }
+
+// Python's remainder on integers: the divisor guarded (0 and -1 divide by
+// 1), then the C remainder moved to the divisor's sign; isnan compares the
+// float operand with itself; an integer clamp runs in f64.
+// CHECK-LABEL: func.func @remainder_isnan_clamp
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: i64, %[[Y:.*]]: i64, %{{.*}}: i64):
+// CHECK:   %[[ZERO:.*]] = arith.cmpi eq, %[[Y]], %c0_i64 : i64
+// CHECK:   %[[MINUS:.*]] = arith.cmpi eq, %[[Y]], %c-1_i64 : i64
+// CHECK:   %[[UNSAFE:.*]] = arith.ori %[[ZERO]], %[[MINUS]] : i1
+// CHECK:   %[[D:.*]] = arith.select %[[UNSAFE]], %{{.*}}, %[[Y]] : i64
+// CHECK:   %[[R:.*]] = arith.remsi %[[X]], %[[D]] : i64
+// CHECK:   %[[SUM:.*]] = arith.addi %[[R]], %[[Y]] : i64
+// CHECK:   %[[OUT:.*]] = arith.select %{{.*}}, %[[SUM]], %[[R]] : i64
+// CHECK:   linalg.yield %[[OUT]] : i64
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[F:.*]]: f32, %{{.*}}: i1):
+// CHECK:   %[[NAN:.*]] = arith.cmpf uno, %[[F]], %[[F]] : f32
+// CHECK:   linalg.yield %[[NAN]] : i1
+// CHECK: linalg.generic
+// CHECK:   arith.sitofp %{{.*}} : i64 to f64
+// CHECK:   arith.maximumf
+// CHECK:   arith.minimumf
+// CHECK:   arith.fptosi %{{.*}} : f64 to i64
+func.func @remainder_isnan_clamp(%i: tensor<4xi64>, %j: tensor<4xi64>, %x: tensor<4xf32>) -> (tensor<4xi64>, tensor<4xi1>, tensor<4xi64>) {
+  %0 = magi.remainder %i, %j : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = magi.isnan %x : (tensor<4xf32>) -> tensor<4xi1>
+  %2 = magi.clamp %i {min = -5.0 : f64, max = 5.0 : f64} : (tensor<4xi64>) -> tensor<4xi64>
+  return %0, %1, %2 : tensor<4xi64>, tensor<4xi1>, tensor<4xi64>
+}
