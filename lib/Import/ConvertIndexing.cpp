@@ -122,21 +122,7 @@ LogicalResult convertSelectScatter(Node &node) {
   FailureOr<Value> self = node.tensor("self"), src = node.tensor("src");
   if (failed(self) || failed(src))
     return failure();
-  SmallVector<Value> operands{*self, *src};
-  int64_t index;
-  if (auto i = node.intArg("index")) {
-    index = *i;
-  } else {
-    FailureOr<Value> v = node.scalar("index");
-    if (failed(v))
-      return failure();
-    if (!v->getType().isIndex())
-      return node.opaque();
-    operands.push_back(*v);
-    index = ShapedType::kDynamic;
-  }
-  return node.emit(operands, {node.i64("dim", node.intArg("dim").value_or(0)),
-                              node.i64s("static_index", {index})});
+  return emitSelect(node, {*self, *src}, /*symIntOnly=*/true);
 }
 
 } // namespace

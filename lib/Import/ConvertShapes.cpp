@@ -181,19 +181,7 @@ LogicalResult convertSelect(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  SmallVector<Value> operands{*self};
-  int64_t index;
-  if (auto i = node.intArg("index")) {
-    index = *i;
-  } else {
-    FailureOr<Value> v = node.scalar("index");
-    if (failed(v))
-      return failure();
-    operands.push_back(*v);
-    index = ShapedType::kDynamic;
-  }
-  return node.emit(operands, {node.i64("dim", node.intArg("dim").value_or(0)),
-                              node.i64s("static_index", {index})});
+  return emitSelect(node, {*self}, /*symIntOnly=*/false);
 }
 
 LogicalResult convertCat(Node &node) {
@@ -260,6 +248,24 @@ LogicalResult convertTriangle(Node &node) {
 }
 
 } // namespace
+
+LogicalResult emitSelect(Node &node, ArrayRef<Value> leading, bool symIntOnly) {
+  SmallVector<Value> operands(leading.begin(), leading.end());
+  int64_t index;
+  if (auto i = node.intArg("index")) {
+    index = *i;
+  } else {
+    FailureOr<Value> v = node.scalar("index");
+    if (failed(v))
+      return failure();
+    if (symIntOnly && !v->getType().isIndex())
+      return node.opaque();
+    operands.push_back(*v);
+    index = ShapedType::kDynamic;
+  }
+  return node.emit(operands, {node.i64("dim", node.intArg("dim").value_or(0)),
+                              node.i64s("static_index", {index})});
+}
 
 LogicalResult emitSlice(Node &node, ArrayRef<Value> leading) {
   FailureOr<MixedList> bounds = node.sliceBounds();

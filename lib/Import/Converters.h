@@ -46,6 +46,12 @@ void addNNConverters(std::vector<ConverterRow> &rows);
 /// and `[start, end, step]`, SymInt bounds as operands after `leading`.
 mlir::LogicalResult emitSlice(Node &node, llvm::ArrayRef<mlir::Value> leading);
 
+/// A select-like op (select, select_scatter) over `leading`: the node's
+/// `dim` and `index`, a SymInt index as an operand after `leading`; any
+/// other index keeps the node opaque when `symIntOnly`.
+mlir::LogicalResult emitSelect(Node &node, llvm::ArrayRef<mlir::Value> leading,
+                               bool symIntOnly);
+
 /// Every row, in the families' order.
 llvm::ArrayRef<ConverterRow> converterRows();
 
