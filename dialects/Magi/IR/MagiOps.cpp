@@ -1165,9 +1165,15 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t a = shape[d], b = t.getDimSize(d);
       if (d == *dim) {
-        shape[d] = ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
-                       ? kDyn
-                       : a + b;
+        if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b)) {
+          shape[d] = kDyn;
+          continue;
+        }
+        std::optional<int64_t> sum = llvm::checkedAdd(a, b);
+        if (!sum)
+          return emitOptionalError(loc, "the concatenated size of dimension ",
+                                   d, " overflows int64");
+        shape[d] = *sum;
       } else if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) &&
                  a != b) {
         return emitOptionalError(loc, "tensor ", i + 1, " has size ", b,
@@ -1198,7 +1204,11 @@ SplitWithSizesOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
   for (int64_t s : sizes) {
     if (!ShapedType::isDynamic(s) && s < 0)
       return emitOptionalError(loc, "split size ", s, " is negative");
-    sum += ShapedType::isDynamic(s) ? 0 : s;
+    std::optional<int64_t> next =
+        llvm::checkedAdd(sum, ShapedType::isDynamic(s) ? int64_t(0) : s);
+    if (!next)
+      return emitOptionalError(loc, "split sizes add up past int64");
+    sum = *next;
   }
   int64_t size = type.getDimSize(*dim);
   if (total && !ShapedType::isDynamic(size) && sum != size)
@@ -1233,7 +1243,13 @@ ConstantPadNdOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
       shape[d] = kDyn;
       continue;
     }
-    shape[d] += before + after;
+    std::optional<int64_t> padded = llvm::checkedAdd(shape[d], before);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, after);
+    if (!padded)
+      return emitOptionalError(loc, "padding dimension ", d,
+                               " overflows int64");
+    shape[d] = *padded;
     if (shape[d] < 0)
       return emitOptionalError(loc, "padding makes dimension ", d,
                                " negative");
@@ -1513,7 +1529,15 @@ LogicalResult RepeatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       return emitOptionalError(loc, "repeat count ", r, " is negative");
     int64_t d = static_cast<int64_t>(i) - (rank - type.getRank());
     int64_t size = d < 0 ? 1 : type.getDimSize(d);
-    shape.push_back(ShapedType::isDynamic(size) ? kDyn : size * r);
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(kDyn);
+      continue;
+    }
+    std::optional<int64_t> repeated = llvm::checkedMul(size, r);
+    if (!repeated)
+      return emitOptionalError(loc, "repeating dimension ", i, " ", r,
+                               " times overflows int64");
+    shape.push_back(*repeated);
   }
   types.push_back(makeTensor(shape, type.getElementType()));
   return success();

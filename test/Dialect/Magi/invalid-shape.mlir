@@ -479,3 +479,40 @@ func.func @pad_wrong_result(%x: tensor<2x3xf32>) {
   %0 = magi.constant_pad_nd %x [1, 2] : tensor<2x3xf32> -> tensor<5x3xf32>
   return
 }
+
+// -----
+
+// Sizes that overflow int64 are refused, not wrapped.
+func.func @cat_overflow(%a: tensor<4611686018427387904xf32>) {
+  // expected-error @+2 {{the concatenated size of dimension 0 overflows int64}}
+  // expected-error @+1 {{'magi.cat' op failed to infer returned types}}
+  %0 = magi.cat %a, %a, %a {dim = 0 : i64} : (tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @split_sizes_overflow(%a: tensor<8xf32>) {
+  // expected-error @+2 {{split sizes add up past int64}}
+  // expected-error @+1 {{'magi.split_with_sizes' op failed to infer returned types}}
+  %0:2 = magi.split_with_sizes %a [9223372036854775807, 9223372036854775807] {dim = 0 : i64} : tensor<8xf32> -> tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @pad_overflow(%a: tensor<8xf32>) {
+  // expected-error @+2 {{padding dimension 0 overflows int64}}
+  // expected-error @+1 {{'magi.constant_pad_nd' op failed to infer returned types}}
+  %0 = magi.constant_pad_nd %a [9223372036854775807, 1] {value = 0.0 : f64} : tensor<8xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @repeat_overflow(%a: tensor<8xf32>) {
+  // expected-error @+2 {{repeating dimension 0 2305843009213693952 times overflows int64}}
+  // expected-error @+1 {{'magi.repeat' op failed to infer returned types}}
+  %0 = magi.repeat %a {repeats = array<i64: 2305843009213693952>} : (tensor<8xf32>) -> tensor<?xf32>
+  return
+}
