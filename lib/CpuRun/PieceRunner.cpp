@@ -240,6 +240,16 @@ FailureOr<SmallVector<Tensor>> PieceRunner::run(func::FuncOp piece,
                                                 ArrayRef<Tensor> args) {
   if (failed(interp::checkArguments(piece, args)))
     return failure();
+  // The lowered code checks no index, size or shape: arguments the
+  // interpreter refuses (an index out of range, inconsistent sizes) would
+  // make it read or write anywhere. So the interpreter runs the piece
+  // first; only what it accepts runs lowered, and the lowered results must
+  // have its shapes.
+  FailureOr<SmallVector<Tensor>> reference = interp::interpret(piece, args);
+  if (failed(reference))
+    return piece.emitError("piece @")
+           << piece.getName()
+           << " was not run lowered: the interpreter refuses its arguments";
   FailureOr<CompiledPiece *> compiledPiece = getOrCompile(piece);
   if (failed(compiledPiece))
     return failure();
@@ -286,7 +296,8 @@ FailureOr<SmallVector<Tensor>> PieceRunner::run(func::FuncOp piece,
   const char *resultBase = reinterpret_cast<const char *>(resultWords.data());
   SmallVector<Tensor> results;
   llvm::SmallPtrSet<void *, 8> toFree;
-  for (auto [type, offset] : llvm::zip(piece.getResultTypes(), resultOffsets)) {
+  for (auto [i, type, offset] :
+       llvm::enumerate(piece.getResultTypes(), resultOffsets)) {
     const char *field = resultBase + offset;
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor) {
@@ -297,6 +308,15 @@ FailureOr<SmallVector<Tensor>> PieceRunner::run(func::FuncOp piece,
       continue;
     }
     auto fields = reinterpret_cast<const int64_t *>(field);
+    ArrayRef<int64_t> sizes(fields + 3, tensor.getRank());
+    if (sizes != (*reference)[i].getShape()) {
+      // The buffers the piece returned are left to leak: after a wrong
+      // shape nothing about them can be trusted.
+      return piece.emitError("piece @")
+             << piece.getName() << ", lowered, gives result " << i << " the shape "
+             << interp::formatShape(sizes) << " where the interpreter gives "
+             << interp::formatShape((*reference)[i].getShape());
+    }
     results.push_back(
         readMemRef(fields, tensor.getElementType(), tensor.getRank()));
     auto allocated = reinterpret_cast<void *>(fields[0]);

@@ -56,6 +56,16 @@ llvm::SmallVector<int64_t> resolveMixedList(llvm::ArrayRef<int64_t> statics,
                                             mlir::ValueRange dynamic,
                                             const Env &env);
 
+/// The most bytes one tensor the interpreter makes may hold.
+inline constexpr int64_t kMaxTensorBytes = int64_t(16) << 30;
+
+/// Checks a result shape that run-time values decided (a size from a SymInt,
+/// a pad, an arange's bounds) before the tensor is made: no negative size,
+/// and its bytes neither overflow int64 nor pass kMaxTensorBytes. The error
+/// is at `op`.
+mlir::LogicalResult checkResultSize(mlir::Operation *op, mlir::Type dtype,
+                                    llvm::ArrayRef<int64_t> shape);
+
 /// Walks the multi-indices of `shape` in row-major order and keeps, for each
 /// operand k, the element offset `base[k] + sum(index[d] * strides[k][d])`.
 class IndexWalker {

@@ -314,9 +314,8 @@ double gelu(double x, bool tanhApproximation) {
 // Fills a new tensor of `dtype` and `shape` with a scalar attribute.
 FailureOr<Tensor> filled(Operation *op, Type dtype, ArrayRef<int64_t> shape,
                          Attribute fill) {
-  for (int64_t s : shape)
-    if (s < 0)
-      return op->emitError("size ") << s << " is negative";
+  if (failed(checkResultSize(op, dtype, shape)))
+    return failure();
   Tensor out(dtype, shape);
   if (auto f = dyn_cast<FloatAttr>(fill)) {
     double v = f.getValueAsDouble();
@@ -353,6 +352,8 @@ LogicalResult evalArange(ArangeOp op, Env &env) {
   if (length > 1e12)
     return op.emitError("arange would have ") << length << " elements";
   Type dtype = getDeclaredDtype(op.getResult());
+  if (failed(checkResultSize(op, dtype, {static_cast<int64_t>(length)})))
+    return failure();
   Tensor out(dtype, {static_cast<int64_t>(length)});
   // Integer dtypes step in int64, floating-point ones in double.
   bool isFloat = isFloatDtype(dtype);

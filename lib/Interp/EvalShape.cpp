@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Eval.h"
+#include "llvm/Support/MathExtras.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -76,6 +77,8 @@ LogicalResult evalExpand(ExpandOp op, Env &env) {
              << formatShape(self.getShape()) << " to " << formatShape(sizes);
     strides[d] = in == 1 ? 0 : selfStrides[d - lead];
   }
+  if (failed(checkResultSize(op, self.getDtype(), sizes)))
+    return failure();
   env.set(op.getResult(), gatherStrided(self, sizes, strides));
   return success();
 }
@@ -269,11 +272,15 @@ LogicalResult evalPad(ConstantPadNdOp op, Env &env) {
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     int64_t d = rank - 1 - static_cast<int64_t>(i);
     before[d] = pad[2 * i];
-    shape[d] += pad[2 * i] + pad[2 * i + 1];
+    if (llvm::AddOverflow(shape[d], pad[2 * i], shape[d]) ||
+        llvm::AddOverflow(shape[d], pad[2 * i + 1], shape[d]))
+      return op.emitError("padding dimension ") << d << " overflows int64";
     if (shape[d] < 0)
       return op.emitError("padding makes dimension ")
              << d << " of size " << self.getShape()[d] << " negative";
   }
+  if (failed(checkResultSize(op, self.getDtype(), shape)))
+    return failure();
   Tensor out(self.getDtype(), shape);
   double value = op.getValue().convertToDouble();
   for (int64_t i = 0, e = out.getNumElements(); i < e; ++i)

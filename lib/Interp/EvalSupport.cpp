@@ -3,10 +3,27 @@
 #include "Eval.h"
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
 namespace magi::interp::detail {
+
+LogicalResult checkResultSize(Operation *op, Type dtype, ArrayRef<int64_t> shape) {
+  int64_t bytes = (dtype.getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t s : shape) {
+    if (s < 0)
+      return op->emitError("size ") << s << " is negative (shape "
+                                    << formatShape(shape) << ")";
+  }
+  for (int64_t s : shape)
+    if (llvm::MulOverflow(bytes, s, bytes) || bytes > kMaxTensorBytes)
+      return op->emitError("a result of shape ")
+             << formatShape(shape) << " and dtype " << dtype
+             << " holds more than the interpreter's limit of "
+             << (kMaxTensorBytes >> 30) << " GiB";
+  return success();
+}
 
 SmallVector<int64_t> resolveMixedList(ArrayRef<int64_t> statics,
                                       ValueRange dynamic, const Env &env) {

@@ -264,8 +264,8 @@ public:
               b, l, positive, arith::DivFOp::create(b, l, a[0], a[1]), zero);
           return convertScalar(b, l, r, resEl);
         });
-    rewriter.replaceOp(op, out);
-    return success();
+    // The result's declared type may be more static than the sizes built.
+    return replaceWithType(rewriter, op, out, op.getType());
   }
 
 private:

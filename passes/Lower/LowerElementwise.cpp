@@ -140,9 +140,22 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
             return math::FloorOp::create(b, loc, q);
           return q;
         }
-        if (mode && *mode == "floor")
-          return arith::FloorDivSIOp::create(b, loc, a[0], a[1]);
-        return arith::DivSIOp::create(b, loc, a[0], a[1]);
+        // A divisor of 0 or -1 never reaches the division (x86 traps on
+        // both: by zero, and INT64_MIN / -1): x / -1 is -x (wrapping, as
+        // the interpreter computes it), and x / 0 gives x (the interpreter
+        // refuses it; a kernel has no way to).
+        Value zero = intConst(b, loc, ct, 0), one = intConst(b, loc, ct, 1);
+        Value minusOne = intConst(b, loc, ct, -1);
+        Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a[1], zero);
+        Value byMinusOne =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a[1], minusOne);
+        Value unsafe = arith::OrIOp::create(b, loc, byZero, byMinusOne);
+        Value divisor = arith::SelectOp::create(b, loc, unsafe, one, a[1]);
+        Value q = mode && *mode == "floor"
+                      ? Value(arith::FloorDivSIOp::create(b, loc, a[0], divisor))
+                      : Value(arith::DivSIOp::create(b, loc, a[0], divisor));
+        Value negated = arith::SubIOp::create(b, loc, zero, a[0]);
+        return arith::SelectOp::create(b, loc, byMinusOne, negated, q);
       })
       .Case<PowOp>([&](auto) -> Value {
         if (isFloat)

@@ -186,7 +186,15 @@ public:
     SmallVector<OpFoldResult> sizes = viewSizes(rewriter, loc, op);
     FailureOr<ReshapeGroups> groups =
         matchReshapeGroups(srcType.getShape(), resType.getShape());
-    if (failed(groups)) {
+    // An expand_shape group of two or more dynamic sizes crashes LLVM 22's
+    // expand-strided-metadata (llvm/llvm-project#186830, fixed for LLVM
+    // 23): such a view is a gather instead.
+    auto expandsTwoDynamic = [&](const ReshapeGroups &g) {
+      return llvm::any_of(g.dst, [&](const ReassociationIndices &r) {
+        return llvm::count_if(r, [&](int64_t d) { return resType.isDynamicDim(d); }) > 1;
+      });
+    };
+    if (failed(groups) || expandsTwoDynamic(*groups)) {
       // A gather: result element i is source element i (row-major).
       Value init = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
       Value result = buildParallelGeneric(

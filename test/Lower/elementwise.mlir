@@ -108,13 +108,18 @@ func.func @unary(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %13 : tensor<4xf32>
 }
 
-// Integer ops keep integer arithmetic; div modes.
+// Integer ops keep integer arithmetic; div modes (an integer divisor of 0
+// or -1 never reaches the division; trunc is floor above zero, ceil below).
 // CHECK-LABEL: func.func @integers
 // CHECK: arith.sitofp %{{.*}} : i64 to f32
 // CHECK: arith.divf
-// CHECK: arith.floordivsi
+// CHECK: %[[UNSAFE:.*]] = arith.ori
+// CHECK: %[[D:.*]] = arith.select %[[UNSAFE]], %{{.*}}, %{{.*}} : i64
+// CHECK: arith.floordivsi %{{.*}}, %[[D]]
 // CHECK: arith.divf
-// CHECK: math.trunc
+// CHECK: math.floor
+// CHECK: math.ceil
+// CHECK: arith.select
 // CHECK: arith.maxsi
 // CHECK: arith.minsi
 func.func @integers(%a: tensor<4xi64>, %b: tensor<4xi64>, %f: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<4xi64>, tensor<4xi64>) {

@@ -31,9 +31,12 @@ public:
 
   /// Runs `piece` on `args` (one per argument: tensors, and 0-d i64 tensors
   /// for `index` scalars) and returns its results as contiguous tensors.
-  /// The first call compiles the piece. Fails with a diagnostic naming the
-  /// piece when it cannot be lowered or compiled, or when `args` do not
-  /// match its signature.
+  /// The first call compiles the piece. The interpreter runs the piece first
+  /// (the lowered code checks no index, size or shape): arguments it
+  /// refuses are not run lowered, and lowered results must have the shapes
+  /// it gives. Fails with a diagnostic naming the piece when it cannot be
+  /// lowered or compiled, when `args` do not match its signature, or in
+  /// those two cases.
   mlir::FailureOr<llvm::SmallVector<interp::Tensor>>
   run(mlir::func::FuncOp piece, llvm::ArrayRef<interp::Tensor> args);
 
