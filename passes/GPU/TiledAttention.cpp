@@ -703,21 +703,33 @@ private:
       tileKeys.push_back(arith::MinUIOp::create(b, loc, key, lastKey));
     }
     Value firstRow = arith::MulIOp::create(b, loc, queryTile, c(kQueryRows));
-    auto loop = scf::ForOp::create(b, loc, c(0), c(kQueryRows), c(1),
+    // Eight rows an iteration, their loads issued before any is used: a
+    // row's loads are adjacent but depend on nothing, so a warp keeps
+    // sixteen in flight (one row at a time left a small grid waiting on
+    // each load's latency).
+    constexpr int64_t kRowsAtOnce = 8;
+    auto loop = scf::ForOp::create(b, loc, c(0), c(kQueryRows), c(kRowsAtOnce),
                                    ValueRange{visibleAny, changedAny});
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value row = arith::AddIOp::create(b, loc, firstRow, loop.getInductionVar());
-      Value rowInside = ult(row, queries);
-      Value clampedRow = arith::MinUIOp::create(b, loc, row, lastRow);
+      SmallVector<Value> loaded, inRange;
+      for (int64_t r = 0; r < kRowsAtOnce; ++r) {
+        Value row = arith::AddIOp::create(
+            b, loc, firstRow,
+            arith::AddIOp::create(b, loc, loop.getInductionVar(), c(r)));
+        Value rowInside = ult(row, queries);
+        Value clampedRow = arith::MinUIOp::create(b, loc, row, lastRow);
+        for (int64_t half = 0; half < 2; ++half) {
+          inRange.push_back(arith::AndIOp::create(b, loc, rowInside, keyInside[half]));
+          loaded.push_back(memref::LoadOp::create(
+              b, loc, mask,
+              ValueRange{maskBatch, maskHead, clampedRow, tileKeys[half]}));
+        }
+      }
       Value visibleNow = loop.getRegionIterArgs()[0];
       Value changedNow = loop.getRegionIterArgs()[1];
-      for (int64_t half = 0; half < 2; ++half) {
-        Value inside = arith::AndIOp::create(b, loc, rowInside, keyInside[half]);
-        Value m = memref::LoadOp::create(
-            b, loc, mask,
-            ValueRange{maskBatch, maskHead, clampedRow, tileKeys[half]});
+      for (auto [m, inside] : llvm::zip(loaded, inRange)) {
         Value visible, unchanged;
         if (boolean) {
           visible = unchanged = m;
