@@ -652,7 +652,7 @@ private:
   // The class of every 64 x 64 tile of the mask (kHiddenTile, kPassTile,
   // kMixedTile) in a table [mask batch, mask heads, query tiles, key
   // tiles] of i8, by a kernel of one warp per tile: each lane reads two
-  // adjacent keys of every row of it, and two warp votes decide.
+  // rows of it, and two warp votes decide.
   Value classifyMaskTiles(OpBuilder &b, Location loc, Value mask, Value queries,
                           Value keys, FlatSymbolRefAttr kernels, unsigned number) {
     auto maskType = cast<MemRefType>(mask.getType());
@@ -690,46 +690,24 @@ private:
     auto ult = [&](Value x, Value y) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
     };
-    // Lane l reads keys 2l and 2l + 1 of every row of the tile, so a
-    // warp's loads of one row are adjacent (a lane per row, as before,
-    // made every load of the warp touch 32 rows).
-    SmallVector<Value> tileKeys, keyInside;
     for (int64_t half = 0; half < 2; ++half) {
-      Value key = arith::AddIOp::create(
-          b, loc, firstKey,
+      Value row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, queryTile, c(kQueryRows)),
           arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, lane, c(2)),
                                 c(half)));
-      keyInside.push_back(ult(key, keys));
-      tileKeys.push_back(arith::MinUIOp::create(b, loc, key, lastKey));
-    }
-    Value firstRow = arith::MulIOp::create(b, loc, queryTile, c(kQueryRows));
-    // Eight rows an iteration, their loads issued before any is used: a
-    // row's loads are adjacent but depend on nothing, so a warp keeps
-    // sixteen in flight (one row at a time left a small grid waiting on
-    // each load's latency).
-    constexpr int64_t kRowsAtOnce = 8;
-    auto loop = scf::ForOp::create(b, loc, c(0), c(kQueryRows), c(kRowsAtOnce),
-                                   ValueRange{visibleAny, changedAny});
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> loaded, inRange;
-      for (int64_t r = 0; r < kRowsAtOnce; ++r) {
-        Value row = arith::AddIOp::create(
-            b, loc, firstRow,
-            arith::AddIOp::create(b, loc, loop.getInductionVar(), c(r)));
-        Value rowInside = ult(row, queries);
-        Value clampedRow = arith::MinUIOp::create(b, loc, row, lastRow);
-        for (int64_t half = 0; half < 2; ++half) {
-          inRange.push_back(arith::AndIOp::create(b, loc, rowInside, keyInside[half]));
-          loaded.push_back(memref::LoadOp::create(
-              b, loc, mask,
-              ValueRange{maskBatch, maskHead, clampedRow, tileKeys[half]}));
-        }
-      }
-      Value visibleNow = loop.getRegionIterArgs()[0];
-      Value changedNow = loop.getRegionIterArgs()[1];
-      for (auto [m, inside] : llvm::zip(loaded, inRange)) {
+      Value rowInside = ult(row, queries);
+      Value clampedRow = arith::MinUIOp::create(b, loc, row, lastRow);
+      auto loop = scf::ForOp::create(b, loc, c(0), c(kKeyRows), c(1),
+                                     ValueRange{visibleAny, changedAny});
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value key = arith::AddIOp::create(b, loc, firstKey, loop.getInductionVar());
+        Value inside = arith::AndIOp::create(b, loc, rowInside, ult(key, keys));
+        Value m = memref::LoadOp::create(
+            b, loc, mask,
+            ValueRange{maskBatch, maskHead, clampedRow,
+                       arith::MinUIOp::create(b, loc, key, lastKey)});
         Value visible, unchanged;
         if (boolean) {
           visible = unchanged = m;
@@ -746,15 +724,16 @@ private:
         }
         Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
         Value changed = arith::XOrIOp::create(b, loc, unchanged, yes);
-        visibleNow = arith::OrIOp::create(
-            b, loc, visibleNow, arith::AndIOp::create(b, loc, inside, visible));
-        changedNow = arith::OrIOp::create(
-            b, loc, changedNow, arith::AndIOp::create(b, loc, inside, changed));
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::OrIOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                            arith::AndIOp::create(b, loc, inside, visible)),
+                       arith::OrIOp::create(b, loc, loop.getRegionIterArgs()[1],
+                                            arith::AndIOp::create(b, loc, inside, changed))});
       }
-      scf::YieldOp::create(b, loc, ValueRange{visibleNow, changedNow});
+      visibleAny = loop.getResult(0);
+      changedAny = loop.getResult(1);
     }
-    visibleAny = loop.getResult(0);
-    changedAny = loop.getResult(1);
     Value all = arith::ConstantIntOp::create(b, loc, -1, 32);
     auto any = NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any);
     Value seen = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), all, visibleAny, any);
