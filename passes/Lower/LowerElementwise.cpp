@@ -570,8 +570,9 @@ public:
     SmallVector<OpFoldResult> sizes =
         mixedList(op.getContext(), op.getStaticSizes(), op.getSizes());
     Value value = scalarAttrConst(rewriter, loc, op.getFillValue(), el);
-    rewriter.replaceOp(op, filledOfSizes(rewriter, loc, sizes, value));
-    return success();
+    return replaceWithType(rewriter, op,
+                           filledOfSizes(rewriter, loc, sizes, value),
+                           op.getType());
   }
 };
 
@@ -584,11 +585,13 @@ public:
     Location loc = op.getLoc();
     Type el = op.getType().getElementType();
     Value value = scalarAttrConst(rewriter, loc, op.getFillValue(), el);
-    rewriter.replaceOp(
-        op, filledOfSizes(rewriter, loc,
-                          tensor::getMixedSizes(rewriter, loc, op.getSelf()),
-                          value));
-    return success();
+    // The declared type may know sizes `self`'s type does not.
+    return replaceWithType(
+        rewriter, op,
+        filledOfSizes(rewriter, loc,
+                      tensor::getMixedSizes(rewriter, loc, op.getSelf()),
+                      value),
+        op.getType());
   }
 };
 
@@ -621,7 +624,16 @@ public:
   LogicalResult matchAndRewrite(ArangeOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // The declared type may say `?` where the bounds have since folded to
+    // constants: the inferred length is then static.
     auto type = op.getType();
+    SmallVector<Type> inferred;
+    if (type.isDynamicDim(0) &&
+        succeeded(ArangeOp::inferReturnTypes(
+            op.getContext(), std::nullopt, op->getOperands(),
+            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+            op->getRegions(), inferred)))
+      type = cast<RankedTensorType>(inferred.front());
     Type el = type.getElementType();
     OpFoldResult length;
     if (!type.isDynamicDim(0)) {
@@ -643,8 +655,7 @@ public:
     bool isFloat = isa<FloatType>(el);
     Type step = isFloat ? Type(rewriter.getF64Type()) : Type(rewriter.getI64Type());
     Value start = op.getStart(), stride = op.getStep();
-    rewriter.replaceOp(
-        op, buildParallelGeneric(
+    Value result = buildParallelGeneric(
                 rewriter, loc, init, {}, {},
                 [&](OpBuilder &b, Location l, ValueRange) {
                   Value i = convertScalar(b, l, linalg::IndexOp::create(b, l, 0),
@@ -657,8 +668,8 @@ public:
                                 : Value(arith::AddIOp::create(
                                       b, l, s, arith::MulIOp::create(b, l, i, d)));
                   return convertScalar(b, l, v, el);
-                }));
-    return success();
+                });
+    return replaceWithType(rewriter, op, result, op.getType());
   }
 };
 

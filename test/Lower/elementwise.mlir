@@ -218,3 +218,24 @@ func.func @remainder_isnan_clamp(%i: tensor<4xi64>, %j: tensor<4xi64>, %x: tenso
   %2 = magi.clamp %i {min = -5.0 : f64, max = 5.0 : f64} : (tensor<4xi64>) -> tensor<4xi64>
   return %0, %1, %2 : tensor<4xi64>, tensor<4xi1>, tensor<4xi64>
 }
+
+// A declared type more precise than the operand's (full_like of a `?` that
+// torch.export knew to be 2) or less precise than the bounds (an arange whose
+// end folded to a constant after the type was written): the lowered value is
+// cast to the declared type (issue #12), and the arange's length is static.
+// CHECK-LABEL: func.func @creation_declared_types
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: %[[LIKE:.*]] = tensor.cast %[[FILL]] : tensor<?x4xf32> to tensor<2x4xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<7xf32>
+// CHECK: %[[AR:.*]] = linalg.generic {{.*}} outs(%[[INIT]] : tensor<7xf32>)
+// CHECK: %[[DYN:.*]] = tensor.cast %[[AR]] : tensor<7xf32> to tensor<?xf32>
+// CHECK: return %[[LIKE]], %[[DYN]] : tensor<2x4xf32>, tensor<?xf32>
+func.func @creation_declared_types(%x: tensor<?x4xf32>) -> (tensor<2x4xf32>, tensor<?xf32>) {
+  %like = magi.full_like %x {fill_value = 1.5 : f64, dtype = f32} : (tensor<?x4xf32>) -> tensor<2x4xf32>
+  %c0 = arith.constant 0.0 : f64
+  %c7 = arith.constant 7 : index
+  %c1 = arith.constant 1.0 : f64
+  %ar = magi.arange %c0, %c7, %c1 {dtype = f32} : (f64, index, f64) -> tensor<?xf32>
+  return %like, %ar : tensor<2x4xf32>, tensor<?xf32>
+}

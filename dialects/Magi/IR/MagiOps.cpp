@@ -850,14 +850,21 @@ LogicalResult CumsumOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 // Shape and indexing
 //===----------------------------------------------------------------------===//
 
-static std::optional<int64_t> staticNumElements(ArrayRef<int64_t> shape) {
+// The element count of a shape: std::nullopt when a size is dynamic, a
+// diagnostic when the count passes int64 (sizes near INT64_MAX are valid
+// types, their product is not a count).
+static FailureOr<std::optional<int64_t>>
+staticNumElements(ArrayRef<int64_t> shape, OptLoc loc, StringRef what) {
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return std::optional<int64_t>();
   int64_t n = 1;
   for (int64_t s : shape) {
-    if (ShapedType::isDynamic(s))
-      return std::nullopt;
-    n *= s;
+    std::optional<int64_t> next = llvm::checkedMul(n, s);
+    if (!next)
+      return emitOptionalError(loc, what, " has more than 2^63 elements");
+    n = *next;
   }
-  return n;
+  return std::optional<int64_t>(n);
 }
 
 LogicalResult ViewOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -879,22 +886,28 @@ LogicalResult ViewOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       return emitOptionalError(loc, "size ", s, " is negative");
     }
   }
-  std::optional<int64_t> inNumel = staticNumElements(type.getShape());
+  FailureOr<std::optional<int64_t>> inNumel =
+      staticNumElements(type.getShape(), loc, "the input");
+  if (failed(inNumel))
+    return failure();
   SmallVector<int64_t> known;
   for (auto [i, s] : llvm::enumerate(shape))
     if (static_cast<int64_t>(i) != inferredAt)
       known.push_back(s);
-  std::optional<int64_t> knownNumel = staticNumElements(known);
-  if (inNumel && knownNumel) {
+  FailureOr<std::optional<int64_t>> knownNumel =
+      staticNumElements(known, loc, "the view");
+  if (failed(knownNumel))
+    return failure();
+  if (*inNumel && *knownNumel) {
     if (inferredAt >= 0) {
-      if (*knownNumel == 0 || *inNumel % *knownNumel != 0)
-        return emitOptionalError(loc, "cannot view ", *inNumel,
+      if (**knownNumel == 0 || **inNumel % **knownNumel != 0)
+        return emitOptionalError(loc, "cannot view ", **inNumel,
                                  " elements with a size of -1 next to ",
-                                 *knownNumel, " elements");
-      shape[inferredAt] = *inNumel / *knownNumel;
-    } else if (*inNumel != *knownNumel) {
-      return emitOptionalError(loc, "cannot view ", *inNumel,
-                               " elements as ", *knownNumel, " elements");
+                                 **knownNumel, " elements");
+      shape[inferredAt] = **inNumel / **knownNumel;
+    } else if (**inNumel != **knownNumel) {
+      return emitOptionalError(loc, "cannot view ", **inNumel,
+                               " elements as ", **knownNumel, " elements");
     }
   }
   types.push_back(makeTensor(shape, type.getElementType()));
@@ -1199,7 +1212,7 @@ SplitWithSizesOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
       normalizeDim(static_cast<int64_t>(adaptor.getDim()), type.getRank(), loc);
   if (failed(dim))
     return failure();
-  std::optional<int64_t> total = staticNumElements(sizes);
+  bool allStatic = llvm::none_of(sizes, ShapedType::isDynamic);
   int64_t sum = 0;
   for (int64_t s : sizes) {
     if (!ShapedType::isDynamic(s) && s < 0)
@@ -1211,7 +1224,7 @@ SplitWithSizesOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
     sum = *next;
   }
   int64_t size = type.getDimSize(*dim);
-  if (total && !ShapedType::isDynamic(size) && sum != size)
+  if (allStatic && !ShapedType::isDynamic(size) && sum != size)
     return emitOptionalError(loc, "split sizes add up to ", sum,
                              " but dimension ", *dim, " has size ", size);
   for (int64_t s : sizes) {

@@ -3,6 +3,7 @@
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -166,6 +167,21 @@ bool isRefinementOf(Type declared, Type inferred) {
   for (auto [ds, is] : llvm::zip(d.getShape(), i.getShape()))
     if (!ShapedType::isDynamic(is) && ds != is)
       return false;
+  return true;
+}
+
+bool areCompatibleResults(TypeRange declared, TypeRange inferred) {
+  if (declared.size() != inferred.size())
+    return false;
+  for (auto [d, i] : llvm::zip(declared, inferred)) {
+    if (d == i)
+      continue;
+    auto dt = dyn_cast<RankedTensorType>(d);
+    auto it = dyn_cast<RankedTensorType>(i);
+    if (!dt || !it || dt.getElementType() != it.getElementType() ||
+        failed(verifyCompatibleShape(dt, it)))
+      return false;
+  }
   return true;
 }
 

@@ -486,3 +486,23 @@ func.func @attention_mask_rank(%q: tensor<1x4x8x32xbf16>, %k: tensor<1x4x8x32xbf
   %0 = magi.attention %q, %k, %v mask %e : (tensor<1x4x8x32xbf16>, tensor<1x4x8x32xbf16>, tensor<1x4x8x32xbf16>, tensor<1x4x8x8xbf16>) -> tensor<1x4x8x32xbf16>
   return %0 : tensor<1x4x8x32xbf16>
 }
+
+// -----
+
+// Folding a sym_size to a constant makes arange infer a static length where
+// the declared type says `?`: the op stays valid (issue #12), and the declared
+// type is kept.
+// CHECK-LABEL: func.func @arange_after_sym_size_folds
+func.func @arange_after_sym_size_folds(%x: tensor<2x8xf32>) -> tensor<?xf32> {
+  // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+  // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
+  // CHECK: magi.arange %[[C0]], %[[C7]], %[[C1]] {dtype = f32} : (i64, index, i64) -> tensor<?xf32>
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %one = arith.constant 1 : index
+  %n = magi.sym_size %x, 1 : tensor<2x8xf32>
+  %m = magi.sym_sub %n, %one
+  %r = magi.arange %c0, %m, %c1 {dtype = f32} : (i64, index, i64) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

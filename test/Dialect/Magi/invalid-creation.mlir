@@ -120,15 +120,3 @@ func.func @arange_wrong_length() {
   return
 }
 
-// -----
-
-func.func @arange_static_declared_dynamic() {
-  %c0 = arith.constant 0 : i64
-  %c10 = arith.constant 10 : i64
-  %c3 = arith.constant 3 : i64
-  // A declared type may refine the inferred one, never lose what it knows.
-  // expected-error @+2 {{'magi.arange' op inferred type(s) 'tensor<4xi64>' are incompatible with return type(s) of operation 'tensor<?xi64>'}}
-  // expected-error @+1 {{'magi.arange' op failed to infer returned types}}
-  %0 = magi.arange %c0, %c10, %c3 {dtype = i64} : (i64, i64, i64) -> tensor<?xi64>
-  return
-}

@@ -501,6 +501,15 @@ func.func @split_sizes_overflow(%a: tensor<8xf32>) {
 
 // -----
 
+func.func @view_count_overflow(%a: tensor<8xf32>) {
+  // expected-error @+2 {{the view has more than 2^63 elements}}
+  // expected-error @+1 {{'magi.view' op failed to infer returned types}}
+  %0 = magi.view %a [9223372036854775807, 4] : tensor<8xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
 func.func @pad_overflow(%a: tensor<8xf32>) {
   // expected-error @+2 {{padding dimension 0 overflows int64}}
   // expected-error @+1 {{'magi.constant_pad_nd' op failed to infer returned types}}

@@ -51,12 +51,13 @@ class Magi_Op<string mnemonic, list<Trait> traits = []>
     : Op<Magi_Dialect, mnemonic, traits>;
 
 // Result types follow from the operands and attributes. A declared result may
-// refine what inference found (a static size where inference knows only `?`),
-// never contradict it.
+// be more precise than inference (a static size torch.export knew) or less
+// (a `?` that folding has since made known), never contradict it: two
+// different static sizes, another dtype or rank.
 def Magi_RefinableInferredType : InferTypeOpAdaptorBase<[{
     static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
                                         ::mlir::TypeRange declared) {
-      return ::magi::areRefinementsOf(declared, inferred);
+      return ::magi::areCompatibleResults(declared, inferred);
     }
   }]>;
 

@@ -72,6 +72,14 @@ SliceBounds resolveSliceBounds(int64_t size, int64_t start, int64_t end,
 bool isRefinementOf(mlir::Type declared, mlir::Type inferred);
 bool areRefinementsOf(mlir::TypeRange declared, mlir::TypeRange inferred);
 
+/// What an op's verifier accepts for its declared results against the
+/// inferred ones: the same dtype and rank, and each size the same or `?` on
+/// either side. A declared size may be static where inference knows only
+/// `?` (torch.export knows sizes inference cannot), or `?` where folding
+/// has since made inference know it (a sym_size folded to a constant); two
+/// different static sizes are a contradiction.
+bool areCompatibleResults(mlir::TypeRange declared, mlir::TypeRange inferred);
+
 } // namespace magi
 
 #endif // MAGI_DIALECT_MAGI_IR_TYPEINFERENCE_H
