@@ -13,6 +13,8 @@
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
 #   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
+#   python     scripts/gpu-python-check.py: the fixtures through the `magi`
+#              Python package and the C runtime API, with torch tensors
 #   detail     ncu's speed-of-light, memory, occupancy and warp-state
 #              sections for the kernels matching $DETAIL_KERNELS (default
 #              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
@@ -70,6 +72,12 @@ for step in "${steps[@]}"; do
     OUT="$work" bench/llama7b/profile.sh build-run/magi-run 16 512 4096 > "$work/profile.txt" 2>&1
     note "== profile (exit $?)"
     grep -E '^==|^gemms:|^magi kernels|^\| (attention|k[0-9]|nvjet)' "$work/profile.txt" | head -80 >> "$summary"
+    ;;
+  python)
+    PYTHONPATH=build-run/python python3 scripts/gpu-python-check.py .gpu/artifacts .gpu/fixtures \
+      > "$work/python.txt" 2>&1
+    note "== python (exit $?)"
+    cat "$work/python.txt" >> "$summary"
     ;;
   mprofile)
     note "== magi-run --profile"

@@ -17,6 +17,13 @@ config.test_exec_root = os.path.join(config.magi_obj_root, "test")
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 
 config.substitutions.append(("%magi_src_root", config.magi_src_root))
+# The `magi` Python package of this build (build/python), and its C API
+# libraries (build/lib).
+config.substitutions.append(("%magi_python", "env PYTHONPATH=" + os.path.join(config.magi_obj_root, "python") + " %python"))
+# A sanitizer build's libraries need the sanitizer runtime loaded first,
+# which python3 is not built with: the package is tested in the plain build.
+if "-fsanitize" not in config.magi_cxx_flags:
+    config.available_features.add("python-package")
 # Runs a command and checks its peak RSS: %peak_rss LIMIT_MIB command...
 config.substitutions.append(("%peak_rss", "%python " + os.path.join(config.magi_src_root, "test", "Inputs", "peak-rss.py")))
 # The shared fixtures (real torch.export archives with reference outputs) sit

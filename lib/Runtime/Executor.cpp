@@ -38,6 +38,14 @@ std::string inputLabel(const GraphInput &input, size_t userIndex) {
 
 std::map<std::string, int64_t> bindInputs(const Graph &graph,
                                           const std::vector<HostTensor> &userInputs) {
+  std::vector<InputSignature> signatures;
+  for (const HostTensor &t : userInputs)
+    signatures.push_back(InputSignature{t.dtype, t.shape});
+  return bindInputs(graph, signatures);
+}
+
+std::map<std::string, int64_t> bindInputs(const Graph &graph,
+                                          const std::vector<InputSignature> &userInputs) {
   // Graph input index -> position among the user inputs.
   std::vector<size_t> userPosition(graph.inputs.size(), 0);
   std::vector<size_t> userIndices;
@@ -54,7 +62,7 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
   // Dtypes and ranks first: a symbol's dimension must exist to be read.
   for (size_t u = 0; u < userIndices.size(); ++u) {
     const GraphInput &input = graph.inputs[userIndices[u]];
-    const HostTensor &given = userInputs[u];
+    const InputSignature &given = userInputs[u];
     if (given.dtype != input.dtype)
       throw RuntimeError(inputLabel(input, u) + " must be " + manifestName(input.dtype) + " (" +
                          fixtureName(input.dtype) + "), but " + fixtureName(given.dtype) +
@@ -86,7 +94,7 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
   };
   for (size_t u = 0; u < userIndices.size(); ++u) {
     const GraphInput &input = graph.inputs[userIndices[u]];
-    const HostTensor &given = userInputs[u];
+    const InputSignature &given = userInputs[u];
     std::vector<int64_t> expected;
     for (const Expr &size : input.shape)
       expected.push_back(size.evaluate(lookup, "shape of " + inputLabel(input, u)));
@@ -1078,6 +1086,34 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
     t.ptr = allocation.ptr;
     if (!host.bytes.empty())
       device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+  }
+}
+
+void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs) {
+  std::vector<InputSignature> signatures;
+  for (const DeviceTensor &t : userInputs)
+    signatures.push_back(InputSignature{t.dtype, t.shape});
+  symbols_ = bindInputs(manifest_.graph, signatures);
+  size_t u = 0;
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+    if (manifest_.graph.inputs[i].isWeight())
+      continue;
+    const DeviceTensor &given = userInputs[u++];
+    if (given.ptr == 0 && given.byteSize() > 0)
+      throw RuntimeError("user input " + std::to_string(u - 1) + " has no device memory");
+    inputs_[i] = given;
+    auto owned = inputAllocations_.find(i);
+    if (given.ptr == 0) {
+      // An empty tensor (PyTorch gives those no memory) still gets a
+      // distinct, valid pointer.
+      if (owned == inputAllocations_.end())
+        owned = inputAllocations_.emplace(i, Allocation{1, device_.allocate(1)}).first;
+      inputs_[i].ptr = owned->second.ptr;
+    } else if (owned != inputAllocations_.end()) {
+      device_.synchronize("freeing an input's buffer");
+      device_.release(owned->second.ptr);
+      inputAllocations_.erase(owned);
+    }
   }
 }
 

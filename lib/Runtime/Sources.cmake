@@ -11,4 +11,6 @@ set(MAGI_RUNTIME_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Zip.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Crc32.cpp
 )
+# The CUDA device (driver API, cuBLASLt): magi-run and the C runtime API.
+set(MAGI_RUNTIME_CUDA_SOURCES ${CMAKE_CURRENT_LIST_DIR}/CudaDevice.cpp)
 set(MAGI_RUNTIME_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../../include)

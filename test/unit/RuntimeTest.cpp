@@ -433,7 +433,7 @@ TEST(RuntimeInputs, BindsAndChecks) {
   std::map<std::string, int64_t> symbols = bindInputs(m.graph, {makeF32({5, 8}, data)});
   EXPECT_EQ(symbols.at("s0"), 5);
 
-  expectError([&] { bindInputs(m.graph, {}); }, "the graph takes 1 user input(s), but 0 were given");
+  expectError([&] { bindInputs(m.graph, std::vector<HostTensor>{}); }, "the graph takes 1 user input(s), but 0 were given");
   expectError([&] { bindInputs(m.graph, {makeI64({5, 8}, std::vector<int64_t>(40))}); },
               "user input 0 ('x') must be f32 (float32), but int64 was given");
   expectError([&] { bindInputs(m.graph, {makeF32({40}, data)}); },
@@ -838,6 +838,54 @@ void expectOutputsMatch(GraphExecutor &executor, const std::vector<DeviceTensor>
 HostTensor fixtureInput(const std::string &prefix, int n) {
   std::string stem = prefix + "_in" + std::to_string(n);
   return readRawTensor(stem + ".bin", stem + ".json");
+}
+
+// Inputs bound where they are on the device (the C API's and PyTorch's
+// way): read without a copy, checked as uploaded ones are, and a captured
+// graph is replayed only while the pointer stays the same.
+TEST(RuntimeExecutor, DeviceInputsAreReadWhereTheyAre) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device, ExecutorOptions{});
+  executor.uploadWeights();
+  std::string case0 = dir + "/fixture/case0", case1 = dir + "/fixture/case1";
+  auto onDevice = [&](const HostTensor &host) {
+    DeviceTensor t;
+    t.dtype = host.dtype;
+    t.shape = host.shape;
+    t.ptr = device.allocate(int64_t(host.bytes.size()));
+    device.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+    return t;
+  };
+  DeviceTensor input0 = onDevice(fixtureInput(case0, 0));
+  int allocations = device.numAllocations;
+  executor.setDeviceInputs({input0});
+  EXPECT_EQ(device.numAllocations, allocations) << "the input was copied";
+  using M = StepMode;
+  for (int run = 0; run < 3; ++run) {
+    std::vector<DeviceTensor> outputs = executor.run();
+    expectOutputsMatch(executor, outputs, case0, "device input, run " + std::to_string(run));
+  }
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay}));
+  // Another buffer with other sizes: bound anew, evaluated anew.
+  DeviceTensor input1 = onDevice(fixtureInput(case1, 0));
+  executor.setDeviceInputs({input1});
+  expectOutputsMatch(executor, executor.run(), case1, "second device input");
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
+
+  // The same checks as uploaded inputs.
+  DeviceTensor wrongDtype = input0;
+  wrongDtype.dtype = Dtype::I64;
+  expectError([&] { executor.setDeviceInputs({wrongDtype}); }, "must be f32 (float32)");
+  DeviceTensor wrongRank = input0;
+  wrongRank.shape.push_back(1);
+  expectError([&] { executor.setDeviceInputs({wrongRank}); }, "must have rank");
+  expectError([&] { executor.setDeviceInputs({}); },
+              "the graph takes 1 user input(s), but 0 were given");
+  DeviceTensor noMemory = input0;
+  noMemory.ptr = 0;
+  expectError([&] { executor.setDeviceInputs({noMemory}); }, "has no device memory");
 }
 
 TEST(RuntimeExecutor, CudaGraphsCaptureThenReplay) {

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaDevice.h"
+#include "magi/Runtime/CudaDevice.h"
 #include "magi/Runtime/Executor.h"
 
 #include <cudaProfiler.h>

@@ -192,6 +192,13 @@ struct ExecutorOptions {
 // Reads each symbol from its user input, checks its range, then every user
 // input's dtype, rank and sizes; errors name the input. Returns the symbols'
 // values.
+// A user input as bindInputs sees it: its dtype and sizes.
+struct InputSignature {
+  Dtype dtype = Dtype::F32;
+  std::vector<int64_t> shape;
+};
+std::map<std::string, int64_t> bindInputs(const Graph &graph,
+                                          const std::vector<InputSignature> &userInputs);
 std::map<std::string, int64_t> bindInputs(const Graph &graph,
                                           const std::vector<HostTensor> &userInputs);
 
@@ -296,6 +303,11 @@ public:
   // same byte size as before is uploaded into the same device buffer, so
   // that captured graphs stay valid.
   void setInputs(const std::vector<HostTensor> &userInputs);
+  // Checks the user inputs (in graph order) and reads them where they are
+  // on the device, without a copy: they must stay valid and unchanged
+  // until the runs that read them are done. Buffers setInputs uploaded
+  // before are freed.
+  void setDeviceInputs(const std::vector<DeviceTensor> &userInputs);
   // Runs every step; the returned outputs stay valid until the next run.
   std::vector<DeviceTensor> run();
   HostTensor download(const DeviceTensor &tensor);

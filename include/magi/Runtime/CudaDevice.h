@@ -1,7 +1,7 @@
 //===- CudaDevice.h - The CUDA driver API and cuBLASLt device ---*- C++ -*-===//
 
-#ifndef MAGI_RUN_CUDADEVICE_H
-#define MAGI_RUN_CUDADEVICE_H
+#ifndef MAGI_RUNTIME_CUDADEVICE_H
+#define MAGI_RUNTIME_CUDADEVICE_H
 
 #include "magi/Runtime/Executor.h"
 
@@ -205,4 +205,4 @@ private:
 
 } // namespace magi::runtime
 
-#endif // MAGI_RUN_CUDADEVICE_H
+#endif // MAGI_RUNTIME_CUDADEVICE_H

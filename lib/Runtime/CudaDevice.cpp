@@ -1,6 +1,6 @@
 //===- CudaDevice.cpp - The CUDA driver API and cuBLASLt device -----------===//
 
-#include "CudaDevice.h"
+#include "magi/Runtime/CudaDevice.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,0 +1,92 @@
+/*===- magi-c/Runtime.h - Run a compiled artifact on a GPU --------*- C -*-===*\
+|*                                                                            *|
+|* Loads an artifact written by magi-compile (or magiCompile) onto an NVIDIA *|
+|* GPU, binds inputs by device pointer and shape, runs, and hands back the  *|
+|* outputs. Needs the CUDA driver and cuBLASLt; nothing of MLIR. The same  *|
+|* checks as magi-run: inputs against the graph's dtypes, shapes and symbol *|
+|* ranges, weights against their CRCs.                                       *|
+|*                                                                            *|
+|* Functions returning int return 0 on success; on failure nonzero, and     *|
+|* magiRuntimeLastError(runtime) says why. Not thread-safe per runtime.     *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef MAGI_C_RUNTIME_H
+#define MAGI_C_RUNTIME_H
+
+#include "magi-c/Version.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct MagiRuntime MagiRuntime;
+
+/* Element types, as the artifact names them. */
+typedef enum MagiDtype {
+  MAGI_DTYPE_F32 = 0,
+  MAGI_DTYPE_F16 = 1,
+  MAGI_DTYPE_BF16 = 2,
+  MAGI_DTYPE_F64 = 3,
+  MAGI_DTYPE_I64 = 4,
+  MAGI_DTYPE_I32 = 5,
+  MAGI_DTYPE_I8 = 6,
+  MAGI_DTYPE_U8 = 7,
+  MAGI_DTYPE_BOOL = 8,
+} MagiDtype;
+
+/* Reads DIR/manifest.json and uploads the weights to device `ordinal`
+ * (weights_from: NULL for the files the artifact names, else a
+ * torch.export archive of the same model to take them from). Returns NULL
+ * on failure with the reason in *error (when error is not NULL; free it
+ * with magiStringFree). Uses the device's primary context: device pointers
+ * of other users of that context (PyTorch's) are valid here. */
+MAGI_C_EXPORT MagiRuntime *magiRuntimeLoad(const char *artifact_dir,
+                                           int ordinal,
+                                           const char *weights_from,
+                                           char **error);
+MAGI_C_EXPORT void magiRuntimeDestroy(MagiRuntime *runtime);
+
+/* The reason of the last failure on this runtime ("" if none). Owned by
+ * the runtime, valid until its next call. */
+MAGI_C_EXPORT const char *magiRuntimeLastError(const MagiRuntime *runtime);
+
+/* The graph's user inputs (weights excluded) and outputs. */
+MAGI_C_EXPORT size_t magiRuntimeNumInputs(const MagiRuntime *runtime);
+MAGI_C_EXPORT size_t magiRuntimeNumOutputs(const MagiRuntime *runtime);
+/* Input i's dtype and rank, as the graph declares them. */
+MAGI_C_EXPORT int magiRuntimeInputSignature(MagiRuntime *runtime, size_t i,
+                                            MagiDtype *dtype, size_t *rank);
+
+/* Binds user input i to `rank` sizes at `device_ptr` (dense, row-major),
+ * not copied: the memory must stay valid and unchanged until the run that
+ * reads it has returned. */
+MAGI_C_EXPORT int magiRuntimeSetInput(MagiRuntime *runtime, size_t i,
+                                      uint64_t device_ptr, MagiDtype dtype,
+                                      const int64_t *sizes, size_t rank);
+
+/* Runs the graph on the inputs bound (all must be), then waits for the
+ * GPU: on return the outputs are written. The work is ordered after
+ * whatever the caller finished before the call, not after work still
+ * queued on the caller's own streams: synchronize those first. */
+MAGI_C_EXPORT int magiRuntimeRun(MagiRuntime *runtime);
+
+/* Output i of the last run: its dtype, rank and sizes (`sizes` holds
+ * `max_rank` entries), and where it lives on the device. Valid until the
+ * next run or destroy: copy what must last (magiRuntimeCopyOutput). */
+MAGI_C_EXPORT int magiRuntimeOutput(MagiRuntime *runtime, size_t i,
+                                    MagiDtype *dtype, size_t *rank,
+                                    int64_t *sizes, size_t max_rank,
+                                    uint64_t *device_ptr);
+/* Copies output i of the last run to `dst`, a device pointer
+ * (to_host = 0) or host memory (to_host = 1) of at least `bytes` bytes. */
+MAGI_C_EXPORT int magiRuntimeCopyOutput(MagiRuntime *runtime, size_t i,
+                                        void *dst, size_t bytes, int to_host);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MAGI_C_RUNTIME_H */

@@ -1,0 +1,237 @@
+"""Magi from Python: compile captured graphs, run compiled artifacts.
+
+    import magi
+    magi.compile_file("model.pt2", "artifact", compile_sizes="1,16")
+    run = magi.load("artifact")          # on the current CUDA device
+    outputs = run(*cuda_tensors)         # torch tensors in, torch tensors out
+
+    compiled = magi.compile(model, example_inputs)      # torch.export + both
+    torch.compile(model, backend="magi")                # the Dynamo backend
+
+The compiler and the runtime are Magi's C API (include/magi-c/) through
+ctypes; PyTorch is needed only for `load`'s tensors, `compile` and the
+backend.
+"""
+
+import ctypes
+import os
+import tempfile
+
+from ._capi import MagiError, compile_library, runtime_library, take_string
+from ._version import __version__
+
+__all__ = ["__version__", "MagiError", "CompileResult", "compile_file",
+           "compile_option_names", "load", "Artifact", "compile", "backend"]
+
+
+def c_api_version(library="compile"):
+    """The C API version of the library loaded ('compile' or 'runtime')."""
+    lib = compile_library() if library == "compile" else runtime_library()
+    return lib.magiCApiVersion()
+
+
+def compile_option_names():
+    """The option names compile_file takes (magi-compile's flags)."""
+    lib = compile_library()
+    return take_string(lib, lib.magiCompileOptionNames()).split(",")
+
+
+class CompileResult:
+    """What a compile did: pieces, pieces from the cache, seconds, and the
+    diagnostics (warnings) it printed."""
+
+    def __init__(self, pieces, cached_pieces, seconds, diagnostics):
+        self.pieces = pieces
+        self.cached_pieces = cached_pieces
+        self.seconds = seconds
+        self.diagnostics = diagnostics
+
+    def __repr__(self):
+        return "CompileResult(pieces=%d, cached_pieces=%d, seconds=%.3f)" % (
+            self.pieces, self.cached_pieces, self.seconds)
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def compile_file(input_path, output_dir, **options):
+    """Compiles a torch.export archive (.pt2) or a .mlir graph into the
+    artifact directory `output_dir`, as magi-compile does. Options are
+    magi-compile's flags with '_' for '-': compile_sizes=[1, 16],
+    no_cubin=True, cache_mode="off", target="sm_90", ... Raises MagiError
+    with the diagnostics when the compile fails."""
+    lib = compile_library()
+    handle = lib.magiCompileOptionsCreate()
+    try:
+        settings = [("input", os.fspath(input_path)), ("o", os.fspath(output_dir))]
+        settings += [(name.replace("_", "-"), _option_text(value))
+                     for name, value in options.items()]
+        for name, value in settings:
+            error = ctypes.c_void_p()
+            if lib.magiCompileOptionsSet(handle, name.encode(), value.encode(),
+                                         ctypes.byref(error)):
+                raise MagiError(take_string(lib, error.value))
+        result = lib.magiCompile(handle)
+        try:
+            diagnostics = lib.magiCompileResultDiagnostics(result).decode()
+            if not lib.magiCompileResultSucceeded(result):
+                message = lib.magiCompileResultError(result).decode()
+                raise MagiError(message + ("\n" + diagnostics if diagnostics else ""))
+            return CompileResult(lib.magiCompileResultNumPieces(result),
+                                 lib.magiCompileResultNumCachedPieces(result),
+                                 lib.magiCompileResultSeconds(result), diagnostics)
+        finally:
+            lib.magiCompileResultDestroy(result)
+    finally:
+        lib.magiCompileOptionsDestroy(handle)
+
+
+# MagiDtype (magi-c/Runtime.h) by torch dtype name.
+_DTYPES = ["float32", "float16", "bfloat16", "float64", "int64", "int32", "int8",
+           "uint8", "bool"]
+
+
+class Artifact:
+    """A compiled artifact loaded on a GPU. Call it with the graph's user
+    inputs (torch CUDA tensors, contiguous, on this device): they are read
+    where they are, not copied. Returns new torch tensors (one device copy
+    each out of the runtime's buffers, which the next call reuses)."""
+
+    def __init__(self, artifact_dir, device=None, weights_from=None):
+        import torch
+        self._torch = torch
+        self._lib = runtime_library()
+        if device is None:
+            device = torch.cuda.current_device()
+        self.device = torch.device("cuda", device)
+        # The runtime uses the device's primary context, which PyTorch made
+        # current on this device.
+        torch.cuda.init()
+        error = ctypes.c_void_p()
+        self._handle = self._lib.magiRuntimeLoad(
+            os.fspath(artifact_dir).encode(), self.device.index,
+            os.fspath(weights_from).encode() if weights_from else None,
+            ctypes.byref(error))
+        if not self._handle:
+            raise MagiError(take_string(self._lib, error.value))
+        self.num_inputs = self._lib.magiRuntimeNumInputs(self._handle)
+        self.num_outputs = self._lib.magiRuntimeNumOutputs(self._handle)
+
+    def _check(self, status):
+        if status:
+            raise MagiError(self._lib.magiRuntimeLastError(self._handle).decode())
+
+    def __call__(self, *inputs):
+        torch = self._torch
+        if len(inputs) != self.num_inputs:
+            raise MagiError("the graph takes %d input(s), %d were given" %
+                            (self.num_inputs, len(inputs)))
+        for i, t in enumerate(inputs):
+            if not isinstance(t, torch.Tensor) or t.device != self.device:
+                raise MagiError("input %d must be a torch tensor on %s" % (i, self.device))
+            if not t.is_contiguous():
+                raise MagiError("input %d is not contiguous (call .contiguous())" % i)
+            name = str(t.dtype).replace("torch.", "")
+            if name not in _DTYPES:
+                raise MagiError("input %d has dtype %s, which Magi does not take" % (i, name))
+            sizes = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
+            self._check(self._lib.magiRuntimeSetInput(
+                self._handle, i, t.data_ptr(), _DTYPES.index(name), sizes, t.dim()))
+        # Work PyTorch queued must be done before Magi's stream reads.
+        torch.cuda.current_stream(self.device).synchronize()
+        self._check(self._lib.magiRuntimeRun(self._handle))
+        outputs = []
+        for i in range(self.num_outputs):
+            dtype, rank = ctypes.c_int(), ctypes.c_size_t()
+            sizes = (ctypes.c_int64 * 16)()
+            pointer = ctypes.c_uint64()
+            self._check(self._lib.magiRuntimeOutput(
+                self._handle, i, ctypes.byref(dtype), ctypes.byref(rank), sizes, 16,
+                ctypes.byref(pointer)))
+            out = torch.empty(list(sizes[:rank.value]),
+                              dtype=getattr(torch, _DTYPES[dtype.value]), device=self.device)
+            self._check(self._lib.magiRuntimeCopyOutput(
+                self._handle, i, ctypes.c_void_p(out.data_ptr()),
+                out.numel() * out.element_size(), 0))
+            outputs.append(out)
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def close(self):
+        if getattr(self, "_handle", None):
+            self._lib.magiRuntimeDestroy(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        self.close()
+
+
+def load(artifact_dir, device=None, weights_from=None):
+    """Loads an artifact onto a GPU (the current CUDA device by default);
+    the weights from the files it names, or from `weights_from`, another
+    torch.export archive of the same model."""
+    return Artifact(artifact_dir, device, weights_from)
+
+
+def compile(model, example_inputs, dynamic_shapes=None, artifact_dir=None, **options):
+    """torch.export's the model, compiles the archive, loads the artifact.
+    Returns a callable over the model's tensor inputs (with the weights the
+    export lifted bound from the archive). The artifact goes into
+    `artifact_dir` (a temporary folder by default)."""
+    import torch
+    exported = torch.export.export(model, tuple(example_inputs),
+                                   dynamic_shapes=dynamic_shapes)
+    if artifact_dir is None:
+        artifact_dir = tempfile.mkdtemp(prefix="magi-")
+    archive = os.path.join(artifact_dir, "model.pt2")
+    os.makedirs(artifact_dir, exist_ok=True)
+    torch.export.save(exported, archive)
+    compile_file(archive, os.path.join(artifact_dir, "artifact"), **options)
+    return load(os.path.join(artifact_dir, "artifact"))
+
+
+def backend(gm, example_inputs, **options):
+    """The Dynamo backend: torch.compile(model, backend="magi"). Compiles the
+    captured graph through Magi (torch.export of the FX graph, sizes Dynamo
+    made symbolic kept dynamic) and runs it; when Magi cannot compile it,
+    says why (a warning) and runs the graph as PyTorch would."""
+    import warnings
+    import torch
+    try:
+        dynamic = []
+        for t in example_inputs:
+            if isinstance(t, torch.Tensor):
+                dims = {d: torch.export.Dim.AUTO for d, s in enumerate(t.shape)
+                        if isinstance(s, torch.SymInt)}
+                dynamic.append(dims or None)
+            else:
+                dynamic.append(None)
+        concrete = [torch.empty([int(s) for s in t.shape], dtype=t.dtype, device=t.device)
+                    if isinstance(t, torch.Tensor) else t for t in example_inputs]
+        run = compile(gm, concrete, dynamic_shapes=tuple(dynamic), **options)
+    except Exception as e:  # Magi or torch.export refused the graph.
+        warnings.warn("magi: running this graph with PyTorch, Magi cannot compile it: %s" % e)
+        return gm.forward
+
+    def call(*args):
+        result = run(*args)
+        return result if isinstance(result, tuple) else (result,)
+    return call
+
+
+def _register_backend():
+    try:
+        from torch._dynamo import register_backend
+    except Exception:  # PyTorch absent: the rest of the package works.
+        return
+    try:
+        register_backend(compiler_fn=backend, name="magi")
+    except Exception:
+        pass
+
+
+_register_backend()

@@ -1,0 +1,544 @@
+//===- CompileModel.cpp - a captured graph to an artifact, as a call ------===//
+
+#include "magi/Compile/CompileModel.h"
+#include "magi/Compile/ArtifactCache.h"
+#include "magi/Target/LaunchPlan.h"
+#include "magi/Import/TorchExport.h"
+#include "magi/InitAllDialects.h"
+#include "magi/Pipeline/Pipeline.h"
+#include "magi/Runtime/Manifest.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include <chrono>
+
+using namespace mlir;
+using namespace magi;
+namespace cl = llvm::cl;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string CompileOptions::resolvedCudaPath() const {
+  if (!cudaPath.empty())
+    return cudaPath;
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("CUDA_PATH"))
+    return *env;
+#ifdef MAGI_DEFAULT_CUDA_PATH
+  if (llvm::sys::fs::is_directory(MAGI_DEFAULT_CUDA_PATH))
+    return MAGI_DEFAULT_CUDA_PATH;
+#endif
+  return "";
+}
+
+std::string CompileOptions::keyText() const {
+  // The text (and its order) is part of every stored artifact's key:
+  // changing it makes every entry miss once.
+  std::string text = "splitting-ops=";
+  for (const std::string &op : splittingOps)
+    text += op + ",";
+  text += ";merge-projections=" + std::to_string(mergeProjections);
+  text += ";compile-sizes=";
+  for (int64_t size : compileSizes)
+    text += std::to_string(size) + ",";
+  // The manifest names the archive relative to the output directory.
+  std::string archive = !weightsPath.empty()      ? weightsPath
+                        : isZipArchive(inputPath) ? inputPath
+                                                  : std::string();
+  if (!archive.empty() && !noWeights && !packWeights)
+    text += ";weights-at=" + relativePath(archive, outputDir);
+  text += ";pack-weights=" + std::to_string(packWeights);
+  text += ";no-weights=" + std::to_string(noWeights) +
+          ";no-cubin=" + std::to_string(!emitCubin) +
+          ";block-size=" + std::to_string(blockSize) +
+          ";reduction-block-size=" + std::to_string(reductionBlockSize) +
+          ";no-library-gemm=" + std::to_string(!libraryGemm) +
+          ";no-tiled-attention=" + std::to_string(!tiledAttention);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Options by name
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One settable option: its flag name and how its text sets the field.
+struct NamedOption {
+  const char *name;
+  llvm::Error (*set)(CompileOptions &, llvm::StringRef);
+};
+} // namespace
+
+static llvm::Expected<bool> parseFlag(llvm::StringRef name,
+                                      llvm::StringRef value) {
+  if (value.empty() || value == "true" || value == "1")
+    return true;
+  if (value == "false" || value == "0")
+    return false;
+  return makeError("option '" + name + "' takes true or false, got '" +
+                   value + "'");
+}
+
+static llvm::Expected<int64_t> parseInt(llvm::StringRef name,
+                                        llvm::StringRef value) {
+  int64_t result;
+  if (value.trim().getAsInteger(10, result))
+    return makeError("option '" + name + "' takes an integer, got '" +
+                     value + "'");
+  return result;
+}
+
+#define MAGI_STRING_OPTION(flag, field)                                        \
+  {flag, [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {            \
+     o.field = v.str();                                                        \
+     return llvm::Error::success();                                            \
+   }}
+#define MAGI_FLAG_OPTION(flag, field, negated)                                 \
+  {flag, [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {            \
+     llvm::Expected<bool> b = parseFlag(flag, v);                              \
+     if (!b)                                                                   \
+       return b.takeError();                                                   \
+     o.field = negated ? !*b : *b;                                             \
+     return llvm::Error::success();                                            \
+   }}
+#define MAGI_INT_OPTION(flag, field)                                           \
+  {flag, [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {            \
+     llvm::Expected<int64_t> i = parseInt(flag, v);                            \
+     if (!i)                                                                   \
+       return i.takeError();                                                   \
+     o.field = *i;                                                             \
+     return llvm::Error::success();                                            \
+   }}
+
+static const NamedOption kOptions[] = {
+    MAGI_STRING_OPTION("input", inputPath),
+    MAGI_STRING_OPTION("o", outputDir),
+    MAGI_STRING_OPTION("weights", weightsPath),
+    MAGI_FLAG_OPTION("pack-weights", packWeights, false),
+    MAGI_FLAG_OPTION("no-weights", noWeights, false),
+    {"compile-sizes",
+     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
+       std::vector<int64_t> sizes;
+       llvm::SmallVector<llvm::StringRef> parts;
+       v.split(parts, ',', -1, /*KeepEmpty=*/false);
+       for (llvm::StringRef part : parts) {
+         llvm::Expected<int64_t> size = parseInt("compile-sizes", part);
+         if (!size)
+           return size.takeError();
+         sizes.push_back(*size);
+       }
+       o.compileSizes = std::move(sizes);
+       return llvm::Error::success();
+     }},
+    MAGI_STRING_OPTION("target", chip),
+    MAGI_STRING_OPTION("features", features),
+    MAGI_STRING_OPTION("cuda-path", cudaPath),
+    MAGI_FLAG_OPTION("no-cubin", emitCubin, true),
+    {"splitting-ops",
+     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
+       llvm::SmallVector<llvm::StringRef> parts;
+       v.split(parts, ',', -1, /*KeepEmpty=*/false);
+       o.splittingOps.assign(parts.begin(), parts.end());
+       return llvm::Error::success();
+     }},
+    MAGI_FLAG_OPTION("no-merge-projections", mergeProjections, true),
+    MAGI_INT_OPTION("block-size", blockSize),
+    MAGI_INT_OPTION("reduction-block-size", reductionBlockSize),
+    MAGI_FLAG_OPTION("no-library-gemm", libraryGemm, true),
+    MAGI_FLAG_OPTION("no-tiled-attention", tiledAttention, true),
+    MAGI_STRING_OPTION("dump-dir", dumpDir),
+    MAGI_STRING_OPTION("cache-dir", cacheDir),
+    {"cache-mode",
+     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
+       std::optional<cache::CacheMode> mode = cache::parseCacheMode(v);
+       if (!mode)
+         return makeError("unknown --cache-mode '" + v +
+                          "' (readwrite, readonly, must-hit, off)");
+       o.cacheMode = *mode;
+       return llvm::Error::success();
+     }},
+    MAGI_STRING_OPTION("cache-salt", cacheSalt),
+    {"cache-max-size",
+     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
+       if (v.empty()) {
+         o.cacheMaxBytes.reset();
+         return llvm::Error::success();
+       }
+       std::optional<uint64_t> bytes = cache::parseByteSize(v);
+       if (!bytes)
+         return makeError("malformed --cache-max-size '" + v + "'");
+       o.cacheMaxBytes = *bytes;
+       return llvm::Error::success();
+     }},
+};
+
+#undef MAGI_STRING_OPTION
+#undef MAGI_FLAG_OPTION
+#undef MAGI_INT_OPTION
+
+llvm::Error magi::setCompileOption(CompileOptions &options,
+                                   llvm::StringRef name,
+                                   llvm::StringRef value) {
+  for (const NamedOption &option : kOptions)
+    if (name == option.name)
+      return option.set(options, value);
+  return makeError("unknown compile option '" + name + "'");
+}
+
+std::vector<std::string> magi::compileOptionNames() {
+  std::vector<std::string> names;
+  for (const NamedOption &option : kOptions)
+    names.push_back(option.name);
+  return names;
+}
+
+//===----------------------------------------------------------------------===//
+// The command line
+//===----------------------------------------------------------------------===//
+
+// Each flag is parsed as text and set through setCompileOption in finish():
+// one parser for the command line and for the C API.
+struct CompileCommandLine::Flags {
+  explicit Flags(cl::OptionCategory &cat)
+      : input(cl::Positional, cl::Required,
+              cl::desc("<model.pt2 | graph.mlir>"), cl::cat(cat)),
+        output("o", cl::Required, cl::desc("Artifact directory to write"),
+               cl::value_desc("DIR"), cl::cat(cat)),
+        weights("weights",
+                cl::desc("torch.export archive holding the weights (for a "
+                         ".mlir graph; an archive input is its own)"),
+                cl::value_desc("model.pt2"), cl::cat(cat)),
+        packWeights("pack-weights",
+                    cl::desc("Copy the weights into the artifact's "
+                             "weights.bin (self-contained; streamed and "
+                             "CRC-checked) instead of referencing the "
+                             "archive"),
+                    cl::cat(cat)),
+        noWeights("no-weights",
+                  cl::desc("Compile without weights (the artifact cannot "
+                           "run; for a graph whose parameters have no "
+                           "archive)"),
+                  cl::cat(cat)),
+        compileSizes("compile-sizes", cl::CommaSeparated,
+                     cl::desc("Also compile variants specialized for these "
+                              "values of the graph's symbol (e.g. "
+                              "1,16,512); the variant for any size is "
+                              "always there"),
+                     cl::cat(cat)),
+        chip("target", cl::init("sm_90"),
+             cl::desc("GPU architecture (default sm_90)"), cl::cat(cat)),
+        features("features", cl::init("+ptx80"),
+                 cl::desc("PTX features (default +ptx80; sm_90 needs ptx80 "
+                          "or later)"),
+                 cl::cat(cat)),
+        cudaPath("cuda-path",
+                 cl::desc("CUDA toolkit for libdevice and ptxas (default: "
+                          "$CUDA_PATH, else the toolkit found when Magi was "
+                          "built)"),
+                 cl::cat(cat)),
+        noCubin("no-cubin", cl::desc("Write PTX only, do not run ptxas"),
+                cl::cat(cat)),
+        splittingOps("splitting-ops", cl::CommaSeparated,
+                     cl::desc("Ops to split at (default: the attention ops)"),
+                     cl::cat(cat)),
+        noMergeProjections(
+            "no-merge-projections",
+            cl::desc("Keep the projections of one input (Q/K/V, gate/up) "
+                     "separate products instead of one over their "
+                     "concatenated weights"),
+            cl::cat(cat)),
+        blockSize("block-size", cl::init(256),
+                  cl::desc("Threads per block, elementwise kernels"),
+                  cl::cat(cat)),
+        reductionBlockSize(
+            "reduction-block-size", cl::init(128),
+            cl::desc("Threads per block, kernels with an inner loop"),
+            cl::cat(cat)),
+        noLibraryGemm("no-library-gemm",
+                      cl::desc("Compile matrix products into kernels "
+                               "instead of cuBLASLt calls"),
+                      cl::cat(cat)),
+        noTiledAttention(
+            "no-tiled-attention",
+            cl::desc("Lower attention to separate score, softmax and "
+                     "product kernels instead of one tiled tensor-core "
+                     "kernel"),
+            cl::cat(cat)),
+        dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
+                cl::cat(cat)),
+        quiet("quiet", cl::desc("Print no summary"), cl::cat(cat)),
+        cacheDir("cache-dir",
+                 cl::desc("Compile cache root (default: $MAGI_CACHE_DIR, "
+                          "else ~/.cache/magi)"),
+                 cl::cat(cat)),
+        cacheMode("cache-mode", cl::init("readwrite"),
+                  cl::desc("readwrite, readonly, must-hit or off"),
+                  cl::cat(cat)),
+        cacheSalt("cache-salt",
+                  cl::desc("Extra key factor (forces recompilation when "
+                           "changed)"),
+                  cl::cat(cat)),
+        cacheMaxSize("cache-max-size",
+                     cl::desc("After compiling, evict least recently used "
+                              "entries until the cache holds at most this "
+                              "(e.g. 2G)"),
+                     cl::cat(cat)),
+        explainCache("explain-cache",
+                     cl::desc("Print each piece's key factors, and for a "
+                              "miss the factor that differs from the "
+                              "closest stored entry"),
+                     cl::cat(cat)) {}
+
+  cl::opt<std::string> input, output, weights;
+  cl::opt<bool> packWeights, noWeights;
+  cl::list<int64_t> compileSizes;
+  cl::opt<std::string> chip, features, cudaPath;
+  cl::opt<bool> noCubin;
+  cl::list<std::string> splittingOps;
+  cl::opt<bool> noMergeProjections;
+  cl::opt<int64_t> blockSize, reductionBlockSize;
+  cl::opt<bool> noLibraryGemm, noTiledAttention;
+  cl::opt<std::string> dumpDir;
+  cl::opt<bool> quiet;
+  cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
+  cl::opt<bool> explainCache;
+};
+
+CompileCommandLine::CompileCommandLine(CompileOptions &options,
+                                       cl::OptionCategory &cat)
+    : flags(std::make_unique<Flags>(cat)), options(options) {}
+
+CompileCommandLine::~CompileCommandLine() = default;
+
+bool CompileCommandLine::quiet() const { return flags->quiet; }
+
+llvm::Error CompileCommandLine::finish() {
+  Flags &f = *flags;
+  options.inputPath = f.input;
+  options.outputDir = f.output;
+  options.weightsPath = f.weights;
+  options.packWeights = f.packWeights;
+  options.noWeights = f.noWeights;
+  options.compileSizes.assign(f.compileSizes.begin(), f.compileSizes.end());
+  options.chip = f.chip;
+  options.features = f.features;
+  options.cudaPath = f.cudaPath;
+  options.emitCubin = !f.noCubin;
+  options.splittingOps.assign(f.splittingOps.begin(), f.splittingOps.end());
+  options.mergeProjections = !f.noMergeProjections;
+  options.blockSize = f.blockSize;
+  options.reductionBlockSize = f.reductionBlockSize;
+  options.libraryGemm = !f.noLibraryGemm;
+  options.tiledAttention = !f.noTiledAttention;
+  options.dumpDir = f.dumpDir;
+  options.cacheDir = f.cacheDir;
+  options.cacheSalt = f.cacheSalt;
+  if (f.explainCache)
+    options.explainCache = &llvm::outs();
+  if (llvm::Error e = setCompileOption(options, "cache-mode", f.cacheMode))
+    return e;
+  return setCompileOption(options, "cache-max-size", f.cacheMaxSize);
+}
+
+//===----------------------------------------------------------------------===//
+// The compile
+//===----------------------------------------------------------------------===//
+
+// The reports of an artifact restored from the cache, from its manifest as
+// the runtime reads it.
+static llvm::Error readReports(llvm::StringRef outputDir,
+                               std::vector<PieceReport> &reports) {
+  std::string path = (outputDir + "/manifest.json").str();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError("the cached artifact's manifest cannot be read back: " +
+                     buffer.getError().message());
+  runtime::Manifest manifest;
+  std::string error;
+  if (!runtime::tryParseManifest((*buffer)->getBuffer().str(), path, manifest,
+                                 error))
+    return makeError("the cached artifact's manifest cannot be read back: " +
+                     error);
+  for (const runtime::Piece &piece : manifest.pieces) {
+    PieceReport report;
+    report.name = piece.name;
+    report.kind = piece.isSplitting ? "splitting" : "compute";
+    report.graphIndex = piece.graphIndex;
+    report.variants = piece.variants.size();
+    // As a compile reports it: by the variant for any size (the last).
+    if (!piece.variants.empty()) {
+      report.kernels = piece.variants.back().kernels.size();
+      report.libraryCalls = countLibraryCalls(piece.variants.back().plan);
+    }
+    report.source = "hit";
+    reports.push_back(report);
+  }
+  return llvm::Error::success();
+}
+
+// Pruning and the counters: the end of every successful compile.
+static void finishCompile(cache::CacheStore *cache,
+                          const CompileOptions &options,
+                          llvm::raw_ostream &diagnostics,
+                          CompileResult &result,
+                          std::chrono::steady_clock::time_point start) {
+  if (cache && options.cacheMaxBytes && cache->writable()) {
+    llvm::Expected<cache::PruneReport> pruned =
+        cache->prune(*options.cacheMaxBytes);
+    if (!pruned)
+      diagnostics << options.programName << ": warning: cache prune failed: "
+                  << llvm::toString(pruned.takeError()) << "\n";
+  }
+  if (cache)
+    result.cacheCounters = cache->counters();
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+}
+
+llvm::Expected<CompileResult>
+magi::compileModel(const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  llvm::raw_ostream &diagnostics =
+      options.diagnostics ? *options.diagnostics : llvm::errs();
+  if (options.inputPath.empty())
+    return makeError("no input graph given");
+  if (options.outputDir.empty())
+    return makeError("no output directory given");
+  CompileResult result;
+
+  // The cache, before any work: an unusable root fails early.
+  std::unique_ptr<cache::CacheStore> cache;
+  if (options.cacheMode != cache::CacheMode::Off) {
+    auto opened = cache::CacheStore::open(
+        cache::resolveCacheRoot(options.cacheDir), options.cacheMode,
+        [&diagnostics, &options](const std::string &message) {
+          diagnostics << options.programName << ": warning: cache: "
+                      << message << "\n";
+        });
+    if (!opened)
+      return makeError("cache: " + llvm::toString(opened.takeError()));
+    cache = std::move(*opened);
+  }
+
+  // The whole artifact first: a hit skips import, pipeline and pieces.
+  std::string cudaPath = options.resolvedCudaPath();
+  std::optional<cache::CacheKeyFactors> artifactFactors;
+  if (cache) {
+    ArtifactKeyInputs keyInputs;
+    keyInputs.inputFiles.push_back(options.inputPath);
+    if (!options.weightsPath.empty())
+      keyInputs.inputFiles.push_back(options.weightsPath);
+    keyInputs.options = options.keyText();
+    keyInputs.chip = options.chip;
+    keyInputs.features = options.features;
+    keyInputs.cudaPath = cudaPath;
+    keyInputs.salt = options.cacheSalt;
+    llvm::Expected<cache::CacheKeyFactors> factors =
+        artifactKeyFactors(keyInputs);
+    if (!factors)
+      return factors.takeError();
+    artifactFactors = std::move(*factors);
+    if (options.explainCache)
+      *options.explainCache << "artifact: key "
+                            << artifactFactors->computeKey().shortHex()
+                            << "\n"
+                            << artifactFactors->describe();
+    llvm::Expected<bool> restored =
+        restoreArtifact(*cache, *artifactFactors, options.outputDir);
+    if (!restored)
+      return restored.takeError();
+    if (*restored) {
+      if (llvm::Error e = readReports(options.outputDir, result.pieces))
+        return std::move(e);
+      result.artifactFromCache = true;
+      finishCompile(cache.get(), options, diagnostics, result, start);
+      return result;
+    }
+    if (options.explainCache)
+      *options.explainCache << "  miss: "
+                            << cache->explainMiss(*artifactFactors) << "\n";
+  }
+
+  // MLIR only now: loading its dialects costs more than a warm compile.
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerGpuCompilation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  // Every diagnostic is printed, warnings too (a piece that could not be
+  // cached, say): without a handler MLIR prints errors only.
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+
+  OwningOpRef<ModuleOp> module;
+  std::string archivePath = options.weightsPath;
+  if (isZipArchive(options.inputPath)) {
+    module = importTorchExport(options.inputPath, &context);
+    if (archivePath.empty())
+      archivePath = options.inputPath;
+  } else {
+    module = parseSourceFile<ModuleOp>(options.inputPath, sourceMgr,
+                                       ParserConfig(&context));
+  }
+  if (!module)
+    return makeError("'" + options.inputPath + "' could not be read as a " +
+                     "graph (see the diagnostics)");
+
+  // The pipeline through post-grad; each piece is lowered when it misses
+  // the cache.
+  PipelineOptions pipeline;
+  pipeline.compileTo = "post-grad";
+  pipeline.splittingOps = options.splittingOps;
+  pipeline.dumpDir = options.dumpDir;
+  pipeline.mergeProjections = options.mergeProjections;
+  PassManager pm(&context);
+  std::string pipelineError;
+  if (failed(buildPipeline(pm, pipeline, [&](const llvm::Twine &message) {
+        pipelineError = message.str();
+        return failure();
+      })))
+    return makeError(pipelineError);
+  if (failed(pm.run(*module)))
+    return makeError("the pipeline failed on '" + options.inputPath +
+                     "' (see the diagnostics)");
+
+  ArtifactOptions artifact;
+  artifact.sourcePath = options.inputPath;
+  artifact.target.chip = options.chip;
+  artifact.target.features = options.features;
+  artifact.target.cudaPath = cudaPath;
+  artifact.target.blockSize = options.blockSize;
+  artifact.target.reductionBlockSize = options.reductionBlockSize;
+  artifact.target.libraryGemm = options.libraryGemm;
+  artifact.target.tiledAttention = options.tiledAttention;
+  artifact.emitCubin = options.emitCubin;
+  artifact.noWeights = options.noWeights;
+  artifact.packWeights = options.packWeights;
+  artifact.weightsArchive = archivePath;
+  artifact.compileSizes = options.compileSizes;
+  artifact.cache = cache.get();
+  artifact.cacheSalt = options.cacheSalt;
+  artifact.explainCache = options.explainCache;
+  artifact.progress = options.progress;
+  if (failed(writeArtifact(*module, options.outputDir, artifact,
+                           result.pieces)))
+    return makeError("the artifact was not written (see the diagnostics "
+                     "above)");
+  if (cache && cache->writable() && !options.packWeights)
+    if (llvm::Error e =
+            storeArtifact(*cache, *artifactFactors, options.outputDir))
+      diagnostics << options.programName
+                  << ": warning: the artifact was not cached: "
+                  << llvm::toString(std::move(e)) << "\n";
+  finishCompile(cache.get(), options, diagnostics, result, start);
+  return result;
+}

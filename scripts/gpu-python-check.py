@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""On the GPU machine: the `magi` Python package and the C runtime API with
+PyTorch. Every fixture artifact (scripts/gpu-prepare.sh) is loaded with
+magi.load, called on its fixture inputs as torch CUDA tensors (three times:
+eager, captured, replayed; then once more with the inputs in new memory),
+and each output compared with the reference (the bars of magi-run: 1e-4
+relative for f32, 3e-2 for bf16/f16, exact for integers). Then the checks a
+caller meets: a wrong dtype, a wrong shape, a tensor on the CPU.
+
+    PYTHONPATH=build-run/python python3 scripts/gpu-python-check.py \\
+        .gpu/artifacts .gpu/fixtures
+"""
+
+import glob
+import json
+import os
+import sys
+
+import torch
+
+import magi
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16,
+          "float64": torch.float64, "int64": torch.int64, "int32": torch.int32,
+          "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8}
+
+
+def read(stem):
+    meta = json.load(open(stem + ".json"))
+    data = open(stem + ".bin", "rb").read()
+    t = torch.frombuffer(bytearray(data), dtype=DTYPES[meta["dtype"]]) if data else \
+        torch.empty(0, dtype=DTYPES[meta["dtype"]])
+    return t.reshape(meta["shape"])
+
+
+def rel_err(out, ref):
+    if not ref.is_floating_point():
+        return 0.0 if torch.equal(out.cpu(), ref) else float("inf")
+    out, ref = out.double().cpu(), ref.double()
+    return float((out - ref).norm() / max(ref.norm(), 1e-30))
+
+
+def bar(ref):
+    return 1e-4 if ref.dtype in (torch.float32, torch.float64) else 3e-2
+
+
+def main(artifacts, fixtures):
+    print("magi", magi.__version__, "C runtime API", magi.c_api_version("runtime"),
+          "torch", torch.__version__)
+    failures = 0
+    rows = []
+    for artifact in sorted(glob.glob(os.path.join(artifacts, "*"))):
+        name = os.path.basename(artifact)
+        cases = sorted(glob.glob(os.path.join(fixtures, name, "*_out0.json")))
+        if not cases:
+            continue
+        run = magi.load(artifact)
+        for case in cases:
+            prefix = case[: -len("_out0.json")]
+            inputs = [read(prefix + "_in%d" % i).cuda() for i in range(run.num_inputs)]
+            refs = [read(prefix + "_out%d" % i) for i in range(run.num_outputs)]
+            worst = 0.0
+            for attempt in range(4):
+                if attempt == 3:  # the same values in new memory
+                    inputs = [t.clone() for t in inputs]
+                outs = run(*inputs)
+                outs = outs if isinstance(outs, tuple) else (outs,)
+                for out, ref in zip(outs, refs):
+                    if list(out.shape) != list(ref.shape) or out.dtype != ref.dtype:
+                        worst = float("inf")
+                    else:
+                        worst = max(worst, rel_err(out, ref) / bar(ref))
+            ok = worst <= 1.0
+            failures += not ok
+            rows.append("| %s | %s | %d | %.3g | %s |" % (
+                name, os.path.basename(prefix), len(refs), worst, "OK" if ok else "FAIL"))
+        # What a caller gets wrong, refused with the reason.
+        probes = {
+            "wrong dtype": lambda: run(*[t.to(torch.float64) if t.is_floating_point() else
+                                         t.to(torch.int32) for t in inputs]),
+            "wrong rank": lambda: run(*[t.unsqueeze(0) for t in inputs]),
+            "on the CPU": lambda: run(*[t.cpu() for t in inputs]),
+        }
+        for what, probe in probes.items():
+            try:
+                probe()
+                rows.append("| %s | %s | - | accepted | FAIL |" % (name, what))
+                failures += 1
+            except magi.MagiError as e:
+                rows.append("| %s | %s | - | refused: %s | OK |" % (
+                    name, what, str(e).splitlines()[0][:90]))
+        run.close()
+    print("| artifact | case | outputs | worst error / bar | result |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
+    print("python check: %d failure(s)" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
