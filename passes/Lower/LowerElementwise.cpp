@@ -550,11 +550,13 @@ Value scalarAttrConst(OpBuilder &b, Location loc, Attribute value, Type type) {
     return convertScalar(b, loc, floatConst(b, loc, b.getF64Type(),
                                              f.getValueAsDouble()),
                          type);
-  if (auto i = dyn_cast<IntegerAttr>(value))
-    return convertScalar(b, loc, intConst(b, loc, b.getI64Type(), i.getInt()),
-                         type);
-  auto flag = cast<BoolAttr>(value);
-  return convertScalar(b, loc, intConst(b, loc, b.getI1Type(), flag.getValue()),
+  // A BoolAttr is also an IntegerAttr (of i1, whose getInt() is -1 for
+  // true): asked first.
+  if (auto flag = dyn_cast<BoolAttr>(value))
+    return convertScalar(b, loc,
+                         intConst(b, loc, b.getI1Type(), flag.getValue()), type);
+  auto i = cast<IntegerAttr>(value);
+  return convertScalar(b, loc, intConst(b, loc, b.getI64Type(), i.getInt()),
                        type);
 }
 

@@ -673,7 +673,50 @@ public:
   }
 };
 
-// Python's a % b (the sign of b): ((a rem b) + b) rem b, all on index.
+// A divisor of 0 or -1 never reaches a division (x86 traps on both: by
+// zero, and INT64_MIN / -1): the divisor becomes 1 and the caller selects
+// the result for -1. Selects and comparisons only, which launch plans
+// carry as expressions. Returns {divisor, isMinusOne}.
+static std::pair<Value, Value> guardedDivisor(PatternRewriter &rewriter,
+                                              Location loc, Value divisor) {
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  using P = arith::CmpIPredicate;
+  Value one = constant(1);
+  Value byZero =
+      arith::CmpIOp::create(rewriter, loc, P::eq, divisor, constant(0));
+  Value byMinusOne =
+      arith::CmpIOp::create(rewriter, loc, P::eq, divisor, constant(-1));
+  Value safe = arith::SelectOp::create(
+      rewriter, loc, byZero, one,
+      arith::SelectOp::create(rewriter, loc, byMinusOne, one, divisor));
+  return {safe, byMinusOne};
+}
+
+// Python's a // b; a // -1 is -a (wrapping: INT64_MIN // -1 is INT64_MIN,
+// as the interpreter computes it), a // 0 gives a (the interpreter refuses
+// it; lowered code has no way to).
+class SymFloorDivPattern : public OpRewritePattern<SymFloorDivOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SymFloorDivOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto [divisor, byMinusOne] = guardedDivisor(rewriter, loc, op.getRhs());
+    Value q = arith::FloorDivSIOp::create(rewriter, loc, op.getLhs(), divisor);
+    Value negated = arith::SubIOp::create(
+        rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0),
+        op.getLhs());
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, byMinusOne, negated, q);
+    return success();
+  }
+};
+
+// Python's a % b (the sign of b): r = a rem b, plus b when r is nonzero and
+// its sign is not b's (never overflows), all on index; a % -1 is 0 (and
+// a % 0 gives 0), without a trapping division.
 class SymModPattern : public OpRewritePattern<SymModOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -681,10 +724,21 @@ public:
   LogicalResult matchAndRewrite(SymModOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value a = op.getLhs(), b = op.getRhs();
-    Value r = arith::RemSIOp::create(rewriter, loc, a, b);
-    rewriter.replaceOpWithNewOp<arith::RemSIOp>(
-        op, arith::AddIOp::create(rewriter, loc, r, b), b);
+    Value b = guardedDivisor(rewriter, loc, op.getRhs()).first;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value r = arith::RemSIOp::create(rewriter, loc, op.getLhs(), b);
+    Value adjusted = arith::AddIOp::create(rewriter, loc, r, b);
+    using P = arith::CmpIPredicate;
+    auto cmp = [&](P p, Value x) {
+      return arith::CmpIOp::create(rewriter, loc, p, x, zero);
+    };
+    // b < 0: a positive r gets b added; b > 0: a negative r does.
+    Value ifNegative = arith::SelectOp::create(rewriter, loc, cmp(P::sgt, r),
+                                               adjusted, r);
+    Value ifPositive = arith::SelectOp::create(rewriter, loc, cmp(P::slt, r),
+                                               adjusted, r);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, cmp(P::slt, b),
+                                                 ifNegative, ifPositive);
     return success();
   }
 };
@@ -724,7 +778,7 @@ void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
                SymBinaryPattern<SymAddOp, arith::AddIOp>,
                SymBinaryPattern<SymSubOp, arith::SubIOp>,
                SymBinaryPattern<SymMulOp, arith::MulIOp>,
-               SymBinaryPattern<SymFloorDivOp, arith::FloorDivSIOp>,
+               SymFloorDivPattern,
                SymBinaryPattern<SymMinOp, arith::MinSIOp>,
                SymBinaryPattern<SymMaxOp, arith::MaxSIOp>, SymModPattern,
                EraseBindingPattern, EraseUnusedSymbolPattern>(

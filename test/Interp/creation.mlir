@@ -2,7 +2,13 @@
 
 // RUN: magi-interp %s --function=create | FileCheck %s --check-prefix=CREATE
 // RUN: magi-interp %s --function=symbols | FileCheck %s --check-prefix=SYM
+// RUN: magi-interp %s --function=symbols --lowered-pieces | FileCheck %s --check-prefix=SYM
 // RUN: magi-interp %s --function=sym_overflow | FileCheck %s --check-prefix=OVERFLOW
+// The lowered code computes the same (it once gave 8 for INT64_MIN // -1, and
+// -1 for a fill of `true` into int64 and float32):
+// RUN: magi-interp %s --function=sym_overflow --lowered-pieces | FileCheck %s --check-prefix=OVERFLOW
+// RUN: magi-interp %s --function=bool_fill | FileCheck %s --check-prefix=BOOLFILL
+// RUN: magi-interp %s --function=bool_fill --lowered-pieces | FileCheck %s --check-prefix=BOOLFILL
 
 // CREATE:      out0: tensor<2x3xbf16> = {{\[}}[0.1, 0.1, 0.1], [0.1, 0.1, 0.1]]
 // CREATE-NEXT: out1: tensor<i1> = true
@@ -127,4 +133,15 @@ func.func @sym_overflow() -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>
   %s2 = magi.scalar_tensor %fdiv2 {dtype = i64} : (index) -> tensor<i64>
   %s3 = magi.scalar_tensor %mod2 {dtype = i64} : (index) -> tensor<i64>
   return %s0, %s1, %s2, %s3 : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>
+}
+
+// A fill value of `true` is 1 in every dtype.
+// BOOLFILL:      out0: tensor<2xi64> = [1, 1]
+// BOOLFILL-NEXT: out1: tensor<2xf32> = [1, 1]
+// BOOLFILL-NEXT: out2: tensor<2xi64> = [0, 0]
+func.func @bool_fill() -> (tensor<2xi64>, tensor<2xf32>, tensor<2xi64>) {
+  %a = magi.full [2] {fill_value = true, dtype = i64} : tensor<2xi64>
+  %b = magi.full [2] {fill_value = true, dtype = f32} : tensor<2xf32>
+  %c = magi.full_like %a {fill_value = false, dtype = i64} : (tensor<2xi64>) -> tensor<2xi64>
+  return %a, %b, %c : tensor<2xi64>, tensor<2xf32>, tensor<2xi64>
 }

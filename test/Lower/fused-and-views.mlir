@@ -86,12 +86,22 @@ func.func @view_gather(%x: tensor<?xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
-// Symbolic integers become index arithmetic.
+// Symbolic integers become index arithmetic. Python's %: the remainder,
+// plus the divisor when their signs differ; a divisor of 0 or -1 is never
+// divided by (x86 traps on INT64_MIN rem -1). Selects and comparisons only,
+// which launch plans carry.
 // CHECK-LABEL: func.func @symbols
+// CHECK-SAME: (%{{.*}}: tensor<?x4xf32>, %[[K:.*]]: index)
 // CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
-// CHECK: %[[R:.*]] = arith.remsi %[[D]], %{{.*}} : index
-// CHECK: arith.addi %[[R]]
-// CHECK: arith.remsi
+// CHECK: %[[Z:.*]] = arith.cmpi eq, %[[K]], %c0
+// CHECK: %[[M:.*]] = arith.cmpi eq, %[[K]], %c-1
+// CHECK: %[[B1:.*]] = arith.select %[[M]], %c1, %[[K]]
+// CHECK: %[[B:.*]] = arith.select %[[Z]], %c1, %[[B1]]
+// CHECK: %[[R:.*]] = arith.remsi %[[D]], %[[B]] : index
+// CHECK: %[[SUM:.*]] = arith.addi %[[R]], %[[B]]
+// CHECK-NOT: arith.andi
+// CHECK-NOT: arith.xori
+// CHECK: return
 // CHECK-NOT: magi.
 func.func @symbols(%x: tensor<?x4xf32>, %k: index) -> index {
   %0 = magi.sym_size %x, 0 : tensor<?x4xf32>

@@ -3,7 +3,9 @@
 After one-shot-bufferize, the top level of every piece function (not the
 split graph, marked `magi.split`) may hold only linalg ops, memref.alloc,
 memref.copy, memref view ops, tensor/memref.dim, scalar constants, and arith
-or affine ops on `index` values; everything else runs inside linalg bodies.
+or affine ops on `index` values (their comparisons and selects included:
+Python's // and % guard their divisors); everything else runs inside linalg
+bodies.
 Prints one line per offending op and exits 1 when there is one, else prints
 the number of pieces checked.
 """
