@@ -13,6 +13,7 @@
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -44,6 +45,35 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = floatConst(b, loc, t, 1.0);
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+}
+
+// base ** exponent for integers, by squaring over the exponent's bits: a
+// fixed loop (no LLVM lowering exists for math.ipowi, and none for the GPU),
+// wrapping as PyTorch's integer pow does. A negative exponent, which
+// PyTorch refuses (and the interpreter), gives 0 here.
+Value integerPower(OpBuilder &b, Location loc, Value base, Value exponent) {
+  Type type = base.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Value zero = intConst(b, loc, type, 0), one = intConst(b, loc, type, 1);
+  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(b, loc, bits);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lower, upper, step, ValueRange{one, base, exponent},
+      [&](OpBuilder &nb, Location nl, Value, ValueRange carried) {
+        Value result = carried[0], square = carried[1], rest = carried[2];
+        Value bit = arith::AndIOp::create(nb, nl, rest, one);
+        Value taken = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne,
+                                            bit, zero);
+        Value product = arith::MulIOp::create(nb, nl, result, square);
+        result = arith::SelectOp::create(nb, nl, taken, product, result);
+        square = arith::MulIOp::create(nb, nl, square, square);
+        rest = arith::ShRUIOp::create(nb, nl, rest, one);
+        scf::YieldOp::create(nb, nl, ValueRange{result, square, rest});
+      });
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         exponent, zero);
+  return arith::SelectOp::create(b, loc, negative, zero, loop.getResult(0));
 }
 
 // The body of an elementwise op on operands already in `ct`, its compute
@@ -160,7 +190,7 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
       .Case<PowOp>([&](auto) -> Value {
         if (isFloat)
           return math::PowFOp::create(b, loc, a[0], a[1]);
-        return math::IPowIOp::create(b, loc, a[0], a[1]);
+        return integerPower(b, loc, a[0], a[1]);
       })
       .Case<MaximumOp>([&](auto) -> Value {
         if (isFloat)

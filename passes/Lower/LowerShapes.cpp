@@ -184,6 +184,14 @@ public:
     auto srcType = cast<RankedTensorType>(src.getType());
     auto resType = cast<RankedTensorType>(op.getType());
     SmallVector<OpFoldResult> sizes = viewSizes(rewriter, loc, op);
+    // No elements (a static size 0): nothing to move, and collapsing a
+    // group that holds a 0 beside dynamic sizes gives a collapse_shape that
+    // canonicalizes into an invalid one.
+    if (llvm::is_contained(srcType.getShape(), 0)) {
+      Value empty = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
+      rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, resType, empty));
+      return success();
+    }
     FailureOr<ReshapeGroups> groups =
         matchReshapeGroups(srcType.getShape(), resType.getShape());
     // An expand_shape group of two or more dynamic sizes crashes LLVM 22's
@@ -441,6 +449,14 @@ public:
     offsets[*dim] = start;
     strides[*dim] = step;
     sizes[*dim] = length;
+    // A start clamped to the end of a static dimension: the slice is empty,
+    // and tensor.extract_slice refuses an offset at the end even for none.
+    std::optional<int64_t> staticSize = getConstantIntValue(size);
+    if (cs && staticSize && *cs >= *staticSize) {
+      offsets[*dim] = rewriter.getIndexAttr(0);
+      strides[*dim] = rewriter.getIndexAttr(1);
+      sizes[*dim] = rewriter.getIndexAttr(0);
+    }
     for (int64_t d = 0; d < rank; ++d)
       sizes[d] = preferStatic(rewriter, resType, d, sizes[d]);
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, resType, src, offsets,
