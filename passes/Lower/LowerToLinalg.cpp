@@ -73,6 +73,26 @@ public:
     // (its calls are what the runtime's plan follows).
     if (func->hasAttr("magi.split"))
       return;
+    // Unsigned tensors (torch.uint8) have no lowering yet: arith takes
+    // signless integers only, and the patterns do not yet choose unsigned
+    // comparisons, divisions and extensions. Named at the first op, before
+    // any rewrite produces invalid arith.
+    WalkResult unsignedFound = func.walk([&](Operation *op) {
+      if (!isa_and_nonnull<MagiDialect>(op->getDialect()))
+        return WalkResult::advance();
+      for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                          op->getResultTypes()))
+        if (auto tensor = dyn_cast<RankedTensorType>(type))
+          if (tensor.getElementType().isUnsignedInteger()) {
+            op->emitOpError() << "has an unsigned integer tensor (" << tensor
+                              << "): the lowering does not support unsigned "
+                                 "dtypes (torch.uint8) yet";
+            return WalkResult::interrupt();
+          }
+      return WalkResult::advance();
+    });
+    if (unsignedFound.wasInterrupted())
+      return signalPassFailure();
     // magi ops of unknown legality: the conversion attempts each and lets
     // the ones no pattern lowers stay, so that they can all be named below
     // (with the magi dialect illegal, it would stop at the first).
