@@ -29,7 +29,7 @@ public:
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<SumOp, MeanOp, AmaxOp, AnyOp>(op))
+    if (!isa<SumOp, MeanOp, AmaxOp, AminOp, AnyOp, AllOp, ProdOp>(op))
       return failure();
     Value input = op->getOperand(0);
     auto inType = dyn_cast<RankedTensorType>(input.getType());
@@ -75,17 +75,29 @@ public:
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, outShape, acc, dynSizes);
     // amax starts from -inf (the smallest integer; false for bools, which
-    // reduce with `or`), sums from 0.
-    bool isMax = isa<AmaxOp>(op);
+    // reduce with `or`), amin from +inf (the largest integer; true for
+    // bools, which reduce with `and`), sums from 0, products from 1; `any`
+    // is `or` and `all` is `and` of the values as bools.
+    bool isMax = isa<AmaxOp>(op), isMin = isa<AminOp>(op);
+    bool isProd = isa<ProdOp>(op);
     bool isBool = acc.isInteger(1);
+    bool isAnd = isBool && (isMin || isa<AllOp>(op) || isProd);
     Value initScalar;
+    unsigned width = acc.getIntOrFloatBitWidth();
     if (isFloat)
-      initScalar = floatConst(rewriter, loc, acc, isMax ? -INFINITY : 0.0);
+      initScalar = floatConst(rewriter, loc, acc,
+                              isMax    ? -INFINITY
+                              : isMin  ? INFINITY
+                              : isProd ? 1.0
+                                       : 0.0);
+    else if (isBool)
+      initScalar = intConst(rewriter, loc, acc, isAnd ? 1 : 0);
     else
       initScalar = intConst(rewriter, loc, acc,
-                            isMax && !isBool
-                                ? llvm::minIntN(acc.getIntOrFloatBitWidth())
-                                : 0);
+                            isMax    ? llvm::minIntN(width)
+                            : isMin  ? llvm::maxIntN(width)
+                            : isProd ? 1
+                                     : 0);
     Value init =
         linalg::FillOp::create(rewriter, loc, initScalar, empty).getResult(0);
 
@@ -98,10 +110,17 @@ public:
           Value x = convertScalar(b, l, args[0], acc);
           Value r;
           if (isBool)
-            r = arith::OrIOp::create(b, l, x, args[1]);
+            r = isAnd ? Value(arith::AndIOp::create(b, l, x, args[1]))
+                      : Value(arith::OrIOp::create(b, l, x, args[1]));
           else if (isMax)
             r = isFloat ? Value(arith::MaximumFOp::create(b, l, x, args[1]))
                         : Value(arith::MaxSIOp::create(b, l, x, args[1]));
+          else if (isMin)
+            r = isFloat ? Value(arith::MinimumFOp::create(b, l, x, args[1]))
+                        : Value(arith::MinSIOp::create(b, l, x, args[1]));
+          else if (isProd)
+            r = isFloat ? Value(arith::MulFOp::create(b, l, x, args[1]))
+                        : Value(arith::MulIOp::create(b, l, x, args[1]));
           else
             r = isFloat ? Value(arith::AddFOp::create(b, l, x, args[1]))
                         : Value(arith::AddIOp::create(b, l, x, args[1]));
