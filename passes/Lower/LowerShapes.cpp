@@ -785,6 +785,131 @@ public:
   }
 };
 
+// tril/triu: one generic keeping element (i, j) of the last two
+// dimensions where j - i <= diagonal (tril) or >= diagonal (triu), zero
+// elsewhere.
+template <typename TriangleOp, bool lower>
+class TrianglePattern : public OpRewritePattern<TriangleOp> {
+public:
+  using OpRewritePattern<TriangleOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TriangleOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = op.getSelf();
+    auto type = cast<RankedTensorType>(src.getType());
+    int64_t rank = type.getRank();
+    if (rank < 2)
+      return rewriter.notifyMatchFailure(op, "needs a tensor of rank >= 2");
+    auto diagonal = static_cast<int64_t>(op.getDiagonal());
+    Value init = emptyOfSizes(rewriter, loc,
+                              tensor::getMixedSizes(rewriter, loc, src),
+                              type.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, src, rewriter.getMultiDimIdentityMap(rank),
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value row = linalg::IndexOp::create(b, l, rank - 2);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          Value offset = arith::SubIOp::create(b, l, col, row);
+          Value keep = arith::CmpIOp::create(
+              b, l,
+              lower ? arith::CmpIPredicate::sle : arith::CmpIPredicate::sge,
+              offset, arith::ConstantIndexOp::create(b, l, diagonal));
+          Value zero = typedConst(b, l, type.getElementType(), 0.0);
+          return arith::SelectOp::create(b, l, keep, a[0], zero);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// flip: one generic reading the source at (size - 1 - index) in each
+// flipped dimension.
+class FlipPattern : public OpRewritePattern<FlipOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FlipOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = op.getSelf();
+    auto type = cast<RankedTensorType>(src.getType());
+    int64_t rank = type.getRank();
+    SmallVector<bool> flipped(rank, false);
+    for (int64_t d : op.getDims()) {
+      FailureOr<int64_t> n = normalizedDim(rewriter, op, d, rank);
+      if (failed(n))
+        return failure();
+      if (rank > 0)
+        flipped[*n] = true;
+    }
+    Value init = emptyOfSizes(rewriter, loc,
+                              tensor::getMixedSizes(rewriter, loc, src),
+                              type.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(b, l, d);
+            if (flipped[d]) {
+              Value last = arith::SubIOp::create(
+                  b, l, tensor::DimOp::create(b, l, src, d),
+                  arith::ConstantIndexOp::create(b, l, 1));
+              i = arith::SubIOp::create(b, l, last, i);
+            }
+            indices.push_back(i);
+          }
+          return tensor::ExtractOp::create(b, l, src, indices);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// repeat: one generic reading the source at (index mod size) in each of
+// its dimensions (the leading repeats add dimensions of size 1).
+class RepeatPattern : public OpRewritePattern<RepeatOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(RepeatOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = op.getSelf();
+    auto type = cast<RankedTensorType>(src.getType());
+    ArrayRef<int64_t> repeats = op.getRepeats();
+    int64_t rank = repeats.size(), srcRank = type.getRank();
+    if (rank < srcRank)
+      return rewriter.notifyMatchFailure(op, "fewer repeats than dimensions");
+    if (llvm::any_of(repeats, [](int64_t r) { return r < 0; }))
+      return rewriter.notifyMatchFailure(op, "a negative repeat count");
+    int64_t lead = rank - srcRank;
+    SmallVector<OpFoldResult> srcSizes = tensor::getMixedSizes(rewriter, loc, src);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      OpFoldResult size = d < lead ? rewriter.getIndexAttr(1) : srcSizes[d - lead];
+      sizes.push_back(mulIndex(rewriter, loc, size, rewriter.getIndexAttr(repeats[d])));
+    }
+    auto resType = cast<RankedTensorType>(op.getType());
+    for (int64_t d = 0; d < rank; ++d)
+      sizes[d] = preferStatic(rewriter, resType, d, sizes[d]);
+    Value init = emptyOfSizes(rewriter, loc, sizes, type.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          SmallVector<Value> indices;
+          for (int64_t d = lead; d < rank; ++d)
+            indices.push_back(arith::RemUIOp::create(
+                b, l, linalg::IndexOp::create(b, l, d),
+                tensor::DimOp::create(b, l, src, d - lead)));
+          return tensor::ExtractOp::create(b, l, src, indices);
+        });
+    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, resType, result));
+    return success();
+  }
+};
+
 } // namespace
 
 void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
@@ -797,6 +922,8 @@ void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
                SymFloorDivPattern,
                SymBinaryPattern<SymMinOp, arith::MinSIOp>,
                SymBinaryPattern<SymMaxOp, arith::MaxSIOp>, SymModPattern,
-               EraseBindingPattern, EraseUnusedSymbolPattern>(
+               EraseBindingPattern, EraseUnusedSymbolPattern,
+               TrianglePattern<TrilOp, true>, TrianglePattern<TriuOp, false>,
+               FlipPattern, RepeatPattern>(
       patterns.getContext());
 }
