@@ -419,13 +419,93 @@ public:
   }
 };
 
-// softmax along `dim`: the row max, the sum of exp(x - max) (two
-// reductions), then exp(x - max) / sum rounded to the result dtype.
-class SoftmaxPattern : public OpRewritePattern<SoftmaxOp> {
+// var: the mean and the centered sum of squares over the reduced
+// dimensions (two reductions, in f32 for half types, as the interpreter's
+// two passes), divided by max(N - correction, 0) and rounded once;
+// expand_shape for keepdim.
+class VarPattern : public OpRewritePattern<VarOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(SoftmaxOp op,
+  LogicalResult matchAndRewrite(VarOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getSelf();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t rank = inType.getRank();
+    std::optional<ArrayRef<int64_t>> dims;
+    if (auto attr = op.getDimsAttr())
+      dims = attr.asArrayRef();
+    SmallVector<bool> reduced(rank, !dims || dims->empty());
+    if (dims)
+      for (int64_t d : *dims) {
+        FailureOr<int64_t> nd = normalizedDim(rewriter, op, d, rank);
+        if (failed(nd))
+          return failure();
+        if (rank > 0)
+          reduced[*nd] = true;
+      }
+    Type resEl = resType.getElementType();
+    Type ct = opmath(inType.getElementType());
+    if (!isa<FloatType>(ct))
+      return rewriter.notifyMatchFailure(op, "var of a non-float tensor");
+    RowReduction rows(rewriter, loc, input, reduced);
+    Value count = rows.rowSize(rewriter, loc);
+    Value zero = floatConst(rewriter, loc, ct, 0.0);
+    auto countAs = [&](OpBuilder &b, Location l) {
+      return convertScalar(b, l, count, ct);
+    };
+    Value sum = rows.reduce(rewriter, loc, {}, {zero},
+                            [&](OpBuilder &b, Location l, ValueRange a) {
+                              Value x = convertScalar(b, l, a[0], ct);
+                              return SmallVector<Value>{
+                                  arith::AddFOp::create(b, l, x, a[1])};
+                            })
+                    .front();
+    Value squares =
+        rows.reduce(rewriter, loc, {sum}, {zero},
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value mean = arith::DivFOp::create(b, l, a[1], countAs(b, l));
+                      Value c = arith::SubFOp::create(
+                          b, l, convertScalar(b, l, a[0], ct), mean);
+                      Value sq = arith::MulFOp::create(b, l, c, c);
+                      return SmallVector<Value>{
+                          arith::AddFOp::create(b, l, sq, a[2])};
+                    })
+            .front();
+    double correction = op.getCorrection().convertToDouble();
+    auto statType = cast<RankedTensorType>(squares.getType());
+    Value init = emptyOfSizes(rewriter, loc, rows.statSizes, resEl);
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, squares,
+        rewriter.getMultiDimIdentityMap(statType.getRank()),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value divisor = arith::MaximumFOp::create(
+              b, l,
+              arith::SubFOp::create(b, l, countAs(b, l),
+                                    floatConst(b, l, ct, correction)),
+              floatConst(b, l, ct, 0.0));
+          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], divisor),
+                               resEl);
+        });
+    if (op.getKeepdim() && rank > 0)
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resType, result,
+                                             unitDimGroups(reduced));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// softmax along `dim`: the row max, the sum of exp(x - max) (two
+// reductions), then exp(x - max) / sum rounded to the result dtype;
+// log_softmax: (x - max) - log(sum) instead.
+template <typename SoftmaxOpT, bool logarithm>
+class SoftmaxPattern : public OpRewritePattern<SoftmaxOpT> {
+public:
+  using OpRewritePattern<SoftmaxOpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SoftmaxOpT op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = op.getSelf();
@@ -468,7 +548,15 @@ public:
         rewriter, loc, init, {input, max, sum},
         {rewriter.getMultiDimIdentityMap(rank), rows.statMap(ctx),
          rows.statMap(ctx)},
-        [&](OpBuilder &b, Location l, ValueRange a) {
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          if (logarithm) {
+            Value x = arith::SubFOp::create(
+                b, l, convertScalar(b, l, a[0], ct), a[1]);
+            return convertScalar(
+                b, l,
+                arith::SubFOp::create(b, l, x, math::LogOp::create(b, l, a[2])),
+                resEl);
+          }
           Value e = shifted(b, l, a[0], a[1]);
           return convertScalar(b, l, arith::DivFOp::create(b, l, e, a[2]),
                                resEl);
@@ -550,5 +638,7 @@ public:
 
 void magi::lower::populateReductionPatterns(RewritePatternSet &patterns) {
   patterns.add<ReductionPattern, RmsNormPattern, LayerNormPattern,
-               SoftmaxPattern, CumsumPattern>(patterns.getContext());
+               SoftmaxPattern<SoftmaxOp, false>,
+               SoftmaxPattern<LogSoftmaxOp, true>, CumsumPattern, VarPattern>(
+      patterns.getContext());
 }
