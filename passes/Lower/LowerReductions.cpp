@@ -497,6 +497,147 @@ public:
   }
 };
 
+// The extreme along `dim` of `input` and its index, as the interpreter
+// finds them: one reduction generic in index order whose accumulators are
+// the best value so far (in the input's dtype) and its index; an element
+// replaces them when strictly better, or when it is the first NaN (a NaN
+// stays). Ties keep the first index.
+static std::pair<Value, Value> reduceExtreme(PatternRewriter &rewriter,
+                                             Location loc, Value input,
+                                             int64_t dim, bool largest,
+                                             Type indexType) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Type el = type.getElementType();
+  Type ct = opmath(el);
+  bool isFloat = isa<FloatType>(ct);
+  bool isBool = el.isInteger(1);
+  SmallVector<bool> reduced(type.getRank(), false);
+  reduced[dim] = true;
+  RowReduction rows(rewriter, loc, input, reduced);
+  Value worst;
+  if (isFloat)
+    worst = convertScalar(
+        rewriter, loc,
+        floatConst(rewriter, loc, rewriter.getF64Type(),
+                   largest ? -INFINITY : INFINITY),
+        el);
+  else if (isBool)
+    worst = intConst(rewriter, loc, el, largest ? 0 : 1);
+  else
+    worst = intConst(rewriter, loc, el,
+                     largest ? llvm::minIntN(el.getIntOrFloatBitWidth())
+                             : llvm::maxIntN(el.getIntOrFloatBitWidth()));
+  SmallVector<Value> results = rows.reduce(
+      rewriter, loc, {}, {worst, intConst(rewriter, loc, indexType, 0)},
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value x = a[0], best = a[1], at = a[2];
+        Value better;
+        if (isFloat) {
+          Value xc = convertScalar(b, l, x, ct), bc = convertScalar(b, l, best, ct);
+          better = arith::CmpFOp::create(
+              b, l, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+              xc, bc);
+          Value xNaN =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, xc, xc);
+          Value bestNumber =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, bc, bc);
+          better = arith::OrIOp::create(
+              b, l, better, arith::AndIOp::create(b, l, xNaN, bestNumber));
+        } else {
+          using P = arith::CmpIPredicate;
+          P p = isBool ? (largest ? P::ugt : P::ult) : (largest ? P::sgt : P::slt);
+          better = arith::CmpIOp::create(b, l, p, x, best);
+        }
+        Value j = convertScalar(b, l, linalg::IndexOp::create(b, l, dim), indexType);
+        return SmallVector<Value>{arith::SelectOp::create(b, l, better, x, best),
+                                  arith::SelectOp::create(b, l, better, j, at)};
+      });
+  return {results[0], results[1]};
+}
+
+// max_dim / min_dim: values and indices along `dim`.
+template <typename OpT, bool largest>
+class ExtremeDimPattern : public OpRewritePattern<OpT> {
+public:
+  using OpRewritePattern<OpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    Value input = op.getSelf();
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "a 0-d input");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    auto [values, indices] = reduceExtreme(rewriter, op.getLoc(), input, *dim,
+                                           largest, indicesType.getElementType());
+    if (op.getKeepdim()) {
+      SmallVector<bool> unit(rank, false);
+      unit[*dim] = true;
+      values = tensor::ExpandShapeOp::create(rewriter, op.getLoc(),
+                                             op.getValues().getType(), values,
+                                             unitDimGroups(unit));
+      indices = tensor::ExpandShapeOp::create(rewriter, op.getLoc(), indicesType,
+                                              indices, unitDimGroups(unit));
+    }
+    rewriter.replaceOp(op, ValueRange{values, indices});
+    return success();
+  }
+};
+
+// argmax / argmin: the index along `dim`, or in the flattened tensor (a
+// collapse_shape to one dimension first).
+template <typename OpT, bool largest>
+class ArgExtremePattern : public OpRewritePattern<OpT> {
+public:
+  using OpRewritePattern<OpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getSelf();
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t dim = 0;
+    if (std::optional<uint64_t> given = op.getDim()) {
+      if (rank == 0)
+        return rewriter.notifyMatchFailure(op, "a 0-d input with a dim");
+      FailureOr<int64_t> nd =
+          normalizedDim(rewriter, op, static_cast<int64_t>(*given), rank);
+      if (failed(nd))
+        return failure();
+      dim = *nd;
+    } else if (rank == 0) {
+      // The only element: index 0.
+      Value zero = intConst(rewriter, loc, resType.getElementType(), 0);
+      rewriter.replaceOp(op, filledOfSizes(rewriter, loc, {}, zero));
+      return success();
+    } else if (rank != 1) {
+      ReassociationIndices all;
+      for (int64_t d = 0; d < rank; ++d)
+        all.push_back(d);
+      input = tensor::CollapseShapeOp::create(
+          rewriter, loc, input, SmallVector<ReassociationIndices>{all});
+    }
+    Value indices = reduceExtreme(rewriter, loc, input, dim, largest,
+                                  resType.getElementType())
+                        .second;
+    if (cast<RankedTensorType>(indices.getType()) != resType) {
+      // keepdim (a unit dimension for each reduced one), or a 0-d result.
+      SmallVector<bool> unit(resType.getRank(), !op.getDim().has_value());
+      if (op.getDim() && resType.getRank() > 0)
+        unit[dim] = true;
+      indices = tensor::ExpandShapeOp::create(rewriter, loc, resType, indices,
+                                              unitDimGroups(unit));
+    }
+    rewriter.replaceOp(op, indices);
+    return success();
+  }
+};
+
 // softmax along `dim`: the row max, the sum of exp(x - max) (two
 // reductions), then exp(x - max) / sum rounded to the result dtype;
 // log_softmax: (x - max) - log(sum) instead.
@@ -639,6 +780,10 @@ public:
 void magi::lower::populateReductionPatterns(RewritePatternSet &patterns) {
   patterns.add<ReductionPattern, RmsNormPattern, LayerNormPattern,
                SoftmaxPattern<SoftmaxOp, false>,
-               SoftmaxPattern<LogSoftmaxOp, true>, CumsumPattern, VarPattern>(
+               SoftmaxPattern<LogSoftmaxOp, true>, CumsumPattern, VarPattern,
+               ExtremeDimPattern<MaxDimOp, true>,
+               ExtremeDimPattern<MinDimOp, false>,
+               ArgExtremePattern<ArgmaxOp, true>,
+               ArgExtremePattern<ArgminOp, false>>(
       patterns.getContext());
 }
