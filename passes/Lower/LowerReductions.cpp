@@ -334,17 +334,20 @@ public:
 
 // layer_norm: the mean and the centered sum of squares (two reductions, in
 // f32 for half types, as the interpreter's two passes), then one elementwise
-// generic (x - mean) * rsqrt(var + eps) * weight + bias rounded once.
-class LayerNormPattern : public OpRewritePattern<LayerNormOp> {
+// generic (x - mean) * rsqrt(var + eps) * weight + bias rounded once;
+// native_layer_norm also gives the mean and 1 / sqrt(var + eps) per row
+// (one generic over the statistics, the normalized dimensions kept as 1).
+template <typename LayerNormOpT, bool withStats>
+class LayerNormPattern : public OpRewritePattern<LayerNormOpT> {
 public:
-  using OpRewritePattern::OpRewritePattern;
+  using OpRewritePattern<LayerNormOpT>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(LayerNormOp op,
+  LogicalResult matchAndRewrite(LayerNormOpT op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = op.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
-    auto resType = cast<RankedTensorType>(op.getType());
+    auto resType = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t rank = inType.getRank();
     auto ndim = static_cast<int64_t>(op.getNormalizedNdim());
     if (ndim < 1 || ndim > rank)
@@ -414,7 +417,35 @@ public:
                                       convertScalar(b, l, a[biasAt], ct));
           return convertScalar(b, l, y, resEl);
         });
-    rewriter.replaceOp(op, result);
+    if (!withStats) {
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    // The statistics, reshaped to the input's rank with unit dimensions.
+    auto statType = cast<RankedTensorType>(sum.getType());
+    AffineMap id = rewriter.getMultiDimIdentityMap(statType.getRank());
+    SmallVector<Value> stats = {result};
+    for (int which = 1; which <= 2; ++which) {
+      auto type = cast<RankedTensorType>(op->getResult(which).getType());
+      Value init = emptyOfSizes(rewriter, loc, rows.statSizes,
+                                type.getElementType());
+      Value stat = buildParallelGeneric(
+          rewriter, loc, init, {sum, squares}, {id, id},
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value v = mean(b, l, a[0]);
+            if (which == 2)
+              v = arith::DivFOp::create(
+                  b, l, floatConst(b, l, ct, 1.0),
+                  math::SqrtOp::create(
+                      b, l,
+                      arith::AddFOp::create(b, l, mean(b, l, a[1]),
+                                            floatConst(b, l, ct, eps))));
+            return convertScalar(b, l, v, type.getElementType());
+          });
+      stats.push_back(tensor::ExpandShapeOp::create(
+          rewriter, loc, type, stat, unitDimGroups(trailingDims(rank, ndim))));
+    }
+    rewriter.replaceOp(op, stats);
     return success();
   }
 };
@@ -778,7 +809,9 @@ public:
 } // namespace
 
 void magi::lower::populateReductionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReductionPattern, RmsNormPattern, LayerNormPattern,
+  patterns.add<ReductionPattern, RmsNormPattern,
+               LayerNormPattern<LayerNormOp, false>,
+               LayerNormPattern<NativeLayerNormOp, true>,
                SoftmaxPattern<SoftmaxOp, false>,
                SoftmaxPattern<LogSoftmaxOp, true>, CumsumPattern, VarPattern,
                ExtremeDimPattern<MaxDimOp, true>,
