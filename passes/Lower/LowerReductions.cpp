@@ -250,6 +250,33 @@ struct RowReduction {
         n = mulIndex(b, loc, n, sizes[d]);
     return toIndexValue(b, loc, n);
   }
+
+  // Each row's sum and its sum of squares centered on the mean (sum /
+  // `count`), in `ct`: two reductions, as the interpreter's two passes.
+  std::pair<Value, Value> sumAndCenteredSquares(OpBuilder &b, Location loc,
+                                                Type ct, Value count) const {
+    Value zero = floatConst(b, loc, ct, 0.0);
+    Value sum = reduce(b, loc, {}, {zero},
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         Value x = convertScalar(nb, l, a[0], ct);
+                         return SmallVector<Value>{
+                             arith::AddFOp::create(nb, l, x, a[1])};
+                       })
+                    .front();
+    Value squares =
+        reduce(b, loc, {sum}, {zero},
+               [&](OpBuilder &nb, Location l, ValueRange a) {
+                 Value mean = arith::DivFOp::create(
+                     nb, l, a[1], convertScalar(nb, l, count, ct));
+                 Value c = arith::SubFOp::create(
+                     nb, l, convertScalar(nb, l, a[0], ct), mean);
+                 Value sq = arith::MulFOp::create(nb, l, c, c);
+                 return SmallVector<Value>{
+                     arith::AddFOp::create(nb, l, sq, a[2])};
+               })
+            .front();
+    return {sum, squares};
+  }
 };
 
 SmallVector<bool> trailingDims(int64_t rank, int64_t count) {
@@ -358,27 +385,10 @@ public:
     MLIRContext *ctx = op.getContext();
     RowReduction rows(rewriter, loc, input, trailingDims(rank, ndim));
     Value width = rows.rowSize(rewriter, loc);
-    Value zero = floatConst(rewriter, loc, ct, 0.0);
     auto mean = [&](OpBuilder &b, Location l, Value sum) {
       return arith::DivFOp::create(b, l, sum, convertScalar(b, l, width, ct));
     };
-    Value sum = rows.reduce(rewriter, loc, {}, {zero},
-                            [&](OpBuilder &b, Location l, ValueRange a) {
-                              Value x = convertScalar(b, l, a[0], ct);
-                              return SmallVector<Value>{
-                                  arith::AddFOp::create(b, l, x, a[1])};
-                            })
-                    .front();
-    Value squares =
-        rows.reduce(rewriter, loc, {sum}, {zero},
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      Value c = arith::SubFOp::create(
-                          b, l, convertScalar(b, l, a[0], ct), mean(b, l, a[1]));
-                      Value sq = arith::MulFOp::create(b, l, c, c);
-                      return SmallVector<Value>{
-                          arith::AddFOp::create(b, l, sq, a[2])};
-                    })
-            .front();
+    auto [sum, squares] = rows.sumAndCenteredSquares(rewriter, loc, ct, width);
 
     SmallVector<Value> ins = {input, sum, squares};
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
@@ -483,28 +493,10 @@ public:
       return rewriter.notifyMatchFailure(op, "var of a non-float tensor");
     RowReduction rows(rewriter, loc, input, reduced);
     Value count = rows.rowSize(rewriter, loc);
-    Value zero = floatConst(rewriter, loc, ct, 0.0);
     auto countAs = [&](OpBuilder &b, Location l) {
       return convertScalar(b, l, count, ct);
     };
-    Value sum = rows.reduce(rewriter, loc, {}, {zero},
-                            [&](OpBuilder &b, Location l, ValueRange a) {
-                              Value x = convertScalar(b, l, a[0], ct);
-                              return SmallVector<Value>{
-                                  arith::AddFOp::create(b, l, x, a[1])};
-                            })
-                    .front();
-    Value squares =
-        rows.reduce(rewriter, loc, {sum}, {zero},
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      Value mean = arith::DivFOp::create(b, l, a[1], countAs(b, l));
-                      Value c = arith::SubFOp::create(
-                          b, l, convertScalar(b, l, a[0], ct), mean);
-                      Value sq = arith::MulFOp::create(b, l, c, c);
-                      return SmallVector<Value>{
-                          arith::AddFOp::create(b, l, sq, a[2])};
-                    })
-            .front();
+    Value squares = rows.sumAndCenteredSquares(rewriter, loc, ct, count).second;
     double correction = op.getCorrection().convertToDouble();
     auto statType = cast<RankedTensorType>(squares.getType());
     Value init = emptyOfSizes(rewriter, loc, rows.statSizes, resEl);
