@@ -104,6 +104,49 @@ public:
   }
 };
 
+// index_select: out[..., j, ...] = self[..., index[j], ...] along `dim`
+// (a 0-d index selects one, keeping the dimension).
+class IndexSelectPattern : public OpRewritePattern<IndexSelectOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(IndexSelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), index = op.getIndex();
+    int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
+    int64_t indexRank = cast<RankedTensorType>(index.getType()).getRank();
+    if (rank == 0 || indexRank > 1)
+      return rewriter.notifyMatchFailure(op, "needs rank >= 1 and a 0-d or 1-d index");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, self);
+    sizes[*dim] = indexRank == 1
+                      ? tensor::getMixedSizes(rewriter, loc, index).front()
+                      : OpFoldResult(rewriter.getIndexAttr(1));
+    auto resType = cast<RankedTensorType>(op.getType());
+    Value init = emptyOfSizes(rewriter, loc, sizes, resType.getElementType());
+    SmallVector<AffineExpr> indexExprs;
+    if (indexRank == 1)
+      indexExprs.push_back(rewriter.getAffineDimExpr(*dim));
+    AffineMap indexMap = AffineMap::get(rank, 0, indexExprs, op.getContext());
+    Value size = tensor::DimOp::create(rewriter, loc, self, *dim);
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, index, indexMap,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == *dim ? normalizedIndex(b, l, a[0], size)
+                                   : Value(linalg::IndexOp::create(b, l, d)));
+          return Value(tensor::ExtractOp::create(b, l, self, at));
+        });
+    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, resType, result));
+    return success();
+  }
+};
+
 // index (advanced indexing): the broadcast index shape replaces the indexed
 // dimensions when they are adjacent, else comes first; every other
 // dimension of self is taken whole.
@@ -201,6 +244,7 @@ public:
 } // namespace
 
 void magi::lower::populateIndexingPatterns(RewritePatternSet &patterns) {
-  patterns.add<EmbeddingPattern, GatherPattern, IndexPattern>(
+  patterns.add<EmbeddingPattern, GatherPattern, IndexPattern,
+               IndexSelectPattern>(
       patterns.getContext());
 }

@@ -405,6 +405,60 @@ OpFoldResult preferStatic(OpBuilder &b, RankedTensorType type, int64_t d,
   return size;
 }
 
+// Where a Python slice [start:end:step] of a dimension of `size` lies: its
+// offset, length and step, the bounds clamped as Python clamps them. A start
+// clamped to the end of a static dimension gives offset 0 and length 0
+// (tensor.extract_slice refuses an offset at the end even for none).
+struct SliceRange {
+  OpFoldResult offset, length, step;
+};
+static SliceRange resolveSliceRange(PatternRewriter &rewriter, Location loc,
+                                    ArrayRef<OpFoldResult> bounds,
+                                    OpFoldResult size) {
+  OpFoldResult start = clampBound(rewriter, loc, bounds[0], size);
+  OpFoldResult end = clampBound(rewriter, loc, bounds[1], size);
+  OpFoldResult step = bounds[2];
+  // max(ceil((end - start) / step), 0)
+  OpFoldResult length;
+  std::optional<int64_t> cs = getConstantIntValue(start),
+                         ce = getConstantIntValue(end),
+                         cst = getConstantIntValue(step);
+  if (cs && ce && cst) {
+    // The bounds are clamped already: resolveSliceBounds's length.
+    length = rewriter.getIndexAttr(resolveSliceBounds(*ce, *cs, *ce, *cst).length);
+  } else {
+    Value span = toIndexValue(rewriter, loc, subIndex(rewriter, loc, end, start));
+    Value n = isConstantIntValue(step, 1)
+                  ? span
+                  : Value(arith::CeilDivSIOp::create(
+                        rewriter, loc, span, toIndexValue(rewriter, loc, step)));
+    length = maxIndex(rewriter, loc, n, rewriter.getIndexAttr(0));
+  }
+  std::optional<int64_t> staticSize = getConstantIntValue(size);
+  if (cs && staticSize && *cs >= *staticSize)
+    return {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+            rewriter.getIndexAttr(1)};
+  return {start, length, step};
+}
+
+// A select's index along a dimension of `size`; a negative index counts
+// from the end.
+static OpFoldResult wrapIndex(PatternRewriter &rewriter, Location loc,
+                              OpFoldResult index, OpFoldResult size) {
+  if (std::optional<int64_t> c = getConstantIntValue(index))
+    return *c < 0 ? addIndex(rewriter, loc, size, index) : index;
+  Value v = toIndexValue(rewriter, loc, index);
+  Value negative = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::slt, v,
+      arith::ConstantIndexOp::create(rewriter, loc, 0));
+  return arith::SelectOp::create(
+             rewriter, loc, negative,
+             arith::AddIOp::create(rewriter, loc, v,
+                                   toIndexValue(rewriter, loc, size)),
+             v)
+      .getResult();
+}
+
 class SlicePattern : public OpRewritePattern<SliceOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -424,43 +478,82 @@ public:
     if (bounds.size() != 3)
       return rewriter.notifyMatchFailure(op, "expected [start, end, step]");
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, src);
-    OpFoldResult size = sizes[*dim];
-    OpFoldResult start = clampBound(rewriter, loc, bounds[0], size);
-    OpFoldResult end = clampBound(rewriter, loc, bounds[1], size);
-    OpFoldResult step = bounds[2];
-    // max(ceil((end - start) / step), 0)
-    OpFoldResult length;
-    std::optional<int64_t> cs = getConstantIntValue(start),
-                           ce = getConstantIntValue(end),
-                           cst = getConstantIntValue(step);
-    if (cs && ce && cst) {
-      // The bounds are clamped already: resolveSliceBounds's length.
-      length = rewriter.getIndexAttr(resolveSliceBounds(*ce, *cs, *ce, *cst).length);
-    } else {
-      Value span = toIndexValue(rewriter, loc, subIndex(rewriter, loc, end, start));
-      Value n = isConstantIntValue(step, 1)
-                    ? span
-                    : Value(arith::CeilDivSIOp::create(
-                          rewriter, loc, span, toIndexValue(rewriter, loc, step)));
-      length = maxIndex(rewriter, loc, n, rewriter.getIndexAttr(0));
-    }
+    SliceRange range = resolveSliceRange(rewriter, loc, bounds, sizes[*dim]);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    offsets[*dim] = start;
-    strides[*dim] = step;
-    sizes[*dim] = length;
-    // A start clamped to the end of a static dimension: the slice is empty,
-    // and tensor.extract_slice refuses an offset at the end even for none.
-    std::optional<int64_t> staticSize = getConstantIntValue(size);
-    if (cs && staticSize && *cs >= *staticSize) {
-      offsets[*dim] = rewriter.getIndexAttr(0);
-      strides[*dim] = rewriter.getIndexAttr(1);
-      sizes[*dim] = rewriter.getIndexAttr(0);
-    }
+    offsets[*dim] = range.offset;
+    strides[*dim] = range.step;
+    sizes[*dim] = range.length;
     for (int64_t d = 0; d < rank; ++d)
       sizes[d] = preferStatic(rewriter, resType, d, sizes[d]);
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, resType, src, offsets,
                                                         sizes, strides);
+    return success();
+  }
+};
+
+// slice_scatter: `self` with the slice replaced by `src`, a
+// tensor.insert_slice at the slice's offsets and strides.
+class SliceScatterPattern : public OpRewritePattern<SliceScatterOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SliceScatterOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), src = op.getSrc();
+    int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    SmallVector<OpFoldResult> bounds =
+        mixedList(op.getContext(), op.getStaticBounds(), op.getBounds());
+    if (bounds.size() != 3)
+      return rewriter.notifyMatchFailure(op, "expected [start, end, step]");
+    SliceRange range = resolveSliceRange(
+        rewriter, loc, bounds, tensor::getMixedSizes(rewriter, loc, self)[*dim]);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets[*dim] = range.offset;
+    strides[*dim] = range.step;
+    Value result = tensor::InsertSliceOp::create(
+        rewriter, loc, src, self, offsets,
+        tensor::getMixedSizes(rewriter, loc, src), strides);
+    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, op.getType(), result));
+    return success();
+  }
+};
+
+// select_scatter: `self` with the slice at `index` along `dim` replaced by
+// `src` (one rank lower), a rank-reducing tensor.insert_slice.
+class SelectScatterPattern : public OpRewritePattern<SelectScatterOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SelectScatterOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), src = op.getSrc();
+    int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "0-d select_scatter");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, self);
+    OpFoldResult index = wrapIndex(
+        rewriter, loc,
+        mixedList(op.getContext(), op.getStaticIndex(), op.getIndex()).front(),
+        sizes[*dim]);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets[*dim] = index;
+    sizes[*dim] = rewriter.getIndexAttr(1);
+    Value result = tensor::InsertSliceOp::create(rewriter, loc, src, self,
+                                                 offsets, sizes, strides);
+    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, op.getType(), result));
     return success();
   }
 };
@@ -481,24 +574,10 @@ public:
     if (failed(dim))
       return failure();
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, src);
-    OpFoldResult index =
-        mixedList(op.getContext(), op.getStaticIndex(), op.getIndex()).front();
-    // A negative index counts from the end.
-    if (std::optional<int64_t> c = getConstantIntValue(index)) {
-      if (*c < 0)
-        index = addIndex(rewriter, loc, sizes[*dim], index);
-    } else {
-      Value v = toIndexValue(rewriter, loc, index);
-      Value negative = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::slt, v,
-          arith::ConstantIndexOp::create(rewriter, loc, 0));
-      index = arith::SelectOp::create(
-                  rewriter, loc, negative,
-                  arith::AddIOp::create(rewriter, loc, v,
-                                        toIndexValue(rewriter, loc, sizes[*dim])),
-                  v)
-                  .getResult();
-    }
+    OpFoldResult index = wrapIndex(
+        rewriter, loc,
+        mixedList(op.getContext(), op.getStaticIndex(), op.getIndex()).front(),
+        sizes[*dim]);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     offsets[*dim] = index;
@@ -924,6 +1003,7 @@ void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
                SymBinaryPattern<SymMaxOp, arith::MaxSIOp>, SymModPattern,
                EraseBindingPattern, EraseUnusedSymbolPattern,
                TrianglePattern<TrilOp, true>, TrianglePattern<TriuOp, false>,
-               FlipPattern, RepeatPattern>(
+               FlipPattern, RepeatPattern, SliceScatterPattern,
+               SelectScatterPattern>(
       patterns.getContext());
 }
