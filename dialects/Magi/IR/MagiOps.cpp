@@ -288,11 +288,15 @@ OpFoldResult SymFloorDivOp::fold(FoldAdaptor adaptor) {
 OpFoldResult SymModOp::fold(FoldAdaptor adaptor) {
   return foldSymBinary(getContext(), adaptor.getOperands(),
                        [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                         std::optional<int64_t> q = floorDiv(a, b);
-                         if (!q)
+                         // Python's %: the remainder, plus b when their
+                         // signs differ (opposite signs: no overflow);
+                         // q * b would overflow for INT64_MAX % INT64_MIN.
+                         if (b == 0)
                            return std::nullopt;
-                         // |a - q*b| < |b|: no overflow once q exists.
-                         return a - *q * b;
+                         if (b == -1)
+                           return 0;
+                         int64_t r = a % b;
+                         return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
                        });
 }
 
