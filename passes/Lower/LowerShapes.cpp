@@ -459,101 +459,73 @@ static OpFoldResult wrapIndex(PatternRewriter &rewriter, Location loc,
       .getResult();
 }
 
+// The offsets, sizes and strides of the part of `tensor` that a slice
+// (start:end:step along dim) or a select (an index along dim, size 1) of it
+// names; a match failure for an out-of-range dim or malformed bounds.
+struct SlicePart {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  int64_t dim;
+};
+
+template <typename SliceOpT>
+static FailureOr<SlicePart> slicePart(PatternRewriter &rewriter, SliceOpT op,
+                                      Value tensor) {
+  Location loc = op.getLoc();
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  FailureOr<int64_t> dim =
+      normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+  if (failed(dim))
+    return failure();
+  SmallVector<OpFoldResult> bounds =
+      mixedList(op.getContext(), op.getStaticBounds(), op.getBounds());
+  if (bounds.size() != 3)
+    return rewriter.notifyMatchFailure(op, "expected [start, end, step]");
+  SlicePart part{SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0)),
+                 tensor::getMixedSizes(rewriter, loc, tensor),
+                 SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)), *dim};
+  SliceRange range = resolveSliceRange(rewriter, loc, bounds, part.sizes[*dim]);
+  part.offsets[*dim] = range.offset;
+  part.strides[*dim] = range.step;
+  part.sizes[*dim] = range.length;
+  return part;
+}
+
+template <typename SelectOpT>
+static FailureOr<SlicePart> selectPart(PatternRewriter &rewriter, SelectOpT op,
+                                       Value tensor) {
+  Location loc = op.getLoc();
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  if (rank == 0)
+    return rewriter.notifyMatchFailure(op, "a select of a 0-d tensor");
+  FailureOr<int64_t> dim =
+      normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+  if (failed(dim))
+    return failure();
+  SlicePart part{SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(0)),
+                 tensor::getMixedSizes(rewriter, loc, tensor),
+                 SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)), *dim};
+  part.offsets[*dim] = wrapIndex(
+      rewriter, loc,
+      mixedList(op.getContext(), op.getStaticIndex(), op.getIndex()).front(),
+      part.sizes[*dim]);
+  part.sizes[*dim] = rewriter.getIndexAttr(1);
+  return part;
+}
+
 class SlicePattern : public OpRewritePattern<SliceOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value src = op.getSelf();
     auto resType = cast<RankedTensorType>(op.getType());
-    int64_t rank = resType.getRank();
-    FailureOr<int64_t> dim =
-        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
-    if (failed(dim))
+    FailureOr<SlicePart> part = slicePart(rewriter, op, op.getSelf());
+    if (failed(part))
       return failure();
-    SmallVector<OpFoldResult> bounds =
-        mixedList(op.getContext(), op.getStaticBounds(), op.getBounds());
-    if (bounds.size() != 3)
-      return rewriter.notifyMatchFailure(op, "expected [start, end, step]");
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, src);
-    SliceRange range = resolveSliceRange(rewriter, loc, bounds, sizes[*dim]);
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    offsets[*dim] = range.offset;
-    strides[*dim] = range.step;
-    sizes[*dim] = range.length;
-    for (int64_t d = 0; d < rank; ++d)
-      sizes[d] = preferStatic(rewriter, resType, d, sizes[d]);
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, resType, src, offsets,
-                                                        sizes, strides);
-    return success();
-  }
-};
-
-// slice_scatter: `self` with the slice replaced by `src`, a
-// tensor.insert_slice at the slice's offsets and strides.
-class SliceScatterPattern : public OpRewritePattern<SliceScatterOp> {
-public:
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(SliceScatterOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value self = op.getSelf(), src = op.getSrc();
-    int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
-    FailureOr<int64_t> dim =
-        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
-    if (failed(dim))
-      return failure();
-    SmallVector<OpFoldResult> bounds =
-        mixedList(op.getContext(), op.getStaticBounds(), op.getBounds());
-    if (bounds.size() != 3)
-      return rewriter.notifyMatchFailure(op, "expected [start, end, step]");
-    SliceRange range = resolveSliceRange(
-        rewriter, loc, bounds, tensor::getMixedSizes(rewriter, loc, self)[*dim]);
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    offsets[*dim] = range.offset;
-    strides[*dim] = range.step;
-    Value result = tensor::InsertSliceOp::create(
-        rewriter, loc, src, self, offsets,
-        tensor::getMixedSizes(rewriter, loc, src), strides);
-    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, op.getType(), result));
-    return success();
-  }
-};
-
-// select_scatter: `self` with the slice at `index` along `dim` replaced by
-// `src` (one rank lower), a rank-reducing tensor.insert_slice.
-class SelectScatterPattern : public OpRewritePattern<SelectScatterOp> {
-public:
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(SelectScatterOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value self = op.getSelf(), src = op.getSrc();
-    int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
-    if (rank == 0)
-      return rewriter.notifyMatchFailure(op, "0-d select_scatter");
-    FailureOr<int64_t> dim =
-        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
-    if (failed(dim))
-      return failure();
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, self);
-    OpFoldResult index = wrapIndex(
-        rewriter, loc,
-        mixedList(op.getContext(), op.getStaticIndex(), op.getIndex()).front(),
-        sizes[*dim]);
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    offsets[*dim] = index;
-    sizes[*dim] = rewriter.getIndexAttr(1);
-    Value result = tensor::InsertSliceOp::create(rewriter, loc, src, self,
-                                                 offsets, sizes, strides);
-    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, op.getType(), result));
+    for (int64_t d = 0; d < resType.getRank(); ++d)
+      part->sizes[d] = preferStatic(rewriter, resType, d, part->sizes[d]);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, resType, op.getSelf(), part->offsets, part->sizes, part->strides);
     return success();
   }
 };
@@ -564,26 +536,42 @@ public:
 
   LogicalResult matchAndRewrite(SelectOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value src = op.getSelf();
-    int64_t rank = cast<RankedTensorType>(src.getType()).getRank();
-    if (rank == 0)
-      return rewriter.notifyMatchFailure(op, "0-d select");
-    FailureOr<int64_t> dim =
-        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
-    if (failed(dim))
+    FailureOr<SlicePart> part = selectPart(rewriter, op, op.getSelf());
+    if (failed(part))
       return failure();
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, src);
-    OpFoldResult index = wrapIndex(
-        rewriter, loc,
-        mixedList(op.getContext(), op.getStaticIndex(), op.getIndex()).front(),
-        sizes[*dim]);
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    offsets[*dim] = index;
-    sizes[*dim] = rewriter.getIndexAttr(1);
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, cast<RankedTensorType>(op.getType()), src, offsets, sizes, strides);
+        op, cast<RankedTensorType>(op.getType()), op.getSelf(), part->offsets,
+        part->sizes, part->strides);
+    return success();
+  }
+};
+
+// slice_scatter and select_scatter: `self` with the part a slice or a
+// select of it names replaced by `src` (a tensor.insert_slice, rank-reducing
+// for select_scatter), at the part's offsets and strides.
+template <typename ScatterOpT, bool isSelect>
+class InsertPartPattern : public OpRewritePattern<ScatterOpT> {
+public:
+  using OpRewritePattern<ScatterOpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScatterOpT op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), src = op.getSrc();
+    FailureOr<SlicePart> part = failure();
+    if constexpr (isSelect)
+      part = selectPart(rewriter, op, self);
+    else
+      part = slicePart(rewriter, op, self);
+    if (failed(part))
+      return failure();
+    // A slice's sizes are src's (equal to the slice's, which the verifier
+    // checks as far as they are static).
+    if (!isSelect)
+      part->sizes = tensor::getMixedSizes(rewriter, loc, src);
+    Value result = tensor::InsertSliceOp::create(
+        rewriter, loc, src, self, part->offsets, part->sizes, part->strides);
+    rewriter.replaceOp(op, tensor::CastOp::create(rewriter, loc, op.getType(), result));
     return success();
   }
 };
@@ -1003,7 +991,8 @@ void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
                SymBinaryPattern<SymMaxOp, arith::MaxSIOp>, SymModPattern,
                EraseBindingPattern, EraseUnusedSymbolPattern,
                TrianglePattern<TrilOp, true>, TrianglePattern<TriuOp, false>,
-               FlipPattern, RepeatPattern, SliceScatterPattern,
-               SelectScatterPattern>(
+               FlipPattern, RepeatPattern,
+               InsertPartPattern<SliceScatterOp, false>,
+               InsertPartPattern<SelectScatterOp, true>>(
       patterns.getContext());
 }
