@@ -661,6 +661,136 @@ public:
   }
 };
 
+// sort / topk along `dim`, as the interpreter's stable sort orders (NaN
+// above every number): two generics, quadratic in the sorted size. The
+// first counts, for each element j, the elements k that precede it (k comes
+// first when strictly before j, or equal and at a smaller index): its
+// position. The second fills each of the first `keep` positions p with the
+// element whose position is p, and its index.
+static std::pair<Value, Value>
+sortAlong(PatternRewriter &rewriter, Location loc, Value input, int64_t dim,
+          bool descending, RankedTensorType valuesType,
+          RankedTensorType indicesType) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  Type el = type.getElementType();
+  Type ct = opmath(el);
+  bool isFloat = isa<FloatType>(ct);
+  Type i64 = rewriter.getI64Type();
+  // a strictly before b in the order.
+  auto before = [&](OpBuilder &b, Location l, Value x, Value y) -> Value {
+    if (descending)
+      std::swap(x, y);
+    if (!isFloat) {
+      auto p = el.isInteger(1) ? arith::CmpIPredicate::ult
+                               : arith::CmpIPredicate::slt;
+      return arith::CmpIOp::create(b, l, p, x, y);
+    }
+    x = convertScalar(b, l, x, ct);
+    y = convertScalar(b, l, y, ct);
+    // x < y with NaN above every number: x is a number, and y is NaN or
+    // larger.
+    Value xNumber = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, x, x);
+    Value yNaN = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, y, y);
+    Value less = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, y);
+    return arith::AndIOp::create(b, l, xNumber,
+                                 arith::OrIOp::create(b, l, yNaN, less));
+  };
+  SmallVector<AffineExpr> at, atK;
+  for (int64_t d = 0; d < rank; ++d) {
+    at.push_back(getAffineDimExpr(d, ctx));
+    atK.push_back(getAffineDimExpr(d == dim ? rank : d, ctx));
+  }
+  AffineMap byJ = AffineMap::get(rank + 1, 0, at, ctx);
+  AffineMap byK = AffineMap::get(rank + 1, 0, atK, ctx);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+
+  // Each element's position.
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, input);
+  Value zeros = filledOfSizes(rewriter, loc, sizes, intConst(rewriter, loc, i64, 0));
+  Value positions =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{zeros.getType()}, ValueRange{input, input},
+          ValueRange{zeros}, ArrayRef<AffineMap>{byJ, byK, byJ}, iters,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value x = a[0], y = a[1];
+            Value j = linalg::IndexOp::create(b, l, dim);
+            Value k = linalg::IndexOp::create(b, l, rank);
+            Value earlier =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, k, j);
+            Value notAfter = arith::XOrIOp::create(
+                b, l, before(b, l, x, y), intConst(b, l, b.getI1Type(), 1));
+            Value precedes = arith::OrIOp::create(
+                b, l, before(b, l, y, x),
+                arith::AndIOp::create(b, l, notAfter, earlier));
+            Value one = convertScalar(b, l, precedes, i64);
+            linalg::YieldOp::create(b, l,
+                                    arith::AddIOp::create(b, l, a[2], one).getResult());
+          })
+          .getResult(0);
+
+  // The first `keep` positions: the element at each, and its index.
+  SmallVector<OpFoldResult> outSizes = sizes;
+  outSizes[dim] = rewriter.getIndexAttr(valuesType.getDimSize(dim));
+  if (valuesType.isDynamicDim(dim))
+    outSizes[dim] = sizes[dim];
+  Value values = filledOfSizes(rewriter, loc, outSizes,
+                               convertScalar(rewriter, loc,
+                                             intConst(rewriter, loc, i64, 0), el));
+  Value indices = filledOfSizes(
+      rewriter, loc, outSizes,
+      intConst(rewriter, loc, indicesType.getElementType(), 0));
+  auto filled = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{values.getType(), indices.getType()},
+      ValueRange{input, positions}, ValueRange{values, indices},
+      ArrayRef<AffineMap>{byK, byK, byJ, byJ}, iters,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value p = convertScalar(b, l, linalg::IndexOp::create(b, l, dim), i64);
+        Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1], p);
+        Value j = convertScalar(b, l, linalg::IndexOp::create(b, l, rank),
+                                indicesType.getElementType());
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::SelectOp::create(b, l, hit, a[0], a[2]),
+                       arith::SelectOp::create(b, l, hit, j, a[3])});
+      });
+  return {filled.getResult(0), filled.getResult(1)};
+}
+
+template <typename OpT, bool isTopk>
+class SortPattern : public OpRewritePattern<OpT> {
+public:
+  using OpRewritePattern<OpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    Value input = op.getSelf();
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    if (rank == 0)
+      return rewriter.notifyMatchFailure(op, "a 0-d input");
+    FailureOr<int64_t> dim =
+        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    if (failed(dim))
+      return failure();
+    bool descending;
+    if constexpr (isTopk)
+      descending = op.getLargest();
+    else
+      descending = op.getDescending();
+    auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    auto [values, indices] = sortAlong(rewriter, op.getLoc(), input, *dim,
+                                       descending, valuesType, indicesType);
+    rewriter.replaceOp(
+        op, ValueRange{tensor::CastOp::create(rewriter, op.getLoc(), valuesType, values),
+                       tensor::CastOp::create(rewriter, op.getLoc(), indicesType,
+                                              indices)});
+    return success();
+  }
+};
+
 // softmax along `dim`: the row max, the sum of exp(x - max) (two
 // reductions), then exp(x - max) / sum rounded to the result dtype;
 // log_softmax: (x - max) - log(sum) instead.
@@ -809,6 +939,7 @@ void magi::lower::populateReductionPatterns(RewritePatternSet &patterns) {
                ExtremeDimPattern<MaxDimOp, true>,
                ExtremeDimPattern<MinDimOp, false>,
                ArgExtremePattern<ArgmaxOp, true>,
-               ArgExtremePattern<ArgminOp, false>>(
+               ArgExtremePattern<ArgminOp, false>,
+               SortPattern<SortOp, false>, SortPattern<TopkOp, true>>(
       patterns.getContext());
 }

@@ -3,7 +3,7 @@
 // RUN: rm -rf %t
 // RUN: not magi-compile %s -o %t --cache-mode=off 2>&1 | FileCheck %s
 // RUN: not ls %t/manifest.json
-// CHECK: error: 'magi.sort' in piece @main_piece_0 was not lowered to linalg
+// CHECK: error: 'magi.scatter' in piece @main_piece_0 was not lowered to linalg
 // CHECK: error: piece @main_piece_0 failed in the lower phase
 
 // A failed compile into a directory that held an artifact leaves no
@@ -26,7 +26,7 @@
 // NOWEIGHT-MANIFEST-NOT: "weight":
 // NOWEIGHT-MANIFEST: "pieces"
 
-func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
-  %values, %indices = magi.sort %x {dim = 0 : i64} : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xi64>)
-  return %values : tensor<8xf32>
+func.func @main(%x: tensor<8xf32>, %i: tensor<8xi64>) -> tensor<8xf32> {
+  %y = magi.scatter %x, %i, %x {dim = 0 : i64} : (tensor<8xf32>, tensor<8xi64>, tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
 }
