@@ -578,6 +578,16 @@ static std::pair<Value, Value> reduceExtreme(PatternRewriter &rewriter,
   return {results[0], results[1]};
 }
 
+// The dimension an op of a tensor of `rank` works along (its `dim`,
+// normalized); a match failure for a 0-d input or a dim out of range.
+template <typename OpT>
+static FailureOr<int64_t> dimOfNonScalar(PatternRewriter &rewriter, OpT op,
+                                         int64_t rank) {
+  if (rank == 0)
+    return rewriter.notifyMatchFailure(op, "a 0-d input");
+  return normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+}
+
 // max_dim / min_dim: values and indices along `dim`.
 template <typename OpT, bool largest>
 class ExtremeDimPattern : public OpRewritePattern<OpT> {
@@ -588,10 +598,7 @@ public:
                                 PatternRewriter &rewriter) const override {
     Value input = op.getSelf();
     int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-    if (rank == 0)
-      return rewriter.notifyMatchFailure(op, "a 0-d input");
-    FailureOr<int64_t> dim =
-        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    FailureOr<int64_t> dim = dimOfNonScalar(rewriter, op, rank);
     if (failed(dim))
       return failure();
     auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
@@ -768,10 +775,7 @@ public:
                                 PatternRewriter &rewriter) const override {
     Value input = op.getSelf();
     int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-    if (rank == 0)
-      return rewriter.notifyMatchFailure(op, "a 0-d input");
-    FailureOr<int64_t> dim =
-        normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim()), rank);
+    FailureOr<int64_t> dim = dimOfNonScalar(rewriter, op, rank);
     if (failed(dim))
       return failure();
     bool descending;
