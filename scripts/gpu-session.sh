@@ -15,6 +15,9 @@
 #   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
 #   python     scripts/gpu-python-check.py: the fixtures through the `magi`
 #              Python package and the C runtime API, with torch tensors
+#   variants   bench/llama7b/profile.sh at T=$VARIANT_T (default 4096) on
+#              every 1-layer artifact in .gpu/variants/<name>/ (compiled
+#              here with other kernel options), to compare their kernels
 #   detail     ncu's speed-of-light, memory, occupancy and warp-state
 #              sections for the kernels matching $DETAIL_KERNELS (default
 #              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
@@ -87,6 +90,15 @@ for step in "${steps[@]}"; do
       note "T=$T (exit $?)"
       grep -E '^profile:|^kernels:' "$work/mprofile-T$T.txt" >> "$summary"
       grep -E '^\| ' "$work/mprofile-T$T.txt" | head -12 >> "$summary"
+    done
+    ;;
+  variants)
+    for dir in .gpu/variants/*/; do
+      name="$(basename "$dir")"
+      OUT="$work/variant-$name" ARTIFACT="$dir" bench/llama7b/profile.sh build-run/magi-run \
+        ${VARIANT_T:-4096} > "$work/variant-$name.txt" 2>&1
+      note "== variant $name (exit $?)"
+      grep -E '^==|^magi kernels|^\| (attention|k[0-9])' "$work/variant-$name.txt" | head -40 >> "$summary"
     done
     ;;
   detail)

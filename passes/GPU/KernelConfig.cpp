@@ -138,8 +138,10 @@ std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
 // (magi::rowGroupIsSafe); each member is then configured
 // `{block_size, strategy = "row-group", group = N}` and the group runs as
 // one kernel, one block per row. Loops are neighbours when nothing between
-// them touches memory (a library call ends a run).
-void formRowGroups(func::FuncOp func) {
+// them touches memory (a library call ends a run). With vector access, a
+// group whose rows fit the registers of a block (magi::registerRows) also
+// records `row_chunks` and `vector_width` (and the block size it needs).
+void formRowGroups(func::FuncOp func, bool vectorAccess) {
   SmallVector<SmallVector<scf::ParallelOp>> runs(1);
   for (Operation &op : func.getBody().front()) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op);
@@ -184,10 +186,22 @@ void formRowGroups(func::FuncOp func) {
       int64_t threads = anchor->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr)
                             .getAs<IntegerAttr>("block_size")
                             .getInt();
-      DictionaryAttr config = b.getDictionaryAttr(
-          {b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
-           b.getNamedAttr("group", b.getI64IntegerAttr(nextGroup++)),
-           b.getNamedAttr("strategy", b.getStringAttr("row-group"))});
+      std::optional<magi::RegisterRows> registers;
+      if (vectorAccess)
+        registers = magi::registerRows(phases, threads);
+      if (registers)
+        threads = registers->blockSize;
+      SmallVector<NamedAttribute> entries = {
+          b.getNamedAttr("block_size", b.getI64IntegerAttr(threads)),
+          b.getNamedAttr("group", b.getI64IntegerAttr(nextGroup++)),
+          b.getNamedAttr("strategy", b.getStringAttr("row-group"))};
+      if (registers) {
+        entries.push_back(
+            b.getNamedAttr("row_chunks", b.getI64IntegerAttr(registers->chunks)));
+        entries.push_back(
+            b.getNamedAttr("vector_width", b.getI64IntegerAttr(registers->width)));
+      }
+      DictionaryAttr config = b.getDictionaryAttr(entries);
       for (size_t k = first; k <= last; ++k) {
         run[k]->setAttr(magi::kKernelConfigAttr, config);
         grouped.insert(run[k]);
@@ -263,7 +277,7 @@ public:
       op.setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     }
     if (rowGroups)
-      formRowGroups(func);
+      formRowGroups(func, vectorAccess);
   }
 };
 

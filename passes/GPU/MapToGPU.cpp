@@ -572,8 +572,18 @@ private:
                              body.lookupOrDefault(acc.value)});
       scf::YieldOp::create(b, loc, combined->getResult(0));
     }
+    foldRowTotal(b, loc, acc, mapping, tid, initial, partial.getResult(0));
+  }
+
+  // The block's partial results of a row reduction combined
+  // (gpu.all_reduce), and thread 0 folding the total into the output
+  // element (into `initial` when the output's fill was folded away, else
+  // into what the element holds).
+  static void foldRowTotal(OpBuilder &b, Location loc, magi::RowAccumulation acc,
+                           IRMapping &mapping, Value tid, Value initial,
+                           Value partial) {
     auto total = gpu::AllReduceOp::create(
-        b, loc, partial.getResult(0),
+        b, loc, partial,
         gpu::AllReduceOperationAttr::get(b.getContext(), acc.kind),
         /*uniform=*/true);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -663,6 +673,160 @@ private:
     }
   }
 
+  // What each thread of a register row group (`row_chunks`) holds: for a
+  // buffer, a chunk k and the row indices, the vector of the chunk's W
+  // columns last loaded from or stored into it. Thread t's chunk k starts
+  // at column chunkStarts[k] = (t + k * block) * W in every phase, so a
+  // later phase's read of those columns is that vector: only this thread
+  // touches them (magi::rowGroupIsSafe keeps other blocks to other rows).
+  struct RowRegisters {
+    int64_t width = 0;
+    SmallVector<Value> chunkStarts;
+    struct Entry {
+      Value memref;
+      int64_t chunk;
+      SmallVector<Value> rowIndices;
+      Value vector;
+    };
+    SmallVector<Entry> entries;
+
+    Entry *find(Value memref, int64_t chunk, ValueRange rowIndices) {
+      for (Entry &e : entries)
+        if (e.memref == memref && e.chunk == chunk &&
+            llvm::equal(e.rowIndices, rowIndices))
+          return &e;
+      return nullptr;
+    }
+    void record(Value memref, int64_t chunk, ValueRange rowIndices, Value vector) {
+      if (Entry *e = find(memref, chunk, rowIndices)) {
+        e->vector = vector;
+        return;
+      }
+      entries.push_back({memref, chunk, llvm::to_vector(rowIndices), vector});
+    }
+    // A store the table does not describe: nothing of that buffer is known.
+    void forget(Value memref) {
+      llvm::erase_if(entries, [&](const Entry &e) { return e.memref == memref; });
+    }
+  };
+
+  // The mapped indices of an access, split into the row indices and the
+  // last (column) one.
+  static std::pair<SmallVector<Value>, Value> splitIndices(ValueRange indices,
+                                                           const IRMapping &mapping) {
+    SmallVector<Value> rows;
+    for (Value i : indices.drop_back())
+      rows.push_back(mapping.lookupOrDefault(i));
+    return {rows, mapping.lookupOrDefault(indices.back())};
+  }
+
+  // A vectorized Columns phase (magi::vectorizeElementwise) of a register
+  // row group: each of the thread's chunks in turn, the vector of a
+  // buffer's chunk taken from the registers when an earlier phase loaded
+  // or stored it.
+  static void emitColumnChunks(OpBuilder &b, scf::ParallelOp loop,
+                               const IRMapping &rowMapping, Value tid, int64_t blockSize,
+                               RowRegisters &regs) {
+    Location loc = loop.getLoc();
+    Value chunkIv = loop.getInductionVars().back();
+    for (auto [k, start] : llvm::enumerate(regs.chunkStarts)) {
+      IRMapping m = rowMapping;
+      m.map(chunkIv, arith::AddIOp::create(
+                         b, loc, tid,
+                         arith::ConstantIndexOp::create(b, loc, int64_t(k) * blockSize)));
+      for (Operation &op : loop.getBody()->without_terminator()) {
+        if (auto mul = dyn_cast<arith::MulIOp>(op);
+            mul && mul.getLhs() == chunkIv &&
+            getConstantIntValue(mul.getRhs()) == regs.width) {
+          m.map(mul.getResult(), start);
+          continue;
+        }
+        if (auto load = dyn_cast<vector::LoadOp>(op)) {
+          auto [rows, column] = splitIndices(load.getIndices(), m);
+          Value memref = m.lookupOrDefault(load.getBase());
+          if (column == start) {
+            if (RowRegisters::Entry *e = regs.find(memref, k, rows)) {
+              m.map(load.getResult(), e->vector);
+              continue;
+            }
+            Operation *made = b.clone(op, m);
+            regs.record(memref, k, rows, made->getResult(0));
+            continue;
+          }
+        } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+          auto [rows, column] = splitIndices(store.getIndices(), m);
+          Value memref = m.lookupOrDefault(store.getBase());
+          b.clone(op, m);
+          if (column == start)
+            regs.record(memref, k, rows, m.lookupOrDefault(store.getValueToStore()));
+          else
+            regs.forget(memref);
+          continue;
+        } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+          regs.forget(m.lookupOrDefault(store.getMemRef()));
+        }
+        b.clone(op, m);
+      }
+    }
+  }
+
+  // A Reduction phase of a register row group: the thread's W x chunks
+  // columns one by one, each column's element of a buffer read as a lane
+  // of the chunk's vector (from the registers, else one vector load for
+  // the chunk), then the block's total folded as emitRowReduction does.
+  static void emitRegisterReduction(OpBuilder &b, scf::ParallelOp loop,
+                                    magi::RowAccumulation acc, IRMapping &mapping,
+                                    Value tid, Value initial, RowRegisters &regs) {
+    Location loc = loop.getLoc();
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (&op != acc.loop.getOperation())
+        b.clone(op, mapping);
+    scf::ForOp inner = acc.loop;
+    Value iv = inner.getInductionVar();
+    Value partial = arith::ConstantOp::create(b, loc, acc.identity);
+    for (auto [k, start] : llvm::enumerate(regs.chunkStarts)) {
+      for (int64_t lane = 0; lane < regs.width; ++lane) {
+        IRMapping m = mapping;
+        m.map(iv, lane == 0 ? start
+                            : arith::AddIOp::create(
+                                  b, loc, start, arith::ConstantIndexOp::create(b, loc, lane))
+                                  .getResult());
+        for (Operation &op : inner.getBody()->without_terminator()) {
+          if (&op == acc.load.getOperation() || &op == acc.combine ||
+              &op == acc.store.getOperation())
+            continue;
+          auto load = dyn_cast<memref::LoadOp>(op);
+          if (!load || load.getIndices().empty() || load.getIndices().back() != iv) {
+            b.clone(op, m);
+            continue;
+          }
+          auto [rows, column] = splitIndices(load.getIndices(), m);
+          Value memref = m.lookupOrDefault(load.getMemRef());
+          RowRegisters::Entry *e = regs.find(memref, k, rows);
+          Value vector;
+          if (e) {
+            vector = e->vector;
+          } else {
+            MemRefType type = load.getMemRefType();
+            SmallVector<Value> indices = rows;
+            indices.push_back(start);
+            vector = vector::LoadOp::create(
+                b, loc, VectorType::get({regs.width}, type.getElementType()), memref,
+                indices, /*nontemporal=*/false,
+                llvm::MaybeAlign(regs.width * (type.getElementTypeBitWidth() / 8)));
+            regs.record(memref, k, rows, vector);
+          }
+          m.map(load.getResult(), vector::ExtractOp::create(b, loc, vector, lane));
+        }
+        Operation *combined = b.clone(*acc.combine, m);
+        combined->setOperands({partial, m.lookupOrDefault(acc.value)});
+        partial = combined->getResult(0);
+      }
+    }
+    regs.forget(mapping.lookupOrDefault(acc.store.getMemRef()));
+    foldRowTotal(b, loc, acc, mapping, tid, initial, partial);
+  }
+
   // A row group (magi-choose-kernel-config's `row-group`): its loops, in
   // order, as the phases of one kernel of one block per row, a barrier
   // between phases. Placed where the last of them was: the host ops between
@@ -688,6 +852,33 @@ private:
     SmallVector<Operation *> ops(loops.begin(), loops.end());
     if (failed(checkNoEscapingValues(ops)))
       return failure();
+    // Rows in registers (magi::registerRows): the Columns phases over
+    // vectors first.
+    std::optional<RowRegisters> regs;
+    auto config = loops.front()->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr);
+    if (auto chunks = config.getAs<IntegerAttr>("row_chunks")) {
+      auto width = config.getAs<IntegerAttr>("vector_width");
+      std::optional<magi::RegisterRows> layout = magi::registerRows(phases, blockSize);
+      if (!width || !layout || layout->width != width.getInt() ||
+          layout->chunks != chunks.getInt() || layout->blockSize != blockSize)
+        return loops.front().emitError()
+               << "row_chunks " << chunks.getInt() << " with vector_width "
+               << (width ? width.getInt() : 0) << " and block_size " << blockSize
+               << " does not fit this row group (its columns must split into "
+                  "whole 16-byte vectors, the same number for every thread)";
+      for (magi::RowPhase &phase : phases) {
+        if (phase.kind != magi::RowPhase::Kind::Columns)
+          continue;
+        auto *member = llvm::find(loops, phase.loop);
+        FailureOr<scf::ParallelOp> vectorized =
+            magi::vectorizeElementwise(phase.loop, layout->width);
+        if (failed(vectorized))
+          return failure();
+        phase.loop = *member = *vectorized;
+      }
+      regs.emplace();
+      regs->width = layout->width;
+    }
     Location loc = anchor.getLoc();
     OpBuilder b(loops.back());
     SmallVector<Value> counts;
@@ -701,6 +892,15 @@ private:
     delinearize(b, anchor, launch.getBlockIds().x, counts, rows, rowMapping);
     Value tid = launch.getThreadIds().x;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    if (regs) {
+      int64_t chunks = config.getAs<IntegerAttr>("row_chunks").getInt();
+      for (int64_t k = 0; k < chunks; ++k)
+        regs->chunkStarts.push_back(arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, tid,
+                                  arith::ConstantIndexOp::create(b, loc, k * blockSize)),
+            arith::ConstantIndexOp::create(b, loc, regs->width)));
+    }
     bool first = true;
     for (auto [i, phase] : llvm::enumerate(phases)) {
       // A fill of the row's result right before the reduction into it is
@@ -727,16 +927,24 @@ private:
         auto onlyFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(onlyFirst.thenBlock()->getTerminator());
-        for (Operation &op : phase.loop.getBody()->without_terminator())
+        for (Operation &op : phase.loop.getBody()->without_terminator()) {
+          if (auto store = dyn_cast<memref::StoreOp>(op); store && regs)
+            regs->forget(mapping.lookupOrDefault(store.getMemRef()));
           b.clone(op, mapping);
+        }
         break;
       }
       case magi::RowPhase::Kind::Reduction:
-        emitRowReduction(b, phase.loop, *phase.acc, mapping, tid, block,
-                         initial);
+        if (regs)
+          emitRegisterReduction(b, phase.loop, *phase.acc, mapping, tid, initial, *regs);
+        else
+          emitRowReduction(b, phase.loop, *phase.acc, mapping, tid, block, initial);
         break;
       case magi::RowPhase::Kind::Columns:
-        emitColumns(b, phase.loop, mapping, tid, block);
+        if (regs)
+          emitColumnChunks(b, phase.loop, mapping, tid, blockSize, *regs);
+        else
+          emitColumns(b, phase.loop, mapping, tid, block);
         break;
       }
     }

@@ -148,4 +148,70 @@ bool rowGroupIsSafe(ArrayRef<RowPhase> phases) {
   return true;
 }
 
+std::optional<RegisterRows> registerRows(ArrayRef<RowPhase> phases,
+                                         int64_t maxThreads) {
+  constexpr int64_t kVectorBytes = 16;
+  constexpr int64_t kMostChunks = 8;
+  const RowPhase *anchor = llvm::find_if(phases, [](const RowPhase &p) {
+    return p.kind == RowPhase::Kind::Reduction;
+  });
+  if (anchor == phases.end())
+    return std::nullopt;
+  scf::ForOp columns = anchor->acc->loop;
+  std::optional<int64_t> lb = getConstantIntValue(columns.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(columns.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(columns.getStep());
+  if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub <= 0)
+    return std::nullopt;
+  int64_t widest = 0;
+  SmallVector<int64_t> columnWidths;
+  SmallVector<MemRefType> reductionStreams;
+  for (const RowPhase &phase : phases) {
+    switch (phase.kind) {
+    case RowPhase::Kind::Scalar:
+      break;
+    case RowPhase::Kind::Columns: {
+      std::optional<int64_t> width = elementwiseVectorWidth(phase.loop);
+      if (!width)
+        return std::nullopt;
+      columnWidths.push_back(*width);
+      widest = std::max(widest, kVectorBytes / *width);
+      break;
+    }
+    case RowPhase::Kind::Reduction: {
+      if (!phase.acc->contiguous)
+        return std::nullopt;
+      RowAccumulation acc = *phase.acc;
+      Value iv = acc.loop.getInductionVar();
+      for (Operation &op : acc.loop.getBody()->without_terminator()) {
+        auto load = dyn_cast<memref::LoadOp>(op);
+        if (!load || load == acc.load || load.getIndices().empty() ||
+            load.getIndices().back() != iv)
+          continue;
+        Type element = load.getMemRefType().getElementType();
+        if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+          return std::nullopt;
+        widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth() / 8);
+        reductionStreams.push_back(load.getMemRefType());
+      }
+      break;
+    }
+    }
+  }
+  if (widest == 0 || kVectorBytes % widest != 0)
+    return std::nullopt;
+  int64_t width = kVectorBytes / widest;
+  if (width < 2 || *ub % width != 0 ||
+      llvm::any_of(columnWidths, [&](int64_t w) { return w != width; }))
+    return std::nullopt;
+  if (!llvm::all_of(reductionStreams,
+                    [&](MemRefType type) { return vectorAligned(type, width); }))
+    return std::nullopt;
+  int64_t vectors = *ub / width;
+  for (int64_t threads = maxThreads / 32 * 32; threads >= 32; threads -= 32)
+    if (vectors % threads == 0 && vectors / threads <= kMostChunks)
+      return RegisterRows{width, threads, vectors / threads};
+  return std::nullopt;
+}
+
 } // namespace magi

@@ -651,10 +651,18 @@ private:
 
   // The class of every 64 x 64 tile of the mask (kHiddenTile, kPassTile,
   // kMixedTile) in a table [mask batch, mask heads, query tiles, key
-  // tiles] of i8, by a kernel of one warp per tile: each lane reads two
-  // rows of it, and two warp votes decide.
+  // tiles] of i8, by a kernel of one block of kMaskTileThreads per tile:
+  // warp w reads rows 8w .. 8w + 7 of it, its lanes two adjacent keys each,
+  // so every load of a warp is one row's 128 contiguous bytes (a lane per
+  // row made each load touch 32 rows: 71 us at T = 4096 on an H200, and one
+  // warp per tile left the GPU idle at T = 512); the sixteen loads of a
+  // thread are independent, and one `gpu.all_reduce or` over the block's
+  // flags decides.
   Value classifyMaskTiles(OpBuilder &b, Location loc, Value mask, Value queries,
                           Value keys, FlatSymbolRefAttr kernels, unsigned number) {
+    constexpr int64_t kMaskTileThreads = 256;
+    constexpr int64_t kRowsPerWarp = kQueryRows / (kMaskTileThreads / 32);
+    constexpr int64_t kKeysPerLane = kKeyRows / 32;
     auto maskType = cast<MemRefType>(mask.getType());
     bool boolean = maskType.getElementType().isInteger(1);
     int64_t maskBatches = maskType.getShape()[0], maskHeads = maskType.getShape()[1];
@@ -668,41 +676,43 @@ private:
                                           ValueRange{queryTiles, keyTiles});
     Value one = c(1);
     auto launch = gpu::LaunchOp::create(
-        b, loc, keyTiles, queryTiles, c(maskBatches * maskHeads), c(32), one, one,
-        nullptr, nullptr, {}, {}, {}, nullptr, nullptr, nullptr, kernels,
+        b, loc, keyTiles, queryTiles, c(maskBatches * maskHeads),
+        c(kMaskTileThreads), one, one, nullptr, nullptr, {}, {}, {}, nullptr,
+        nullptr, nullptr, kernels,
         FlatSymbolRefAttr::get(b.getContext(), "attention" + std::to_string(number) +
                                                    "_mask_tiles"));
     launch->setAttr(magi::kKernelConfigAttr,
                     b.getDictionaryAttr(
-                        {b.getNamedAttr("block_size", b.getI64IntegerAttr(32)),
+                        {b.getNamedAttr("block_size", b.getI64IntegerAttr(kMaskTileThreads)),
                          b.getNamedAttr("strategy", b.getStringAttr("attention-mask-tiles"))}));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&launch.getBody().front());
-    Value lane = launch.getThreadIds().x;
+    Value tid = launch.getThreadIds().x;
+    Value warp = arith::DivUIOp::create(b, loc, tid, c(32));
+    Value lane = arith::RemUIOp::create(b, loc, tid, c(32));
     Value keyTile = launch.getBlockIds().x, queryTile = launch.getBlockIds().y;
     Value maskBatch = arith::DivUIOp::create(b, loc, launch.getBlockIds().z, c(maskHeads));
     Value maskHead = arith::RemUIOp::create(b, loc, launch.getBlockIds().z, c(maskHeads));
     Value lastRow = arith::SubIOp::create(b, loc, queries, c(1));
     Value lastKey = arith::SubIOp::create(b, loc, keys, c(1));
-    Value firstKey = arith::MulIOp::create(b, loc, keyTile, c(kKeyRows));
-    Value noFlag = arith::ConstantIntOp::create(b, loc, 0, 1);
-    Value visibleAny = noFlag, changedAny = noFlag;
+    Value firstRow = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, queryTile, c(kQueryRows)),
+        arith::MulIOp::create(b, loc, warp, c(kRowsPerWarp)));
+    Value firstKey = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, keyTile, c(kKeyRows)),
+        arith::MulIOp::create(b, loc, lane, c(kKeysPerLane)));
     auto ult = [&](Value x, Value y) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
     };
-    for (int64_t half = 0; half < 2; ++half) {
-      Value row = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, queryTile, c(kQueryRows)),
-          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, lane, c(2)),
-                                c(half)));
+    Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value visibleAny = arith::ConstantIntOp::create(b, loc, 0, 1);
+    Value changedAny = visibleAny;
+    for (int64_t r = 0; r < kRowsPerWarp; ++r) {
+      Value row = arith::AddIOp::create(b, loc, firstRow, c(r));
       Value rowInside = ult(row, queries);
       Value clampedRow = arith::MinUIOp::create(b, loc, row, lastRow);
-      auto loop = scf::ForOp::create(b, loc, c(0), c(kKeyRows), c(1),
-                                     ValueRange{visibleAny, changedAny});
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value key = arith::AddIOp::create(b, loc, firstKey, loop.getInductionVar());
+      for (int64_t k = 0; k < kKeysPerLane; ++k) {
+        Value key = arith::AddIOp::create(b, loc, firstKey, c(k));
         Value inside = arith::AndIOp::create(b, loc, rowInside, ult(key, keys));
         Value m = memref::LoadOp::create(
             b, loc, mask,
@@ -722,29 +732,36 @@ private:
               b, loc, arith::CmpFPredicate::OEQ, wide,
               arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
         }
-        Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
         Value changed = arith::XOrIOp::create(b, loc, unchanged, yes);
-        scf::YieldOp::create(
-            b, loc,
-            ValueRange{arith::OrIOp::create(b, loc, loop.getRegionIterArgs()[0],
-                                            arith::AndIOp::create(b, loc, inside, visible)),
-                       arith::OrIOp::create(b, loc, loop.getRegionIterArgs()[1],
-                                            arith::AndIOp::create(b, loc, inside, changed))});
+        visibleAny = arith::OrIOp::create(
+            b, loc, visibleAny, arith::AndIOp::create(b, loc, inside, visible));
+        changedAny = arith::OrIOp::create(
+            b, loc, changedAny, arith::AndIOp::create(b, loc, inside, changed));
       }
-      visibleAny = loop.getResult(0);
-      changedAny = loop.getResult(1);
     }
-    Value all = arith::ConstantIntOp::create(b, loc, -1, 32);
-    auto any = NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any);
-    Value seen = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), all, visibleAny, any);
-    Value changed = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), all, changedAny, any);
+    // Bit 0: some score visible; bit 1: some visible score changed.
+    Type i32 = b.getI32Type();
+    Value flags = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i32, visibleAny),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, changedAny),
+                              arith::ConstantIntOp::create(b, loc, 1, 32)));
+    Value all = gpu::AllReduceOp::create(
+        b, loc, flags,
+        gpu::AllReduceOperationAttr::get(b.getContext(), gpu::AllReduceOperation::OR),
+        /*uniform=*/true);
+    auto bit = [&](int64_t v) {
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(b, loc, all, arith::ConstantIntOp::create(b, loc, v, 32)),
+          arith::ConstantIntOp::create(b, loc, 0, 32));
+    };
     auto i8 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 8); };
     Value cls = arith::SelectOp::create(
-        b, loc, seen,
-        arith::SelectOp::create(b, loc, changed, i8(kMixedTile), i8(kPassTile)),
+        b, loc, bit(1),
+        arith::SelectOp::create(b, loc, bit(2), i8(kMixedTile), i8(kPassTile)),
         i8(kHiddenTile));
     auto first = scf::IfOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, c(0)),
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0)),
         /*withElseRegion=*/false);
     b.setInsertionPointToStart(first.thenBlock());
     memref::StoreOp::create(b, loc, cls, table,

@@ -216,24 +216,27 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
   if (streamed.empty())
     return failure();
 
-  // Each vector starts at a multiple of W elements from its buffer's start
-  // (whose 16-byte alignment the runtime guarantees): the offset and every
-  // stride but the last (1) are static multiples of W.
-  for (MemRefType type : streamed) {
-    SmallVector<int64_t> strides;
-    int64_t offset = 0;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
-        strides.back() != 1 || ShapedType::isDynamic(offset) || offset % width != 0)
+  for (MemRefType type : streamed)
+    if (!vectorAligned(type, width))
       return failure();
-    for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-      if (ShapedType::isDynamic(stride) || stride % width != 0)
-        return failure();
-  }
   result.width = width;
   return result;
 }
 
 } // namespace
+
+bool vectorAligned(MemRefType type, int64_t width) {
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) || offset % width != 0)
+    return false;
+  for (auto [size, stride] : llvm::zip(type.getShape().drop_back(),
+                                       ArrayRef<int64_t>(strides).drop_back()))
+    if (size != 1 && (ShapedType::isDynamic(stride) || stride % width != 0))
+      return false;
+  return true;
+}
 
 std::optional<int64_t> elementwiseVectorWidth(scf::ParallelOp loop) {
   FailureOr<Analysis> analysis = analyze(loop);

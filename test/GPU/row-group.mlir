@@ -5,16 +5,24 @@
 // between phases.
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config | FileCheck %s --check-prefix=CONFIG
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="row-groups=false" | FileCheck %s --check-prefix=APART
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" | FileCheck %s --check-prefix=SCALAR
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
+// With vector access, a group whose rows split into whole 16-byte vectors
+// keeps each block's row in registers (row_chunks):
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=REG
 // A group that is not row-local, or whose loops are not phases of one row
 // space, is refused by the mapping.
 // RUN: not magi-opt %s --split-input-file --magi-map-to-gpu 2>&1 | FileCheck %s --check-prefix=BAD
 
 // An RMSNorm after a residual add: h = a + b, r = fill 0 then sum of h²,
 // y = h * r. One group of four loops over 4 rows of 4096.
+// With vector access the rows fit the registers: 4096 f32 columns are
+// 1024 vectors of 4, four per thread of 256.
 // CONFIG-LABEL: func @rms_norm
-// CONFIG-COUNT-4: magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}
+// CONFIG-COUNT-4: magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group", vector_width = 4 : i64}
 // CONFIG-NOT: magi.kernel_config
+// SCALAR-LABEL: func @rms_norm
+// SCALAR-COUNT-4: magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}
 // APART-LABEL: func @rms_norm
 // APART: strategy = "elementwise"
 // APART: strategy = "elementwise"
@@ -41,6 +49,27 @@
 // MAP:   gpu.terminator
 // MAP-NOT: gpu.launch
 // MAP: return
+// In registers: thread t's chunks k start at column (t + 256 k) * 4; the
+// add loads a and b and stores h a vector at a time; the reduction takes
+// h's elements from those vectors (no load of h), and so does the last
+// phase.
+// REG-LABEL: func @rms_norm
+// REG: gpu.launch {{.*}} threads(%[[TX:[a-z0-9]+]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+// REG-COUNT-4: arith.muli {{.*}}, %c4
+// REG-NOT: scf.for
+// REG-COUNT-4: vector.load %arg1{{.*}} : memref<4x4096xf32>, vector<4xf32>
+// REG-NOT: vector.load %arg2
+// REG: gpu.barrier
+// REG-NOT: vector.load %arg2
+// REG-NOT: memref.load %arg2
+// REG-COUNT-16: vector.extract
+// REG: gpu.all_reduce add
+// REG: memref.store {{.*}}, %arg3
+// REG: gpu.barrier
+// REG-NOT: load %arg2
+// REG-COUNT-4: vector.store {{.*}}, %arg4
+// REG-NOT: load %arg2
+// REG: gpu.terminator
 func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4x4096xf32>, %r: memref<4xf32>, %y: memref<4x4096xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -139,5 +168,82 @@ func.func @bad_group(%h: memref<4x4096xf32>, %r: memref<4xf32>, %y: memref<4x409
     memref.store %v, %y[%i, %j] : memref<4x4096xf32>
     scf.reduce
   } {magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}}
+  return
+}
+
+// -----
+
+// row_chunks given by hand that do not fit the group: refused.
+// BAD: error: row_chunks 3 with vector_width 4 and block_size 256 does not fit this row group
+func.func @bad_chunks(%h: memref<4x4096xf32>, %r: memref<4xf32>, %y: memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %n = arith.addf %acc, %x : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, row_chunks = 3 : i64, strategy = "row-group", vector_width = 4 : i64}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, row_chunks = 3 : i64, strategy = "row-group", vector_width = 4 : i64}}
+  return
+}
+
+// -----
+
+// Rows of 4100 f32 columns (not whole vectors of 4) stay a group without
+// registers; rows of 8192 are 2048 vectors, 8 a thread (the most).
+// CONFIG-LABEL: func @odd_rows
+// CONFIG-COUNT-2: magi.kernel_config = {block_size = 256 : i64, group = 0 : i64, strategy = "row-group"}
+// CONFIG-COUNT-2: magi.kernel_config = {block_size = 256 : i64, group = 1 : i64, row_chunks = 8 : i64, strategy = "row-group", vector_width = 4 : i64}
+func.func @odd_rows(%h: memref<4x4100xf32>, %r: memref<4xf32>, %y: memref<4x4100xf32>,
+                    %g: memref<4x8192xf32>, %q: memref<4xf32>, %z: memref<4x8192xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4100 = arith.constant 4100 : index
+  %c8192 = arith.constant 8192 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4100 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4100xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %n = arith.addf %acc, %x : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4100) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4100xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4100xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c8192 step %c1 {
+      %x = memref.load %g[%i, %j] : memref<4x8192xf32>
+      %acc = memref.load %q[%i] : memref<4xf32>
+      %n = arith.addf %acc, %x : f32
+      memref.store %n, %q[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8192) step (%c1, %c1) {
+    %x = memref.load %g[%i, %j] : memref<4x8192xf32>
+    %s = memref.load %q[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %z[%i, %j] : memref<4x8192xf32>
+    scf.reduce
+  }
   return
 }

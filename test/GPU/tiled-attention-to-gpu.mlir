@@ -8,16 +8,18 @@
 // BUF: magi.tiled_attention %arg0, %arg1, %arg2 mask(%arg3 : memref<1x1x?x?xbf16>) outs(%[[OUT]]) {scale = 1.250000e-01 : f64} : memref<1x32x?x128xbf16>, memref<1x8x?x128xbf16>, memref<1x8x?x128xbf16>, memref<1x32x?x128xbf16>{{$}}
 // BUF: return %[[OUT]]
 
-// The mask's tiles classified first (hidden, passing, mixed), one warp a
-// 64 x 64 tile, into an i8 table [1, 1, query tiles, key tiles].
+// The mask's tiles classified first (hidden, passing, mixed), one block of
+// 256 threads a 64 x 64 tile (a warp 8 rows, a lane 2 adjacent keys: 16
+// independent loads), into an i8 table [1, 1, query tiles, key tiles].
 // CHECK-LABEL: func @gqa_masked
 // CHECK: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c64
 // CHECK: %[[TABLE:.*]] = memref.alloc(%[[QT:.*]], %[[KT:.*]]) : memref<1x1x?x?xi8>
-// CHECK: gpu.launch blocks({{.*}}) in (%{{[a-z0-9]+}} = %[[KT]], %{{[a-z0-9]+}} = %[[QT]], %{{[a-z0-9]+}} = %c1{{.*}}) threads({{.*}}) in (%{{[a-z0-9]+}} = %c32
+// CHECK: gpu.launch blocks({{.*}}) in (%{{[a-z0-9]+}} = %[[KT]], %{{[a-z0-9]+}} = %[[QT]], %{{[a-z0-9]+}} = %c1{{.*}}) threads({{.*}}) in (%{{[a-z0-9]+}} = %c256
 // CHECK-SAME: function(@attention0_mask_tiles)
-// CHECK-COUNT-2: scf.for {{.*}} -> (i1, i1)
-// CHECK: nvvm.vote.sync  any
-// CHECK: nvvm.vote.sync  any
+// CHECK-NOT: scf.for
+// CHECK-COUNT-16: memref.load %arg3
+// CHECK-NOT: memref.load %arg3
+// CHECK: gpu.all_reduce  or %{{.*}} uniform
 // CHECK: memref.store %{{.*}}, %[[TABLE]]
 // CHECK: strategy = "attention-mask-tiles"
 // Then one block of 128 threads per (64 query rows, head, batch); two

@@ -60,10 +60,15 @@ bool canRunSeveralPerThread(mlir::scf::ParallelOp loop);
 /// every load and store streams along the last loop (its last index is
 /// the last induction variable, which is used for nothing else), the other
 /// ops are elementwise arithmetic, the last trip count is a static multiple
-/// of W and each streamed buffer's offset and strides but the last (1) are
-/// static multiples of W. Loads that do not depend on the last loop are
-/// broadcast. Bases are assumed 16-byte aligned (the runtime refuses others).
+/// of W and each streamed buffer is vectorAligned. Loads that do not depend
+/// on the last loop are broadcast. Bases are assumed 16-byte aligned (the runtime refuses others).
 std::optional<int64_t> elementwiseVectorWidth(mlir::scf::ParallelOp loop);
+
+/// True when every W-element run along the last dimension of a `type`
+/// buffer starts W-aligned (bases are 16-byte aligned): the last stride is
+/// 1, the offset and the other strides are static multiples of W (a
+/// dimension of size 1, always indexed by 0, may have any stride).
+bool vectorAligned(mlir::MemRefType type, int64_t width);
 
 /// Rewrites such a loop into one over vectors of `width` elements: its last
 /// trip count divided by `width`, vector.load/vector.store (with their
@@ -127,6 +132,28 @@ std::optional<RowPhase> matchRowPhase(mlir::scf::ParallelOp loop,
 /// of it), with the loop's row induction variables as indices at the same
 /// positions each time, so each block touches only its own rows of it.
 bool rowGroupIsSafe(llvm::ArrayRef<RowPhase> phases);
+
+/// How a row group keeps each block's row in registers: every thread owns
+/// `chunks` vectors of `width` neighbouring columns (columns
+/// (t + k * blockSize) * width + e), the same in every phase, so a phase
+/// reads what an earlier phase of the same thread loaded or stored from
+/// registers instead of memory, and moves 16 bytes per access.
+struct RegisterRows {
+  int64_t width;
+  int64_t blockSize;
+  int64_t chunks;
+};
+
+/// The register layout of a safe row group (`phases`, as
+/// rowGroupIsSafe accepts them) with at most `maxThreads` threads a block,
+/// or none: the columns are a static multiple of W (16 bytes over the
+/// widest element a phase streams along them); every Columns phase
+/// vectorizes with that W (elementwiseVectorWidth) and every Reduction
+/// phase reads its columns contiguously from buffers whose offset and
+/// strides are multiples of W; and the columns' W-vectors split over
+/// whole warps into at most 8 a thread.
+std::optional<RegisterRows> registerRows(llvm::ArrayRef<RowPhase> phases,
+                                         int64_t maxThreads);
 
 } // namespace magi
 
