@@ -3,18 +3,25 @@ the "fraction of copy bandwidth" of Magi's kernels against: the copy figure
 the benchmarks use is a 1 GiB copy, and a kernel that moves 40 MB pays its
 start and drain against far fewer bytes. Runs on the GPU machine:
     python3 bench/kernels/copy_sizes.py
-Prints, per size (bytes read plus bytes written), the median time of 50
-copies (CUDA events around each, rotating over enough buffers that the L2
-holds none of them) and the bandwidth as a fraction of the 1 GiB copy's."""
+Prints, per size (bytes read plus bytes written), the median over 20
+samples of the time per copy of 20 back-to-back copies between two CUDA
+events (one copy per event pair would time the launch, about 18 us),
+rotating over enough buffers that the L2 holds none of them, and the
+bandwidth as a fraction of the 1 GiB copy's."""
 import statistics, torch
 
-def median_ms(fn, reps=50):
+BATCH = 20
+
+def median_ms(fn, reps=20):
     times = []
-    for _ in range(reps + 5):
+    for _ in range(reps + 3):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times[5:])
+        a.record()
+        for _ in range(BATCH):
+            fn()
+        b.record(); torch.cuda.synchronize()
+        times.append(a.elapsed_time(b) / BATCH)
+    return statistics.median(times[3:])
 
 def copy_gbps(nbytes):
     sets = max(2, (256 << 20) // nbytes + 1)  # > 200 MB touched between reuses

@@ -208,3 +208,22 @@ func.func @rotated_half(%x: memref<512x128xbf16>, %o: memref<512x128xbf16>, %w: 
   }
   return
 }
+
+// Eight vectors a thread (a 4096 x 11008 bf16 product of two streams) take
+// blocks of 128 threads: more of them fit an SM's registers.
+// CHECK-LABEL: func @eight_vectors
+// CHECK: {block_size = 128 : i64, elements_per_thread = 8 : i64, strategy = "elementwise", vector_width = 8 : i64}
+func.func @eight_vectors(%a: memref<4096x11008xbf16>, %b: memref<4096x11008xbf16>, %c: memref<4096x11008xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %c11008 = arith.constant 11008 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4096, %c11008) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<4096x11008xbf16>
+    %y = memref.load %b[%i, %j] : memref<4096x11008xbf16>
+    %z = arith.mulf %x, %y : bf16
+    memref.store %z, %c[%i, %j] : memref<4096x11008xbf16>
+    scf.reduce
+  }
+  return
+}
