@@ -48,7 +48,9 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       W`: each iteration of the mapped loop is then W neighbouring elements
       moved with one 16-byte access per buffer (W = 8 for bf16), and E and
       the block count are of those vector iterations (`vector-access=false`
-      keeps scalar access);
+      keeps scalar access); a loop of eight vectors a thread gets at most
+      128 threads a block (its threads hold about 90 registers: blocks of
+      128 fit an SM five times, blocks of 256 twice);
     - `serial-reduction`: each thread runs an inner `scf.for` (a reduction
       or a matrix product); `reduction-block-size` threads per block;
     - `block-reduction`: a row reduction (see `matchRowAccumulation`: an
@@ -71,7 +73,16 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       that each block touches only its own rows of it. An RMSNorm (residual
       add, sum of squares, normalization) and attention's softmax (row max,
       row sum, probabilities) become one kernel each: the row is read from
-      DRAM once. `row-groups=false` keeps them apart.
+      DRAM once. `row-groups=false` keeps them apart. With vector access,
+      a group whose row fits the registers of its block
+      (`magi::registerRows`: a static column count that splits into
+      16-byte vectors, every elementwise phase vectorizable with that W,
+      every reduction reading its columns contiguously from W-aligned
+      buffers, at most 8 vectors a thread over whole warps) also records
+      `row_chunks = C` and `vector_width = W`, and its block size becomes
+      the largest multiple of 32 up to the reduction's that splits the
+      vectors evenly (an RMSNorm over 4096 bf16 columns: 256 threads, 2
+      chunks of 8).
     When the iteration count is static and smaller than the block size, the
     block shrinks to that count rounded up to a warp (32). Block sizes must
     be between 1 and 1024, the CUDA limit.
@@ -118,9 +129,19 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     `gpu.barrier` between them; a one-iteration-per-row phase runs on
     thread 0, a reduction as a `block-reduction` does, an elementwise phase
     with the threads splitting the columns, four at a time with their loads
-    first. A group whose loops are not phases over the same rows and
-    columns, or that is not row-local (see magi-choose-kernel-config), is an
-    error.
+    first. With `row_chunks = C` (and `vector_width = W`), thread `t` owns
+    the vectors of columns `(t + k * block_size) * W` for `k < C` in every
+    phase: elementwise phases run over vectors (as with `vector_width`),
+    unrolled over the C chunks; a reduction takes each of its columns as a
+    lane of the chunk's vector; and a phase that reads a buffer's chunk an
+    earlier phase of the same thread loaded or stored (same buffer, same
+    row indices) uses that vector instead of reading memory (a store the
+    table does not describe, on thread 0 or of a reduction's result,
+    forgets the buffer). An RMSNorm after a residual add then reads x and
+    the residual once, 16 bytes at a time, and never reads h back. A
+    `row_chunks` the group does not fit is an error. A group whose loops
+    are not phases over the same rows and columns, or that is not
+    row-local (see magi-choose-kernel-config), is an error.
     A run of consecutive `single-thread` ops becomes one
     `gpu.launch` of one thread. Each launch is named
     `<function>_kernels::k<N>` for outlining. A `block-reduction` loop
