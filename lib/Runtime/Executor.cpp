@@ -220,11 +220,41 @@ const char *stepModeName(StepMode mode) {
   return "?";
 }
 
-StepMode chooseStepMode(const StepGraphState &previous, const std::string &signature) {
-  if (!previous.signature || *previous.signature != signature)
-    return StepMode::Eager;
-  return previous.graph ? StepMode::Replay : StepMode::Capture;
+StepMode chooseStepMode(const StepGraphState &state, const std::string &signature) {
+  for (const StepGraphState::Captured &captured : state.graphs)
+    if (captured.signature == signature)
+      return StepMode::Replay;
+  return state.signature == signature ? StepMode::Capture : StepMode::Eager;
 }
+
+namespace {
+
+void releaseGraphs(Device &device, StepGraphState &state) {
+  for (const StepGraphState::Captured &captured : state.graphs)
+    device.releaseGraph(captured.graph);
+  state = StepGraphState{};
+}
+
+// Keeps a graph captured for `signature`, releasing the least recently used
+// one beyond kMostGraphsPerStep.
+void rememberGraph(Device &device, StepGraphState &state, std::string signature, int graph) {
+  state.graphs.push_back({std::move(signature), graph});
+  if (state.graphs.size() > kMostGraphsPerStep) {
+    device.releaseGraph(state.graphs.front().graph);
+    state.graphs.erase(state.graphs.begin());
+  }
+}
+
+// The graph captured for `signature` (chooseStepMode said Replay), now the
+// most recently used.
+int usedGraph(StepGraphState &state, const std::string &signature) {
+  auto it = std::find_if(state.graphs.begin(), state.graphs.end(),
+                         [&](const StepGraphState::Captured &c) { return c.signature == signature; });
+  std::rotate(it, it + 1, state.graphs.end());
+  return state.graphs.back().graph;
+}
+
+} // namespace
 
 GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, Device &device,
                              ExecutorOptions options)
@@ -238,10 +268,8 @@ GraphExecutor::~GraphExecutor() {
   // Device errors while tearing down are not worth a second report.
   try {
     for (StepGraphState &state : stepGraphs_)
-      if (state.graph)
-        device_.releaseGraph(*state.graph);
-    if (wholeGraph_.graph)
-      device_.releaseGraph(*wholeGraph_.graph);
+      releaseGraphs(device_, state);
+    releaseGraphs(device_, wholeGraph_);
     if (arena_.ptr)
       device_.release(arena_.ptr);
     for (auto &entry : inputAllocations_)
@@ -1076,8 +1104,10 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
     t.shape = host.shape;
     // Empty tensors still get a distinct, valid pointer.
     int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
+    // Grows only, as the arena does: an input keeps its address across
+    // calls of other sizes, so the graphs captured for each size replay.
     Allocation &allocation = inputAllocations_[i];
-    if (allocation.ptr && allocation.bytes != bytes) {
+    if (allocation.ptr && allocation.bytes < bytes) {
       device_.release(allocation.ptr);
       allocation = Allocation{};
     }
@@ -1123,14 +1153,9 @@ void GraphExecutor::poisonPlanBuffers() {
 }
 
 void GraphExecutor::releaseRunState() {
-  for (StepGraphState &state : stepGraphs_) {
-    if (state.graph)
-      device_.releaseGraph(*state.graph);
-    state = StepGraphState{};
-  }
-  if (wholeGraph_.graph)
-    device_.releaseGraph(*wholeGraph_.graph);
-  wholeGraph_ = StepGraphState{};
+  for (StepGraphState &state : stepGraphs_)
+    releaseGraphs(device_, state);
+  releaseGraphs(device_, wholeGraph_);
   if (arena_.ptr) {
     device_.synchronize("freeing the run's buffers");
     device_.release(arena_.ptr);
@@ -1409,13 +1434,9 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
   StepMode mode = chooseStepMode(wholeGraph_, signature);
   std::string why;
   if (mode == StepMode::Eager) {
-    why = wholeGraph_.signature ? "parameters changed since the last run"
-                                : "first run with these parameters";
-    if (wholeGraph_.graph) {
-      device_.releaseGraph(*wholeGraph_.graph);
-      wholeGraph_.graph.reset();
-    }
-    wholeGraph_.signature.reset();
+    why = wholeGraph_.signature || !wholeGraph_.graphs.empty()
+              ? "no graph for these parameters yet"
+              : "first run with these parameters";
   }
   if (options_.verbose) {
     *options_.verbose << "run: one CUDA graph for all " << steps.size() << " steps: "
@@ -1447,15 +1468,15 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
     try {
       for (const PreparedStep *step : steps)
         issue(step->ops, /*syncEach=*/false, step->name);
-      wholeGraph_.graph = device_.endCapture("the whole run");
+      rememberGraph(device_, wholeGraph_, signature, device_.endCapture("the whole run"));
     } catch (...) {
       device_.cancelCapture();
       throw;
     }
-    device_.replay(*wholeGraph_.graph, "the whole run");
+    device_.replay(wholeGraph_.graphs.back().graph, "the whole run");
     break;
   case StepMode::Replay:
-    device_.replay(*wholeGraph_.graph, "the whole run");
+    device_.replay(usedGraph(wholeGraph_, signature), "the whole run");
     break;
   }
   if (mode != StepMode::Eager && options_.syncEach)
@@ -1480,16 +1501,6 @@ struct EvaluatedDescriptor {
 
 // The elements a view spans: from its first element to its last (none when
 // a size is 0). Sizes and strides are checked against the buffer already.
-int64_t viewSpan(const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0)
-      return 0;
-    span += (sizes[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
-  }
-  return span;
-}
-
 } // namespace
 
 const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
@@ -1653,7 +1664,7 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
           if (!arg.dtype)
             device.bytes = -1;
           else if (device.bytes >= 0)
-            device.bytes += viewSpan(d.sizes, d.strides) * elementSize(*arg.dtype);
+            device.bytes += viewElements(d.sizes, d.strides) * elementSize(*arg.dtype);
           // Kernels move streamed elements 16 bytes at a time from their
           // buffers' starts (magi-choose-kernel-config's vector_width).
           if (d.base % DevicePtr(kKernelBufferAlignment) != 0)
@@ -1807,15 +1818,10 @@ void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
     const std::string &signature = prepared.signature;
     mode = chooseStepMode(state, signature);
     if (mode == StepMode::Eager) {
-      why = state.signature ? "parameters changed since the last run"
-                            : "first run with these parameters";
-      // The old graph's parameters are stale; the next identical call
-      // captures a new one.
-      if (state.graph) {
-        device_.releaseGraph(*state.graph);
-        state.graph.reset();
-      }
-      state.signature.reset();
+      // The graphs of other signatures stay for when they come back; the
+      // next call with this one captures.
+      why = state.signature || !state.graphs.empty() ? "no graph for these parameters yet"
+                                                     : "first run with these parameters";
       newSignature = signature;
     }
   }
@@ -1839,16 +1845,16 @@ void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
     device_.beginCapture(stepName);
     try {
       issue(ops, /*syncEach=*/false, stepName);
-      state.graph = device_.endCapture(stepName);
+      rememberGraph(device_, state, prepared.signature, device_.endCapture(stepName));
     } catch (...) {
       // Leave the stream usable for the error report and what follows.
       device_.cancelCapture();
       throw;
     }
-    device_.replay(*state.graph, stepName);
+    device_.replay(state.graphs.back().graph, stepName);
     break;
   case StepMode::Replay:
-    device_.replay(*state.graph, stepName);
+    device_.replay(usedGraph(state, prepared.signature), stepName);
     break;
   }
   if (mode != StepMode::Eager && options_.syncEach)

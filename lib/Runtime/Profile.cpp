@@ -5,10 +5,29 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
 namespace magi::runtime {
+
+int64_t viewElements(const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides) {
+  // Saturating: a profile's byte count must not overflow on any plan.
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  int64_t span = 1, count = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] <= 0)
+      return 0;
+    int64_t stride = strides[i] < 0 ? -strides[i] : strides[i], step = 0;
+    if (__builtin_mul_overflow(sizes[i] - 1, stride, &step) ||
+        __builtin_add_overflow(span, step, &span))
+      span = kMost;
+    if (__builtin_mul_overflow(count, sizes[i], &count))
+      count = kMost;
+  }
+  return count < span ? count : span;
+}
+
 namespace {
 
 std::string fixed(double v, int digits) {

@@ -12,6 +12,7 @@
 #include "magi/Runtime/Expr.h"
 #include "magi/Runtime/Json.h"
 #include "magi/Runtime/Manifest.h"
+#include "magi/Runtime/Profile.h"
 #include "magi/Runtime/Tensor.h"
 
 #include "gtest/gtest.h"
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -756,9 +758,14 @@ TEST(RuntimeGraphs, ChooseStepMode) {
   state.signature = "a";
   EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Capture); // ran once like this
   EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Eager);
-  state.graph = 0;
+  state.graphs.push_back({"a", 0});
   EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Replay);
-  EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Eager); // recapture later
+  state.signature = "b";                                    // b ran eagerly
+  EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Capture); // a's graph kept
+  state.graphs.push_back({"b", 1});
+  EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Replay);
+  EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Replay);
+  EXPECT_EQ(chooseStepMode(state, "c"), StepMode::Eager);
   EXPECT_STREQ(stepModeName(StepMode::Eager), "eager");
   EXPECT_STREQ(stepModeName(StepMode::Capture), "captured");
   EXPECT_STREQ(stepModeName(StepMode::Replay), "replayed");
@@ -938,28 +945,68 @@ TEST(RuntimeExecutor, CudaGraphsCaptureThenReplay) {
   EXPECT_EQ(executor.numStepEvaluations(), 2);
 
   // Other sizes (s0 = 3, piece 0's specialised variant): eager, then
-  // captured; the stale graphs are released.
+  // captured; the graphs of the first sizes stay.
   executor.setInputs({fixtureInput(case1, 0)});
   outputs = executor.run();
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
   EXPECT_EQ(executor.numStepEvaluations(), 4);
-  EXPECT_EQ(device.liveGraphs(), 0u);
+  EXPECT_EQ(device.liveGraphs(), 2u);
   expectOutputsMatch(executor, outputs, case1, "case1, run 0");
   executor.poisonPlanBuffers();
   outputs = executor.run();
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Capture, M::Capture}));
   expectOutputsMatch(executor, outputs, case1, "case1, run 1");
-  EXPECT_NE(verbose.str().find("parameters changed since the last run"), std::string::npos);
+  EXPECT_NE(verbose.str().find("no graph for these parameters yet"), std::string::npos);
 
-  // And back.
+  // And back: the input kept its buffer (it only grows) and the arena its
+  // plan for these sizes, so the first sizes' graphs replay at once.
   executor.setInputs({fixtureInput(case0, 0)});
-  for (M mode : {M::Eager, M::Capture, M::Replay}) {
+  for (int run = 0; run < 2; ++run) {
     executor.poisonPlanBuffers();
     outputs = executor.run();
-    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{mode, mode}));
-    expectOutputsMatch(executor, outputs, case0, std::string("case0 again, ") + stepModeName(mode));
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay})) << run;
+    expectOutputsMatch(executor, outputs, case0, "case0 again, run " + std::to_string(run));
   }
-  EXPECT_EQ(device.liveGraphs(), 2u);
+  EXPECT_EQ(device.numCaptures, 4);
+  EXPECT_EQ(device.liveGraphs(), 4u);
+}
+
+// A step keeps at most kMostGraphsPerStep graphs: one more size releases
+// the least recently used, which then runs eagerly again.
+TEST(RuntimeExecutor, CudaGraphsKeptPerSizeUpToALimit) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device, ExecutorOptions{});
+  executor.uploadWeights();
+  auto rows = [](int64_t n) {
+    HostTensor t;
+    t.dtype = Dtype::F32;
+    t.shape = {n, 8};
+    t.bytes.assign(size_t(n * 8 * 4), 0);
+    return t;
+  };
+  using M = StepMode;
+  // The largest first, so that no buffer grows (and moves) afterwards.
+  const int64_t sizes = int64_t(kMostGraphsPerStep) + 1;
+  for (int64_t n = sizes; n >= 1; --n) {
+    executor.setInputs({rows(n)});
+    executor.run();
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager})) << n;
+    executor.run();
+    EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Capture, M::Capture})) << n;
+  }
+  EXPECT_EQ(device.liveGraphs(), 2 * kMostGraphsPerStep);
+  // The most recent sizes replay; the first (the largest) was released.
+  executor.setInputs({rows(1)});
+  executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay}));
+  executor.setInputs({rows(sizes)});
+  executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
+  executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Capture, M::Capture}));
+  EXPECT_EQ(device.liveGraphs(), 2 * kMostGraphsPerStep);
 }
 
 TEST(RuntimeExecutor, CudaGraphsOff) {
@@ -984,6 +1031,21 @@ TEST(RuntimeExecutor, CudaGraphsOff) {
 }
 
 //===--- Profiles ---------------------------------------------------------===//
+TEST(RuntimeProfile, ViewElementsCountWhatAKernelTouchesOnce) {
+  // Dense: the span and the count agree.
+  EXPECT_EQ(viewElements({4, 8}, {8, 1}), 32);
+  // A column half of a 4 x 16 buffer: its 32 elements, not the 56 its span
+  // covers.
+  EXPECT_EQ(viewElements({4, 8}, {16, 1}), 32);
+  // A row broadcast four times: the 8 elements read, not 32.
+  EXPECT_EQ(viewElements({4, 8}, {0, 1}), 8);
+  EXPECT_EQ(viewElements({4, 0}, {8, 1}), 0);
+  EXPECT_EQ(viewElements({}, {}), 1);
+  // Saturates instead of overflowing.
+  int64_t big = int64_t(1) << 40;
+  EXPECT_EQ(viewElements({big, big}, {big, 1}), std::numeric_limits<int64_t>::max());
+}
+
 TEST(RuntimeExecutor, ProfileTimesStepsLaunchesAndGemms) {
   std::string dir = selftestDir();
   // One memref argument with its dtype (format 4): its launch's bytes are
@@ -1150,17 +1212,24 @@ TEST(RuntimeExecutor, FullGraphCapturesTheWholeRun) {
       << verbose.str();
   EXPECT_NE(verbose.str().find("run: one CUDA graph for all 2 steps: replayed"), std::string::npos);
 
-  // Other sizes: eager again (the old graph released), then captured.
+  // Other sizes: eager again (the first sizes' graph kept), then captured.
   executor.setInputs({fixtureInput(case1, 0)});
   std::vector<DeviceTensor> outputs = executor.run();
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
-  EXPECT_EQ(device.liveGraphs(), 0u);
+  EXPECT_EQ(device.liveGraphs(), 1u);
   expectOutputsMatch(executor, outputs, case1, "full, case1 eager");
   executor.poisonPlanBuffers();
   outputs = executor.run();
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Capture, M::Capture}));
   expectOutputsMatch(executor, outputs, case1, "full, case1 captured");
-  EXPECT_NE(verbose.str().find("parameters changed since the last run"), std::string::npos);
+  EXPECT_NE(verbose.str().find("no graph for these parameters yet"), std::string::npos);
+  // And back: replayed.
+  executor.setInputs({fixtureInput(case0, 0)});
+  executor.poisonPlanBuffers();
+  outputs = executor.run();
+  EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay}));
+  expectOutputsMatch(executor, outputs, case0, "full, case0 again");
+  EXPECT_EQ(device.liveGraphs(), 2u);
 }
 
 TEST(RuntimeExecutor, ReleasingRunStateFreesBuffersAndGraphs) {

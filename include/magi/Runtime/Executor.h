@@ -101,16 +101,27 @@ std::string deviceWorkSignature(size_t variantIndex, const std::vector<DeviceOp>
 enum class StepMode { Eager, Capture, Replay };
 const char *stepModeName(StepMode mode); // "eager", "captured", "replayed"
 
-// What the previous call of one step ran with, and its graph if captured.
+// One step's CUDA graphs: one per signature it was called with and
+// captured for (a server alternating between a few sizes replays each),
+// and the signature of its last eager call.
 struct StepGraphState {
-  std::optional<std::string> signature; // none before the first call
-  std::optional<int> graph;             // the device's graph handle
+  struct Captured {
+    std::string signature;
+    int graph; // the device's graph handle
+  };
+  std::optional<std::string> signature; // the last eager call's, if any
+  std::vector<Captured> graphs;         // the least recently used first
 };
 
-// How a step whose piece may use CUDA graphs runs now: eagerly the first
-// time it sees a signature (errors are then reported per launch), captured
-// the second time in a row, replayed from then on while it stays the same.
-StepMode chooseStepMode(const StepGraphState &previous, const std::string &signature);
+// The most graphs a step keeps: capturing another releases the least
+// recently used one.
+constexpr size_t kMostGraphsPerStep = 8;
+
+// How a step whose piece may use CUDA graphs runs now: replayed when a
+// graph was captured for this signature; captured when its last call ran
+// eagerly with this signature (a second call in a row); eagerly otherwise
+// (the first call with a signature: errors are then reported per launch).
+StepMode chooseStepMode(const StepGraphState &state, const std::string &signature);
 
 class Device {
 public:

@@ -16,14 +16,22 @@
 
 namespace magi::runtime {
 
+// The elements of a view a kernel moves when it touches each element once:
+// the fewer of the elements from its first to its last (its span) and of
+// its element count. A column slice of a wider buffer (a gate or up half
+// of a merged product) counts its own elements, not the rows between; a
+// broadcast (stride 0) counts what it reads, not what it repeats.
+int64_t viewElements(const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides);
+
 // One launch or gemm of a profiled run.
 struct ProfiledOp {
   size_t step = 0;  // index into RunProfile::steps
   std::string name; // the kernel's, or the gemm's problem
   bool isGemm = false;
   std::array<int64_t, 3> grid = {1, 1, 1}, block = {1, 1, 1};
-  // The bytes of its memref arguments' views, each argument counted once
-  // (a buffer read and written in place counts twice); a gemm's a, b and c
+  // The bytes of its memref arguments' views (viewElements), each argument
+  // counted once (a buffer read and written in place counts twice); a
+  // gemm's a, b and c
   // (and bias). -1 when the artifact does not say (format 3 and older).
   int64_t bytes = -1;
   double flops = 0;               // a gemm's 2 * batch * m * n * k
