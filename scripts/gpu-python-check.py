@@ -4,8 +4,10 @@ PyTorch. Every fixture artifact (scripts/gpu-prepare.sh) is loaded with
 magi.load, called on its fixture inputs as torch CUDA tensors (three times:
 eager, captured, replayed; then once more with the inputs in new memory),
 and each output compared with the reference (the bars of magi-run: 1e-4
-relative for f32, 3e-2 for bf16/f16, exact for integers). Then the checks a
-caller meets: a wrong dtype, a wrong shape, a tensor on the CPU.
+relative for f32, 3e-2 for bf16/f16, exact for integers); then 8 calls
+alternating between the first two cases (other sizes: the later calls
+replay each size's graphs). Then the checks a caller meets: a wrong dtype,
+a wrong shape, a tensor on the CPU.
 
     PYTHONPATH=build-run/python python3 scripts/gpu-python-check.py \\
         .gpu/artifacts .gpu/fixtures
@@ -74,6 +76,30 @@ def main(artifacts, fixtures):
             failures += not ok
             rows.append("| %s | %s | %d | %.3g | %s |" % (
                 name, os.path.basename(prefix), len(refs), worst, "OK" if ok else "FAIL"))
+        # Alternating between the cases (different sizes): from the third
+        # round on, every call replays the CUDA graphs captured for its
+        # sizes (the runtime keeps one per signature), and each output must
+        # still be its case's, not the other's left in the buffers.
+        if len(cases) >= 2:
+            pairs = []
+            for case in cases[:2]:
+                prefix = case[: -len("_out0.json")]
+                pairs.append(([read(prefix + "_in%d" % i).cuda() for i in range(run.num_inputs)],
+                              [read(prefix + "_out%d" % i) for i in range(run.num_outputs)]))
+            worst = 0.0
+            for call in range(8):
+                inputs, refs = pairs[call % 2]
+                outs = run(*inputs)
+                outs = outs if isinstance(outs, tuple) else (outs,)
+                for out, ref in zip(outs, refs):
+                    if list(out.shape) != list(ref.shape) or out.dtype != ref.dtype:
+                        worst = float("inf")
+                    else:
+                        worst = max(worst, rel_err(out, ref) / bar(ref))
+            ok = worst <= 1.0
+            failures += not ok
+            rows.append("| %s | alternating case0/case1, 8 calls | %d | %.3g | %s |" % (
+                name, len(pairs[0][1]), worst, "OK" if ok else "FAIL"))
         # What a caller gets wrong, refused with the reason.
         probes = {
             "wrong dtype": lambda: run(*[t.to(torch.float64) if t.is_floating_point() else
