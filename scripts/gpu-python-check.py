@@ -46,6 +46,18 @@ def bar(ref):
     return 1e-4 if ref.dtype in (torch.float32, torch.float64) else 3e-2
 
 
+def worst_error(outs, refs):
+    """The largest error of a call's outputs as a fraction of each one's
+    bar (infinite for a wrong shape or dtype)."""
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    worst = 0.0
+    for out, ref in zip(outs, refs):
+        if list(out.shape) != list(ref.shape) or out.dtype != ref.dtype:
+            return float("inf")
+        worst = max(worst, rel_err(out, ref) / bar(ref))
+    return worst
+
+
 def main(artifacts, fixtures):
     print("magi", magi.__version__, "C runtime API", magi.c_api_version("runtime"),
           "torch", torch.__version__)
@@ -65,13 +77,7 @@ def main(artifacts, fixtures):
             for attempt in range(4):
                 if attempt == 3:  # the same values in new memory
                     inputs = [t.clone() for t in inputs]
-                outs = run(*inputs)
-                outs = outs if isinstance(outs, tuple) else (outs,)
-                for out, ref in zip(outs, refs):
-                    if list(out.shape) != list(ref.shape) or out.dtype != ref.dtype:
-                        worst = float("inf")
-                    else:
-                        worst = max(worst, rel_err(out, ref) / bar(ref))
+                worst = max(worst, worst_error(run(*inputs), refs))
             ok = worst <= 1.0
             failures += not ok
             rows.append("| %s | %s | %d | %.3g | %s |" % (
@@ -89,13 +95,7 @@ def main(artifacts, fixtures):
             worst = 0.0
             for call in range(8):
                 inputs, refs = pairs[call % 2]
-                outs = run(*inputs)
-                outs = outs if isinstance(outs, tuple) else (outs,)
-                for out, ref in zip(outs, refs):
-                    if list(out.shape) != list(ref.shape) or out.dtype != ref.dtype:
-                        worst = float("inf")
-                    else:
-                        worst = max(worst, rel_err(out, ref) / bar(ref))
+                worst = max(worst, worst_error(run(*inputs), refs))
             ok = worst <= 1.0
             failures += not ok
             rows.append("| %s | alternating case0/case1, 8 calls | %d | %.3g | %s |" % (
