@@ -704,6 +704,14 @@ private:
       }
       entries.push_back({memref, chunk, llvm::to_vector(rowIndices), vector});
     }
+    // A store of the chunk: other row indices (other values, which may be
+    // equal at run time) may name the same elements, so their entries go.
+    void recordStore(Value memref, int64_t chunk, ValueRange rowIndices, Value vector) {
+      llvm::erase_if(entries, [&](const Entry &e) {
+        return e.memref == memref && e.chunk == chunk && !llvm::equal(e.rowIndices, rowIndices);
+      });
+      record(memref, chunk, rowIndices, vector);
+    }
     // A store the table does not describe: nothing of that buffer is known.
     void forget(Value memref) {
       llvm::erase_if(entries, [&](const Entry &e) { return e.memref == memref; });
@@ -758,7 +766,7 @@ private:
           Value memref = m.lookupOrDefault(store.getBase());
           b.clone(op, m);
           if (column == start)
-            regs.record(memref, k, rows, m.lookupOrDefault(store.getValueToStore()));
+            regs.recordStore(memref, k, rows, m.lookupOrDefault(store.getValueToStore()));
           else
             regs.forget(memref);
           continue;

@@ -247,3 +247,45 @@ func.func @odd_rows(%h: memref<4x4100xf32>, %r: memref<4xf32>, %y: memref<4x4100
   }
   return
 }
+
+// -----
+
+// Rows in registers never forward across a store that may name the same
+// elements through other index values: the reduction loads buf[%c0, i, *],
+// the next phase stores buf[%z, i, *] (%z is another 0), so the last phase
+// loads buf again instead of reusing the reduction's vectors.
+// REG-LABEL: func @store_through_other_indices
+// REG: gpu.all_reduce add
+// REG-COUNT-4: vector.store {{.*}}, %arg0[
+// REG: gpu.barrier
+// REG: vector.load %arg0[
+// REG: gpu.terminator
+func.func @store_through_other_indices(%buf: memref<1x4x4096xf32>, %r: memref<4xf32>, %y: memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %buf[%c0, %i, %j] : memref<1x4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %n = arith.addf %acc, %x : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %v = memref.load %y[%i, %j] : memref<4x4096xf32>
+    memref.store %v, %buf[%z, %i, %j] : memref<1x4x4096xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %buf[%c0, %i, %j] : memref<1x4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return
+}
