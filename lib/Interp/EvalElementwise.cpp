@@ -479,6 +479,36 @@ std::optional<LogicalResult> evalElementwiseOp(Operation *op, Env &env) {
       .Case([&](Log2Op) -> Result {
         return evalUnary(op, env, [](double x) { return std::log2(x); });
       })
+      .Case([&](AcosOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::acos(x); });
+      })
+      .Case([&](AsinOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::asin(x); });
+      })
+      .Case([&](AtanOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::atan(x); });
+      })
+      .Case([&](AcoshOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::acosh(x); });
+      })
+      .Case([&](AsinhOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::asinh(x); });
+      })
+      .Case([&](AtanhOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::atanh(x); });
+      })
+      .Case([&](CoshOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::cosh(x); });
+      })
+      .Case([&](SinhOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::sinh(x); });
+      })
+      .Case([&](TanOp) -> Result {
+        return evalUnary(op, env, [](double x) { return std::tan(x); });
+      })
+      .Case([&](Log10Op) -> Result {
+        return evalUnary(op, env, [](double x) { return std::log10(x); });
+      })
       // Rounding is the identity on integers.
       .Case([&](FloorOp) -> Result {
         return evalUnary(

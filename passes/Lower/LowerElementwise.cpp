@@ -241,6 +241,16 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
       .Case<Log1pOp>([&](auto) -> Value { return math::Log1pOp::create(b, loc, a[0]); })
       .Case<Expm1Op>([&](auto) -> Value { return math::ExpM1Op::create(b, loc, a[0]); })
       .Case<Log2Op>([&](auto) -> Value { return math::Log2Op::create(b, loc, a[0]); })
+      .Case<AcosOp>([&](auto) -> Value { return math::AcosOp::create(b, loc, a[0]); })
+      .Case<AsinOp>([&](auto) -> Value { return math::AsinOp::create(b, loc, a[0]); })
+      .Case<AtanOp>([&](auto) -> Value { return math::AtanOp::create(b, loc, a[0]); })
+      .Case<AcoshOp>([&](auto) -> Value { return math::AcoshOp::create(b, loc, a[0]); })
+      .Case<AsinhOp>([&](auto) -> Value { return math::AsinhOp::create(b, loc, a[0]); })
+      .Case<AtanhOp>([&](auto) -> Value { return math::AtanhOp::create(b, loc, a[0]); })
+      .Case<CoshOp>([&](auto) -> Value { return math::CoshOp::create(b, loc, a[0]); })
+      .Case<SinhOp>([&](auto) -> Value { return math::SinhOp::create(b, loc, a[0]); })
+      .Case<TanOp>([&](auto) -> Value { return math::TanOp::create(b, loc, a[0]); })
+      .Case<Log10Op>([&](auto) -> Value { return math::Log10Op::create(b, loc, a[0]); })
       // Rounding is the identity on integers.
       .Case<FloorOp>([&](auto) -> Value {
         return isFloat ? Value(math::FloorOp::create(b, loc, a[0])) : a[0];
@@ -387,7 +397,8 @@ bool isElementwise(Operation *op) {
              BitwiseOrOp, BitwiseXorOp, BitwiseNotOp, LogicalNotOp,
              LogicalAndOp, LogicalOrOp, LogicalXorOp, Log1pOp, Expm1Op, Log2Op,
              FloorOp, CeilOp, RoundOp, TruncOp, SignOp, IsNanOp, IsInfOp,
-             LeakyReluOp, ClampOp, FmodOp, RemainderOp, Atan2Op>(op);
+             LeakyReluOp, ClampOp, FmodOp, RemainderOp, Atan2Op, AcosOp, AsinOp,
+             AtanOp, AcoshOp, AsinhOp, AtanhOp, CoshOp, SinhOp, TanOp, Log10Op>(op);
 }
 
 // Lowers an elementwise op to one linalg.generic. Tensor operands broadcast

@@ -223,6 +223,16 @@ def Magi_SiluOp : Magi_FloatUnaryOp<"silu", "aten.silu: x * sigmoid(x)", [Magi_T
 def Magi_Log1pOp : Magi_FloatUnaryOp<"log1p", "aten.log1p", [Magi_Torch<["aten::log1p.default"]>]>;
 def Magi_Expm1Op : Magi_FloatUnaryOp<"expm1", "aten.expm1", [Magi_Torch<["aten::expm1.default"]>]>;
 def Magi_Log2Op : Magi_FloatUnaryOp<"log2", "aten.log2", [Magi_Torch<["aten::log2.default"]>]>;
+def Magi_AcosOp : Magi_FloatUnaryOp<"acos", "aten.acos", [Magi_Torch<["aten::acos.default"]>]>;
+def Magi_AsinOp : Magi_FloatUnaryOp<"asin", "aten.asin", [Magi_Torch<["aten::asin.default"]>]>;
+def Magi_AtanOp : Magi_FloatUnaryOp<"atan", "aten.atan", [Magi_Torch<["aten::atan.default"]>]>;
+def Magi_AcoshOp : Magi_FloatUnaryOp<"acosh", "aten.acosh", [Magi_Torch<["aten::acosh.default"]>]>;
+def Magi_AsinhOp : Magi_FloatUnaryOp<"asinh", "aten.asinh", [Magi_Torch<["aten::asinh.default"]>]>;
+def Magi_AtanhOp : Magi_FloatUnaryOp<"atanh", "aten.atanh", [Magi_Torch<["aten::atanh.default"]>]>;
+def Magi_CoshOp : Magi_FloatUnaryOp<"cosh", "aten.cosh", [Magi_Torch<["aten::cosh.default"]>]>;
+def Magi_SinhOp : Magi_FloatUnaryOp<"sinh", "aten.sinh", [Magi_Torch<["aten::sinh.default"]>]>;
+def Magi_TanOp : Magi_FloatUnaryOp<"tan", "aten.tan", [Magi_Torch<["aten::tan.default"]>]>;
+def Magi_Log10Op : Magi_FloatUnaryOp<"log10", "aten.log10", [Magi_Torch<["aten::log10.default"]>]>;
 def Magi_FloorOp : Magi_SameTypeUnaryOp<"floor", "aten.floor (identity on integers)", [Magi_Torch<["aten::floor.default"]>]>;
 def Magi_CeilOp : Magi_SameTypeUnaryOp<"ceil", "aten.ceil (identity on integers)", [Magi_Torch<["aten::ceil.default"]>]>;
 def Magi_RoundOp : Magi_SameTypeUnaryOp<"round", "aten.round (half to even; identity on integers)", [Magi_Torch<["aten::round.default"]>]>;
