@@ -108,6 +108,16 @@ LogicalResult convertLeakyRelu(Node &node) {
                                           .value_or(0.01))});
 }
 
+LogicalResult convertElu(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self}, {node.f64("alpha", node.floatArg("alpha").value_or(1.0)),
+                             node.f64("scale", node.floatArg("scale").value_or(1.0)),
+                             node.f64("input_scale",
+                                      node.floatArg("input_scale").value_or(1.0))});
+}
+
 LogicalResult convertToCopy(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -172,6 +182,7 @@ void addElementwiseConverters(std::vector<ConverterRow> &rows) {
        row<CloneOp>("aten::alias.default", convertUnary),
        row<GeluOp>("aten::gelu", convertGelu),
        row<LeakyReluOp>("aten::leaky_relu", convertLeakyRelu),
+       row<EluOp>("aten::elu", convertElu),
        // Binary ops and comparisons, every overload.
        row<AddOp>("aten::add", convertBinary),
        row<SubOp>("aten::sub", convertBinary),

@@ -535,6 +535,13 @@ std::optional<LogicalResult> evalElementwiseOp(Operation *op, Env &env) {
       .Case([&](IsInfOp) -> Result {
         return evalPredicate(op, env, [](double x) { return std::isinf(x); });
       })
+      .Case([&](EluOp e) -> Result {
+        double alpha = e.getAlpha().convertToDouble(), scale = e.getScale().convertToDouble(),
+               inputScale = e.getInputScale().convertToDouble();
+        return evalUnary(op, env, [&](double x) {
+          return x <= 0 ? std::expm1(x * inputScale) * alpha * scale : x * scale;
+        });
+      })
       .Case([&](LeakyReluOp l) -> Result {
         double slope = l.getNegativeSlope().convertToDouble();
         return evalUnary(op, env,

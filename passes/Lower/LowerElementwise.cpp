@@ -297,6 +297,23 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
         return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, magnitude,
                                      f(INFINITY));
       })
+      // As the interpreter: x <= 0 ? expm1(x * input_scale) * alpha * scale
+      // : x * scale (NaN fails x <= 0 and stays NaN).
+      .Case<EluOp>([&](EluOp e) -> Value {
+        Value x = a[0];
+        Value negative = arith::MulFOp::create(
+            b, loc,
+            arith::MulFOp::create(
+                b, loc,
+                math::ExpM1Op::create(
+                    b, loc,
+                    arith::MulFOp::create(b, loc, x, f(e.getInputScale().convertToDouble()))),
+                f(e.getAlpha().convertToDouble())),
+            f(e.getScale().convertToDouble()));
+        Value positive = arith::MulFOp::create(b, loc, x, f(e.getScale().convertToDouble()));
+        Value atMostZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x, f(0.0));
+        return arith::SelectOp::create(b, loc, atMostZero, negative, positive);
+      })
       .Case<LeakyReluOp>([&](LeakyReluOp l) -> Value {
         Value slope = f(l.getNegativeSlope().convertToDouble());
         Value scaled = arith::MulFOp::create(b, loc, a[0], slope);
@@ -397,7 +414,7 @@ bool isElementwise(Operation *op) {
              BitwiseOrOp, BitwiseXorOp, BitwiseNotOp, LogicalNotOp,
              LogicalAndOp, LogicalOrOp, LogicalXorOp, Log1pOp, Expm1Op, Log2Op,
              FloorOp, CeilOp, RoundOp, TruncOp, SignOp, IsNanOp, IsInfOp,
-             LeakyReluOp, ClampOp, FmodOp, RemainderOp, Atan2Op, AcosOp, AsinOp,
+             LeakyReluOp, EluOp, ClampOp, FmodOp, RemainderOp, Atan2Op, AcosOp, AsinOp,
              AtanOp, AcoshOp, AsinhOp, AtanhOp, CoshOp, SinhOp, TanOp, Log10Op>(op);
 }
 

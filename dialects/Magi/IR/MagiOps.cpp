@@ -470,6 +470,7 @@ MAGI_FLOAT_UNARY(Log10Op)
 MAGI_FLOAT_ONLY_UNARY(SiluOp, "silu")
 MAGI_FLOAT_ONLY_UNARY(GeluOp, "gelu")
 MAGI_FLOAT_ONLY_UNARY(LeakyReluOp, "leaky_relu")
+MAGI_FLOAT_ONLY_UNARY(EluOp, "elu")
 #undef MAGI_FLOAT_ONLY_UNARY
 
 LogicalResult NegOp::inferReturnTypes(MLIRContext *, OptLoc loc,

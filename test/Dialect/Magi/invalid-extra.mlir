@@ -14,6 +14,16 @@ func.func @leaky_relu_int(%x: tensor<4xi32>) {
 
 // -----
 
+func.func @elu_int(%x: tensor<4xi64>) {
+  // elu has floating-point kernels only, as in PyTorch.
+  // expected-error @+2 {{elu needs a floating-point tensor, got 'i64'}}
+  // expected-error @+1 {{'magi.elu' op failed to infer returned types}}
+  %0 = magi.elu %x : (tensor<4xi64>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
 func.func @log1p_int_wrong_result(%x: tensor<4xi64>) {
   // An integer operand computes in f32.
   // expected-error @+2 {{'magi.log1p' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xi64>'}}

@@ -93,6 +93,16 @@ func.func @isnan_isinf(%x: tensor<2x?xbf16>, %i: tensor<4xi64>, %d: tensor<f64>)
   return
 }
 
+// CHECK-LABEL: func.func @elu
+func.func @elu(%x: tensor<2x?xf32>) {
+  // Default constants (1) are not printed.
+  // CHECK: magi.elu %{{.*}} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  %0 = magi.elu %x : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  // CHECK: magi.elu %{{.*}} {alpha = 2.000000e+00 : f64, input_scale = 5.000000e-01 : f64} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  %1 = magi.elu %x {alpha = 2.0 : f64, input_scale = 0.5 : f64} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @leaky_relu
 // CHECK-SAME: (%[[X:.*]]: tensor<2x?xf32>, %[[H:.*]]: tensor<bf16>)
 func.func @leaky_relu(%x: tensor<2x?xf32>, %h: tensor<bf16>) {

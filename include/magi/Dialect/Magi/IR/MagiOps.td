@@ -248,6 +248,19 @@ def Magi_LeakyReluOp : Magi_TensorOp<"leaky_relu", [Magi_Torch<["aten::leaky_rel
   let results = (outs Magi_Tensor:$result);
 }
 
+def Magi_EluOp : Magi_TensorOp<"elu", [Magi_Torch<["aten::elu"]>]> {
+  let summary = "Elementwise `x <= 0 ? alpha * scale * expm1(x * input_scale) : scale * x` (aten.elu)";
+  let description = [{
+    PyTorch's ELU with its three constants (SELU and CELU decompose to it):
+    NaN stays NaN. Floating-point tensors only, as in PyTorch.
+  }];
+  let arguments = (ins Magi_Tensor:$self,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<F64Attr, "1.0">:$input_scale);
+  let results = (outs Magi_Tensor:$result);
+}
+
 def Magi_GeluOp : Magi_TensorOp<"gelu", [Magi_Torch<["aten::gelu"]>, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Elementwise GELU (aten.gelu)";
   let description = [{
