@@ -42,6 +42,27 @@ for graph in "$out"/attention-graphs/*.mlir; do
   "$bin/magi-compile" "$graph" -o "$out/attention/$(basename "$graph" .mlir)" \
     --cache-mode=off --quiet --no-weights
 done
+# Attention tilings to compare (scripts/gpu-session.sh attention-variants):
+# ATTENTION_VARIANTS="NAME:ROWS_PER_WARP:KEY_ROWS:QUERY_IN_SHARED[:MIN_BLOCKS_PER_SM] ..." compiles
+# the sweep's graphs (those matching $ATTENTION_VARIANT_GRAPHS, a grep -E
+# pattern, default all) with each tiling into .gpu/attention-variants/NAME/.
+for variant in ${ATTENTION_VARIANTS:-}; do
+  IFS=: read -r name rows keyRows inShared minBlocks <<< "$variant"
+  dir="$out/attention-variants/$name"
+  mkdir -p "$dir"
+  python3 - "$out/attention-graphs/configs.json" "$dir/configs.json" \
+      "${ATTENTION_VARIANT_GRAPHS:-.}" <<'PY'
+import json, re, sys
+configs = [c for c in json.load(open(sys.argv[1])) if re.search(sys.argv[3], c["name"])]
+json.dump(configs, open(sys.argv[2], "w"), indent=1)
+PY
+  for name in $(python3 -c 'import json,sys; print(" ".join(c["name"] for c in json.load(open(sys.argv[1]))))' "$dir/configs.json"); do
+    "$bin/magi-compile" "$out/attention-graphs/$name.mlir" -o "$dir/$name" \
+      --cache-mode=off --quiet --no-weights --attention-rows-per-warp="$rows" \
+      --attention-key-rows="$keyRows" --attention-query-in-shared="$inShared" \
+      --attention-min-blocks-per-sm="${minBlocks:-0}"
+  done
+done
 # Token ids for the sanitizer and profiling runs of the 7B-shaped layer (no
 # reference: the weights are zeros there): the compiled sizes, and 99 (the
 # variant for any size, with partial last blocks).

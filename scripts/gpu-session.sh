@@ -7,6 +7,10 @@
 #              fixture (graphs off, piecewise, full), compute-sanitizer
 #   attention  bench/attention/check.py at $ATTENTION_TOKENS (default
 #              127,4096): every configuration against PyTorch SDPA, timed
+#   attention-variants
+#              bench/attention/check.py on each tiling in
+#              .gpu/attention-variants/<name>/ (ATTENTION_VARIANTS of
+#              gpu-prepare.sh), at $ATTENTION_TOKENS
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
 #   gemms      magi-run --verbose at T=16, 512, 4096: each gemm problem's
@@ -56,6 +60,16 @@ for step in "${steps[@]}"; do
       --out "$work" --tokens "${ATTENTION_TOKENS:-127,4096}" > "$work/attention.txt" 2>&1
     note "== attention (exit $?)"
     tail -40 "$work/attention.txt" >> "$summary"
+    ;;
+  attention-variants)
+    for dir in .gpu/attention-variants/*/; do
+      name="$(basename "$dir")"
+      python3 bench/attention/check.py --magi-run build-run/magi-run --artifacts "$dir" \
+        --out "$work/attention-$name" --tokens "${ATTENTION_TOKENS:-127,4096}" \
+        > "$work/attention-$name.txt" 2>&1
+      note "== attention variant $name (exit $?)"
+      grep -vE '^\s*$' "$work/attention-$name.txt" | tail -25 >> "$summary"
+    done
     ;;
   bench)
     OUT="$work" python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \

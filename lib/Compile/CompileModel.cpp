@@ -60,7 +60,11 @@ std::string CompileOptions::keyText() const {
           ";block-size=" + std::to_string(blockSize) +
           ";reduction-block-size=" + std::to_string(reductionBlockSize) +
           ";no-library-gemm=" + std::to_string(!libraryGemm) +
-          ";no-tiled-attention=" + std::to_string(!tiledAttention);
+          ";no-tiled-attention=" + std::to_string(!tiledAttention) +
+          ";attention-rows-per-warp=" + std::to_string(attentionRowsPerWarp) +
+          ";attention-key-rows=" + std::to_string(attentionKeyRows) +
+          ";attention-query-in-shared=" + std::to_string(attentionQueryInShared) +
+          ";attention-min-blocks-per-sm=" + std::to_string(attentionMinBlocksPerSM);
   return text;
 }
 
@@ -153,6 +157,10 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("reduction-block-size", reductionBlockSize),
     MAGI_FLAG_OPTION("no-library-gemm", libraryGemm, true),
     MAGI_FLAG_OPTION("no-tiled-attention", tiledAttention, true),
+    MAGI_INT_OPTION("attention-rows-per-warp", attentionRowsPerWarp),
+    MAGI_INT_OPTION("attention-key-rows", attentionKeyRows),
+    MAGI_FLAG_OPTION("attention-query-in-shared", attentionQueryInShared, false),
+    MAGI_INT_OPTION("attention-min-blocks-per-sm", attentionMinBlocksPerSM),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
     {"cache-mode",
@@ -271,6 +279,26 @@ struct CompileCommandLine::Flags {
                      "product kernels instead of one tiled tensor-core "
                      "kernel"),
             cl::cat(cat)),
+        attentionRowsPerWarp(
+            "attention-rows-per-warp", cl::init(0),
+            cl::desc("Tiled attention: query rows a warp, 16 or 32 (a "
+                     "block is 4 warps), with the --attention-* tiling "
+                     "options; 0: the tiling chosen per attention"),
+            cl::cat(cat)),
+        attentionKeyRows("attention-key-rows", cl::init(64),
+                         cl::desc("Tiled attention: key rows a tile, 32 or 64"),
+                         cl::cat(cat)),
+        attentionQueryInShared(
+            "attention-query-in-shared",
+            cl::desc("Tiled attention: keep the query tile in shared memory "
+                     "and load its fragments for every key tile"),
+            cl::cat(cat)),
+        attentionMinBlocksPerSM(
+            "attention-min-blocks-per-sm", cl::init(0),
+            cl::desc("Tiled attention: blocks an SM must hold at once, so "
+                     "ptxas keeps registers within that share (0: ptxas "
+                     "chooses)"),
+            cl::cat(cat)),
         dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
                 cl::cat(cat)),
         quiet("quiet", cl::desc("Print no summary"), cl::cat(cat)),
@@ -305,6 +333,8 @@ struct CompileCommandLine::Flags {
   cl::opt<bool> noMergeProjections;
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
+  cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows, attentionMinBlocksPerSM;
+  cl::opt<bool> attentionQueryInShared;
   cl::opt<std::string> dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
@@ -337,6 +367,10 @@ llvm::Error CompileCommandLine::finish() {
   options.reductionBlockSize = f.reductionBlockSize;
   options.libraryGemm = !f.noLibraryGemm;
   options.tiledAttention = !f.noTiledAttention;
+  options.attentionRowsPerWarp = f.attentionRowsPerWarp;
+  options.attentionKeyRows = f.attentionKeyRows;
+  options.attentionQueryInShared = f.attentionQueryInShared;
+  options.attentionMinBlocksPerSM = f.attentionMinBlocksPerSM;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
   options.cacheSalt = f.cacheSalt;
@@ -520,6 +554,10 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.reductionBlockSize = options.reductionBlockSize;
   artifact.target.libraryGemm = options.libraryGemm;
   artifact.target.tiledAttention = options.tiledAttention;
+  artifact.target.attentionRowsPerWarp = options.attentionRowsPerWarp;
+  artifact.target.attentionKeyRows = options.attentionKeyRows;
+  artifact.target.attentionQueryInShared = options.attentionQueryInShared;
+  artifact.target.attentionMinBlocksPerSM = options.attentionMinBlocksPerSM;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

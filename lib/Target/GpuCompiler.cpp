@@ -107,11 +107,17 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   fn.addPass(createMapToGPU());
   // Last before outlining: no canonicalization hoists the kernel's
   // constants out of its launch.
-  fn.addPass(createTiledAttentionToGPU());
+  TiledAttentionToGPUOptions attention;
+  attention.rowsPerWarp = target.attentionRowsPerWarp;
+  attention.keyRows = target.attentionKeyRows;
+  attention.queryInShared = target.attentionQueryInShared;
+  attention.minBlocksPerSM = target.attentionMinBlocksPerSM;
+  fn.addPass(createTiledAttentionToGPU(attention));
 }
 
 void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
-  pm.addPass(createGpuKernelOutliningPass());
+  // Upstream outlining, keeping the launches' launch bounds.
+  pm.addPass(createOutlineKernels());
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(memref::createExpandStridedMetadataPass());
   fn.addPass(createLowerAffinePass());
@@ -196,6 +202,25 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
   Option<bool> libraryGemm{*this, "library-gemm",
                            llvm::cl::desc("Matrix products as cuBLASLt calls"),
                            llvm::cl::init(true)};
+  Option<int64_t> attentionRowsPerWarp{
+      *this, "attention-rows-per-warp",
+      llvm::cl::desc("Tiled attention: query rows a warp (16 or 32; 0: the "
+                     "tiling chosen per attention)"),
+      llvm::cl::init(0)};
+  Option<int64_t> attentionKeyRows{
+      *this, "attention-key-rows",
+      llvm::cl::desc("Tiled attention: key rows a tile (32 or 64)"),
+      llvm::cl::init(64)};
+  Option<bool> attentionQueryInShared{
+      *this, "attention-query-in-shared",
+      llvm::cl::desc("Tiled attention: query fragments from shared memory "
+                     "for every key tile"),
+      llvm::cl::init(false)};
+  Option<int64_t> attentionMinBlocksPerSM{
+      *this, "attention-min-blocks-per-sm",
+      llvm::cl::desc("Tiled attention: blocks an SM must hold at once (0: "
+                     "ptxas chooses)"),
+      llvm::cl::init(0)};
 };
 } // namespace
 
@@ -218,6 +243,10 @@ void registerGpuPipeline() {
         target.blockSize = options.blockSize;
         target.reductionBlockSize = options.reductionBlockSize;
         target.libraryGemm = options.libraryGemm;
+        target.attentionRowsPerWarp = options.attentionRowsPerWarp;
+        target.attentionKeyRows = options.attentionKeyRows;
+        target.attentionQueryInShared = options.attentionQueryInShared;
+        target.attentionMinBlocksPerSM = options.attentionMinBlocksPerSM;
         buildGpuPipeline(pm, target);
       });
 }

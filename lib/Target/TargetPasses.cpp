@@ -92,6 +92,10 @@ private:
     target.blockSize = blockSize;
     target.reductionBlockSize = reductionBlockSize;
     target.libraryGemm = libraryGemm;
+    target.attentionRowsPerWarp = attentionRowsPerWarp;
+    target.attentionKeyRows = attentionKeyRows;
+    target.attentionQueryInShared = attentionQueryInShared;
+    target.attentionMinBlocksPerSM = attentionMinBlocksPerSM;
     return target;
   }
 };

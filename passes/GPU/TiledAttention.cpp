@@ -31,31 +31,46 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kQueryRows = 64; // per block, 16 per warp
-constexpr int64_t kKeyRows = 64;   // per key/value tile
 constexpr int64_t kWarps = 4;
 constexpr int64_t kThreads = 32 * kWarps;
 constexpr int64_t kFragmentRows = 16;
+// Shared memory a kernel may declare statically; beyond it the tiles are
+// views of dynamic shared memory (the runtime opts the kernel in).
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
 // Elements of padding per shared row: consecutive rows start 16 bytes apart
 // in the banks, so the 8 row addresses of one ldmatrix tile hit 32 banks.
 constexpr int64_t kPadding = 8;
 // Elements one cp.async moves (16 bytes of f16/bf16).
 constexpr int64_t kCopyElements = 8;
-// What the mask does to a 64 x 64 tile of scores, as the class table says:
-// hides all of it, lets all of it through unchanged (additive 0 or true),
-// or anything else.
+// What the mask does to a tile of scores, as the class table says: hides
+// all of it, lets all of it through unchanged (additive 0 or true), or
+// anything else.
 constexpr int64_t kHiddenTile = 0;
 constexpr int64_t kPassTile = 1;
 constexpr int64_t kMixedTile = 2;
+
+// The kernel's tiling: query rows a warp (16 or 32: one or two m16
+// fragments, each key and value fragment loaded once for both), key rows a
+// tile (32 or 64), and whether the query fragments are loaded from shared
+// memory for each key tile instead of held in registers.
+struct AttentionTiles {
+  int64_t rowsPerWarp;
+  int64_t keyRows;
+  bool queryInShared;
+  // Blocks an SM must hold at once (nvvm.minctasm); 0: ptxas chooses.
+  int64_t minBlocksPerSM = 0;
+  int64_t fragments() const { return rowsPerWarp / kFragmentRows; }
+  int64_t queryRows() const { return kWarps * rowsPerWarp; }
+};
 
 // Builds one kernel's body; every value is an index unless said otherwise.
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
-                Value query, Value key, Value value, Value mask, Value classes,
-                Value out)
-      : b(b), loc(loc), query(query), key(key), value(value), mask(mask),
-        classes(classes), out(out) {
+                const AttentionTiles &tiles, Value query, Value key,
+                Value value, Value mask, Value classes, Value out)
+      : b(b), loc(loc), tiles(tiles), query(query), key(key), value(value),
+        mask(mask), classes(classes), out(out) {
     auto qType = cast<MemRefType>(query.getType());
     element = qType.getElementType();
     headDim = qType.getShape().back();
@@ -66,12 +81,15 @@ public:
     i32 = b.getI32Type();
   }
 
-  void build(gpu::LaunchOp launch, Value queries, Value keys, Value sharedK,
-             Value sharedV);
+  // `sharedQ`: the query tile's buffer when it has one (else the key
+  // buffer carries the query tile into registers).
+  void build(gpu::LaunchOp launch, Value queries, Value keys, Value sharedQ,
+             Value sharedK, Value sharedV);
 
 private:
   OpBuilder &b;
   Location loc;
+  AttentionTiles tiles;
   Value query, key, value, mask, classes, out;
   Type element, f32, i32;
   int64_t headDim, group;
@@ -102,24 +120,25 @@ private:
   Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
   Value exp2(Value x) { return math::Exp2Op::create(b, loc, x); }
 
-  // Copies rows [first, first + 64) of (batch, h) of `src` into the shared
-  // tile; rows at or past `rows` are zero-filled.
-  void copyTile(Value src, Value h, Value first, Value rows, Value shared) {
+  // Copies rows [first, first + count) of (batch, h) of `src` into the
+  // shared tile; rows at or past `rows` are zero-filled.
+  void copyTile(Value src, Value h, Value first, Value rows, Value shared,
+                int64_t count) {
     int64_t chunksPerRow = headDim / kCopyElements;
     int64_t rowsPerPass = kThreads / chunksPerRow;
     Value row0 = div(tid, chunksPerRow);
     Value col = mul(rem(tid, chunksPerRow), kCopyElements);
     Value zero = idx(0);
-    for (int64_t pass = 0; pass < kKeyRows / rowsPerPass; ++pass) {
+    for (int64_t pass = 0; pass < count / rowsPerPass; ++pass) {
       Value row = add(row0, pass * rowsPerPass);
       Value globalRow = add(first, row);
       Value inside = lessThan(globalRow, rows);
       Value srcRow = arith::SelectOp::create(b, loc, inside, globalRow, zero);
-      Value count = arith::SelectOp::create(b, loc, inside, idx(kCopyElements), zero);
+      Value bytes = arith::SelectOp::create(b, loc, inside, idx(kCopyElements), zero);
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
           ValueRange{row, col}, src, ValueRange{batch, h, srcRow, col},
-          b.getIndexAttr(kCopyElements), count, b.getUnitAttr());
+          b.getIndexAttr(kCopyElements), bytes, b.getUnitAttr());
     }
   }
   void commit() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
@@ -128,17 +147,55 @@ private:
   }
   void barrier() { gpu::BarrierOp::create(b, loc); }
 
-  // Four 8x8 tiles of 16-bit values from shared memory, as four i32
-  // registers (two values each).
-  SmallVector<Value> loadFragments(Value shared, Value row, Value col,
-                                   bool transpose) {
-    auto type = VectorType::get({4, 2}, element);
-    Value tiles = nvgpu::LdMatrixOp::create(b, loc, type, shared,
-                                            ValueRange{row, col}, transpose, 4);
+  // The address (bytes in the shared window, 32 bits) of element
+  // (row, col) of a shared tile: one value per lane and tile, from which
+  // every fragment load of the tile is a constant offset.
+  Value sharedAddress(Value shared, Value row, Value col) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
+    Value offset = mul(add(mul(row, headDim + kPadding), col), 2);
+    return arith::IndexCastUIOp::create(b, loc, i32, add(base, offset));
+  }
+  // Bytes between element (row, col) and (row + rows, col + cols) of a
+  // shared tile.
+  int64_t sharedOffset(int64_t rows, int64_t cols) {
+    return (rows * (headDim + kPadding) + cols) * 2;
+  }
+
+  // Four 8x8 tiles of 16-bit values from shared memory, as the four
+  // registers nvvm.mma.sync takes (two values each): `ldmatrix` at
+  // `address` + `offset` bytes. Inline PTX rather than nvgpu.ldmatrix: the
+  // fragment addresses of a tile are loop-invariant, and LLVM hoists each
+  // one (64 bits) out of the key loop, 32 to 48 of them, which cost 64 to
+  // 96 registers; here the offset is the instruction's immediate and a
+  // lane holds one address per tile. Side effects keep the load in the
+  // loop, after the barrier that makes the tile visible.
+  SmallVector<Value> loadFragments(Value address, int64_t offset, bool transpose) {
+    std::string text = std::string("ldmatrix.sync.aligned.m8n8.x4") +
+                       (transpose ? ".trans" : "") +
+                       ".shared.b16 {$0, $1, $2, $3}, [$4+" +
+                       std::to_string(offset) + "];";
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, i32));
+    Value fragments =
+        LLVM::InlineAsmOp::create(
+            b, loc, resultType, ValueRange{address}, b.getStringAttr(text),
+            b.getStringAttr("=r,=r,=r,=r,r"), b.getUnitAttr(),
+            /*is_align_stack=*/nullptr, /*tail_call_kind=*/nullptr,
+            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+            /*operand_attrs=*/nullptr)
+            .getResult(0);
     SmallVector<Value> regs;
     for (int64_t i = 0; i < 4; ++i) {
-      Value pair = vector::ExtractOp::create(b, loc, tiles, ArrayRef<int64_t>{i});
-      regs.push_back(asRegister(pair));
+      Value word = LLVM::ExtractValueOp::create(b, loc, fragments,
+                                                ArrayRef<int64_t>{i});
+      if (element.isF16()) {
+        // nvvm.mma.sync takes f16 pairs as vector<2xf16>.
+        Value wide = vector::FromElementsOp::create(
+            b, loc, VectorType::get({1}, i32), ValueRange{word});
+        word = vector::BitCastOp::create(b, loc, VectorType::get({2}, element),
+                                         wide);
+      }
+      regs.push_back(word);
     }
     return regs;
   }
@@ -177,13 +234,18 @@ private:
       acc[i] = LLVM::ExtractValueOp::create(b, loc, result, ArrayRef<int64_t>{i});
   }
 
-  // acc[0..8) += A * B for two neighbouring n8 tiles, their B fragments one
-  // ldmatrix of four 8x8 tiles at (row, col) of `shared` (see the header).
-  void mmaTilePair(ArrayRef<Value> a, Value shared, Value row, Value col,
-                   bool transpose, MutableArrayRef<Value> acc) {
-    SmallVector<Value> regs = loadFragments(shared, row, col, transpose);
-    mma(a, {regs[0], regs[1]}, acc.take_front(4));
-    mma(a, {regs[2], regs[3]}, acc.drop_front(4));
+  // For each fragment f: acc[f][offset, offset + 8) += A[f] * B for two
+  // neighbouring n8 tiles, their B fragments one ldmatrix of four 8x8
+  // tiles (see the header), loaded once for all fragments.
+  void mmaTilePair(ArrayRef<SmallVector<Value>> a, Value address,
+                   int64_t byteOffset, bool transpose,
+                   MutableArrayRef<SmallVector<Value>> acc, int64_t offset) {
+    SmallVector<Value> regs = loadFragments(address, byteOffset, transpose);
+    for (int64_t f = 0; f < tiles.fragments(); ++f) {
+      MutableArrayRef<Value> pair = MutableArrayRef<Value>(acc[f]).slice(offset, 8);
+      mma(a[f], {regs[0], regs[1]}, pair.take_front(4));
+      mma(a[f], {regs[2], regs[3]}, pair.drop_front(4));
+    }
   }
 
   // `v` combined over the four threads of a quad (the threads of one row).
@@ -218,7 +280,10 @@ private:
 };
 
 void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
-                          Value sharedK, Value sharedV) {
+                          Value sharedQ, Value sharedK, Value sharedV) {
+  const int64_t fragments = tiles.fragments();
+  const int64_t queryRows = tiles.queryRows();
+  const int64_t keyRows = tiles.keyRows;
   tid = launch.getThreadIds().x;
   // The last query tiles have the most keys under a causal mask: first.
   Value tile = arith::SubIOp::create(
@@ -240,32 +305,51 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   lane = rem(tid, 32);
   Value quadRow = div(lane, 4); // g
   Value quadCol = rem(lane, 4); // t
-  Value firstQuery = mul(tile, kQueryRows);
-  Value warpRow = mul(warp, kFragmentRows);
+  Value firstQuery = mul(tile, queryRows);
+  Value warpRow = mul(warp, tiles.rowsPerWarp);
   // Per-lane offsets of the ldmatrix row addresses (see the header).
   Value lane16 = rem(lane, 16);
   Value laneHalf = mul(div(lane, 16), 8);
   Value keyLaneRow = add(rem(lane, 8), laneHalf);
   Value keyLaneCol = mul(rem(div(lane, 8), 2), 8);
 
-  // The query tile through the key buffer, into registers.
-  copyTile(query, head, firstQuery, queries, sharedK);
+  // The query tile into its own buffer, or through the key buffer into
+  // registers.
+  Value queryTile = sharedQ ? sharedQ : sharedK;
+  copyTile(query, head, firstQuery, queries, queryTile, queryRows);
   commit();
   waitAllBut(0);
   barrier();
   int64_t steps = headDim / 16;
-  SmallVector<SmallVector<Value>> queryFragments;
-  for (int64_t kk = 0; kk < steps; ++kk)
-    queryFragments.push_back(loadFragments(sharedK, add(warpRow, lane16),
-                                           add(laneHalf, kk * 16), false));
-  barrier();
+  // Each lane's ldmatrix addresses (see the header) in the query, key and
+  // value tiles.
+  Value queryAddress = sharedAddress(queryTile, add(warpRow, lane16), laneHalf);
+  Value keyAddress = sharedAddress(sharedK, keyLaneRow, keyLaneCol);
+  Value valueAddress = sharedAddress(sharedV, lane16, laneHalf);
+  // The A fragments of query fragment f for head columns [16 kk, 16 kk + 16).
+  auto loadQuery = [&](int64_t f, int64_t kk) {
+    return loadFragments(queryAddress, sharedOffset(f * kFragmentRows, kk * 16),
+                         false);
+  };
+  SmallVector<SmallVector<SmallVector<Value>>> queryFragments; // [kk][f]
+  if (!tiles.queryInShared) {
+    for (int64_t kk = 0; kk < steps; ++kk) {
+      queryFragments.emplace_back();
+      for (int64_t f = 0; f < fragments; ++f)
+        queryFragments.back().push_back(loadQuery(f, kk));
+    }
+    if (!sharedQ)
+      barrier(); // the key buffer is free again
+  }
 
-  Value numKeyTiles = arith::CeilDivUIOp::create(b, loc, keys, idx(kKeyRows));
+  Value numKeyTiles = arith::CeilDivUIOp::create(b, loc, keys, idx(keyRows));
+  // Under a causal mask the block's last row sees keys up to its own index.
   if (causal)
-    numKeyTiles = arith::MinUIOp::create(b, loc, numKeyTiles, add(tile, 1));
-  // With a mask, the key tiles it hides from all 64 rows are never visited:
-  // `nextTile(j)` is the first tile from j on that it does not (the class
-  // table says; every thread of the block reads the same bytes).
+    numKeyTiles = arith::MinUIOp::create(b, loc, numKeyTiles,
+                                         mul(add(tile, 1), queryRows / keyRows));
+  // With a mask, the key tiles it hides from all the block's rows are never
+  // visited: `nextTile(j)` is the first tile from j on that it does not
+  // (the class table says; every thread of the block reads the same bytes).
   auto classOf = [&](Value j) -> Value {
     Value c = memref::LoadOp::create(b, loc, classes,
                                      ValueRange{maskBatch, maskHead, tile, j});
@@ -299,25 +383,36 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     return search.getResult(0);
   };
   Value firstTile = nextTile(idx(0));
-  copyTile(key, kvHead, mul(firstTile, kKeyRows), keys, sharedK);
+  copyTile(key, kvHead, mul(firstTile, keyRows), keys, sharedK, keyRows);
   commit();
-  copyTile(value, kvHead, mul(firstTile, kKeyRows), keys, sharedV);
+  copyTile(value, kvHead, mul(firstTile, keyRows), keys, sharedV, keyRows);
   commit();
 
-  // The two rows of this thread and how many keys each may see.
-  Value rows[2] = {add(add(firstQuery, warpRow), quadRow), nullptr};
-  rows[1] = add(rows[0], 8);
-  Value limits[2];
-  for (int r = 0; r < 2; ++r)
-    limits[r] = causal ? arith::MinUIOp::create(b, loc, keys, add(rows[r], 1))
-                             .getResult()
-                       : keys;
+  // The rows of this thread (two a fragment: g and g + 8) and how many
+  // keys each may see; row index 2 f + r.
+  SmallVector<Value> rows, limits;
+  for (int64_t f = 0; f < fragments; ++f)
+    for (int64_t r = 0; r < 2; ++r) {
+      rows.push_back(add(add(firstQuery, warpRow),
+                         add(quadRow, f * kFragmentRows + r * 8)));
+      limits.push_back(causal ? arith::MinUIOp::create(b, loc, keys,
+                                                       add(rows.back(), 1))
+                                    .getResult()
+                              : keys);
+    }
+  const int64_t rowCount = 2 * fragments;
+  // This thread's first key in a tile, relative to the tile (32 bits).
+  Value laneKey = arith::IndexCastOp::create(b, loc, i32, mul(quadCol, 2));
 
   int64_t outTiles = headDim / 8;
-  int64_t keyTiles = kKeyRows / 8;
+  int64_t keyTiles = keyRows / 8;
+  int64_t accPerFragment = 4 * outTiles;
   Value negInf = f32Const(-INFINITY), zero = f32Const(0.0);
-  SmallVector<Value> inits(4 * outTiles, zero);
-  inits.append({negInf, negInf, zero, zero}); // max, partial sum per row
+  // Carried: the accumulators of each fragment, then each row's running
+  // max, then each row's partial sum.
+  SmallVector<Value> inits(accPerFragment * fragments, zero);
+  inits.append(rowCount, negInf);
+  inits.append(rowCount, zero);
 
   // Head dimension 64 without a mask: the tiles every row of the block sees
   // in full run without a comparison per score, and the running max is
@@ -326,131 +421,172 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   // that take the block count per SM from 3 to 2, which measured slower
   // on an H200 (docs/compile.md, "Attention as one tiled kernel").
   bool fastTiles = !mask && headDim == 64;
-  bool rawMax = fastTiles && scaleLog2 > 0;
+  bool rawMax = !mask && scaleLog2 > 0;
   // One key tile `j` (whose key and value tiles are in flight), given the
   // carried accumulators, max and sums; `next` is the tile to fetch next.
   // `checkKeys`: some key of the tile may be past a row's causal limit or
   // past the last key, so every score is compared with its row's limit.
   auto emitTile = [&](Value j, Value next, ValueRange carried, bool checkKeys) {
-    SmallVector<Value> acc(carried.begin(), carried.begin() + 4 * outTiles);
-    Value oldMax[2] = {carried[4 * outTiles], carried[4 * outTiles + 1]};
-    Value oldSum[2] = {carried[4 * outTiles + 2], carried[4 * outTiles + 3]};
-    Value firstKey = mul(j, kKeyRows);
-    Value nextKey = mul(next, kKeyRows);
+    SmallVector<SmallVector<Value>> acc;
+    for (int64_t f = 0; f < fragments; ++f)
+      acc.emplace_back(carried.begin() + f * accPerFragment,
+                       carried.begin() + (f + 1) * accPerFragment);
+    ValueRange oldMax = carried.slice(accPerFragment * fragments, rowCount);
+    ValueRange oldSum = carried.slice(accPerFragment * fragments + rowCount, rowCount);
+    Value firstKey = mul(j, keyRows);
+    Value nextKey = mul(next, keyRows);
     Value hasNext = lessThan(next, numKeyTiles);
     auto copyNext = [&](Value src, Value shared) {
       auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      copyTile(src, kvHead, nextKey, keys, shared);
+      copyTile(src, kvHead, nextKey, keys, shared, keyRows);
     };
     // The key of score (n, c) of this thread.
     auto keyOf = [&](int64_t n, int c) {
       return add(add(firstKey, mul(quadCol, 2)), n * 8 + c);
     };
+    // Score (n, c) of row 2 f + r of this thread sits at
+    // scores[f][4 n + 2 r + c].
+    // Whether the key at 8 n + c past this thread's first key of the tile
+    // is before the row's limit: per row one 32-bit difference, per score
+    // one comparison with a constant (64-bit index arithmetic per score
+    // kept the integer pipe the busiest).
+    SmallVector<Value> keysLeft(rowCount);
+    auto keyVisible = [&](int64_t row, int64_t keyOffset) -> Value {
+      if (!keysLeft[row]) {
+        Value left = arith::IndexCastOp::create(
+            b, loc, i32, arith::SubIOp::create(b, loc, limits[row], firstKey));
+        keysLeft[row] = arith::SubIOp::create(b, loc, left, laneKey);
+      }
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sgt, keysLeft[row],
+          arith::ConstantIntOp::create(b, loc, keyOffset, 32));
+    };
 
     waitAllBut(1); // this key tile; its value tile may be in flight
     barrier();
-    // S = Q K^T over this key tile (8 tiles of 8 keys).
-    SmallVector<Value> scores(4 * keyTiles, zero);
-    for (int64_t np = 0; np < keyTiles / 2; ++np)
-      for (int64_t kk = 0; kk < steps; ++kk)
-        mmaTilePair(queryFragments[kk], sharedK, add(keyLaneRow, np * 16),
-                    add(keyLaneCol, kk * 16), /*transpose=*/false,
-                    MutableArrayRef<Value>(scores).slice(8 * np, 8));
-    // The mask at this thread's 32 scores, read only in tiles the class
-    // table calls mixed (elsewhere it adds nothing or lets all through);
-    // after the products, so that they hold no registers during them.
-    SmallVector<Value> maskTerms;
-    bool booleanMask = false;
+    // S = Q K^T over this key tile (tiles of 8 keys), the head dimension
+    // outermost: consecutive products accumulate into different tiles.
+    SmallVector<SmallVector<Value>> scores(fragments,
+                                           SmallVector<Value>(4 * keyTiles, zero));
+    for (int64_t kk = 0; kk < steps; ++kk) {
+      SmallVector<SmallVector<Value>> a;
+      for (int64_t f = 0; f < fragments; ++f)
+        a.push_back(tiles.queryInShared ? loadQuery(f, kk) : queryFragments[kk][f]);
+      for (int64_t np = 0; np < keyTiles / 2; ++np)
+        mmaTilePair(a, keyAddress, sharedOffset(np * 16, kk * 16),
+                    /*transpose=*/false, scores, 8 * np);
+    }
+
+    // In log2 units, -inf where a row may not see the key.
+    Value scale = f32Const(scaleLog2);
+    for (int64_t f = 0; f < fragments; ++f)
+      for (int64_t n = 0; n < keyTiles; ++n)
+        for (int r = 0; r < 2; ++r)
+          for (int c = 0; c < 2; ++c) {
+            Value &s = scores[f][4 * n + 2 * r + c];
+            if (!rawMax)
+              s = fmul(s, scale);
+          }
     if (mask) {
+      // The mask at this thread's scores, read only in tiles the class
+      // table calls mixed (elsewhere it adds nothing or lets all through),
+      // applied as each term is read: no register holds a term for long.
       Type maskElement = cast<MemRefType>(mask.getType()).getElementType();
-      booleanMask = maskElement.isInteger(1);
+      bool booleanMask = maskElement.isInteger(1);
       Value mixed = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::eq, classOf(j),
           arith::ConstantIntOp::create(b, loc, kMixedTile, 32));
-      auto loadTerms = [&]() {
-        SmallVector<Value> terms;
+      SmallVector<Value> flat;
+      for (int64_t f = 0; f < fragments; ++f)
+        llvm::append_range(flat, scores[f]);
+      auto applyMask = [&]() {
+        SmallVector<Value> masked;
         Value lastRow = arith::SubIOp::create(b, loc, queries, idx(1));
         Value lastKey = arith::SubIOp::create(b, loc, keys, idx(1));
-        for (int64_t n = 0; n < keyTiles; ++n)
-          for (int r = 0; r < 2; ++r)
-            for (int c = 0; c < 2; ++c) {
-              Value row = arith::MinUIOp::create(b, loc, rows[r], lastRow);
-              Value col = arith::MinUIOp::create(b, loc, keyOf(n, c), lastKey);
-              Value m = memref::LoadOp::create(
-                  b, loc, mask, ValueRange{maskBatch, maskHead, row, col});
-              if (!booleanMask) {
-                if (!maskElement.isF32())
-                  m = arith::ExtFOp::create(b, loc, f32, m);
-                m = fmul(m, f32Const(M_LOG2E));
+        for (int64_t f = 0; f < fragments; ++f)
+          for (int64_t n = 0; n < keyTiles; ++n)
+            for (int r = 0; r < 2; ++r)
+              for (int c = 0; c < 2; ++c) {
+                Value s = scores[f][4 * n + 2 * r + c];
+                Value row = arith::MinUIOp::create(b, loc, rows[2 * f + r], lastRow);
+                Value col = arith::MinUIOp::create(b, loc, keyOf(n, c), lastKey);
+                Value m = memref::LoadOp::create(
+                    b, loc, mask, ValueRange{maskBatch, maskHead, row, col});
+                if (booleanMask) {
+                  s = arith::SelectOp::create(b, loc, m, s, negInf);
+                } else {
+                  if (!maskElement.isF32())
+                    m = arith::ExtFOp::create(b, loc, f32, m);
+                  s = math::FmaOp::create(b, loc, m, f32Const(M_LOG2E), s);
+                }
+                masked.push_back(s);
               }
-              terms.push_back(m);
-            }
-        return terms;
+        // In the order of `flat`.
+        SmallVector<Value> ordered(flat.size());
+        int64_t i = 0;
+        for (int64_t f = 0; f < fragments; ++f)
+          for (int64_t n = 0; n < keyTiles; ++n)
+            for (int r = 0; r < 2; ++r)
+              for (int c = 0; c < 2; ++c)
+                ordered[f * 4 * keyTiles + 4 * n + 2 * r + c] = masked[i++];
+        return ordered;
       };
-      Value neutral = booleanMask ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
-                                  : zero;
-      maskTerms = guarded(mixed, loadTerms, SmallVector<Value>(4 * keyTiles, neutral));
+      SmallVector<Value> result = guarded(mixed, applyMask, flat);
+      for (int64_t f = 0; f < fragments; ++f)
+        for (int64_t i = 0; i < 4 * keyTiles; ++i)
+          scores[f][i] = result[f * 4 * keyTiles + i];
     }
 
-    // The online softmax, in log2 units.
-    Value scale = f32Const(scaleLog2);
-    Value newMax[2], newSum[2];
-    for (int r = 0; r < 2; ++r) {
-      Value rowMax = negInf;
-      for (int64_t n = 0; n < keyTiles; ++n)
-        for (int c = 0; c < 2; ++c) {
-          Value &s = scores[4 * n + 2 * r + c];
-          if (rawMax) {
+    // The online softmax, per row.
+    SmallVector<Value> newMax(rowCount), newSum(rowCount);
+    for (int64_t f = 0; f < fragments; ++f)
+      for (int r = 0; r < 2; ++r) {
+        int64_t row = 2 * f + r;
+        Value rowMax = negInf;
+        for (int64_t n = 0; n < keyTiles; ++n)
+          for (int c = 0; c < 2; ++c) {
+            Value &s = scores[f][4 * n + 2 * r + c];
             if (checkKeys)
-              s = arith::SelectOp::create(b, loc, lessThan(keyOf(n, c), limits[r]), s, negInf);
+              s = arith::SelectOp::create(b, loc, keyVisible(row, n * 8 + c), s,
+                                          negInf);
             rowMax = fmax(rowMax, s);
-            continue;
           }
-          Value x = fmul(s, scale);
-          Value visible = lessThan(keyOf(n, c), limits[r]);
-          if (mask) {
-            Value term = maskTerms[4 * n + 2 * r + c];
-            if (booleanMask)
-              visible = arith::AndIOp::create(b, loc, visible, term);
-            else
-              x = fadd(x, term);
+        Value tileMax = quadReduce(rowMax, /*isMax=*/true);
+        newMax[row] = fmax(oldMax[row], rawMax ? fmul(tileMax, scale) : tileMax);
+        // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
+        Value shift = arith::SelectOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[row], negInf),
+            zero, newMax[row]);
+        Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[row], shift));
+        Value negShift = arith::NegFOp::create(b, loc, shift);
+        Value sum = zero;
+        for (int64_t n = 0; n < keyTiles; ++n)
+          for (int c = 0; c < 2; ++c) {
+            Value &s = scores[f][4 * n + 2 * r + c];
+            s = rawMax ? exp2(math::FmaOp::create(b, loc, s, scale, negShift))
+                       : exp2(arith::SubFOp::create(b, loc, s, shift));
+            sum = fadd(sum, s);
           }
-          s = arith::SelectOp::create(b, loc, visible, x, negInf);
-          rowMax = fmax(rowMax, s);
-        }
-      Value tileMax = quadReduce(rowMax, /*isMax=*/true);
-      newMax[r] = fmax(oldMax[r], rawMax ? fmul(tileMax, scale) : tileMax);
-      // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
-      Value shift = arith::SelectOp::create(
-          b, loc,
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[r], negInf),
-          zero, newMax[r]);
-      Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[r], shift));
-      Value negShift = arith::NegFOp::create(b, loc, shift);
-      Value sum = zero;
-      for (int64_t n = 0; n < keyTiles; ++n)
-        for (int c = 0; c < 2; ++c) {
-          Value &s = scores[4 * n + 2 * r + c];
-          s = rawMax ? exp2(math::FmaOp::create(b, loc, s, scale, negShift))
-                     : exp2(arith::SubFOp::create(b, loc, s, shift));
-          sum = fadd(sum, s);
-        }
-      newSum[r] = fadd(fmul(oldSum[r], alpha), sum);
-      for (int64_t d = 0; d < outTiles; ++d)
-        for (int c = 0; c < 2; ++c) {
-          Value &o = acc[4 * d + 2 * r + c];
-          o = fmul(o, alpha);
-        }
-    }
-    // P as the A operand, 16 keys per step.
-    SmallVector<SmallVector<Value>> probs;
+        newSum[row] = fadd(fmul(oldSum[row], alpha), sum);
+        for (int64_t d = 0; d < outTiles; ++d)
+          for (int c = 0; c < 2; ++c) {
+            Value &o = acc[f][4 * d + 2 * r + c];
+            o = fmul(o, alpha);
+          }
+      }
+    // P as the A operand, 16 keys per step: probs[kk][f].
+    SmallVector<SmallVector<SmallVector<Value>>> probs;
     for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
-      ArrayRef<Value> lo = ArrayRef<Value>(scores).slice(8 * kk, 4);
-      ArrayRef<Value> hi = ArrayRef<Value>(scores).slice(8 * kk + 4, 4);
-      probs.push_back({packRounded(lo[0], lo[1]), packRounded(lo[2], lo[3]),
-                       packRounded(hi[0], hi[1]), packRounded(hi[2], hi[3])});
+      probs.emplace_back();
+      for (int64_t f = 0; f < fragments; ++f) {
+        ArrayRef<Value> lo = ArrayRef<Value>(scores[f]).slice(8 * kk, 4);
+        ArrayRef<Value> hi = ArrayRef<Value>(scores[f]).slice(8 * kk + 4, 4);
+        probs.back().push_back({packRounded(lo[0], lo[1]), packRounded(lo[2], lo[3]),
+                                packRounded(hi[0], hi[1]), packRounded(hi[2], hi[3])});
+      }
     }
 
     // The next key tile once every warp is done with this one (after the
@@ -459,20 +595,23 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     copyNext(key, sharedK);
     commit();
 
-    // O += P V over this value tile.
+    // O += P V over this value tile, the keys outermost: consecutive
+    // products accumulate into different tiles.
     waitAllBut(1); // the value tile; the next key tile may be in flight
     barrier();
-    for (int64_t dp = 0; dp < outTiles / 2; ++dp)
-      for (int64_t kk = 0; kk < keyTiles / 2; ++kk)
-        mmaTilePair(probs[kk], sharedV, add(lane16, kk * 16),
-                    add(laneHalf, dp * 16), /*transpose=*/true,
-                    MutableArrayRef<Value>(acc).slice(8 * dp, 8));
+    for (int64_t kk = 0; kk < keyTiles / 2; ++kk)
+      for (int64_t dp = 0; dp < outTiles / 2; ++dp)
+        mmaTilePair(probs[kk], valueAddress, sharedOffset(kk * 16, dp * 16),
+                    /*transpose=*/true, acc, 8 * dp);
     barrier(); // every warp is done with the value tile
     copyNext(value, sharedV);
     commit();
 
-    SmallVector<Value> yields(acc);
-    yields.append({newMax[0], newMax[1], newSum[0], newSum[1]});
+    SmallVector<Value> yields;
+    for (int64_t f = 0; f < fragments; ++f)
+      llvm::append_range(yields, acc[f]);
+    llvm::append_range(yields, newMax);
+    llvm::append_range(yields, newSum);
     return yields;
   };
 
@@ -488,13 +627,13 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
       return loop.getResults();
     };
     if (fastTiles) {
-      // The tiles whose keys every row of the block sees (all but the
-      // diagonal one under a causal mask, all but a partial last one),
-      // then the others.
+      // The tiles whose keys every row of the block sees (all before the
+      // first row's under a causal mask, all but a partial last one), then
+      // the others.
       Value fewestKeys =
           causal ? arith::MinUIOp::create(b, loc, keys, add(firstQuery, 1)).getResult() : keys;
       Value fullTiles =
-          arith::MinUIOp::create(b, loc, div(fewestKeys, kKeyRows), numKeyTiles);
+          arith::MinUIOp::create(b, loc, div(fewestKeys, keyRows), numKeyTiles);
       results = emitLoop(fullTiles, numKeyTiles,
                          emitLoop(idx(0), fullTiles, inits, /*checkKeys=*/false),
                          /*checkKeys=*/true);
@@ -525,28 +664,31 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   waitAllBut(0);
 
   // Each row divided by its sum, rounded, stored where the row exists.
-  for (int r = 0; r < 2; ++r) {
-    Value sum = quadReduce(results[4 * outTiles + 2 + r], /*isMax=*/false);
-    // A row the mask hides entirely has a sum of 0 and gives zeros.
-    Value inverse = arith::SelectOp::create(
-        b, loc,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum, zero),
-        arith::DivFOp::create(b, loc, f32Const(1.0), sum), zero);
-    auto ifOp = scf::IfOp::create(b, loc, lessThan(rows[r], queries), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    for (int64_t d = 0; d < outTiles; ++d) {
-      Value lo = fmul(results[4 * d + 2 * r], inverse);
-      Value hi = fmul(results[4 * d + 2 * r + 1], inverse);
-      Value pair = vector::FromElementsOp::create(
-          b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
-      Value rounded = arith::TruncFOp::create(
-          b, loc, VectorType::get({2}, element), pair);
-      Value col = add(mul(quadCol, 2), d * 8);
-      vector::StoreOp::create(b, loc, rounded, out,
-                              ValueRange{batch, head, rows[r], col});
+  for (int64_t f = 0; f < fragments; ++f)
+    for (int r = 0; r < 2; ++r) {
+      int64_t row = 2 * f + r;
+      Value sum = quadReduce(results[accPerFragment * fragments + rowCount + row],
+                             /*isMax=*/false);
+      // A row the mask hides entirely has a sum of 0 and gives zeros.
+      Value inverse = arith::SelectOp::create(
+          b, loc,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum, zero),
+          arith::DivFOp::create(b, loc, f32Const(1.0), sum), zero);
+      auto ifOp = scf::IfOp::create(b, loc, lessThan(rows[row], queries), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      for (int64_t d = 0; d < outTiles; ++d) {
+        Value lo = fmul(results[f * accPerFragment + 4 * d + 2 * r], inverse);
+        Value hi = fmul(results[f * accPerFragment + 4 * d + 2 * r + 1], inverse);
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, f32), ValueRange{lo, hi});
+        Value rounded = arith::TruncFOp::create(
+            b, loc, VectorType::get({2}, element), pair);
+        Value col = add(mul(quadCol, 2), d * 8);
+        vector::StoreOp::create(b, loc, rounded, out,
+                                ValueRange{batch, head, rows[row], col});
+      }
     }
-  }
 }
 
 void KernelBuilder::assertAligned(Value memref, StringRef what) {
@@ -580,8 +722,28 @@ void KernelBuilder::assertAligned(Value memref, StringRef what) {
 class TiledAttentionToGPUPass
     : public magi::impl::TiledAttentionToGPUBase<TiledAttentionToGPUPass> {
 public:
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (rowsPerWarp != 0 && rowsPerWarp != 16 && rowsPerWarp != 32) {
+      func.emitError() << "magi-tiled-attention-to-gpu: rows-per-warp must be "
+                          "0 (chosen per attention), 16 or 32, got "
+                       << rowsPerWarp.getValue();
+      return signalPassFailure();
+    }
+    if (minBlocksPerSM < 0 || minBlocksPerSM > 32) {
+      func.emitError() << "magi-tiled-attention-to-gpu: min-blocks-per-sm must "
+                          "be between 0 and 32, got "
+                       << minBlocksPerSM.getValue();
+      return signalPassFailure();
+    }
+    if (keyRows != 32 && keyRows != 64) {
+      func.emitError() << "magi-tiled-attention-to-gpu: key-rows must be 32 or "
+                          "64, got "
+                       << keyRows.getValue();
+      return signalPassFailure();
+    }
     SmallVector<magi::TiledAttentionOp> ops;
     func.walk([&](magi::TiledAttentionOp op) { ops.push_back(op); });
     unsigned next = 0;
@@ -649,20 +811,23 @@ private:
   }
   unsigned nextCopy = 0;
 
-  // The class of every 64 x 64 tile of the mask (kHiddenTile, kPassTile,
-  // kMixedTile) in a table [mask batch, mask heads, query tiles, key
-  // tiles] of i8, by a kernel of one block of kMaskTileThreads per tile:
-  // warp w reads rows 8w .. 8w + 7 of it, its lanes two adjacent keys each,
-  // so every load of a warp is one row's 128 contiguous bytes (a lane per
-  // row made each load touch 32 rows: 71 us at T = 4096 on an H200, and one
-  // warp per tile left the GPU idle at T = 512); the sixteen loads of a
-  // thread are independent, and one `gpu.all_reduce or` over the block's
-  // flags decides.
+  // The class of every tile of the mask the kernel visits (query rows a
+  // block x key rows a tile; kHiddenTile, kPassTile, kMixedTile) in a table
+  // [mask batch, mask heads, query tiles, key tiles] of i8, by a kernel of
+  // one block of kMaskTileThreads per tile: warp w reads rows
+  // [w R, w R + R) of it (R = query rows / 8), its lanes adjacent keys
+  // (one or two each), so every load of a warp is one row's 64 or 128
+  // contiguous bytes (a lane per row made each load touch 32 rows: 71 us at
+  // T = 4096 on an H200, and one warp per tile left the GPU idle at
+  // T = 512); the loads of a thread are independent, and one
+  // `gpu.all_reduce or` over the block's flags decides.
   Value classifyMaskTiles(OpBuilder &b, Location loc, Value mask, Value queries,
-                          Value keys, FlatSymbolRefAttr kernels, unsigned number) {
+                          Value keys, const AttentionTiles &tiles,
+                          FlatSymbolRefAttr kernels, unsigned number) {
     constexpr int64_t kMaskTileThreads = 256;
-    constexpr int64_t kRowsPerWarp = kQueryRows / (kMaskTileThreads / 32);
-    constexpr int64_t kKeysPerLane = kKeyRows / 32;
+    const int64_t kQueryRows = tiles.queryRows(), kKeyRows = tiles.keyRows;
+    const int64_t kRowsPerWarp = kQueryRows / (kMaskTileThreads / 32);
+    const int64_t kKeysPerLane = kKeyRows / 32;
     auto maskType = cast<MemRefType>(mask.getType());
     bool boolean = maskType.getElementType().isInteger(1);
     int64_t maskBatches = maskType.getShape()[0], maskHeads = maskType.getShape()[1];
@@ -771,6 +936,23 @@ private:
     return table;
   }
 
+  // The options' tiling when `rows-per-warp` is given; else the one
+  // measured fastest for the op's kind on an H200 at T = 4096
+  // (docs/compile.md, "Attention tilings"): with a mask, 16 rows a warp,
+  // the query in shared memory, 3 blocks an SM; causal without one, 16 rows
+  // a warp, the query in registers, 3 blocks an SM; neither, 32 rows a warp
+  // (each key and value fragment serves two query fragments), the query in
+  // shared memory.
+  AttentionTiles chooseTiles(magi::TiledAttentionOp op) const {
+    if (rowsPerWarp != 0)
+      return {rowsPerWarp, keyRows, queryInShared, minBlocksPerSM};
+    if (op.getMask())
+      return {16, 64, /*queryInShared=*/true, /*minBlocksPerSM=*/3};
+    if (op.getIsCausal())
+      return {16, 64, /*queryInShared=*/false, /*minBlocksPerSM=*/3};
+    return {32, 64, /*queryInShared=*/true, /*minBlocksPerSM=*/0};
+  }
+
   LogicalResult lower(magi::TiledAttentionOp op, func::FuncOp func,
                       unsigned number) {
     if (!isa<MemRefType>(op.getInit().getType()))
@@ -790,45 +972,87 @@ private:
     Value value = withContiguousRows(b, loc, op.getValue(), kernels, number);
     Value out = op.getInit();
 
+    const AttentionTiles tiles = chooseTiles(op);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value queries = memref::DimOp::create(b, loc, query, 2);
     Value keys = memref::DimOp::create(b, loc, key, 2);
-    Value tiles = arith::CeilDivUIOp::create(
-        b, loc, queries, arith::ConstantIndexOp::create(b, loc, kQueryRows));
+    Value queryTiles = arith::CeilDivUIOp::create(
+        b, loc, queries, arith::ConstantIndexOp::create(b, loc, tiles.queryRows()));
     Value heads = arith::ConstantIndexOp::create(
         b, loc, cast<MemRefType>(query.getType()).getShape()[1]);
     Value batches = memref::DimOp::create(b, loc, query, 0);
     Value threads = arith::ConstantIndexOp::create(b, loc, kThreads);
     Value classes = op.getMask() ? classifyMaskTiles(b, loc, op.getMask(), queries,
-                                                     keys, kernels, number)
+                                                     keys, tiles, kernels, number)
                                  : Value();
     int64_t headDim = op.getHeadDim();
     Type element = outType.getElementType();
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
-    auto sharedType = MemRefType::get({kKeyRows, headDim + kPadding}, element,
-                                      MemRefLayoutAttrInterface(), workgroup);
+    // The key and value tiles, and the query tile when it stays in shared
+    // memory or does not fit the key buffer on its way to registers.
+    bool queryBuffer = tiles.queryInShared || tiles.queryRows() > tiles.keyRows;
+    SmallVector<MemRefType> sharedTypes;
+    SmallVector<Type> attributionTypes;
+    if (queryBuffer)
+      sharedTypes.push_back(MemRefType::get({tiles.queryRows(), headDim + kPadding},
+                                            element, MemRefLayoutAttrInterface(),
+                                            workgroup));
+    for (int i = 0; i < 2; ++i)
+      sharedTypes.push_back(MemRefType::get({tiles.keyRows, headDim + kPadding},
+                                            element, MemRefLayoutAttrInterface(),
+                                            workgroup));
+    int64_t sharedBytes = 0;
+    for (MemRefType type : sharedTypes)
+      sharedBytes += type.getNumElements() * 2;
+    bool dynamicShared = sharedBytes > kStaticSharedBytes;
+    if (!dynamicShared)
+      attributionTypes.assign(sharedTypes.begin(), sharedTypes.end());
     auto name = FlatSymbolRefAttr::get(b.getContext(),
                                        "attention" + std::to_string(number));
     auto launch = gpu::LaunchOp::create(
-        b, loc, tiles, heads, batches, threads, one, one,
-        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-        /*asyncDependencies=*/{}, TypeRange{sharedType, sharedType},
+        b, loc, queryTiles, heads, batches, threads, one, one,
+        dynamicShared ? arith::ConstantIntOp::create(b, loc, sharedBytes, 32).getResult()
+                      : Value(),
+        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+        attributionTypes,
         /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernels, name);
     launch->setAttr(magi::kKernelConfigAttr,
                     b.getDictionaryAttr({
                         b.getNamedAttr("block_size", b.getI64IntegerAttr(kThreads)),
                         b.getNamedAttr("strategy", b.getStringAttr("tiled-attention")),
-                        b.getNamedAttr("query_rows", b.getI64IntegerAttr(kQueryRows)),
-                        b.getNamedAttr("key_rows", b.getI64IntegerAttr(kKeyRows)),
+                        b.getNamedAttr("query_rows", b.getI64IntegerAttr(tiles.queryRows())),
+                        b.getNamedAttr("key_rows", b.getI64IntegerAttr(tiles.keyRows)),
+                        b.getNamedAttr("query_in_shared",
+                                       b.getI64IntegerAttr(tiles.queryInShared)),
                     }));
+    if (tiles.minBlocksPerSM > 0)
+      launch->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      b.getI32IntegerAttr(tiles.minBlocksPerSM));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&launch.getBody().front());
-      KernelBuilder kernel(b, loc, op, query, key, value, op.getMask(), classes,
-                           out);
-      kernel.build(launch, queries, keys, launch.getWorkgroupAttributions()[0],
-                   launch.getWorkgroupAttributions()[1]);
+      SmallVector<Value> shared;
+      if (dynamicShared) {
+        // The tiles one after another in the block's dynamic shared memory
+        // (each a multiple of 16 bytes long, so each stays 16-byte aligned).
+        Value base = gpu::DynamicSharedMemoryOp::create(
+            b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                    MemRefLayoutAttrInterface(), workgroup));
+        int64_t offset = 0;
+        for (MemRefType type : sharedTypes) {
+          shared.push_back(memref::ViewOp::create(
+              b, loc, type, base, arith::ConstantIndexOp::create(b, loc, offset),
+              ValueRange{}));
+          offset += type.getNumElements() * 2;
+        }
+      } else {
+        llvm::append_range(shared, launch.getWorkgroupAttributions());
+      }
+      KernelBuilder kernel(b, loc, op, tiles, query, key, value, op.getMask(),
+                           classes, out);
+      kernel.build(launch, queries, keys, queryBuffer ? shared[0] : Value(),
+                   shared[shared.size() - 2], shared.back());
       gpu::TerminatorOp::create(b, loc);
     }
     op.erase();

@@ -1,6 +1,6 @@
 // magi.tiled_attention through magi-bufferize (in place into its init's
 // buffer) and magi-tiled-attention-to-gpu (one FlashAttention-style kernel).
-// RUN: magi-opt %s --split-input-file --pass-pipeline="builtin.module(magi-bufferize, func.func(magi-tiled-attention-to-gpu))" | FileCheck %s
+// RUN: magi-opt %s --split-input-file --pass-pipeline="builtin.module(magi-bufferize, func.func(magi-tiled-attention-to-gpu{rows-per-warp=16}))" | FileCheck %s
 // RUN: magi-opt %s --split-input-file --magi-bufferize | FileCheck %s --check-prefix=BUF
 
 // BUF-LABEL: func @gqa_masked
@@ -36,7 +36,16 @@
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: gpu.barrier
-// CHECK-COUNT-8: nvgpu.ldmatrix %[[SK]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// Each lane's fragment addresses: one 32-bit shared address per tile, every
+// ldmatrix a constant offset from it (inline PTX).
+// CHECK: memref.extract_aligned_pointer_as_index %[[SK]]
+// CHECK: %[[QADDR:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: memref.extract_aligned_pointer_as_index %[[SK]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[SV]]
+// CHECK: %[[VADDR:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4+0];", "=r,=r,=r,=r,r" %[[QADDR]]
+// CHECK: llvm.inline_asm has_side_effects {{.*}} [$4+32];", "=r,=r,=r,=r,r" %[[QADDR]]
+// CHECK-COUNT-6: llvm.inline_asm has_side_effects {{.*}} %[[QADDR]]
 // The first tile the mask does not hide, its key and value tiles in
 // flight, then the loop over the tiles it does not hide.
 // CHECK: scf.while
@@ -48,7 +57,8 @@
 // CHECK: nvvm.cp.async.wait.group 1
 // S = Q K^T: 64 tensor-core products m16n8k16 in bf16.
 // CHECK-COUNT-64: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
-// The mask at this thread's 32 scores, read only in mixed tiles.
+// The mask's term added to each of this thread's 32 scores as it is read,
+// only in mixed tiles.
 // CHECK: memref.load %[[TABLE]]
 // CHECK: %[[MIXED:.*]] = arith.cmpi eq, %{{.*}}, %c2_i32
 // CHECK: scf.if %[[MIXED]]
@@ -67,7 +77,7 @@
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 1
 // O += P V with V's fragments transposed.
-// CHECK: nvgpu.ldmatrix %[[SV]][{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4+0];", "=r,=r,=r,=r,r" %[[VADDR]]
 // CHECK-COUNT-64: nvvm.mma.sync
 // CHECK: nvgpu.device_async_copy %arg2
 // CHECK: scf.yield
@@ -76,7 +86,7 @@
 // CHECK: arith.cmpf ogt
 // CHECK: scf.if
 // CHECK-COUNT-16: vector.store %{{.*}}, %{{.*}}[%[[BZ]], %[[BY]], %{{.*}}, %{{.*}}] : memref<1x32x?x128xbf16>, vector<2xbf16>
-// CHECK: magi.kernel_config = {block_size = 128 : i64, key_rows = 64 : i64, query_rows = 64 : i64, strategy = "tiled-attention"}
+// CHECK: magi.kernel_config = {block_size = 128 : i64, key_rows = 64 : i64, query_in_shared = 0 : i64, query_rows = 64 : i64, strategy = "tiled-attention"}
 // CHECK-NOT: magi.tiled_attention
 func.func @gqa_masked(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tensor<1x8x?x128xbf16>,
                       %m: tensor<1x1x?x?xbf16>) -> tensor<1x32x?x128xbf16> {
@@ -97,7 +107,7 @@ func.func @gqa_masked(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %
 // The running max is of the raw scores, each probability one fma + exp2.
 // CHECK-LABEL: func @causal_f16
 // CHECK: workgroup(%[[SK:[a-z0-9]+]] : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<64x72xf16, #gpu.address_space<workgroup>>)
-// CHECK-COUNT-4: nvgpu.ldmatrix %[[SK]]
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}ldmatrix
 // CHECK: %[[KT:.*]] = arith.ceildivui
 // CHECK: %[[TILES:.*]] = arith.minui %[[KT]]
 // CHECK-NOT: nvvm.vote.sync
@@ -112,7 +122,7 @@ func.func @gqa_masked(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %
 // CHECK: scf.yield
 // CHECK: scf.for %{{.*}} = %[[SPLIT]] to %[[TILES]] {{.*}} iter_args(%{{.*}} = %[[LOOP1]]#0,
 // CHECK: nvvm.mma.sync
-// CHECK: arith.cmpi ult
+// CHECK: arith.cmpi sgt, %{{.*}}, %c{{[0-9]+}}_i32 : i32
 // CHECK-NEXT: arith.select
 // CHECK: math.fma
 func.func @causal_f16(%q: tensor<2x4x?x64xf16>) -> tensor<2x4x?x64xf16> {

@@ -18,7 +18,7 @@
 // PIPELINE: magi-choose-kernel-config
 // PIPELINE: magi-map-to-gpu
 // PIPELINE: magi-tiled-attention-to-gpu
-// PIPELINE: gpu-kernel-outlining
+// PIPELINE: magi-outline-kernels
 // PIPELINE: magi-extract-launch-plan
 // PIPELINE: convert-nvgpu-to-nvvm
 // PIPELINE: convert-gpu-to-nvvm

@@ -50,6 +50,11 @@ struct CompileOptions {
   int64_t reductionBlockSize = 128;
   bool libraryGemm = true;
   bool tiledAttention = true;
+  /// The tiled attention kernel's tiling (GpuTargetOptions).
+  int64_t attentionRowsPerWarp = 0; // 0: chosen per attention
+  int64_t attentionKeyRows = 64;
+  bool attentionQueryInShared = false;
+  int64_t attentionMinBlocksPerSM = 0;
   /// Write the IR after every phase into this directory ("" for none).
   std::string dumpDir;
 

@@ -196,6 +196,22 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
                            "mlir::func::FuncDialect"];
 }
 
+def OutlineKernels : Pass<"magi-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "gpu-kernel-outlining that keeps each launch's nvvm attributes";
+  let description = [{
+    Runs upstream's `gpu-kernel-outlining`, then puts every `nvvm.*`
+    attribute of a named `gpu.launch` (one with `module(@M)` and
+    `function(@F)`) on the kernel it became, `gpu.func @F` in
+    `gpu.module @M`; upstream's pass drops them. This is how a kernel's
+    launch bounds reach PTX: `magi-tiled-attention-to-gpu` puts
+    `nvvm.minctasm` (PTX `.minnctapersm`, blocks an SM must hold at once,
+    so `ptxas` keeps the registers a thread uses within the SM's share) on
+    its launches. Attributes of unnamed launches are not carried (nothing
+    names their kernel before outlining).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
+}
+
 def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Makes each magi.tiled_attention on buffers one tensor-core kernel";
   let description = [{
@@ -205,28 +221,45 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
     the kernel's constants out of its launch. Each
     `magi.tiled_attention` on memrefs becomes one `gpu.launch` (kernel
     `attentionN`, configuration `{strategy = "tiled-attention",
-    block_size = 128, query_rows = 64, key_rows = 64}`), a FlashAttention-2
-    style kernel:
-    - one block of 4 warps per (64 query rows, query head, batch), the
-      tiles with the most keys (causal) first; query head `h` reads
-      key/value head `h floordiv (Hq / Hkv)`;
-    - the query tile, then each 64-row key and value tile, is copied into
+    block_size = 128, query_rows = Q, key_rows = K, query_in_shared}`), a
+    FlashAttention-2 style kernel. Each of its 4 warps holds 16 or 32
+    query rows (one or two m16 fragments), so a block covers Q = 64 or 128
+    query rows, and key and value tiles have K = 32 or 64 rows. With
+    `rows-per-warp=0` (the default) the tiling is chosen per attention, as
+    measured fastest on an H200 at 4096 tokens: with a mask, 16 rows a warp,
+    K = 64, the query in shared memory and `nvvm.minctasm = 3`; causal
+    without one, 16 rows a warp, K = 64, `nvvm.minctasm = 3`; otherwise 32
+    rows a warp, K = 64, the query in shared memory. Any other
+    `rows-per-warp` takes the options' tiling (`key-rows`,
+    `query-in-shared`, `min-blocks-per-sm`):
+    - one block per (Q query rows, query head, batch), the tiles with the
+      most keys (causal) first; query head `h` reads key/value head
+      `h floordiv (Hq / Hkv)`;
+    - the query tile, then each K-row key and value tile, is copied into
       shared memory with `cp.async` (`nvgpu.device_async_copy`, 16 bytes a
       thread, rows past the end zero-filled); the next key tile is in
       flight while the scores of this one are taken, the next value tile
-      while its product is;
-    - each warp holds its 16 query rows as `ldmatrix` fragments
+      while its product is. The tiles are static shared memory up to
+      48 KiB, beyond it views (`memref.view`) of the block's dynamic shared
+      memory, whose size the launch carries;
+    - each warp holds its query rows as `ldmatrix` fragments
       (`nvgpu.ldmatrix`; the shared rows padded by 16 bytes so that the
-      eight rows of a fragment fall in distinct banks), S = Q K^T and
-      O += P V are `nvvm.mma.sync` m16n8k16 (f16 or bf16 in, f32
-      accumulated; V's fragments by a transposing `ldmatrix`), and the
-      probabilities P go from the score accumulators to the product's
-      operands in registers;
+      eight rows of a fragment fall in distinct banks), or with
+      `query-in-shared` loads them again for every key tile (fewer
+      registers); S = Q K^T and O += P V are `nvvm.mma.sync` m16n8k16 (f16
+      or bf16 in, f32 accumulated; V's fragments by a transposing
+      `ldmatrix`), each key or value fragment loaded once for all of a
+      warp's query fragments, and the probabilities P go from the score
+      accumulators to the product's operands in registers;
     - the online softmax in registers: per row the running max (over the
       4 threads of a quad by `gpu.shuffle xor`) and a per-thread partial
       sum, rescaled by `exp2` of the max's change; the scale times
       log2(e) folded into the scores; keys at or past S, and keys after the
       query under `is_causal` (top left aligned, as PyTorch), score -inf;
+    - with a mask, a kernel of its own (`attentionN_mask_tiles`) first
+      classifies each Q x K tile of it as hidden, passing or mixed; the
+      kernel never visits hidden tiles and reads the mask only in mixed
+      ones, applying each term to its score as it is read;
     - at the end the sums are combined over the quad, and each row is
       divided by its sum, rounded to the output type and stored (rows past
       L are not).
@@ -242,6 +275,22 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
                            "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::cf::ControlFlowDialect", "mlir::math::MathDialect",
                            "mlir::memref::MemRefDialect", "mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", "0",
+           "Query rows a warp holds: 16 or 32 (one or two m16 fragments; "
+           "with two, each key and value fragment loaded from shared memory "
+           "serves both, and a block covers 128 query rows); 0 chooses the "
+           "whole tiling per attention, ignoring the other options">,
+    Option<"keyRows", "key-rows", "int64_t", "64",
+           "Key and value rows a tile: 32 or 64">,
+    Option<"queryInShared", "query-in-shared", "bool", "false",
+           "Keep the query tile in shared memory and load its fragments for "
+           "every key tile instead of holding them in registers">,
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", "0",
+           "Blocks of the kernel an SM must hold at once (nvvm.minctasm on "
+           "the launch, PTX .minnctapersm: ptxas limits the registers to "
+           "match); 0 leaves the choice to ptxas">,
+  ];
 }
 
 #endif // MAGI_GPU_PASSES

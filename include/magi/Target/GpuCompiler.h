@@ -34,6 +34,14 @@ struct GpuTargetOptions {
   /// (magi.tiled_attention, magi-tiled-attention-to-gpu) rather than
   /// scores, softmax and products as separate kernels.
   bool tiledAttention = true;
+  /// The tiled attention kernel's tiling (magi-tiled-attention-to-gpu's
+  /// options): query rows a warp (16 or 32), key rows a tile (32 or 64),
+  /// query fragments reloaded from shared memory per key tile.
+  int64_t attentionRowsPerWarp = 0; // 0: chosen per attention
+  int64_t attentionKeyRows = 64;
+  bool attentionQueryInShared = false;
+  /// Blocks of the attention kernel an SM must hold (0: ptxas chooses).
+  int64_t attentionMinBlocksPerSM = 0;
 };
 
 struct CompiledPiece {

@@ -63,6 +63,15 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
            "Threads per block, kernels with an inner loop">,
     Option<"libraryGemm", "library-gemm", "bool", "true",
            "Matrix products as cuBLASLt calls">,
+    Option<"attentionRowsPerWarp", "attention-rows-per-warp", "int64_t", "0",
+           "Tiled attention: query rows a warp (16 or 32; 0: the tiling chosen "
+           "per attention)">,
+    Option<"attentionKeyRows", "attention-key-rows", "int64_t", "64",
+           "Tiled attention: key rows a tile (32 or 64)">,
+    Option<"attentionQueryInShared", "attention-query-in-shared", "bool", "false",
+           "Tiled attention: query fragments from shared memory for every key tile">,
+    Option<"attentionMinBlocksPerSM", "attention-min-blocks-per-sm", "int64_t", "0",
+           "Tiled attention: blocks an SM must hold at once (0: ptxas chooses)">,
   ];
 }
 
