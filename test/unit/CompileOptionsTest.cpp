@@ -28,6 +28,14 @@ TEST(CompileOptionsTest, SetByNameReachesEveryField) {
   EXPECT_EQ(set(o, "cache-mode", "readonly"), "");
   EXPECT_EQ(set(o, "cache-max-size", "2G"), "");
   EXPECT_EQ(set(o, "target", "sm_80"), "");
+  EXPECT_EQ(set(o, "attention-rows-per-warp", "32"), "");
+  EXPECT_EQ(set(o, "attention-key-rows", "32"), "");
+  EXPECT_EQ(set(o, "attention-query-in-shared", "true"), "");
+  EXPECT_EQ(set(o, "attention-min-blocks-per-sm", "2"), "");
+  EXPECT_EQ(o.attentionRowsPerWarp, 32);
+  EXPECT_EQ(o.attentionKeyRows, 32);
+  EXPECT_TRUE(o.attentionQueryInShared);
+  EXPECT_EQ(o.attentionMinBlocksPerSM, 2);
   EXPECT_EQ(o.inputPath, "m.pt2");
   EXPECT_EQ(o.outputDir, "out");
   EXPECT_EQ(o.compileSizes, (std::vector<int64_t>{1, 16, 512}));
@@ -71,6 +79,10 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"reduction-block-size", "64"},
                                                           {"no-library-gemm", "true"},
                                                           {"no-tiled-attention", "true"},
+                                                          {"attention-rows-per-warp", "16"},
+                                                          {"attention-key-rows", "32"},
+                                                          {"attention-query-in-shared", "true"},
+                                                          {"attention-min-blocks-per-sm", "3"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {
