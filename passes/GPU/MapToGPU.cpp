@@ -729,20 +729,25 @@ private:
   }
 
   // A vectorized Columns phase (magi::vectorizeElementwise) of a register
-  // row group: each of the thread's chunks in turn, the vector of a
-  // buffer's chunk taken from the registers when an earlier phase loaded
-  // or stored it.
+  // row group: the loads and arithmetic of every chunk first, then their
+  // stores (so each chunk's loads are in flight together; legal as the
+  // body reads nothing after its first store and chunks are disjoint
+  // columns), the vector of a buffer's chunk taken from the registers when
+  // an earlier phase loaded or stored it.
   static void emitColumnChunks(OpBuilder &b, scf::ParallelOp loop,
                                const IRMapping &rowMapping, Value tid, int64_t blockSize,
                                RowRegisters &regs) {
     Location loc = loop.getLoc();
     Value chunkIv = loop.getInductionVars().back();
+    SmallVector<IRMapping> mappings;
     for (auto [k, start] : llvm::enumerate(regs.chunkStarts)) {
-      IRMapping m = rowMapping;
+      IRMapping &m = mappings.emplace_back(rowMapping);
       m.map(chunkIv, arith::AddIOp::create(
                          b, loc, tid,
                          arith::ConstantIndexOp::create(b, loc, int64_t(k) * blockSize)));
       for (Operation &op : loop.getBody()->without_terminator()) {
+        if (isa<vector::StoreOp, memref::StoreOp>(op))
+          continue;
         if (auto mul = dyn_cast<arith::MulIOp>(op);
             mul && mul.getLhs() == chunkIv &&
             getConstantIntValue(mul.getRhs()) == regs.width) {
@@ -761,7 +766,14 @@ private:
             regs.record(memref, k, rows, made->getResult(0));
             continue;
           }
-        } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+        }
+        b.clone(op, m);
+      }
+    }
+    for (auto [k, start] : llvm::enumerate(regs.chunkStarts)) {
+      IRMapping &m = mappings[k];
+      for (Operation &op : loop.getBody()->without_terminator()) {
+        if (auto store = dyn_cast<vector::StoreOp>(op)) {
           auto [rows, column] = splitIndices(store.getIndices(), m);
           Value memref = m.lookupOrDefault(store.getBase());
           b.clone(op, m);
@@ -769,11 +781,10 @@ private:
             regs.recordStore(memref, k, rows, m.lookupOrDefault(store.getValueToStore()));
           else
             regs.forget(memref);
-          continue;
         } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
           regs.forget(m.lookupOrDefault(store.getMemRef()));
+          b.clone(op, m);
         }
-        b.clone(op, m);
       }
     }
   }

@@ -50,14 +50,16 @@
 // MAP-NOT: gpu.launch
 // MAP: return
 // In registers: thread t's chunks k start at column (t + 256 k) * 4; the
-// add loads a and b and stores h a vector at a time; the reduction takes
-// h's elements from those vectors (no load of h), and so does the last
-// phase.
+// add loads a and b for all four chunks first, then stores h a vector at a
+// time; the reduction takes h's elements from those vectors (no load of
+// h), and so does the last phase.
 // REG-LABEL: func @rms_norm
 // REG: gpu.launch {{.*}} threads(%[[TX:[a-z0-9]+]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
 // REG-COUNT-4: arith.muli {{.*}}, %c4
 // REG-NOT: scf.for
-// REG-COUNT-4: vector.load %arg1{{.*}} : memref<4x4096xf32>, vector<4xf32>
+// REG-COUNT-8: vector.load %arg{{[01]}}{{.*}} : memref<4x4096xf32>, vector<4xf32>
+// REG-NEXT: arith.addf
+// REG-COUNT-4: vector.store {{.*}}, %arg2
 // REG-NOT: vector.load %arg2
 // REG: gpu.barrier
 // REG-NOT: vector.load %arg2
