@@ -414,12 +414,13 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   inits.append(rowCount, negInf);
   inits.append(rowCount, zero);
 
-  // Head dimension 64 without a mask: the tiles every row of the block sees
-  // in full run without a comparison per score, and the running max is
-  // taken of the raw scores and scaled once (each probability one fma and
-  // an exp2: exp2(s * scale - max * scale)). At 128 both cost registers
-  // that take the block count per SM from 3 to 2, which measured slower
-  // on an H200 (docs/compile.md, "Attention as one tiled kernel").
+  // Without a mask the running max is taken of the raw scores and scaled
+  // once (each probability one fma and an exp2: exp2(s * scale - max *
+  // scale)). At head dimension 64 the tiles every row of the block sees in
+  // full also run in a loop of their own without a comparison per score; at
+  // 128 that loop measured slower on an H200, with or without a launch
+  // bound (docs/compile.md, "Attention as one tiled kernel" and "Attention
+  // tilings").
   bool fastTiles = !mask && headDim == 64;
   bool rawMax = !mask && scaleLog2 > 0;
   // One key tile `j` (whose key and value tiles are in flight), given the
@@ -481,14 +482,10 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
 
     // In log2 units, -inf where a row may not see the key.
     Value scale = f32Const(scaleLog2);
-    for (int64_t f = 0; f < fragments; ++f)
-      for (int64_t n = 0; n < keyTiles; ++n)
-        for (int r = 0; r < 2; ++r)
-          for (int c = 0; c < 2; ++c) {
-            Value &s = scores[f][4 * n + 2 * r + c];
-            if (!rawMax)
-              s = fmul(s, scale);
-          }
+    if (!rawMax)
+      for (SmallVector<Value> &fragmentScores : scores)
+        for (Value &s : fragmentScores)
+          s = fmul(s, scale);
     if (mask) {
       // The mask at this thread's scores, read only in tiles the class
       // table calls mixed (elsewhere it adds nothing or lets all through),
@@ -501,6 +498,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
       SmallVector<Value> flat;
       for (int64_t f = 0; f < fragments; ++f)
         llvm::append_range(flat, scores[f]);
+      // In the order of `flat`: fragment, then 4 n + 2 r + c.
       auto applyMask = [&]() {
         SmallVector<Value> masked;
         Value lastRow = arith::SubIOp::create(b, loc, queries, idx(1));
@@ -523,15 +521,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
                 }
                 masked.push_back(s);
               }
-        // In the order of `flat`.
-        SmallVector<Value> ordered(flat.size());
-        int64_t i = 0;
-        for (int64_t f = 0; f < fragments; ++f)
-          for (int64_t n = 0; n < keyTiles; ++n)
-            for (int r = 0; r < 2; ++r)
-              for (int c = 0; c < 2; ++c)
-                ordered[f * 4 * keyTiles + 4 * n + 2 * r + c] = masked[i++];
-        return ordered;
+        return masked;
       };
       SmallVector<Value> result = guarded(mixed, applyMask, flat);
       for (int64_t f = 0; f < fragments; ++f)
