@@ -11,6 +11,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev lld-22   # LLVM/MLIR 22 (all three are needed)
   ninja-build cmake g++ git
   libabsl-dev libzip-dev zlib1g-dev                 # Abseil; zip archives (.pt2), CRC-32 and inflate
+  nlohmann-json3-dev                                # JSON (torch.export's model.json)
   libgtest-dev libgmock-dev                         # unit tests
 )
 

@@ -24,9 +24,9 @@ LogicalResult convertGelu(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  const json::Object *a = node.arg("approximate");
+  const Json *a = node.arg("approximate");
   std::optional<StringRef> approx =
-      a ? a->getString("as_string") : std::nullopt;
+      a ? getString(a, "as_string") : std::nullopt;
   return node.emit({*self},
                    {node.named("approximate", node.builder().getStringAttr(
                                                   approx.value_or("none")))});
@@ -43,8 +43,8 @@ LogicalResult convertBinary(Node &node) {
   SmallVector<NamedAttribute> attrs;
   if (auto alpha = node.floatArg("alpha"); alpha && *alpha != 1.0)
     attrs.push_back(node.f64("alpha", *alpha));
-  if (const json::Object *mode = node.arg("rounding_mode"))
-    if (auto m = mode->getString("as_string"))
+  if (const Json *mode = node.arg("rounding_mode"))
+    if (auto m = getString(mode, "as_string"))
       attrs.push_back(
           node.named("rounding_mode", node.builder().getStringAttr(*m)));
   return node.emit({*lhs, *rhs}, attrs);

@@ -23,13 +23,13 @@ LogicalResult convertAdvancedIndex(Node &node, bool put) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  const json::Object *a = node.arg("indices");
+  const Json *a = node.arg("indices");
   if (!a)
     return node.error() << "missing argument 'indices'";
   SmallVector<Value> operands{*self};
   SmallVector<int64_t> dims;
-  auto addIndex = [&](const json::Object *t, int64_t d) -> LogicalResult {
-    std::optional<StringRef> n = t ? t->getString("name") : std::nullopt;
+  auto addIndex = [&](const Json *t, int64_t d) -> LogicalResult {
+    std::optional<StringRef> n = t ? getString(t, "name") : std::nullopt;
     if (!n)
       return success(); // None: the dimension is taken whole
     FailureOr<Value> v = node.lookup(*n);
@@ -39,13 +39,13 @@ LogicalResult convertAdvancedIndex(Node &node, bool put) {
     dims.push_back(d);
     return success();
   };
-  if (const json::Array *list = a->getArray("as_tensors")) {
+  if (const Json *list = getArray(a, "as_tensors")) {
     for (auto [d, t] : llvm::enumerate(*list))
-      if (failed(addIndex(t.getAsObject(), d)))
+      if (failed(addIndex(asObject(t), d)))
         return failure();
-  } else if (const json::Array *list = a->getArray("as_optional_tensors")) {
+  } else if (const Json *list = getArray(a, "as_optional_tensors")) {
     for (auto [d, t] : llvm::enumerate(*list))
-      if (failed(addIndex(getObject(t.getAsObject(), "as_tensor"), d)))
+      if (failed(addIndex(getObject(asObject(t), "as_tensor"), d)))
         return failure();
   } else {
     return node.error() << "malformed argument 'indices'";
@@ -96,8 +96,8 @@ LogicalResult convertScatter(Node &node, bool add) {
   StringRef reduce;
   if (add)
     reduce = "add";
-  else if (const json::Object *r = node.arg("reduce"))
-    reduce = r->getString("as_string").value_or("");
+  else if (const Json *r = node.arg("reduce"))
+    reduce = getString(r, "as_string").value_or("");
   if (!reduce.empty())
     attrs.push_back(node.named("reduce", node.builder().getStringAttr(reduce)));
   return node.emit({*self, *index, *src}, attrs);

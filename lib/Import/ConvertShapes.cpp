@@ -185,15 +185,15 @@ LogicalResult convertSelect(Node &node) {
 }
 
 LogicalResult convertCat(Node &node) {
-  const json::Object *a = node.arg("tensors");
-  const json::Array *list = a ? a->getArray("as_tensors") : nullptr;
+  const Json *a = node.arg("tensors");
+  const Json *list = a ? getArray(a, "as_tensors") : nullptr;
   if (!list)
     return node.error()
            << "expected a list of tensors for argument 'tensors'";
   SmallVector<Value> operands;
-  for (const json::Value &t : *list) {
-    const json::Object *o = t.getAsObject();
-    std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
+  for (const Json &t : *list) {
+    const Json *o = asObject(t);
+    std::optional<StringRef> ref = o ? getString(o, "name") : std::nullopt;
     if (!ref)
       return node.error() << "malformed tensor in argument 'tensors'";
     FailureOr<Value> v = node.lookup(*ref);

@@ -21,7 +21,7 @@ LogicalResult convertSymBinary(Node &node) {
     return node.opaque();
   SmallVector<Value> operands;
   for (auto &[name, arg] : node.args.ordered) {
-    if (auto i = arg->getInteger("as_int")) {
+    if (auto i = getInteger(arg, "as_int")) {
       operands.push_back(node.indexConstant(*i));
       continue;
     }

@@ -12,9 +12,9 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/JSON.h"
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,33 +23,94 @@ namespace magi {
 struct SymExpr;
 
 namespace torch_import {
-namespace json = llvm::json;
 
 //===----------------------------------------------------------------------===//
 // JSON access
 //===----------------------------------------------------------------------===//
 
-inline const json::Object *getObject(const json::Value *v) {
-  return v ? v->getAsObject() : nullptr;
+/// torch.export's documents as nlohmann::json values: llvm::json would give
+/// every object a DenseMap of at least 64 buckets (about 4 KB; 300 MB for a
+/// 32-layer model's model.json, most of the import's time in page faults).
+using Json = nlohmann::json;
+
+/// Parses `text` (after the nesting check of magi/Import/Json.h); the
+/// error reads after the entry's name: "is not valid JSON: parse error at
+/// line L, column C: ...".
+llvm::Expected<Json> parseJsonDocument(llvm::StringRef text);
+
+/// `v` when it is an object (an array); null otherwise or when `v` is null.
+inline const Json *asObject(const Json *v) {
+  return v && v->is_object() ? v : nullptr;
 }
-inline const json::Object *getObject(const json::Object *o,
-                                     llvm::StringRef key) {
-  return o ? getObject(o->get(key)) : nullptr;
+inline const Json *asObject(const Json &v) { return asObject(&v); }
+inline const Json *asArray(const Json *v) {
+  return v && v->is_array() ? v : nullptr;
 }
-inline const json::Array *getArray(const json::Object *o, llvm::StringRef key) {
-  return o ? o->getArray(key) : nullptr;
+inline const Json *asArray(const Json &v) { return asArray(&v); }
+/// The integer `v` holds (one that fits in 64 signed bits).
+inline std::optional<int64_t> asInteger(const Json &v) {
+  if (v.is_number_integer() && v.is_number_unsigned())
+    return v.get<uint64_t>() <= uint64_t(INT64_MAX)
+               ? std::optional<int64_t>(int64_t(v.get<uint64_t>()))
+               : std::nullopt;
+  if (v.is_number_integer())
+    return v.get<int64_t>();
+  return std::nullopt;
+}
+inline std::optional<double> asNumber(const Json &v) {
+  if (!v.is_number())
+    return std::nullopt;
+  return v.get<double>();
+}
+inline std::optional<bool> asBoolean(const Json &v) {
+  if (!v.is_boolean())
+    return std::nullopt;
+  return v.get<bool>();
+}
+inline std::optional<llvm::StringRef> asString(const Json &v) {
+  if (!v.is_string())
+    return std::nullopt;
+  return llvm::StringRef(v.get_ref<const std::string &>());
+}
+
+/// Member `key` of object `o`; null when `o` is null or not an object, or
+/// has no such member.
+inline const Json *member(const Json *o, llvm::StringRef key) {
+  if (!o || !o->is_object())
+    return nullptr;
+  auto it = o->find(std::string_view(key.data(), key.size()));
+  return it == o->end() ? nullptr : &*it;
+}
+inline const Json *getObject(const Json *o, llvm::StringRef key) {
+  return asObject(member(o, key));
+}
+inline const Json *getArray(const Json *o, llvm::StringRef key) {
+  return asArray(member(o, key));
+}
+inline std::optional<int64_t> getInteger(const Json *o, llvm::StringRef key) {
+  const Json *v = member(o, key);
+  return v ? asInteger(*v) : std::nullopt;
+}
+inline std::optional<bool> getBoolean(const Json *o, llvm::StringRef key) {
+  const Json *v = member(o, key);
+  return v ? asBoolean(*v) : std::nullopt;
+}
+inline std::optional<llvm::StringRef> getString(const Json *o,
+                                                llvm::StringRef key) {
+  const Json *v = member(o, key);
+  return v ? asString(*v) : std::nullopt;
 }
 
 /// The single key of a tagged union such as {"as_tensor": {...}}.
-inline llvm::StringRef unionKind(const json::Object *o) {
-  if (!o || o->empty())
+inline llvm::StringRef unionKind(const Json *o) {
+  if (!asObject(o) || o->empty())
     return "";
-  return o->begin()->first;
+  return o->begin().key();
 }
 
 /// A float as torch.export writes it: a number, or a string for infinities
 /// and NaN.
-std::optional<double> jsonFloat(const json::Value &v);
+std::optional<double> jsonFloat(const Json &v);
 
 /// torch.export's ScalarType enum (torch/_export/serde/schema.py); null for
 /// a dtype Magi does not represent.
@@ -66,10 +127,10 @@ std::string qualifiedTorchName(llvm::StringRef target);
 
 /// The arguments of a node, by name.
 struct NodeArgs {
-  std::map<std::string, const json::Object *> byName;
-  std::vector<std::pair<std::string, const json::Object *>> ordered;
+  std::map<std::string, const Json *> byName;
+  std::vector<std::pair<std::string, const Json *>> ordered;
   /// The argument `name`; null when absent or None.
-  const json::Object *get(llvm::StringRef name) const {
+  const Json *get(llvm::StringRef name) const {
     auto it = byName.find(name.str());
     if (it == byName.end() || unionKind(it->second) == "as_none")
       return nullptr;
@@ -116,7 +177,7 @@ public:
                                          mlir::Location loc);
   /// The value of a scalar or tensor argument `name` (empty: not an
   /// argument, such as a graph output).
-  mlir::FailureOr<mlir::Value> scalarValue(const json::Object *arg,
+  mlir::FailureOr<mlir::Value> scalarValue(const Json *arg,
                                            mlir::Location loc,
                                            llvm::StringRef name = "");
   std::optional<int64_t> intArg(const NodeArgs &args, llvm::StringRef name);
@@ -157,10 +218,10 @@ private:
     return d;
   }
 
-  mlir::LogicalResult readJson(llvm::StringRef entry, json::Value &out);
-  mlir::LogicalResult checkFormat(const json::Object &program);
-  mlir::LogicalResult declareSymbols(const json::Object &program);
-  mlir::FailureOr<mlir::Type> tensorType(const json::Object *meta,
+  mlir::LogicalResult readJson(llvm::StringRef entry, Json &out);
+  mlir::LogicalResult checkFormat(const Json &program);
+  mlir::LogicalResult declareSymbols(const Json &program);
+  mlir::FailureOr<mlir::Type> tensorType(const Json *meta,
                                          llvm::StringRef what,
                                          mlir::Location loc);
   mlir::FailureOr<mlir::Type> valueType(llvm::StringRef name,
@@ -169,13 +230,13 @@ private:
   mlir::LogicalResult bindShape(mlir::Value tensor, llvm::StringRef name);
   std::optional<mlir::AffineExpr>
   toAffine(const SymExpr &e, llvm::SmallVectorImpl<std::string> &symbols);
-  mlir::LogicalResult importInputs(const json::Object &program);
+  mlir::LogicalResult importInputs(const Json &program);
   mlir::LogicalResult weightAttr(llvm::StringRef fqn,
                                  mlir::RankedTensorType type,
                                  mlir::NamedAttrList &attrs,
                                  mlir::Location loc);
-  mlir::LogicalResult importNode(const json::Object &node);
-  mlir::LogicalResult importOutputs(const json::Object &program);
+  mlir::LogicalResult importNode(const Json &node);
+  mlir::LogicalResult importOutputs(const Json &program);
   /// Converts a node through its converter row, or keeps it opaque.
   mlir::LogicalResult convert(llvm::StringRef target, const NodeArgs &args,
                               mlir::TypeRange resultTypes, mlir::Location loc,
@@ -186,10 +247,10 @@ private:
   TorchExportArchive &archive;
   mlir::OpBuilder b;
   mlir::Location fileLoc;
-  const json::Object *graph = nullptr;
-  const json::Object *tensorValues = nullptr;
-  const json::Object *symIntValues = nullptr;
-  json::Value weightsConfig = nullptr, constantsConfig = nullptr;
+  const Json *graph = nullptr;
+  const Json *tensorValues = nullptr;
+  const Json *symIntValues = nullptr;
+  Json weightsConfig = nullptr, constantsConfig = nullptr;
   mlir::func::FuncOp func;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, mlir::Value> symbols;
@@ -251,7 +312,7 @@ public:
   }
 
   // Arguments.
-  const json::Object *arg(llvm::StringRef name) const { return args.get(name); }
+  const Json *arg(llvm::StringRef name) const { return args.get(name); }
   mlir::FailureOr<mlir::Value> tensor(llvm::StringRef name) {
     return importer.tensorArg(args, name, loc);
   }
@@ -262,7 +323,7 @@ public:
   mlir::FailureOr<mlir::Value> scalar(llvm::StringRef name) {
     return importer.scalarArg(args, name, loc);
   }
-  mlir::FailureOr<mlir::Value> scalarValue(const json::Object *a,
+  mlir::FailureOr<mlir::Value> scalarValue(const Json *a,
                                            llvm::StringRef name) {
     return importer.scalarValue(a, loc, name);
   }

@@ -4,8 +4,7 @@
 
 namespace magi {
 
-llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
-                                            unsigned maxDepth) {
+llvm::Error checkJsonDepth(llvm::StringRef text, unsigned maxDepth) {
   // Brackets inside strings do not nest; a backslash escapes the next
   // character. Unbalanced brackets are left to the parser to report.
   unsigned depth = 0;
@@ -29,6 +28,13 @@ llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
       --depth;
     }
   }
+  return llvm::Error::success();
+}
+
+llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text,
+                                            unsigned maxDepth) {
+  if (llvm::Error deep = checkJsonDepth(text, maxDepth))
+    return std::move(deep);
   llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
   if (!value)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

@@ -27,7 +27,6 @@
 #include <map>
 
 using namespace mlir;
-namespace json = llvm::json;
 
 namespace magi {
 
@@ -62,10 +61,48 @@ FailureOr<SmallVector<unsigned>> concatenationParts(func::FuncOp func,
 
 namespace torch_import {
 
-std::optional<double> jsonFloat(const json::Value &v) {
-  if (auto d = v.getAsNumber())
+llvm::Expected<Json> parseJsonDocument(llvm::StringRef text) {
+  if (llvm::Error deep = checkJsonDepth(text))
+    return std::move(deep);
+  Json document = Json::parse(text.begin(), text.end(), /*cb=*/nullptr,
+                              /*allow_exceptions=*/false);
+  if (!document.is_discarded())
+    return document;
+  // Read again for the message: the parser reports it through SAX only.
+  struct ErrorOnly : nlohmann::json_sax<Json> {
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t &) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t, const std::string &,
+                     const nlohmann::detail::exception &ex) override {
+      // what() reads "[json.exception.parse_error.101] parse error at
+      // line 1, column 9: ..."; the bracketed id means nothing to a user.
+      message = ex.what();
+      if (size_t end = message.find("] ");
+          message.rfind("[json.", 0) == 0 && end != std::string::npos)
+        message = message.substr(end + 2);
+      return false;
+    }
+    std::string message = "parse error";
+  } errorOnly;
+  Json::sax_parse(text.begin(), text.end(), &errorOnly);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "is not valid JSON: " + errorOnly.message);
+}
+
+std::optional<double> jsonFloat(const Json &v) {
+  if (auto d = asNumber(v))
     return *d;
-  if (auto s = v.getAsString()) {
+  if (auto s = asString(v)) {
     if (*s == "Infinity" || *s == "inf")
       return INFINITY;
     if (*s == "-Infinity" || *s == "-inf")
@@ -119,7 +156,7 @@ int64_t dtypeBytes(Type t) {
 }
 } // namespace
 
-LogicalResult Importer::readJson(StringRef entry, json::Value &out) {
+LogicalResult Importer::readJson(StringRef entry, Json &out) {
   std::string bytes, err;
   uint64_t size = 0;
   if (!archive.checkedEntrySize(entry, size, err))
@@ -130,7 +167,7 @@ LogicalResult Importer::readJson(StringRef entry, json::Value &out) {
                    << " for a JSON entry (--max-json-bytes)";
   if (!archive.readEntry(entry, bytes, err, maxJsonBytes))
     return error() << err;
-  llvm::Expected<json::Value> parsed = parseJson(bytes);
+  llvm::Expected<Json> parsed = parseJsonDocument(bytes);
   if (!parsed)
     return error() << "entry '" << entry
                    << "' " << llvm::toString(parsed.takeError());
@@ -138,17 +175,17 @@ LogicalResult Importer::readJson(StringRef entry, json::Value &out) {
   return success();
 }
 
-LogicalResult Importer::checkFormat(const json::Object &program) {
-  const json::Object *version = getObject(&program, "schema_version");
-  std::optional<int64_t> major = version ? version->getInteger("major") : std::nullopt;
-  std::optional<int64_t> minor = version ? version->getInteger("minor") : std::nullopt;
+LogicalResult Importer::checkFormat(const Json &program) {
+  const Json *version = getObject(&program, "schema_version");
+  std::optional<int64_t> major = version ? getInteger(version, "major") : std::nullopt;
+  std::optional<int64_t> minor = version ? getInteger(version, "minor") : std::nullopt;
   if (!major)
     return error() << "the ExportedProgram has no schema_version";
   if (*major != 8)
     return error() << "unsupported ExportedProgram schema version " << *major
                    << "." << minor.value_or(0)
                    << ": Magi reads schema 8.x (PyTorch 2.5 and later)";
-  const json::Object *module = getObject(&program, "graph_module");
+  const Json *module = getObject(&program, "graph_module");
   graph = getObject(module, "graph");
   if (!graph)
     return error() << "the ExportedProgram has no graph_module.graph";
@@ -159,17 +196,17 @@ LogicalResult Importer::checkFormat(const json::Object &program) {
   return success();
 }
 
-LogicalResult Importer::declareSymbols(const json::Object &program) {
-  const json::Object *constraints = getObject(&program, "range_constraints");
+LogicalResult Importer::declareSymbols(const Json &program) {
+  const Json *constraints = getObject(&program, "range_constraints");
   if (!constraints)
     return success();
-  for (const auto &[key, value] : *constraints) {
-    const json::Object *range = value.getAsObject();
+  for (const auto &[key, value] : constraints->items()) {
+    const Json *range = asObject(value);
     if (!range)
-      return error() << "malformed range constraint for '" << key.str() << "'";
-    std::optional<int64_t> min = range->getInteger("min_val");
-    std::optional<int64_t> max = range->getInteger("max_val");
-    ranges[key.str()] = {min.value_or(0), max};
+      return error() << "malformed range constraint for '" << key << "'";
+    std::optional<int64_t> min = getInteger(range, "min_val");
+    std::optional<int64_t> max = getInteger(range, "max_val");
+    ranges[key] = {min.value_or(0), max};
   }
   return success();
 }
@@ -248,21 +285,21 @@ Importer::toAffine(const SymExpr &e, SmallVectorImpl<std::string> &syms) {
 
 // Binds the symbolic dims of `tensor` (named `name` in tensor_values).
 LogicalResult Importer::bindShape(Value tensor, StringRef name) {
-  const json::Object *meta = getObject(tensorValues, name);
-  const json::Array *sizes = getArray(meta, "sizes");
+  const Json *meta = getObject(tensorValues, name);
+  const Json *sizes = getArray(meta, "sizes");
   if (!sizes)
     return success();
   SmallVector<std::string> syms;
   SmallVector<AffineExpr> exprs;
   bool symbolic = false;
   for (auto [dim, size] : llvm::enumerate(*sizes)) {
-    const json::Object *s = size.getAsObject();
-    if (auto v = s ? s->getInteger("as_int") : std::nullopt) {
+    const Json *s = asObject(size);
+    if (auto v = s ? getInteger(s, "as_int") : std::nullopt) {
       exprs.push_back(getAffineConstantExpr(*v, ctx));
       continue;
     }
-    const json::Object *expr = getObject(s, "as_expr");
-    std::optional<StringRef> text = expr ? expr->getString("expr_str") : std::nullopt;
+    const Json *expr = getObject(s, "as_expr");
+    std::optional<StringRef> text = expr ? getString(expr, "expr_str") : std::nullopt;
     std::optional<SymExpr> parsed;
     if (text) {
       SymExprParser parser(*text);
@@ -291,18 +328,18 @@ LogicalResult Importer::bindShape(Value tensor, StringRef name) {
   return success();
 }
 
-FailureOr<Type> Importer::tensorType(const json::Object *meta, StringRef what,
+FailureOr<Type> Importer::tensorType(const Json *meta, StringRef what,
                                      Location loc) {
   if (!meta)
     return error(loc) << "no tensor metadata for " << what;
-  std::optional<int64_t> code = meta->getInteger("dtype");
+  std::optional<int64_t> code = getInteger(meta, "dtype");
   Type dtype = code ? dtypeFromCode(ctx, *code) : nullptr;
   if (!dtype)
     return error(loc) << "unsupported dtype code " << code.value_or(-1)
                       << " for " << what
                       << " (Magi reads uint8, int8, int16, int32, int64, "
                          "float16, float32, float64, bool, bfloat16)";
-  const json::Array *sizes = getArray(meta, "sizes");
+  const Json *sizes = getArray(meta, "sizes");
   if (!sizes)
     return error(loc) << "no sizes for " << what;
   SmallVector<int64_t> shape;
@@ -310,8 +347,8 @@ FailureOr<Type> Importer::tensorType(const json::Object *meta, StringRef what,
   // them, and the type system keeps negative sizes for `?`.
   int64_t bytes = dtypeBytes(dtype);
   for (auto [dim, size] : llvm::enumerate(*sizes)) {
-    const json::Object *s = size.getAsObject();
-    if (auto v = s ? s->getInteger("as_int") : std::nullopt) {
+    const Json *s = asObject(size);
+    if (auto v = s ? getInteger(s, "as_int") : std::nullopt) {
       if (*v < 0)
         return error(loc) << "negative size " << *v << " in dimension " << dim
                           << " of " << what;
@@ -319,7 +356,7 @@ FailureOr<Type> Importer::tensorType(const json::Object *meta, StringRef what,
         return error(loc) << "the sizes of " << what
                           << " need more than 2^63 bytes";
       shape.push_back(*v);
-    } else if (s && s->get("as_expr")) {
+    } else if (s && member(s, "as_expr")) {
       shape.push_back(ShapedType::kDynamic);
     } else {
       return error(loc) << "malformed size " << dim << " of " << what;
@@ -336,12 +373,12 @@ FailureOr<Type> Importer::valueType(StringRef name, Location loc) {
 LogicalResult Importer::weightAttr(StringRef fqn, RankedTensorType type,
                                    NamedAttrList &attrs, Location loc) {
   StringRef dir;
-  const json::Object *entry = nullptr;
+  const Json *entry = nullptr;
   for (auto [config, folder] :
-       {std::pair<json::Value *, StringRef>{&weightsConfig, "data/weights/"},
-        std::pair<json::Value *, StringRef>{&constantsConfig,
+       {std::pair<const Json *, StringRef>{&weightsConfig, "data/weights/"},
+        std::pair<const Json *, StringRef>{&constantsConfig,
                                             "data/constants/"}}) {
-    if ((entry = getObject(getObject(config->getAsObject(), "config"), fqn))) {
+    if ((entry = getObject(getObject(asObject(*config), "config"), fqn))) {
       dir = folder;
       break;
     }
@@ -349,11 +386,11 @@ LogicalResult Importer::weightAttr(StringRef fqn, RankedTensorType type,
   if (!entry)
     return error(loc) << "no stored data for '" << fqn
                       << "' in the archive's weights or constants";
-  if (entry->getBoolean("use_pickle").value_or(false))
+  if (getBoolean(entry, "use_pickle").value_or(false))
     return error(loc) << "'" << fqn
                       << "' is stored pickled, which Magi cannot read";
-  std::optional<StringRef> file = entry->getString("path_name");
-  const json::Object *meta = getObject(entry, "tensor_meta");
+  std::optional<StringRef> file = getString(entry, "path_name");
+  const Json *meta = getObject(entry, "tensor_meta");
   if (!file || !meta)
     return error(loc) << "malformed storage record for '" << fqn << "'";
   std::string entryName = archive.prefix() + dir.str() + file->str();
@@ -362,16 +399,16 @@ LogicalResult Importer::weightAttr(StringRef fqn, RankedTensorType type,
                       << "' has a symbolic size; stored tensors have static "
                          "shapes";
   SmallVector<int64_t> strides;
-  if (const json::Array *s = getArray(meta, "strides"))
-    for (const json::Value &v : *s)
-      if (auto o = v.getAsObject(); o && o->getInteger("as_int"))
-        strides.push_back(*o->getInteger("as_int"));
+  if (const Json *s = getArray(meta, "strides"))
+    for (const Json &v : *s)
+      if (auto o = asObject(v); o && getInteger(o, "as_int"))
+        strides.push_back(*getInteger(o, "as_int"));
   if (static_cast<int64_t>(strides.size()) != type.getRank())
     return error(loc) << "'" << fqn << "' has " << strides.size()
                       << " strides for rank " << type.getRank();
   int64_t offset = 0;
   if (auto o = getObject(meta, "storage_offset"))
-    offset = o->getInteger("as_int").value_or(0);
+    offset = getInteger(o, "as_int").value_or(0);
   if (offset < 0)
     return error(loc) << "'" << fqn << "' has a negative storage offset "
                       << offset;
@@ -417,9 +454,9 @@ LogicalResult Importer::weightAttr(StringRef fqn, RankedTensorType type,
   return success();
 }
 
-LogicalResult Importer::importInputs(const json::Object &program) {
-  const json::Array *inputs = getArray(graph, "inputs");
-  const json::Array *specs =
+LogicalResult Importer::importInputs(const Json &program) {
+  const Json *inputs = getArray(graph, "inputs");
+  const Json *specs =
       getArray(getObject(getObject(&program, "graph_module"), "signature"),
                "input_specs");
   if (!inputs || !specs)
@@ -431,14 +468,14 @@ LogicalResult Importer::importInputs(const json::Object &program) {
   SmallVector<std::string> names;
   SmallVector<NamedAttrList> argAttrs;
   for (auto [input, specValue] : llvm::zip(*inputs, *specs)) {
-    const json::Object *spec = specValue.getAsObject();
+    const Json *spec = asObject(specValue);
     StringRef kind = unionKind(spec);
-    const json::Object *body = getObject(spec, kind);
-    const json::Object *arg = getObject(body, "arg");
-    std::optional<StringRef> argName = arg ? arg->getString("name") : std::nullopt;
+    const Json *body = getObject(spec, kind);
+    const Json *arg = getObject(body, "arg");
+    std::optional<StringRef> argName = arg ? getString(arg, "name") : std::nullopt;
     if (!argName) // user inputs wrap the argument: {"as_tensor": {"name": ...}}
-      if (const json::Object *t = getObject(arg, "as_tensor"))
-        argName = t->getString("name");
+      if (const Json *t = getObject(arg, "as_tensor"))
+        argName = getString(t, "name");
     if (!argName)
       return error() << "input spec of kind '" << kind
                      << "' is not a tensor (Magi imports tensor inputs only)";
@@ -449,11 +486,11 @@ LogicalResult Importer::importInputs(const json::Object &program) {
     NamedAttrList attrs;
     std::optional<StringRef> fqn;
     if (kind == "parameter") {
-      fqn = body->getString("parameter_name");
+      fqn = getString(body, "parameter_name");
     } else if (kind == "buffer") {
-      fqn = body->getString("buffer_name");
+      fqn = getString(body, "buffer_name");
     } else if (kind == "tensor_constant") {
-      fqn = body->getString("tensor_constant_name");
+      fqn = getString(body, "tensor_constant_name");
       kind = "constant";
     } else if (kind != "user_input") {
       return error(loc) << "unsupported input kind '" << kind << "'";
@@ -493,9 +530,9 @@ FailureOr<Value> Importer::lookup(StringRef name, Location loc) {
 
 FailureOr<Value> Importer::tensorArg(const NodeArgs &args, StringRef name,
                                      Location loc) {
-  const json::Object *arg = args.get(name);
-  const json::Object *t = getObject(arg, "as_tensor");
-  std::optional<StringRef> ref = t ? t->getString("name") : std::nullopt;
+  const Json *arg = args.get(name);
+  const Json *t = getObject(arg, "as_tensor");
+  std::optional<StringRef> ref = t ? getString(t, "name") : std::nullopt;
   if (!ref)
     return error(loc) << "expected a tensor for argument '" << name << "'";
   FailureOr<Value> v = lookup(*ref, loc);
@@ -518,10 +555,10 @@ FailureOr<MixedList> Importer::sliceBounds(const NodeArgs &args,
   for (auto [name, dflt] : {std::pair<StringRef, int64_t>{"start", 0},
                             {"end", INT64_MAX},
                             {"step", 1}}) {
-    const json::Object *a = args.get(name);
+    const Json *a = args.get(name);
     if (!a) {
       bounds.statics.push_back(dflt);
-    } else if (auto i = a->getInteger("as_int")) {
+    } else if (auto i = getInteger(a, "as_int")) {
       bounds.statics.push_back(*i);
     } else {
       FailureOr<Value> v = scalarValue(a, loc, name);
@@ -541,10 +578,10 @@ Value Importer::indexConstant(int64_t v, Location loc) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-FailureOr<Value> Importer::scalarValue(const json::Object *arg, Location loc,
+FailureOr<Value> Importer::scalarValue(const Json *arg, Location loc,
                                        StringRef name) {
   StringRef kind = unionKind(arg);
-  const json::Value *v = arg ? arg->get(kind) : nullptr;
+  const Json *v = arg ? member(arg, kind) : nullptr;
   auto malformed = [&]() {
     InFlightDiagnostic d = error(loc) << "malformed '" << kind << "' ";
     if (name.empty())
@@ -554,7 +591,7 @@ FailureOr<Value> Importer::scalarValue(const json::Object *arg, Location loc,
     return d;
   };
   if (kind == "as_int") {
-    std::optional<int64_t> i = v->getAsInteger();
+    std::optional<int64_t> i = asInteger(*v);
     if (!i)
       return malformed();
     return Value(
@@ -567,22 +604,22 @@ FailureOr<Value> Importer::scalarValue(const json::Object *arg, Location loc,
     return Value(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*d)));
   }
   if (kind == "as_bool") {
-    std::optional<bool> bv = v->getAsBoolean();
+    std::optional<bool> bv = asBoolean(*v);
     if (!bv)
       return malformed();
     return Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(*bv)));
   }
   if (kind == "as_sym_int") {
-    const json::Object *s = v->getAsObject();
-    if (auto i = s ? s->getInteger("as_int") : std::nullopt)
+    const Json *s = asObject(*v);
+    if (auto i = s ? getInteger(s, "as_int") : std::nullopt)
       return indexConstant(*i, loc);
-    if (auto n = s ? s->getString("as_name") : std::nullopt)
+    if (auto n = s ? getString(s, "as_name") : std::nullopt)
       return lookup(*n, loc);
     return malformed();
   }
   if (kind == "as_tensor") {
-    const json::Object *t = v->getAsObject();
-    std::optional<StringRef> ref = t ? t->getString("name") : std::nullopt;
+    const Json *t = asObject(*v);
+    std::optional<StringRef> ref = t ? getString(t, "name") : std::nullopt;
     if (!ref)
       return malformed();
     return lookup(*ref, loc);
@@ -597,47 +634,47 @@ FailureOr<Value> Importer::scalarValue(const json::Object *arg, Location loc,
 
 FailureOr<Value> Importer::scalarArg(const NodeArgs &args, StringRef name,
                                      Location loc) {
-  const json::Object *arg = args.get(name);
+  const Json *arg = args.get(name);
   if (!arg)
     return error(loc) << "missing argument '" << name << "'";
   return scalarValue(arg, loc, name);
 }
 
 std::optional<int64_t> Importer::intArg(const NodeArgs &args, StringRef name) {
-  const json::Object *arg = args.get(name);
-  return arg ? arg->getInteger("as_int") : std::nullopt;
+  const Json *arg = args.get(name);
+  return arg ? getInteger(arg, "as_int") : std::nullopt;
 }
 
 std::optional<double> Importer::floatArg(const NodeArgs &args, StringRef name) {
-  const json::Object *arg = args.get(name);
+  const Json *arg = args.get(name);
   if (!arg)
     return std::nullopt;
-  if (const json::Value *f = arg->get("as_float"))
+  if (const Json *f = member(arg, "as_float"))
     return jsonFloat(*f);
-  if (auto i = arg->getInteger("as_int"))
+  if (auto i = getInteger(arg, "as_int"))
     return static_cast<double>(*i);
-  if (auto bv = arg->getBoolean("as_bool"))
+  if (auto bv = getBoolean(arg, "as_bool"))
     return *bv ? 1.0 : 0.0;
   return std::nullopt;
 }
 
 std::optional<bool> Importer::boolArg(const NodeArgs &args, StringRef name) {
-  const json::Object *arg = args.get(name);
-  return arg ? arg->getBoolean("as_bool") : std::nullopt;
+  const Json *arg = args.get(name);
+  return arg ? getBoolean(arg, "as_bool") : std::nullopt;
 }
 
 std::optional<SmallVector<int64_t>> Importer::intsArg(const NodeArgs &args,
                                                       StringRef name) {
-  const json::Object *arg = args.get(name);
-  const json::Array *list = arg ? arg->getArray("as_ints") : nullptr;
+  const Json *arg = args.get(name);
+  const Json *list = arg ? getArray(arg, "as_ints") : nullptr;
   if (!list) {
-    if (auto i = arg ? arg->getInteger("as_int") : std::nullopt)
+    if (auto i = arg ? getInteger(arg, "as_int") : std::nullopt)
       return SmallVector<int64_t>{*i};
     return std::nullopt;
   }
   SmallVector<int64_t> out;
-  for (const json::Value &v : *list) {
-    std::optional<int64_t> i = v.getAsInteger();
+  for (const Json &v : *list) {
+    std::optional<int64_t> i = asInteger(v);
     if (!i)
       return std::nullopt; // never guessed
     out.push_back(*i);
@@ -652,16 +689,16 @@ FailureOr<MixedList> Importer::mixedArg(const NodeArgs &args, StringRef name,
     out.statics = *ints;
     return out;
   }
-  const json::Object *arg = args.get(name);
-  const json::Array *list = arg ? arg->getArray("as_sym_ints") : nullptr;
+  const Json *arg = args.get(name);
+  const Json *list = arg ? getArray(arg, "as_sym_ints") : nullptr;
   if (!list)
     return error(loc) << "expected a list of sizes for argument '" << name
                       << "'";
-  for (const json::Value &v : *list) {
-    const json::Object *s = v.getAsObject();
-    if (auto i = s ? s->getInteger("as_int") : std::nullopt) {
+  for (const Json &v : *list) {
+    const Json *s = asObject(v);
+    if (auto i = s ? getInteger(s, "as_int") : std::nullopt) {
       out.statics.push_back(*i);
-    } else if (auto n = s ? s->getString("as_name") : std::nullopt) {
+    } else if (auto n = s ? getString(s, "as_name") : std::nullopt) {
       FailureOr<Value> value = lookup(*n, loc);
       if (failed(value))
         return failure();
@@ -676,8 +713,8 @@ FailureOr<MixedList> Importer::mixedArg(const NodeArgs &args, StringRef name,
 
 FailureOr<Type> Importer::dtypeArg(const NodeArgs &args, StringRef name,
                                    Location loc) {
-  const json::Object *arg = args.get(name);
-  std::optional<int64_t> code = arg ? arg->getInteger("as_scalar_type") : std::nullopt;
+  const Json *arg = args.get(name);
+  std::optional<int64_t> code = arg ? getInteger(arg, "as_scalar_type") : std::nullopt;
   if (!code)
     return Type();
   Type t = dtypeFromCode(ctx, *code);
@@ -700,19 +737,19 @@ Operation *Importer::create(StringRef name, Location loc, ValueRange operands,
 // Nodes
 //===----------------------------------------------------------------------===//
 
-LogicalResult Importer::importNode(const json::Object &node) {
-  std::optional<StringRef> target = node.getString("target");
-  std::optional<StringRef> nodeName = node.getString("name");
+LogicalResult Importer::importNode(const Json &node) {
+  std::optional<StringRef> target = getString(&node, "target");
+  std::optional<StringRef> nodeName = getString(&node, "name");
   Location loc = NameLoc::get(b.getStringAttr(nodeName.value_or("node")), fileLoc);
   if (!target)
     return error(loc) << "node without a target";
   currentNode = (nodeName.value_or("?") + " (" + *target + ")").str();
   NodeArgs args;
-  if (const json::Array *inputs = node.getArray("inputs"))
-    for (const json::Value &in : *inputs) {
-      const json::Object *o = in.getAsObject();
-      std::optional<StringRef> n = o ? o->getString("name") : std::nullopt;
-      const json::Object *arg = getObject(o, "arg");
+  if (const Json *inputs = getArray(&node, "inputs"))
+    for (const Json &in : *inputs) {
+      const Json *o = asObject(in);
+      std::optional<StringRef> n = o ? getString(o, "name") : std::nullopt;
+      const Json *arg = getObject(o, "arg");
       if (!n || !arg)
         return error(loc) << "malformed input of node";
       args.byName[n->str()] = arg;
@@ -721,12 +758,12 @@ LogicalResult Importer::importNode(const json::Object &node) {
   // Output names and types.
   SmallVector<std::string> outNames;
   SmallVector<Type> outTypes;
-  if (const json::Array *outputs = node.getArray("outputs"))
-    for (const json::Value &out : *outputs) {
-      const json::Object *o = out.getAsObject();
+  if (const Json *outputs = getArray(&node, "outputs"))
+    for (const Json &out : *outputs) {
+      const Json *o = asObject(out);
       StringRef kind = unionKind(o);
-      auto addTensor = [&](const json::Object *t) -> LogicalResult {
-        std::optional<StringRef> n = t ? t->getString("name") : std::nullopt;
+      auto addTensor = [&](const Json *t) -> LogicalResult {
+        std::optional<StringRef> n = t ? getString(t, "name") : std::nullopt;
         if (!n)
           return error(loc) << "malformed tensor output";
         FailureOr<Type> type = valueType(*n, loc);
@@ -740,16 +777,16 @@ LogicalResult Importer::importNode(const json::Object &node) {
         if (failed(addTensor(getObject(o, kind))))
           return failure();
       } else if (kind == "as_tensors") {
-        const json::Array *list = o->getArray(kind);
+        const Json *list = getArray(o, kind);
         if (!list)
           return error(loc) << "malformed tensor list output";
-        for (const json::Value &t : *list)
-          if (failed(addTensor(t.getAsObject())))
+        for (const Json &t : *list)
+          if (failed(addTensor(asObject(t))))
             return failure();
       } else if (kind == "as_sym_int") {
-        const json::Object *symInt = getObject(o, kind);
+        const Json *symInt = getObject(o, kind);
         std::optional<StringRef> n =
-            symInt ? symInt->getString("as_name") : std::nullopt;
+            symInt ? getString(symInt, "as_name") : std::nullopt;
         if (!n)
           return error(loc) << "malformed SymInt output";
         outNames.push_back(n->str());
@@ -785,7 +822,7 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
   NamedAttrList attrs;
   for (auto &[argName, arg] : args.ordered) {
     StringRef kind = unionKind(arg);
-    const json::Value *v = arg->get(kind);
+    const Json *v = member(arg, kind);
     auto addOperand = [&](StringRef ref) -> LogicalResult {
       FailureOr<Value> value = lookup(ref, loc);
       if (failed(value))
@@ -799,34 +836,34 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
                         << argName << "'";
     };
     if (kind == "as_tensor" || kind == "as_sym_int") {
-      const json::Object *o = v->getAsObject();
+      const Json *o = asObject(*v);
       if (!o)
         return malformed();
       std::optional<StringRef> ref =
-          o->getString(kind == "as_tensor" ? "name" : "as_name");
+          getString(o, kind == "as_tensor" ? "name" : "as_name");
       if (ref) {
         if (failed(addOperand(*ref)))
           return failure();
         continue;
       }
-      std::optional<int64_t> i = o->getInteger("as_int");
+      std::optional<int64_t> i = getInteger(o, "as_int");
       if (!i)
         return malformed();
       attrs.append(argName, b.getI64IntegerAttr(*i));
     } else if (kind == "as_tensors") {
-      const json::Array *list = v->getAsArray();
+      const Json *list = asArray(*v);
       if (!list)
         return malformed();
-      for (const json::Value &t : *list) {
-        const json::Object *o = t.getAsObject();
-        std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
+      for (const Json &t : *list) {
+        const Json *o = asObject(t);
+        std::optional<StringRef> ref = o ? getString(o, "name") : std::nullopt;
         if (!ref)
           return malformed();
         if (failed(addOperand(*ref)))
           return failure();
       }
     } else if (kind == "as_int") {
-      std::optional<int64_t> i = v->getAsInteger();
+      std::optional<int64_t> i = asInteger(*v);
       if (!i)
         return malformed();
       attrs.append(argName, b.getI64IntegerAttr(*i));
@@ -836,33 +873,33 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
         return malformed();
       attrs.append(argName, b.getF64FloatAttr(*f));
     } else if (kind == "as_bool") {
-      std::optional<bool> bv = v->getAsBoolean();
+      std::optional<bool> bv = asBoolean(*v);
       if (!bv)
         return malformed();
       attrs.append(argName, b.getBoolAttr(*bv));
     } else if (kind == "as_string") {
-      std::optional<StringRef> str = v->getAsString();
+      std::optional<StringRef> str = asString(*v);
       if (!str)
         return malformed();
       attrs.append(argName, b.getStringAttr(*str));
     } else if (kind == "as_ints") {
-      const json::Array *list = v->getAsArray();
+      const Json *list = asArray(*v);
       if (!list)
         return malformed();
       SmallVector<int64_t> ints;
-      for (const json::Value &i : *list) {
-        std::optional<int64_t> n = i.getAsInteger();
+      for (const Json &i : *list) {
+        std::optional<int64_t> n = asInteger(i);
         if (!n)
           return malformed();
         ints.push_back(*n);
       }
       attrs.append(argName, b.getDenseI64ArrayAttr(ints));
     } else if (kind == "as_floats") {
-      const json::Array *list = v->getAsArray();
+      const Json *list = asArray(*v);
       if (!list)
         return malformed();
       SmallVector<double> fs;
-      for (const json::Value &f : *list) {
+      for (const Json &f : *list) {
         std::optional<double> d = jsonFloat(f);
         if (!d)
           return malformed();
@@ -885,7 +922,7 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
       // Keep what Magi cannot type as its JSON text, so nothing is lost.
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << json::Value(json::Object(*arg));
+      os << arg->dump();
       attrs.append(argName, b.getStringAttr(text));
     }
   }
@@ -963,9 +1000,9 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   return row->convert(node);
 }
 
-LogicalResult Importer::importOutputs(const json::Object &program) {
-  const json::Array *outputs = getArray(graph, "outputs");
-  const json::Array *specs =
+LogicalResult Importer::importOutputs(const Json &program) {
+  const Json *outputs = getArray(graph, "outputs");
+  const Json *specs =
       getArray(getObject(getObject(&program, "graph_module"), "signature"),
                "output_specs");
   if (!outputs)
@@ -973,7 +1010,7 @@ LogicalResult Importer::importOutputs(const json::Object &program) {
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
   for (auto [i, out] : llvm::enumerate(*outputs)) {
-    const json::Object *o = out.getAsObject();
+    const Json *o = asObject(out);
     StringRef kind = unionKind(o);
     FailureOr<Value> v = failure();
     if (kind == "as_tensor" || kind == "as_sym_int" || kind == "as_int")
@@ -985,7 +1022,7 @@ LogicalResult Importer::importOutputs(const json::Object &program) {
     results.push_back(*v);
     StringRef outKind = "user_output";
     if (specs && i < specs->size())
-      outKind = unionKind((*specs)[i].getAsObject());
+      outKind = unionKind(asObject((*specs)[i]));
     resultAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("magi.output_kind", b.getStringAttr(outKind))}));
   }
@@ -1006,10 +1043,10 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
             << "': this is not a torch.export archive";
     return nullptr;
   }
-  json::Value programValue = nullptr;
+  Json programValue = nullptr;
   if (failed(readJson(modelEntry, programValue)))
     return nullptr;
-  const json::Object *program = programValue.getAsObject();
+  const Json *program = asObject(programValue);
   if (!program) {
     error() << "'" << modelEntry << "' is not a JSON object";
     return nullptr;
@@ -1017,9 +1054,9 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
   if (failed(checkFormat(*program)) || failed(declareSymbols(*program)))
     return nullptr;
   for (auto [config, entry] :
-       {std::pair<json::Value *, std::string>{
+       {std::pair<Json *, std::string>{
             &weightsConfig, prefix + "data/weights/model_weights_config.json"},
-        std::pair<json::Value *, std::string>{
+        std::pair<Json *, std::string>{
             &constantsConfig,
             prefix + "data/constants/model_constants_config.json"}})
     if (archive.hasEntry(entry) && failed(readJson(entry, *config)))
@@ -1031,9 +1068,9 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
                               b.getFunctionType({}, {}));
   if (failed(importInputs(*program)))
     return nullptr;
-  if (const json::Array *nodes = getArray(graph, "nodes"))
+  if (const Json *nodes = getArray(graph, "nodes"))
     for (auto [i, node] : llvm::enumerate(*nodes)) {
-      const json::Object *n = node.getAsObject();
+      const Json *n = asObject(node);
       if (!n) {
         error() << "node " << i << " of the graph is not a JSON object";
         return nullptr;
@@ -1043,7 +1080,7 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
         continue;
       // A last resort: each failure path names its own node and field.
       if (errorCount == errorsBefore) {
-        StringRef name = n->getString("name").value_or("node");
+        StringRef name = getString(n, "name").value_or("node");
         error(NameLoc::get(b.getStringAttr(name), fileLoc))
             << "cannot import this node";
       }

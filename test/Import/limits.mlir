@@ -13,6 +13,12 @@
 // RUN: magi-import %t/deep511.pt2 -o %t/out.mlir
 // RUN: rm %t/out.mlir
 
+// Text that is not JSON is refused with the parser's line and column.
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/badjson.pt2 bad-json
+// RUN: not magi-import %t/badjson.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BADJSON
+// RUN: test ! -e %t/out.mlir
+// BADJSON: error: entry 'model/models/model.json' is not valid JSON: parse error at line 2, column 21: syntax error while parsing object key - unexpected '}'; expected string literal
+
 // So did a sympy expression nested 100k deep.
 // RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/deepexpr.pt2 deep-expr 100000
 // RUN: not magi-import %t/deepexpr.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=DEEPEXPR

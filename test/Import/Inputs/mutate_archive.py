@@ -65,6 +65,8 @@ elif mutation == "deep-expr":  # N: the first symbolic size nests N deep
     next(s for s in sizes if "as_expr" in s)["as_expr"]["expr_str"] = text
 elif mutation == "deep-json":  # N: model.json nests N arrays deep
     pass  # written below: Python's json module cannot nest that deep
+elif mutation == "bad-json":  # model.json's second line ends in a stray comma
+    pass  # written below
 else:
     sys.exit("unknown mutation " + mutation)
 
@@ -75,6 +77,8 @@ if mutation == "deep-json":
     nested = "[" * depth + "]" * depth
     entries[model_entry] = ('{"deep": ' + nested + ", " +
                             entries[model_entry].decode()[1:]).encode()
+if mutation == "bad-json":
+    entries[model_entry] = b'{"schema_version": {"major": 8},\n "graph_module": {},}'
 with zipfile.ZipFile(dst, "w") as zout:
     for name, data in entries.items():
         zout.writestr(name, data)
