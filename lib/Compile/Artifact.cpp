@@ -65,8 +65,13 @@ struct VariantJob {
   std::optional<PieceBinary> binary;
   /// "hit", "compiled" or "reused".
   std::string origin;
-  /// The earlier job with the same key, whose binary this one reuses.
+  /// The earlier job with the same key, whose binary and files this one
+  /// reuses.
   VariantJob *sameAs = nullptr;
+  /// The files written for the binary, relative to the artifact (set once
+  /// written; a job that reuses another's names them too).
+  std::string ptxFile;
+  std::optional<std::string> cubinFile;
   double seconds = 0;
 };
 
@@ -587,25 +592,32 @@ private:
     return success();
   }
 
-  // The manifest's variant for `job`, its files written.
+  // The manifest's variant for `job`, its files written. Identical pieces
+  // (the layers of a model) name the files of the first: an artifact and
+  // its cache entry hold each distinct module once, and the runtime loads
+  // it once.
   FailureOr<rt::Variant> variantEntry(VariantJob &job) {
-    const PieceBinary &binary =
-        job.sameAs ? *job.sameAs->binary : *job.binary;
+    VariantJob &owner = job.sameAs ? *job.sameAs : job;
+    const PieceBinary &binary = *owner.binary;
     rt::Variant variant = binary.body;
     if (job.size)
       variant.symbols[symbolName] = *job.size;
     // A piece of library calls only has no module to write.
     if (binary.kernels != 0) {
-      if (failed(writeFile(job.base + ".ptx", binary.ptx)))
-        return failure();
-      variant.ptx = job.base + ".ptx";
-      if (binary.cubin) {
-        if (failed(writeFile(job.base + ".cubin", *binary.cubin)))
+      if (owner.ptxFile.empty()) {
+        owner.ptxFile = owner.base + ".ptx";
+        if (failed(writeFile(owner.ptxFile, binary.ptx)))
           return failure();
-        variant.cubin = job.base + ".cubin";
-        if (ptxas.empty())
-          ptxas = job.factors.ptxasVersion;
+        if (binary.cubin) {
+          owner.cubinFile = owner.base + ".cubin";
+          if (failed(writeFile(*owner.cubinFile, *binary.cubin)))
+            return failure();
+          if (ptxas.empty())
+            ptxas = owner.factors.ptxasVersion;
+        }
       }
+      variant.ptx = owner.ptxFile;
+      variant.cubin = owner.cubinFile;
     }
     return variant;
   }

@@ -1703,7 +1703,8 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
         }
       }
       if (!device.skipped) {
-        auto key = std::make_pair(piece.index, variantIndex);
+        // Identical pieces name the same files: one module for all.
+        std::string key = variant.ptx + "\n" + variant.cubin.value_or("");
         auto module = modules_.find(key);
         if (module == modules_.end()) {
           std::optional<std::string> cubin;

@@ -1,6 +1,7 @@
 // magi-compile on every shared fixture: five pieces each (three compute
-// pieces, two attention pieces, the second identical to the first and
-// compiled once), every PTX assembled by ptxas into a cubin, and a manifest
+// pieces, two attention pieces, the second identical to the first: compiled
+// once, its files written once and named by both), every PTX assembled by
+// ptxas into a cubin, and a manifest
 // whose graph references each weight in the archive (entry, range, CRC-32,
 // view), with the archive's path relative to the artifact, and describes
 // the merged projections' weights as concatenations of those.
@@ -13,6 +14,7 @@
 // RUN: magi-compile %fixtures/bert-f32/model.pt2 -o %t/bert-f32 --cache-mode=off | FileCheck %s
 // RUN: magi-compile %fixtures/bert-bf16/model.pt2 -o %t/bert-bf16 --cache-mode=off | FileCheck %s
 // RUN: ls %t/llama-bf16/pieces | FileCheck %s --check-prefix=FILES
+// RUN: FileCheck %s --check-prefix=SHARED --input-file=%t/llama-bf16/manifest.json
 // RUN: FileCheck %s --check-prefix=MANIFEST --input-file=%t/llama-f32/manifest.json
 
 // CHECK:      piece 0   main_piece_0 compute   graph 0  {{.*}} compiled
@@ -22,7 +24,19 @@
 // CHECK-NEXT: piece 4   main_piece_4 compute   graph 2  {{.*}} compiled
 // CHECK-NEXT: magi-compile: 5 pieces, {{[0-9]+}} kernels, sm_90
 
-// FILES-COUNT-5: piece_{{[0-4]}}.cubin
+// FILES:      piece_0.cubin
+// FILES-NEXT: piece_0.ptx
+// FILES-NEXT: piece_1.cubin
+// FILES-NEXT: piece_1.ptx
+// FILES-NEXT: piece_2.cubin
+// FILES-NEXT: piece_2.ptx
+// FILES-NEXT: piece_4.cubin
+// FILES-NEXT: piece_4.ptx
+// FILES-NOT:  piece_3
+
+// SHARED:     "name": "main_piece_3",
+// SHARED:     "cubin": "pieces/piece_1.cubin",
+// SHARED:     "ptx": "pieces/piece_1.ptx",
 
 // MANIFEST:      "kind": "parameter",
 // MANIFEST-NEXT: "name": "m.model.embed_tokens.weight",

@@ -412,7 +412,7 @@ private:
   std::vector<DeviceTensor> inputs_; // one per graph input; weights point into weights_
   std::map<size_t, Allocation> inputAllocations_; // by graph input
   std::map<std::string, int64_t> symbols_;
-  std::map<std::pair<int64_t, size_t>, int> modules_; // (piece, variant) -> module
+  std::map<std::string, int> modules_; // (ptx file, cubin file) -> module
   // Every plan buffer of a run lives in one arena, at an offset planned
   // from its live range (from its alloc to the last plan op of any step
   // that reads it or a view of it; to the end for the graph's outputs):
