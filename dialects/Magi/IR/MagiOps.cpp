@@ -144,16 +144,21 @@ LogicalResult BindSymbolicShapeOp::verify() {
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     int64_t size = type.getDimSize(i);
     auto constant = dyn_cast<AffineConstantExpr>(expr);
-    std::string exprText;
-    llvm::raw_string_ostream(exprText) << expr;
+    // Printed for the error only: this runs after every pass, on every
+    // binding of a 32-layer graph.
+    auto text = [&] {
+      std::string exprText;
+      llvm::raw_string_ostream(exprText) << expr;
+      return exprText;
+    };
     if (!ShapedType::isDynamic(size) &&
         (!constant || constant.getValue() != size))
       return emitOpError("dimension ")
              << i << " has static size " << size << " but is bound to "
-             << exprText;
+             << text();
     if (ShapedType::isDynamic(size) && constant)
       return emitOpError("dimension ")
-             << i << " is dynamic but is bound to the constant " << exprText;
+             << i << " is dynamic but is bound to the constant " << text();
   }
   return success();
 }
