@@ -7,6 +7,10 @@
 #   .gpu/artifacts/<model>/    the fixtures compiled (weights referenced:
 #                              ../../fixtures/<model>/model.pt2)
 #   .gpu/llama7b-<L>l/         the 7B-shaped models compiled (--compile-sizes=16,512,4096)
+#   .gpu/llama7b-32l/          the whole 32-layer causal LM compiled (--compile-sizes=16),
+#                              for bench/weights/load.py
+#   .gpu/baseline/             with LOAD_BASELINE=COMMIT: that commit's sources, whose
+#                              magi-run the `load` step times beside this tree's
 #   .gpu/harness/              the shared LLaMA-7B harness (model and export)
 #   .gpu/attention/<config>/   the attention sweep's graphs compiled (bench/attention)
 # Then, on the GPU machine (carry .gpu):
@@ -23,7 +27,8 @@ grep -qx '/.gpu/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$re
 rm -rf "$out"
 mkdir -p "$out/fixtures" "$out/llama7b" "$out/artifacts" "$out/harness"
 cp -r "$shared/fixtures/torch-export/." "$out/fixtures/"
-cp "$shared/fixtures/llama7b/llama7b-1l-zero.pt2" "$shared/fixtures/llama7b/llama7b-4l-zero.pt2" "$out/llama7b/"
+cp "$shared/fixtures/llama7b/llama7b-1l-zero.pt2" "$shared/fixtures/llama7b/llama7b-4l-zero.pt2" \
+  "$shared/fixtures/llama7b/llama7b-32l-lm-zero.pt2" "$out/llama7b/"
 cp "$shared/bench/llama7b/llama7b_common.py" "$out/harness/"
 for dir in "$out"/fixtures/*/; do
   name="$(basename "$dir")"
@@ -34,6 +39,12 @@ for layers in 1 4; do
   "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$out/llama7b-${layers}l" \
     --cache-mode=off --quiet --compile-sizes=16,512,4096
 done
+"$bin/magi-compile" "$out/llama7b/llama7b-32l-lm-zero.pt2" -o "$out/llama7b-32l" \
+  --cache-mode=off --quiet --compile-sizes=16
+if [[ -n "${LOAD_BASELINE:-}" ]]; then
+  mkdir -p "$out/baseline"
+  git -C "$repo" archive "$LOAD_BASELINE" | tar -x -C "$out/baseline"
+fi
 # The attention sweep (bench/attention/check.py): one graph per configuration.
 python3 "$repo/bench/attention/graphs.py" "$out/attention-graphs" > /dev/null
 mkdir -p "$out/attention"

@@ -22,6 +22,11 @@
 #   variants   bench/llama7b/profile.sh at T=$VARIANT_T (default 4096) on
 #              every 1-layer artifact in .gpu/variants/<name>/ (compiled
 #              here with other kernel options), to compare their kernels
+#   load       bench/weights/load.py: the 32-layer model's weights loaded from a
+#              stored (uncompressed) 13.5 GB archive by this tree's magi-run
+#              (and by .gpu/baseline's, when gpu-prepare.sh was given
+#              LOAD_BASELINE, and by each source tree in .gpu/load-variants/),
+#              in turn, beside the pinned host-to-device bandwidth
 #   detail     ncu's speed-of-light, memory, occupancy and warp-state
 #              sections for the kernels matching $DETAIL_KERNELS (default
 #              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
@@ -114,6 +119,23 @@ for step in "${steps[@]}"; do
       note "== variant $name (exit $?)"
       grep -E '^==|^magi kernels|^\| (attention|k[0-9])' "$work/variant-$name.txt" | head -40 >> "$summary"
     done
+    ;;
+  load)
+    binaries=(--magi-run "current=build-run/magi-run")
+    for src in .gpu/baseline .gpu/load-variants/*; do
+      [[ -d "$src/tools/magi-run" ]] || continue
+      name="$(basename "$src")"
+      cmake -S "$src/tools/magi-run" -B "build-run-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        > "$work/build-$name.log" 2>&1 &&
+        ninja -C "build-run-$name" >> "$work/build-$name.log" 2>&1 &&
+        binaries+=(--magi-run "$name=build-run-$name/magi-run") ||
+        note "building the $name magi-run failed"
+    done
+    OUT="$work" python3 bench/weights/load.py --archive .gpu/llama7b/llama7b-32l-lm-zero.pt2 \
+      --artifact .gpu/llama7b-32l --input .gpu/llama7b/ids16.bin "${binaries[@]}" \
+      --loads "${LOAD_RUNS:-4}" > "$work/load.txt" 2>&1
+    note "== load (exit $?)"
+    grep -E '^\||^stored|^host' "$work/load.txt" >> "$summary"
     ;;
   detail)
     T="${DETAIL_T:-4096}"

@@ -382,6 +382,9 @@ public:
   WorkerPool(const WorkerPool &) = delete;
   WorkerPool &operator=(const WorkerPool &) = delete;
 
+  // The threads that run pieces: the workers and the caller of run().
+  unsigned threads() const { return unsigned(workers_.size()) + 1; }
+
   // Runs piece(0) .. piece(count - 1), in any order and on any thread, and
   // returns when all are done; the first exception thrown is rethrown here
   // (the pieces not yet started are then skipped).
@@ -473,6 +476,27 @@ constexpr size_t kCrcChunkBytes = size_t(2) << 20;
 // touched. Copying was never the cost (load_probe: 74-100 GB/s on 16
 // cores), the CRC was (docs/runtime.md).
 constexpr int64_t kStreamedStorageBytes = int64_t(4) << 20;
+// The pieces of an upload chunk are about kCrcChunkBytes, balanced over
+// the pool's threads (balancedPieceBytes), but not below this.
+constexpr int64_t kMinPieceBytes = int64_t(256) << 10;
+
+} // namespace
+
+int64_t balancedPieceBytes(int64_t bytes, unsigned threads, int64_t targetBytes,
+                           int64_t minBytes) {
+  constexpr int64_t kPage = 4096;
+  if (bytes <= 0)
+    return 1;
+  int64_t perRound = int64_t(std::max(1u, threads));
+  int64_t roundBytes = std::max<int64_t>(1, targetBytes) * perRound;
+  int64_t rounds = (bytes + roundBytes - 1) / roundBytes;
+  int64_t pieces = rounds * perRound;
+  int64_t piece = (bytes + pieces - 1) / pieces;
+  piece = std::max(piece, minBytes);
+  return std::max<int64_t>(kPage, (piece + kPage - 1) / kPage * kPage);
+}
+
+namespace {
 
 std::string hex32(uint32_t v) {
   char text[16];
@@ -952,8 +976,26 @@ void GraphExecutor::uploadWeights() {
   weightStats_.prepareSeconds = secondsSince(start);
   std::vector<unsigned char> gathered;
   std::optional<WorkerPool> pool; // started by the first streamed storage
-  for (const auto &entry : storages) {
-    const Storage &storage = entry.second;
+  // A stored storage that is exactly one dense weight (every large storage
+  // of a Hugging Face model) is streamed (kStreamedStorageBytes).
+  auto streamed = [&](const Storage &storage) {
+    const WeightRef &ref = *storage.ref;
+    const Planned &only = planned[storage.weights[0]];
+    return ref.method == ZipMethod::Stored && ref.storedBytes == ref.bytes &&
+           ref.bytes >= kStreamedStorageBytes && storage.weights.size() == 1 &&
+           ref.storageOffset == 0 && only.denseBytes == ref.bytes &&
+           isDenseView(only.shape, ref.strides);
+  };
+  // The others first: an upload that waits for its staging buffer waits
+  // for the copy of the last 64 MiB chunk in flight, and a LLaMA's 65 norm
+  // weights, each between two streamed storages, cost 0.1 s so.
+  std::vector<const Storage *> uploadOrder;
+  for (bool second : {false, true})
+    for (const auto &entry : storages)
+      if (streamed(entry.second) == second)
+        uploadOrder.push_back(&entry.second);
+  for (const Storage *next : uploadOrder) {
+    const Storage &storage = *next;
     const WeightRef &ref = *storage.ref;
     const MappedFile &file = *files[size_t(ref.file)];
     const GraphInput &firstInput = manifest_.graph.inputs[planned[storage.weights[0]].input];
@@ -975,10 +1017,7 @@ void GraphExecutor::uploadWeights() {
     };
 
     const Planned &only = planned[storage.weights[0]];
-    if (ref.method == ZipMethod::Stored && ref.storedBytes == ref.bytes &&
-        ref.bytes >= kStreamedStorageBytes && storage.weights.size() == 1 &&
-        ref.storageOffset == 0 && only.denseBytes == ref.bytes &&
-        isDenseView(only.shape, ref.strides)) {
+    if (streamed(storage)) {
       if (!pool)
         pool.emplace(std::max(1u, std::thread::hardware_concurrency()));
       std::string what = "weight '" + firstInput.name + "' (" + where + ")";
@@ -987,12 +1026,14 @@ void GraphExecutor::uploadWeights() {
           weights_ + DevicePtr(only.deviceOffset), ref.bytes,
           [&](unsigned char *host, int64_t offset, int64_t bytes) {
             auto fillStart = std::chrono::steady_clock::now();
-            size_t pieces = size_t((bytes + int64_t(kCrcChunkBytes) - 1) / int64_t(kCrcChunkBytes));
+            int64_t pieceBytes = balancedPieceBytes(bytes, pool->threads(),
+                                                    int64_t(kCrcChunkBytes), kMinPieceBytes);
+            size_t pieces = size_t((bytes + pieceBytes - 1) / pieceBytes);
             size_t first = pieceCrcs.size();
             pieceCrcs.resize(first + pieces);
             pool->run(pieces, [&](size_t i) {
-              int64_t begin = int64_t(i * kCrcChunkBytes);
-              int64_t length = std::min<int64_t>(int64_t(kCrcChunkBytes), bytes - begin);
+              int64_t begin = int64_t(i) * pieceBytes;
+              int64_t length = std::min<int64_t>(pieceBytes, bytes - begin);
               file.readInto(host + begin, ref.offset + offset + begin, length, what);
               pieceCrcs[first + i] = {length, crc32Update(0, host + begin, size_t(length))};
             });

@@ -2113,6 +2113,26 @@ TEST(RuntimeZip, Crc32IsZlibsAtEveryLengthAndAlignment) {
             crc32Update(0, data.data(), 1000));
 }
 
+TEST(RuntimeWeights, BalancedPieces) {
+  const int64_t mb = int64_t(1) << 20, kb = 1024;
+  // A 64 MiB upload chunk: 32 pieces of 2 MiB, two full rounds of 16.
+  EXPECT_EQ(balancedPieceBytes(64 * mb, 16, 2 * mb, 256 * kb), 2 * mb);
+  // A 4096x4096 bf16 weight (32 MiB + a little): 32 pieces of just over
+  // 1 MiB, not 17 of 2 MiB (a second round with one piece).
+  int64_t w = 4096 * 4096 * 2 + 100;
+  int64_t piece = balancedPieceBytes(w, 16, 2 * mb, 256 * kb);
+  EXPECT_EQ((w + piece - 1) / piece, 32);
+  EXPECT_EQ(piece % 4096, 0);
+  // The 26 MiB tail of a 90 MB storage: one round of 16.
+  piece = balancedPieceBytes(26 * mb, 16, 2 * mb, 256 * kb);
+  EXPECT_EQ((26 * mb + piece - 1) / piece, 16);
+  // Small uploads stay in pieces of at least the minimum; nothing is empty.
+  EXPECT_EQ(balancedPieceBytes(1 * mb, 16, 2 * mb, 256 * kb), 256 * kb);
+  EXPECT_EQ(balancedPieceBytes(10, 16, 2 * mb, 256 * kb), 256 * kb);
+  EXPECT_EQ(balancedPieceBytes(0, 16, 2 * mb, 256 * kb), 1);
+  EXPECT_EQ(balancedPieceBytes(5 * mb, 1, 2 * mb, 256 * kb), 5 * mb / 3 / 4096 * 4096 + 4096);
+}
+
 TEST(RuntimeWeights, ParallelCrcAndViews) {
   std::vector<unsigned char> data((size_t(9) << 20) + 12345);
   uint32_t state = 1;

@@ -262,6 +262,15 @@ RunMemoryStats placeBuffers(const std::vector<BufferLifetime> &buffers,
 uint32_t crc32Parallel(const void *data, size_t bytes, size_t chunkBytes = size_t(16) << 20,
                        unsigned threads = 0);
 
+// The size of the pieces `bytes` bytes are cut into for `threads` threads
+// (each takes pieces in turn): about `targetBytes`, but as many pieces as a
+// whole number of rounds of `threads`, so no round runs with most threads
+// idle (a 33.5 MB storage in 2 MB pieces is 17 pieces: two rounds on 16
+// threads, the second with one piece), and no smaller than `minBytes`. A
+// multiple of 4 KiB; at least 1.
+int64_t balancedPieceBytes(int64_t bytes, unsigned threads, int64_t targetBytes,
+                           int64_t minBytes);
+
 // Whether a view of `shape` with `strides` (in elements) is dense
 // row-major: its elements are contiguous in order (sizes of 1 may have any
 // stride; an empty view is dense).
