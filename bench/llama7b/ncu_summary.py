@@ -1,9 +1,10 @@
 """Summarizes an `ncu --csv --print-units base` run with the metrics
 gpu__time_duration.sum, dram__bytes_read.sum and dram__bytes_write.sum:
-one line per launch (sorted by time), then totals for gemms (cuBLAS kernels)
-and for Magi's kernels, and how many of the kernels that move >= 16 MB reach
-0.8 of the copy bandwidth (when --copy-gbps is given)."""
-import argparse, csv, statistics, sys
+one line per launch (sorted by time), then totals for gemms (cuBLAS kernels),
+Magi's attention kernels (attentionN, attentionN_mask_tiles) and Magi's other
+kernels (kN), and how many of those other kernels that move >= 16 MB reach 0.8
+of the copy bandwidth (when --copy-gbps is given)."""
+import argparse, csv, re, statistics, sys
 
 p = argparse.ArgumentParser()
 p.add_argument("csv")
@@ -22,7 +23,8 @@ for k in launches:
     k["ms"] = k.get("gpu__time_duration.sum", 0) / 1e6
     k["bytes"] = k.get("dram__bytes_read.sum", 0) + k.get("dram__bytes_write.sum", 0)
     k["gbps"] = k["bytes"] / (k["ms"] * 1e6) if k["ms"] else 0
-    k["gemm"] = not (k["name"].startswith("k") and k["name"][1:].isdigit())
+    k["kind"] = ("magi" if re.fullmatch(r"k\d+", k["name"]) else
+                 "attention" if re.fullmatch(r"attention\d+(_mask_tiles)?", k["name"]) else "gemm")
 total = sum(k["ms"] for k in launches)
 print(f"== {a.title}: {len(launches)} launches, {total:.3f} ms of kernel time")
 print("| kernel | grid | block | ms | MB | GB/s | of copy |")
@@ -30,9 +32,10 @@ print("|---|---|---|---|---|---|---|")
 for k in sorted(launches, key=lambda k: -k["ms"]):
     frac = f"{k['gbps'] / a.copy_gbps:.2f}" if a.copy_gbps else "-"
     print(f"| {k['name'][:40]} | {k['grid']} | {k['block']} | {k['ms']:.4f} | {k['bytes'] / 1e6:.1f} | {k['gbps']:.0f} | {frac} |")
-for label, sel in (("gemms", [k for k in launches if k["gemm"]]), ("magi kernels", [k for k in launches if not k["gemm"]])):
+for label, kind in (("gemms", "gemm"), ("attention", "attention"), ("magi kernels", "magi")):
+    sel = [k for k in launches if k["kind"] == kind]
     print(f"{label}: {len(sel)} launches, {sum(k['ms'] for k in sel):.3f} ms, {sum(k['bytes'] for k in sel) / 1e6:.0f} MB")
-big = [k for k in launches if not k["gemm"] and k["bytes"] >= 16e6]
+big = [k for k in launches if k["kind"] == "magi" and k["bytes"] >= 16e6]
 if big:
     med = statistics.median(k["gbps"] for k in big)
     line = f"magi kernels moving >= 16 MB: {len(big)}, {sum(k['ms'] for k in big):.3f} ms, median {med:.0f} GB/s"
