@@ -7,8 +7,9 @@
 #   .gpu/artifacts/<model>/    the fixtures compiled (weights referenced:
 #                              ../../fixtures/<model>/model.pt2)
 #   .gpu/llama7b-<L>l/         the 7B-shaped models compiled (--compile-sizes=16,512,4096)
-#   .gpu/llama7b-32l/          the whole 32-layer causal LM compiled (--compile-sizes=16),
-#                              for bench/weights/load.py
+#   .gpu/llama7b-32l/          the whole 32-layer causal LM compiled
+#                              (--compile-sizes=16,512,4096), for bench/weights/load.py
+#                              and bench/llama7b/full_model.py
 #   .gpu/baseline/             with LOAD_BASELINE=COMMIT: that commit's sources, whose
 #                              magi-run the `load` step times beside this tree's
 #   .gpu/harness/              the shared LLaMA-7B harness (model and export)
@@ -40,7 +41,7 @@ for layers in 1 4; do
     --cache-mode=off --quiet --compile-sizes=16,512,4096
 done
 "$bin/magi-compile" "$out/llama7b/llama7b-32l-lm-zero.pt2" -o "$out/llama7b-32l" \
-  --cache-mode=off --quiet --compile-sizes=16
+  --cache-mode=off --quiet --compile-sizes=16,512,4096
 if [[ -n "${LOAD_BASELINE:-}" ]]; then
   mkdir -p "$out/baseline"
   git -C "$repo" archive "$LOAD_BASELINE" | tar -x -C "$out/baseline"

@@ -13,6 +13,9 @@
 #              gpu-prepare.sh), at $ATTENTION_TOKENS
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
+#   full       bench/llama7b/full_model.py: the whole 32-layer model with its
+#              real weights (exported there) at T=$FULL_T (default 16 512
+#              4096) beside PyTorch eager: match, time, load, GPU memory
 #   gemms      magi-run --verbose at T=16, 512, 4096: each gemm problem's
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
@@ -81,6 +84,13 @@ for step in "${steps[@]}"; do
       --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l > "$work/bench.txt" 2>&1
     note "== bench (exit $?)"
     tail -30 "$work/bench.txt" >> "$summary"
+    ;;
+  full)
+    OUT="$work" python3 bench/llama7b/full_model.py --harness .gpu/harness \
+      --magi-run build-run/magi-run --artifact .gpu/llama7b-32l --T ${FULL_T:-16 512 4096} \
+      > "$work/full.txt" 2>&1
+    note "== full (exit $?)"
+    tail -15 "$work/full.txt" >> "$summary"
     ;;
   gemms)
     note "== gemms"
