@@ -47,14 +47,22 @@ inline const Json *asArray(const Json *v) {
   return v && v->is_array() ? v : nullptr;
 }
 inline const Json *asArray(const Json &v) { return asArray(&v); }
-/// The integer `v` holds (one that fits in 64 signed bits).
+/// The integer `v` holds when it fits in 64 signed bits; as llvm::json
+/// read it before, a number with a fraction of zero counts (2.0 is 2).
 inline std::optional<int64_t> asInteger(const Json &v) {
-  if (v.is_number_integer() && v.is_number_unsigned())
+  if (v.is_number_unsigned())
     return v.get<uint64_t>() <= uint64_t(INT64_MAX)
                ? std::optional<int64_t>(int64_t(v.get<uint64_t>()))
                : std::nullopt;
   if (v.is_number_integer())
     return v.get<int64_t>();
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    // 2^63 itself is out of range; -2^63 is in it.
+    if (std::trunc(d) == d && d >= -9223372036854775808.0 &&
+        d < 9223372036854775808.0)
+      return int64_t(d);
+  }
   return std::nullopt;
 }
 inline std::optional<double> asNumber(const Json &v) {

@@ -737,6 +737,39 @@ Operation *Importer::create(StringRef name, Location loc, ValueRange operands,
 // Nodes
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+// Whether a scalar argument ({"as_int": 2}, {"as_floats": [...]}, ...)
+// holds what its kind says; arguments of other kinds are checked where
+// they are read.
+bool scalarArgWellFormed(const Json &arg) {
+  StringRef kind = unionKind(&arg);
+  const Json *v = member(&arg, kind);
+  auto all = [&](auto check) {
+    const Json *list = asArray(v);
+    return list && llvm::all_of(*list, [&](const Json &item) {
+             return check(item).has_value();
+           });
+  };
+  if (kind == "as_int")
+    return asInteger(*v).has_value();
+  if (kind == "as_float")
+    return jsonFloat(*v).has_value();
+  if (kind == "as_bool")
+    return asBoolean(*v).has_value();
+  if (kind == "as_string")
+    return asString(*v).has_value();
+  if (kind == "as_ints")
+    return all([](const Json &i) { return asInteger(i); });
+  if (kind == "as_floats")
+    return all([](const Json &f) { return jsonFloat(f); });
+  if (kind == "as_bools")
+    return all([](const Json &b) { return asBoolean(b); });
+  return true;
+}
+
+} // namespace
+
 LogicalResult Importer::importNode(const Json &node) {
   std::optional<StringRef> target = getString(&node, "target");
   std::optional<StringRef> nodeName = getString(&node, "name");
@@ -754,6 +787,11 @@ LogicalResult Importer::importNode(const Json &node) {
         return error(loc) << "malformed input of node";
       args.byName[n->str()] = arg;
       args.ordered.push_back({n->str(), arg});
+      // A scalar that is there but malformed is an error now, before a
+      // converter reads it as absent and takes its default.
+      if (!scalarArgWellFormed(*arg))
+        return error(loc) << "malformed '" << unionKind(arg)
+                          << "' in argument '" << *n << "'";
     }
   // Output names and types.
   SmallVector<std::string> outNames;

@@ -69,3 +69,18 @@
 // RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/badcat.pt2 set-arg torch.ops.aten.cat.default tensors '{"as_tensors": [{}]}'
 // RUN: not magi-import %t/badcat.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BADCAT
 // BADCAT: error: node 'cat (torch.ops.aten.cat.default)': malformed tensor in argument 'tensors'
+
+// A scalar argument that holds something else is an error, not its
+// default (cumsum's dim used to become 0); an integer written as a number
+// with a zero fraction still reads as that integer.
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/baddim.pt2 set-arg torch.ops.aten.cumsum.default dim '{"as_int": -1.5}'
+// RUN: not magi-import %t/baddim.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BADDIM
+// RUN: test ! -e %t/out.mlir
+// BADDIM: error: node 'cumsum (torch.ops.aten.cumsum.default)': malformed 'as_int' in argument 'dim'
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/baddims.pt2 set-arg torch.ops.aten.cumsum.default dim '{"as_ints": [1, "x"]}'
+// RUN: not magi-import %t/baddims.pt2 -o %t/out.mlir 2>&1 | FileCheck %s --check-prefix=BADDIMS
+// BADDIMS: error: node 'cumsum (torch.ops.aten.cumsum.default)': malformed 'as_ints' in argument 'dim'
+// RUN: %python %S/Inputs/mutate_archive.py %fixtures/llama-f32/model.pt2 %t/floatdim.pt2 set-arg torch.ops.aten.cumsum.default dim '{"as_int": -1.0}'
+// RUN: magi-import %t/floatdim.pt2 -o %t/floatdim.mlir
+// RUN: magi-import %fixtures/llama-f32/model.pt2 -o %t/plain.mlir
+// RUN: diff %t/floatdim.mlir %t/plain.mlir
