@@ -38,7 +38,8 @@ using Json = nlohmann::json;
 /// line L, column C: ...".
 llvm::Expected<Json> parseJsonDocument(llvm::StringRef text);
 
-/// `v` when it is an object (an array); null otherwise or when `v` is null.
+/// `v` when it is an object (asObject) or an array (asArray); otherwise, or
+/// when `v` is null, null.
 inline const Json *asObject(const Json *v) {
   return v && v->is_object() ? v : nullptr;
 }

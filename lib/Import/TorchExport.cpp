@@ -901,48 +901,24 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
           return failure();
       }
     } else if (kind == "as_int") {
-      std::optional<int64_t> i = asInteger(*v);
-      if (!i)
-        return malformed();
-      attrs.append(argName, b.getI64IntegerAttr(*i));
+      // The scalar kinds were checked when the node's arguments were read
+      // (scalarArgWellFormed).
+      attrs.append(argName, b.getI64IntegerAttr(*asInteger(*v)));
     } else if (kind == "as_float") {
-      std::optional<double> f = jsonFloat(*v);
-      if (!f)
-        return malformed();
-      attrs.append(argName, b.getF64FloatAttr(*f));
+      attrs.append(argName, b.getF64FloatAttr(*jsonFloat(*v)));
     } else if (kind == "as_bool") {
-      std::optional<bool> bv = asBoolean(*v);
-      if (!bv)
-        return malformed();
-      attrs.append(argName, b.getBoolAttr(*bv));
+      attrs.append(argName, b.getBoolAttr(*asBoolean(*v)));
     } else if (kind == "as_string") {
-      std::optional<StringRef> str = asString(*v);
-      if (!str)
-        return malformed();
-      attrs.append(argName, b.getStringAttr(*str));
+      attrs.append(argName, b.getStringAttr(*asString(*v)));
     } else if (kind == "as_ints") {
-      const Json *list = asArray(*v);
-      if (!list)
-        return malformed();
       SmallVector<int64_t> ints;
-      for (const Json &i : *list) {
-        std::optional<int64_t> n = asInteger(i);
-        if (!n)
-          return malformed();
-        ints.push_back(*n);
-      }
+      for (const Json &i : *v)
+        ints.push_back(*asInteger(i));
       attrs.append(argName, b.getDenseI64ArrayAttr(ints));
     } else if (kind == "as_floats") {
-      const Json *list = asArray(*v);
-      if (!list)
-        return malformed();
       SmallVector<double> fs;
-      for (const Json &f : *list) {
-        std::optional<double> d = jsonFloat(f);
-        if (!d)
-          return malformed();
-        fs.push_back(*d);
-      }
+      for (const Json &f : *v)
+        fs.push_back(*jsonFloat(f));
       attrs.append(argName, b.getDenseF64ArrayAttr(fs));
     } else if (kind == "as_scalar_type") {
       FailureOr<Type> t = dtypeArg(args, argName, loc);
