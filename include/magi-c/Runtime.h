@@ -53,7 +53,9 @@ MAGI_C_EXPORT void magiRuntimeDestroy(MagiRuntime *runtime);
  * the runtime, valid until its next call. */
 MAGI_C_EXPORT const char *magiRuntimeLastError(const MagiRuntime *runtime);
 
-/* The graph's user inputs (weights excluded) and outputs. */
+/* The graph's user inputs (weights excluded) and outputs (the inputs the
+ * graph mutates, a KV cache say, are written back by each run, not
+ * returned). */
 MAGI_C_EXPORT size_t magiRuntimeNumInputs(const MagiRuntime *runtime);
 MAGI_C_EXPORT size_t magiRuntimeNumOutputs(const MagiRuntime *runtime);
 /* Input i's dtype and rank, as the graph declares them. */

@@ -150,7 +150,7 @@ size_t magiRuntimeNumInputs(const MagiRuntime *runtime) {
 }
 
 size_t magiRuntimeNumOutputs(const MagiRuntime *runtime) {
-  return runtime ? runtime->manifest.graph.outputs.size() : 0;
+  return runtime ? runtime->manifest.graph.numUserOutputs() : 0;
 }
 
 int magiRuntimeInputSignature(MagiRuntime *runtime, size_t i, MagiDtype *dtype, size_t *rank) {

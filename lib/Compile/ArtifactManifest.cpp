@@ -212,6 +212,26 @@ private:
     return graph.emitError("a value the artifact cannot pass between pieces");
   }
 
+  // The outputs the importer marked as an input's new value (magi.mutates
+  // names the input).
+  LogicalResult describeMutations(rt::Graph &g) {
+    for (unsigned i = 0; i < graph.getNumResults(); ++i) {
+      auto target = graph.getResultAttrOfType<StringAttr>(i, kMutatesAttr);
+      if (!target)
+        continue;
+      std::optional<int64_t> input;
+      for (unsigned a = 0; a < graph.getNumArguments(); ++a)
+        if (auto name = graph.getArgAttrOfType<StringAttr>(a, kNameAttr);
+            name && name == target)
+          input = a;
+      if (!input)
+        return graph.emitError() << "result " << i << " mutates '" << target.getValue()
+                                 << "', which is no argument of the graph";
+      g.mutations.push_back(rt::GraphMutation{int64_t(i), *input});
+    }
+    return success();
+  }
+
   LogicalResult describeCalls(SplitGraph &out) {
     rt::Graph &g = out.manifest;
     for (Operation &op : graph.getBody().front()) {
@@ -224,6 +244,8 @@ private:
             return failure();
           g.outputs.push_back(*ref);
         }
+        if (failed(describeMutations(g)))
+          return failure();
         continue;
       }
       auto call = dyn_cast<func::CallOp>(op);

@@ -1035,10 +1035,37 @@ LogicalResult Importer::importOutputs(const Json &program) {
       return failure();
     results.push_back(*v);
     StringRef outKind = "user_output";
-    if (specs && i < specs->size())
-      outKind = unionKind(asObject((*specs)[i]));
-    resultAttrs.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("magi.output_kind", b.getStringAttr(outKind))}));
+    NamedAttrList attrs;
+    if (specs && i < specs->size()) {
+      const Json *spec = asObject((*specs)[i]);
+      outKind = unionKind(spec);
+      // A mutation names the input it writes back to: a buffer by its
+      // qualified name, a user input by its argument name (as magi.name).
+      const Json *body = getObject(spec, outKind);
+      std::optional<StringRef> target;
+      if (outKind == "buffer_mutation")
+        target = getString(body, "buffer_name");
+      else if (outKind == "user_input_mutation")
+        target = getString(body, "user_input_name");
+      else if (outKind.ends_with("_mutation"))
+        return error() << "unsupported graph output kind '" << outKind
+                       << "' (Magi writes back buffer and user input mutations)";
+      if (outKind.ends_with("_mutation")) {
+        if (!target)
+          return error() << "output " << i << " of kind '" << outKind
+                         << "' does not name the input it mutates";
+        if (!llvm::any_of(func.getArguments(), [&](BlockArgument arg) {
+              auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                            kNameAttr);
+              return name && name.getValue() == *target;
+            }))
+          return error() << "output " << i << " mutates '" << *target
+                         << "', which is no input of the graph";
+        attrs.append(kMutatesAttr, b.getStringAttr(*target));
+      }
+    }
+    attrs.append(kOutputKindAttr, b.getStringAttr(outKind));
+    resultAttrs.push_back(attrs.getDictionary(ctx));
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setFunctionType(b.getFunctionType(func.getArgumentTypes(),

@@ -130,6 +130,7 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
     full.addPass(createMergeProjections());
   full.addPass(createCanonicalizerPass());
   full.addPass(createCSEPass());
+  full.addPass(createMarkInPlaceMutations());
   if (!options.fullGraphExtra.empty() &&
       failed(parsePassPipeline(options.fullGraphExtra, full)))
     return err("cannot parse full-graph-extra '" + options.fullGraphExtra + "'");

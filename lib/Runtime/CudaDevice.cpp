@@ -186,6 +186,11 @@ void CudaDevice::download(void *dst, DevicePtr src, int64_t bytes) {
   checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize", "a download");
 }
 
+void CudaDevice::copy(DevicePtr dst, DevicePtr src, int64_t bytes) {
+  checkCuda(cuMemcpyDtoDAsync(CUdeviceptr(dst), CUdeviceptr(src), size_t(bytes), stream_.get()),
+            "cuMemcpyDtoDAsync");
+}
+
 namespace {
 
 bool isPtxIdentifierChar(char c) {

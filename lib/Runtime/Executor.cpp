@@ -1406,9 +1406,42 @@ std::vector<DeviceTensor> GraphExecutor::run() {
   }
   std::vector<DeviceTensor> outputs =
       options_.cudaGraphs && options_.fullGraph ? runWhole() : runSteps();
+  outputs = writeBackMutations(std::move(outputs));
   if (marks_)
     finishProfile();
   return outputs;
+}
+
+std::vector<DeviceTensor> GraphExecutor::writeBackMutations(std::vector<DeviceTensor> outputs) {
+  const Graph &graph = manifest_.graph;
+  mutationStats_ = MutationStats{};
+  for (const GraphMutation &m : graph.mutations) {
+    const DeviceTensor &value = outputs[m.output];
+    const DeviceTensor &input = inputs_[m.input];
+    if (value.shape != input.shape || value.dtype != input.dtype)
+      throw RuntimeError("graph output " + std::to_string(m.output) + ", the new value of input '" +
+                         graph.inputs[m.input].name + "', is a " +
+                         std::string(manifestName(value.dtype)) + " " + formatShape(value.shape) +
+                         " tensor, the input a " + std::string(manifestName(input.dtype)) + " " +
+                         formatShape(input.shape) + " one");
+    if (value.ptr == input.ptr) {
+      ++mutationStats_.inPlace;
+      continue;
+    }
+    device_.copy(input.ptr, value.ptr, value.byteSize());
+    ++mutationStats_.copied;
+    mutationStats_.copiedBytes += value.byteSize();
+  }
+  std::vector<DeviceTensor> user;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!graph.isMutation(i))
+      user.push_back(std::move(outputs[i]));
+  return user;
+}
+
+std::string MutationStats::describe() const {
+  return "mutations: " + std::to_string(inPlace) + " written in place, " +
+         std::to_string(copied) + " copied back (" + std::to_string(copiedBytes) + " bytes)";
 }
 
 void GraphExecutor::finishProfile() {

@@ -337,7 +337,7 @@ private:
   }
 
   void parseGraph(const JsonValue &graph) {
-    r_.object(graph, "graph", {"inputs", "symbols", "steps", "outputs"});
+    r_.object(graph, "graph", {"inputs", "symbols", "steps", "outputs", "mutations"});
     Graph &g = m_.graph;
     // Symbols first: input shapes refer to them.
     const auto &symbols = r_.arrayField(graph, "graph", "symbols");
@@ -455,6 +455,49 @@ private:
       if (!typeOf(ref).isTensor)
         r_.fail(path, "a graph output must be a tensor, not an index");
       g.outputs.push_back(ref);
+    }
+    if (r_.optionalField(graph, "mutations"))
+      parseMutations(r_.arrayField(graph, "graph", "mutations"));
+  }
+
+  // Each mutation: an output that is the new value of a buffer or user
+  // input of its dtype and rank; no output or input twice; outputs in
+  // increasing order.
+  void parseMutations(const std::vector<JsonValue> &list) {
+    Graph &g = m_.graph;
+    if (m_.version < 5 && !list.empty())
+      r_.fail("graph.mutations", "mutations need format version 5");
+    std::set<int64_t> inputs;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string path = indexed("graph.mutations", i);
+      r_.object(list[i], path, {"output", "input"});
+      GraphMutation m;
+      m.output = r_.nonNegativeField(list[i], path, "output");
+      m.input = r_.nonNegativeField(list[i], path, "input");
+      if (m.output >= int64_t(g.outputs.size()))
+        r_.fail(path + ".output", "graph output " + std::to_string(m.output) + " does not exist");
+      if (!g.mutations.empty() && m.output <= g.mutations.back().output)
+        r_.fail(path + ".output", "mutations must be listed by increasing output");
+      if (m.input >= int64_t(g.inputs.size()))
+        r_.fail(path + ".input", "graph input " + std::to_string(m.input) + " does not exist");
+      const GraphInput &in = g.inputs[m.input];
+      if (in.kind != InputKind::Buffer && in.kind != InputKind::UserInput)
+        r_.fail(path + ".input", "graph input " + std::to_string(m.input) + " (" + in.name +
+                                     ") is no buffer or user_input: only those are mutated");
+      bool partOfConcatenation = false;
+      for (const GraphInput &other : g.inputs)
+        for (int64_t part : other.concatOf)
+          partOfConcatenation |= part == m.input;
+      if (partOfConcatenation)
+        r_.fail(path + ".input", "graph input " + std::to_string(m.input) + " (" + in.name +
+                                     ") is part of a concatenation");
+      if (!inputs.insert(m.input).second)
+        r_.fail(path + ".input", "graph input " + std::to_string(m.input) + " (" + in.name +
+                                     ") is mutated twice");
+      ValueType want{true, in.dtype, int64_t(in.shape.size())};
+      checkType(typeOf(g.outputs[m.output]), want, path,
+                "the new value of input " + std::to_string(m.input) + " (" + in.name + ")");
+      g.mutations.push_back(m);
     }
   }
 
@@ -1021,10 +1064,15 @@ JsonValue graphJson(const Graph &graph) {
   for (const GraphStep &step : graph.steps)
     steps.push_back(
         JsonValue::makeObject({{"piece", integer(step.piece)}, {"args", refList(step.args)}}));
+  std::vector<JsonValue> mutations;
+  for (const GraphMutation &m : graph.mutations)
+    mutations.push_back(
+        JsonValue::makeObject({{"output", integer(m.output)}, {"input", integer(m.input)}}));
   return JsonValue::makeObject({{"inputs", JsonValue::makeArray(std::move(inputs))},
                                 {"symbols", JsonValue::makeArray(std::move(symbols))},
                                 {"steps", JsonValue::makeArray(std::move(steps))},
-                                {"outputs", refList(graph.outputs)}});
+                                {"outputs", refList(graph.outputs)},
+                                {"mutations", JsonValue::makeArray(std::move(mutations))}});
 }
 
 std::string baseName(const Descriptor &d) {

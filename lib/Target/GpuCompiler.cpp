@@ -32,6 +32,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Pass/PassManager.h"
@@ -96,6 +97,8 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   pm.addPass(createMagiBufferize());
   pm.addPass(createCanonicalizerPass());
   OpPassManager &fn = pm.nest<func::FuncOp>();
+  // index_put's loop (scf.forall) as a parallel loop: mapped like any other.
+  fn.addPass(createForallToParallelLoopPass());
   if (target.libraryGemm)
     fn.addPass(createMatmulToLibraryCall());
   fn.addPass(createConvertLinalgToParallelLoopsPass());

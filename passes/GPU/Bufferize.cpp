@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace magi {
@@ -25,6 +26,19 @@ class MagiBufferizePass
     : public magi::impl::MagiBufferizeBase<MagiBufferizePass> {
 public:
   void runOnOperation() override {
+    // Arguments are the caller's buffers (graph inputs, weights, other
+    // pieces' results): read-only unless the lowering marked one as an
+    // in-place mutation's destination.
+    MLIRContext *ctx = &getContext();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (isa<TensorType>(func.getArgumentTypes()[i]) &&
+            !func.getArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName))
+          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                          BoolAttr::get(ctx, false));
+    }
     bufferization::OneShotBufferizationOptions options;
     options.bufferizeFunctionBoundaries = true;
     options.setFunctionBoundaryTypeConversion(

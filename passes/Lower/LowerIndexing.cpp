@@ -1,8 +1,10 @@
-//===- LowerIndexing.cpp - Gathers: embedding, gather, index --------------===//
+//===- LowerIndexing.cpp - Gathers and writes: embedding, index, index_put ===//
 //
 // Each gather is one generic over the result: the index tensors are inputs
 // (broadcast by their maps), the gathered tensor is read with tensor.extract
-// in the body. Negative indices count from the end, as in PyTorch.
+// in the body. Negative indices count from the end, as in PyTorch. The
+// writes (copy, index_put) keep `self` as their destination, so that a
+// mutated graph input is written in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace magi;
@@ -241,10 +244,165 @@ public:
   }
 };
 
+// copy: `src` broadcast and converted into the shape and dtype of `self`.
+// In place (magi.copy's `in_place`), `self` is the generic's init, so the
+// result takes self's buffer.
+class CopyPattern : public OpRewritePattern<CopyOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), src = op.getSrc();
+    auto type = cast<RankedTensorType>(self.getType());
+    auto srcType = cast<RankedTensorType>(src.getType());
+    if (srcType.getRank() > type.getRank())
+      return rewriter.notifyMatchFailure(op, "src has a higher rank than self");
+    Value init = op.getInPlace()
+                     ? self
+                     : emptyOfSizes(rewriter, loc,
+                                    tensor::getMixedSizes(rewriter, loc, self),
+                                    type.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, src,
+        broadcastMap(srcType, type.getShape(), type.getRank()),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return convertScalar(b, l, a[0], type.getElementType());
+        });
+    return replaceWithType(rewriter, op, result,
+                           cast<RankedTensorType>(op.getType()));
+  }
+};
+
+// index_put without accumulate: a scf.forall over the indexed shape (as
+// magi.index's result) whose every iteration inserts one element of
+// `values` (broadcast and converted first when it is not already of that
+// shape and self's dtype) at the element of `self` its indices name. The
+// loop's shared output is `self`: bufferization writes into self's buffer
+// where it may (the piece argument of an in-place mutation, a KV cache:
+// only the new elements are written) and copies self first elsewhere.
+// Repeated indices race, as PyTorch leaves them undefined.
+class IndexPutPattern : public OpRewritePattern<IndexPutOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(IndexPutOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getAccumulate())
+      return rewriter.notifyMatchFailure(op, "accumulate needs atomic adds");
+    Location loc = op.getLoc();
+    Value self = op.getSelf();
+    auto selfType = cast<RankedTensorType>(self.getType());
+    int64_t selfRank = selfType.getRank();
+    ArrayRef<int64_t> dims = op.getIndexedDims();
+    ValueRange indices = op.getIndices();
+    if (dims.empty() || dims.size() != indices.size())
+      return rewriter.notifyMatchFailure(op, "one index per indexed dimension");
+    int64_t indexRank = 0;
+    for (Value v : indices) {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getElementType().isInteger(1))
+        return rewriter.notifyMatchFailure(op, "boolean masks are data-dependent");
+      indexRank = std::max(indexRank, t.getRank());
+    }
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d < 0 || d >= selfRank || (i > 0 && d <= dims[i - 1]))
+        return rewriter.notifyMatchFailure(op, "bad indexed_dims");
+    bool adjacent = dims.back() - dims.front() + 1 ==
+                    static_cast<int64_t>(dims.size());
+    int64_t indexAt = adjacent ? dims.front() : 0;
+    int64_t rank = selfRank - static_cast<int64_t>(dims.size()) + indexRank;
+
+    // The indexed shape: the plain dims of self around the broadcast index
+    // shape (each index dim from an index tensor whose size is not 1).
+    SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
+    SmallVector<int64_t> loopOf(selfRank, -1); // plain self dim -> loop
+    SmallVector<OpFoldResult> sizes(rank);
+    SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+    int64_t next = adjacent ? 0 : indexRank;
+    for (int64_t d = 0; d < selfRank; ++d) {
+      if (llvm::is_contained(dims, d))
+        continue;
+      if (adjacent && next == indexAt)
+        next += indexRank;
+      loopOf[d] = next;
+      sizes[next] = selfSizes[d];
+      shape[next++] = selfType.getDimSize(d);
+    }
+    for (int64_t r = 0; r < indexRank; ++r) {
+      int64_t at = indexAt + r;
+      sizes[at] = rewriter.getIndexAttr(1);
+      shape[at] = 1;
+      for (Value v : indices) {
+        auto t = cast<RankedTensorType>(v.getType());
+        int64_t od = r - (indexRank - t.getRank());
+        if (od < 0 || t.getDimSize(od) == 1)
+          continue;
+        sizes[at] = tensor::getMixedSizes(rewriter, loc, v)[od];
+        shape[at] = t.getDimSize(od);
+        break;
+      }
+    }
+
+    // The values, as a tensor of the indexed shape and self's dtype.
+    Value values = op.getValues();
+    auto valuesType = cast<RankedTensorType>(values.getType());
+    auto wanted = RankedTensorType::get(shape, selfType.getElementType());
+    if (valuesType != wanted) {
+      if (valuesType.getRank() > rank)
+        return rewriter.notifyMatchFailure(op, "values have a higher rank");
+      Value init = emptyOfSizes(rewriter, loc, sizes, selfType.getElementType());
+      values = buildParallelGeneric(
+          rewriter, loc, init, values, broadcastMap(valuesType, shape, rank),
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            return convertScalar(b, l, a[0], selfType.getElementType());
+          });
+    }
+
+    auto loop = scf::ForallOp::create(rewriter, loc, sizes, ValueRange{self},
+                                      std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    Block *body = loop.getBody();
+    rewriter.setInsertionPoint(body->getTerminator());
+    ValueRange ivs = body->getArguments().take_front(rank);
+    Value dest = body->getArguments().back();
+    // The element of self each iteration writes.
+    SmallVector<OpFoldResult> at(selfRank);
+    for (int64_t d = 0; d < selfRank; ++d) {
+      auto k = llvm::find(dims, d);
+      if (k == dims.end()) {
+        at[d] = ivs[loopOf[d]];
+        continue;
+      }
+      Value index = indices[k - dims.begin()];
+      auto t = cast<RankedTensorType>(index.getType());
+      SmallVector<Value> coords;
+      for (int64_t od = 0; od < t.getRank(); ++od)
+        coords.push_back(t.getDimSize(od) == 1
+                             ? arith::ConstantIndexOp::create(rewriter, loc, 0).getResult()
+                             : ivs[indexAt + indexRank - t.getRank() + od]);
+      Value v = tensor::ExtractOp::create(rewriter, loc, index, coords);
+      at[d] = normalizedIndex(rewriter, loc, v,
+                              toIndexValue(rewriter, loc, selfSizes[d]));
+    }
+    auto scalar = RankedTensorType::get({}, selfType.getElementType());
+    SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+    Value element = tensor::ExtractSliceOp::create(
+        rewriter, loc, scalar, values, SmallVector<OpFoldResult>(ivs), ones, ones);
+    rewriter.setInsertionPointToStart(loop.getTerminator().getBody());
+    SmallVector<OpFoldResult> selfOnes(selfRank, rewriter.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, element, dest, at,
+                                          selfOnes, selfOnes);
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void magi::lower::populateIndexingPatterns(RewritePatternSet &patterns) {
   patterns.add<EmbeddingPattern, GatherPattern, IndexPattern,
-               IndexSelectPattern>(
+               IndexSelectPattern, CopyPattern, IndexPutPattern>(
       patterns.getContext());
 }

@@ -17,6 +17,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -93,6 +95,20 @@ public:
     });
     if (unsignedFound.wasInterrupted())
       return signalPassFailure();
+    // The piece arguments an in-place mutation writes into are the only
+    // writable ones (magi-bufferize makes the others read-only).
+    func.walk([&](Operation *op) {
+      Value self;
+      if (auto put = dyn_cast<IndexPutOp>(op); put && put.getInPlace())
+        self = put.getSelf();
+      else if (auto copy = dyn_cast<CopyOp>(op); copy && copy.getInPlace())
+        self = copy.getSelf();
+      auto arg = dyn_cast_or_null<BlockArgument>(self);
+      if (arg && arg.getOwner()->getParentOp() == func)
+        func.setArgAttr(arg.getArgNumber(),
+                        bufferization::BufferizationDialect::kWritableAttrName,
+                        BoolAttr::get(&getContext(), true));
+    });
     // magi ops of unknown legality: the conversion attempts each and lets
     // the ones no pattern lowers stay, so that they can all be named below
     // (with the magi dialect illegal, it would stop at the first).

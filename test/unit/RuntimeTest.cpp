@@ -360,7 +360,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 4, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 5, not 1");
   refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
   refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
                 "\"weights\": {\"files\": [{\"path\": \"weights.bin\"}]}"),
@@ -548,6 +548,14 @@ public:
     checkRange(src, bytes);
     std::memcpy(dst, reinterpret_cast<const void *>(src), size_t(bytes));
   }
+  void copy(DevicePtr dst, DevicePtr src, int64_t bytes) override {
+    checkRange(dst, bytes);
+    checkRange(src, bytes);
+    std::memmove(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src),
+                 size_t(bytes));
+    ++numCopies;
+  }
+  int numCopies = 0;
   int loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) override {
     readFileBytes(ptxPath); // must exist
     if (cubinPath)
@@ -2203,3 +2211,75 @@ TEST(RuntimeWeights, ParallelCrcAndViews) {
 }
 
 } // namespace
+
+// A manifest whose graph mutates two buffers: output 7 (weight w) is the
+// new value of buffer "cache" (copied back), output 8 of buffer "kept"
+// (itself: in place). Outputs 0-5 are the archive's weights, output 6 the
+// cache's memory.
+Manifest mutationManifest() {
+  Manifest m = archiveManifest(archivesDir(), "model-a.zip");
+  m.version = kArtifactVersion;
+  GraphInput cache = m.graph.inputs[0]; // w's storage, another view of it
+  cache.name = "cache";
+  cache.kind = InputKind::Buffer;
+  cache.weight->strides = {1, 3};
+  addWeightAsOutput(m, cache); // input 6, output 6
+  GraphInput kept = m.graph.inputs[0];
+  kept.name = "kept";
+  kept.kind = InputKind::Buffer;
+  m.graph.inputs.push_back(kept); // input 7
+  ValueRef w, itself;
+  w.kind = itself.kind = ValueRef::Kind::Input;
+  w.index = 0;
+  itself.index = 7;
+  m.graph.outputs.push_back(w);      // output 7
+  m.graph.outputs.push_back(itself); // output 8
+  m.graph.mutations = {GraphMutation{7, 6}, GraphMutation{8, 7}};
+  return m;
+}
+
+TEST(RuntimeExecutor, WritesBackMutations) {
+  Manifest m = parseManifest(printManifest(mutationManifest()), "manifest.json");
+  ASSERT_EQ(m.graph.mutations.size(), 2u);
+  EXPECT_EQ(m.graph.numUserOutputs(), 7u);
+  HostDevice device;
+  GraphExecutor executor(m, archivesDir(), device);
+  executor.uploadWeights();
+  std::vector<DeviceTensor> outputs = executor.run();
+  ASSERT_EQ(outputs.size(), 7u); // the mutations are not returned
+  EXPECT_EQ(executor.mutationStats().inPlace, 1);
+  EXPECT_EQ(executor.mutationStats().copied, 1);
+  EXPECT_EQ(executor.mutationStats().copiedBytes, 48);
+  EXPECT_EQ(device.numCopies, 1);
+  EXPECT_EQ(executor.mutationStats().describe(),
+            "mutations: 1 written in place, 1 copied back (48 bytes)");
+  // The cache now holds w.
+  HostTensor cache = executor.download(outputs[6]);
+  HostTensor w = executor.download(outputs[0]);
+  ASSERT_EQ(cache.shape, (std::vector<int64_t>{3, 4}));
+  for (int64_t e = 0; e < 12; ++e)
+    EXPECT_EQ(cache.getDouble(e), w.getDouble(e)) << "element " << e;
+}
+
+TEST(RuntimeManifest, RefusesBadMutations) {
+  auto refuses = [](std::function<void(Manifest &)> edit, const std::string &fragment) {
+    Manifest m = mutationManifest();
+    edit(m);
+    std::string text = printManifest(m);
+    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+  };
+  refuses([](Manifest &m) { m.version = 4; },
+          "graph.mutations: mutations need format version 5");
+  refuses([](Manifest &m) { m.graph.mutations[1].output = 9; },
+          "graph.mutations[1].output: graph output 9 does not exist");
+  refuses([](Manifest &m) { m.graph.mutations[1].output = 7; },
+          "graph.mutations[1].output: mutations must be listed by increasing output");
+  refuses([](Manifest &m) { m.graph.mutations[1].input = 8; },
+          "graph.mutations[1].input: graph input 8 does not exist");
+  refuses([](Manifest &m) { m.graph.mutations[1].input = 6; },
+          "graph input 6 (cache) is mutated twice");
+  refuses([](Manifest &m) { m.graph.mutations[1].input = 0; },
+          "graph input 0 (w) is no buffer or user_input: only those are mutated");
+  refuses([](Manifest &m) { m.graph.outputs[8].index = 4; }, // idx, an i64 tensor
+          "the new value of input 7 (kept)");
+}

@@ -270,8 +270,9 @@ int run(const Options &options) {
                          "_in0.json' nor '" + prefix + "_out0.json' exists");
     for (unsigned i = 0; i < numInputs; ++i)
       inputs.push_back(readFixtureTensor(prefix, "in", i));
-    if (numRefs != manifest.graph.outputs.size())
-      throw RuntimeError("the graph has " + std::to_string(manifest.graph.outputs.size()) +
+    // Mutated inputs are written back, not returned (or compared).
+    if (numRefs != manifest.graph.numUserOutputs())
+      throw RuntimeError("the graph has " + std::to_string(manifest.graph.numUserOutputs()) +
                          " output(s), but the fixture has " + std::to_string(numRefs) +
                          " reference output(s) ('" + prefix + "_outN.json')");
     for (unsigned i = 0; i < numRefs; ++i)
@@ -326,6 +327,8 @@ int run(const Options &options) {
   }
   device.synchronize("the graph");
   std::cerr << "magi-run: " << executor.memoryStats().describe() << "\n";
+  if (!manifest.graph.mutations.empty())
+    std::cerr << "magi-run: " << executor.mutationStats().describe() << "\n";
   std::vector<HostTensor> outputs;
   for (const DeviceTensor &t : deviceOutputs)
     outputs.push_back(executor.download(t));

@@ -61,6 +61,13 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
       generic (negative pads crop).
     - `embedding`, `gather`, `index`: one generic reading the source with
       `tensor.extract` (negative indices count from the end).
+    - `copy`: one broadcasting, converting generic; `index_put` (without
+      `accumulate`): an `scf.forall` over the indexed shape inserting one
+      element per iteration into `self` (`tensor.parallel_insert_slice`).
+      With `in_place` (`magi-mark-in-place-mutations`), their `self` piece
+      argument is marked `bufferization.writable`: the result is written
+      into the argument's buffer (`magi-bufferize` makes every other
+      argument read-only).
     - `full`, `full_like`, `scalar_tensor`, `arange`, `constant`: fills or
       generics computing each element from its index.
     - `sym_size` becomes `tensor.dim`, the other `sym_*` ops arith on `index`;
@@ -71,6 +78,7 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect",
   ];
   let options = [
     Option<"failOnUnconverted", "fail-on-unconverted", "bool", "false",

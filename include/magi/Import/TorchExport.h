@@ -38,6 +38,11 @@ namespace magi {
 inline constexpr llvm::StringLiteral kInputKindAttr = "magi.input_kind";
 inline constexpr llvm::StringLiteral kNameAttr = "magi.name";
 inline constexpr llvm::StringLiteral kWeightAttr = "magi.weight";
+/// Names of the result attributes the importer writes: the output's kind in
+/// the graph signature, and for a mutation the `kNameAttr` of the input it
+/// writes back to (a KV cache buffer updated in place, say).
+inline constexpr llvm::StringLiteral kOutputKindAttr = "magi.output_kind";
+inline constexpr llvm::StringLiteral kMutatesAttr = "magi.mutates";
 /// Not written by the importer: a weight argument that is the concatenation
 /// along dim 0 of the weight arguments it names (`magi-merge-projections`).
 inline constexpr llvm::StringLiteral kConcatOfAttr = "magi.concat_of";

@@ -112,6 +112,7 @@ public:
   void gemm(const GemmCall &call) override;
   void synchronize(const std::string &what) override;
   void poison(DevicePtr ptr, int64_t bytes) override;
+  void copy(DevicePtr dst, DevicePtr src, int64_t bytes) override;
   void beginCapture(const std::string &what) override;
   int endCapture(const std::string &what) override;
   void cancelCapture() override;

@@ -144,6 +144,9 @@ public:
   using ChunkFiller = std::function<void(unsigned char *host, int64_t offset, int64_t bytes)>;
   virtual void uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill);
   virtual void download(void *dst, DevicePtr src, int64_t bytes) = 0;
+  // Copies `bytes` bytes between device buffers, ordered after the work
+  // queued so far (a mutated input written back).
+  virtual void copy(DevicePtr dst, DevicePtr src, int64_t bytes) = 0;
   // Loads a piece variant's module (cubin when given, else PTX); returns a
   // handle for launch.
   virtual int loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) = 0;
@@ -231,6 +234,17 @@ struct WeightLoadStats {
   double prepareSeconds = 0; // of those: opening and mapping the files, allocating
   double fillSeconds = 0;    // and reading + checking streamed storages into upload chunks
   // "weights: 291 tensors, 13.477 GB from 1 file(s) in 2.310 s (5.83 GB/s)"
+  std::string describe() const;
+};
+
+// How the last run wrote back the inputs the graph mutates
+// (GraphExecutor::mutationStats): in place (a piece wrote the new value into
+// the input's memory) or copied there after the run.
+struct MutationStats {
+  int64_t inPlace = 0;
+  int64_t copied = 0;
+  int64_t copiedBytes = 0;
+  // "mutations: 2 written in place, 1 copied back (8 bytes)"
   std::string describe() const;
 };
 
@@ -328,8 +342,11 @@ public:
   // until the runs that read them are done. Buffers setInputs uploaded
   // before are freed.
   void setDeviceInputs(const std::vector<DeviceTensor> &userInputs);
-  // Runs every step; the returned outputs stay valid until the next run.
+  // Runs every step and writes the graph's mutations back into their
+  // inputs (Graph::mutations); returns the other outputs, in graph order,
+  // valid until the next run.
   std::vector<DeviceTensor> run();
+  const MutationStats &mutationStats() const { return mutationStats_; }
   HostTensor download(const DeviceTensor &tensor);
   // Fills the plan buffers (the whole arena) with 0xFF bytes again: what a
   // later run (or a replay) does not write then shows, as on the first run.
@@ -391,6 +408,9 @@ private:
   void issue(const std::vector<DeviceOp> &ops, bool syncEach, const std::string &stepName,
              std::optional<size_t> profileStep = std::nullopt);
   std::vector<DeviceTensor> runSteps();
+  // Writes each mutation's new value into its input (a copy unless it is
+  // there already) and returns the outputs that are no mutation.
+  std::vector<DeviceTensor> writeBackMutations(std::vector<DeviceTensor> outputs);
   // The profile's marks, queued during a run and read at its end.
   struct ProfileMarks {
     int start = -1;
@@ -453,6 +473,7 @@ private:
   std::vector<StepMode> lastRunModes_;
   std::optional<ProfileMarks> marks_; // during a profiled run
   RunProfile profile_;
+  MutationStats mutationStats_;
 };
 
 } // namespace magi::runtime

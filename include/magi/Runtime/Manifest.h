@@ -25,7 +25,7 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 4;
+constexpr int64_t kArtifactVersion = 5;
 // Version 3 is version 4 without the dtypes of kernels' memref arguments,
 // version 2 version 3 without concatenated weights: both still read.
 constexpr int64_t kOldestArtifactVersion = 2;
@@ -106,11 +106,29 @@ struct GraphStep {
   std::vector<ValueRef> args;
 };
 
+// A graph output that is the new value of a graph input (torch.export's
+// buffer and user input mutations, such as a KV cache): the runtime writes it
+// back into the input's memory (nothing to do when a piece wrote it there in
+// place) and does not return it (format 5).
+struct GraphMutation {
+  int64_t output = 0;
+  int64_t input = 0;
+};
+
 struct Graph {
   std::vector<GraphInput> inputs;
   std::vector<GraphSymbol> symbols;
   std::vector<GraphStep> steps;
   std::vector<ValueRef> outputs;
+  std::vector<GraphMutation> mutations; // by output, increasing
+  bool isMutation(size_t output) const {
+    for (const GraphMutation &m : mutations)
+      if (m.output == int64_t(output))
+        return true;
+    return false;
+  }
+  // The outputs a run returns: those that are no mutation.
+  size_t numUserOutputs() const { return outputs.size() - mutations.size(); }
 };
 
 // A piece argument or result: a tensor (dtype, rank) or an index.

@@ -111,6 +111,24 @@ def MergeProjections : Pass<"magi-merge-projections", "mlir::func::FuncOp"> {
   ];
 }
 
+def MarkInPlaceMutations : Pass<"magi-mark-in-place-mutations", "mlir::func::FuncOp"> {
+  let summary = "Lets the ops that compute a mutated input's new value write it in place";
+  let description = [{
+    A graph result marked `magi.mutates = "NAME"` is written back into the
+    input whose `magi.name` is NAME (torch.export's buffer and user input
+    mutations: a KV cache that each decode step updates). Where that result
+    is a `magi.index_put` (without `accumulate`) or `magi.copy` of the input
+    itself, and the input has no other use, the op gets `in_place`: it may
+    write into the input's storage, so the step writes only the elements it
+    changes and the runtime has nothing to copy back. Any other mutation is
+    copied back by the runtime after the run.
+  }];
+  let statistics = [
+    Statistic<"numInPlace", "num-in-place", "Number of mutations written in place">,
+    Statistic<"numCopied", "num-copied", "Number of mutations the runtime copies back">,
+  ];
+}
+
 def DecomposeFused : Pass<"magi-decompose-fused", "mlir::func::FuncOp"> {
   let summary = "Rewrites fused ops back into primitive magi ops";
   let description = [{

@@ -379,7 +379,12 @@ def Magi_CloneOp : Magi_TensorOp<"clone", [Magi_Torch<["aten::clone.default", "a
 
 def Magi_CopyOp : Magi_TensorOp<"copy", [Magi_Torch<["aten::copy.default"]>]> {
   let summary = "`src` broadcast and converted to the shape and dtype of `self` (aten.copy)";
-  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src);
+  let description = [{
+    With `in_place`, the result may be written into `self`'s storage:
+    `magi-mark-in-place-mutations` sets it where `self` is a graph input that
+    the graph mutates into this result and that nothing else reads.
+  }];
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$src, UnitAttr:$in_place);
   let results = (outs Magi_Tensor:$result);
 }
 
@@ -635,11 +640,16 @@ def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put"]
   let summary = "`self` with `values` written at advanced `indices` (aten.index_put)";
   let description = [{
     The inverse of `magi.index`: `indexed_dims` as there; `values` broadcasts
-    to the indexed shape; with `accumulate`, values add up.
+    to the indexed shape; with `accumulate`, values add up. With `in_place`,
+    the result may be written into `self`'s storage (only the indexed
+    elements are written): `magi-mark-in-place-mutations` sets it where
+    `self` is a graph input that the graph mutates into this result (a KV
+    cache) and that nothing else reads.
   }];
   let arguments = (ins Magi_Tensor:$self, Variadic<Magi_IndexTensor>:$indices,
                        Magi_Tensor:$values, DenseI64ArrayAttr:$indexed_dims,
-                       DefaultValuedAttr<BoolAttr, "false">:$accumulate);
+                       DefaultValuedAttr<BoolAttr, "false">:$accumulate,
+                       UnitAttr:$in_place);
   let results = (outs Magi_Tensor:$result);
   let assemblyFormat = [{
     $self `[` $indices `]` `,` $values attr-dict `:` functional-type(operands, results)
