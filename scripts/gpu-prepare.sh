@@ -13,6 +13,9 @@
 #   .gpu/baseline/             with LOAD_BASELINE=COMMIT: that commit's sources, whose
 #                              magi-run the `load` step times beside this tree's
 #   .gpu/harness/              the shared LLaMA-7B harness (model and export)
+#   .gpu/decode-<L>l/          the 7B-shaped decode step (static KV cache of 4096
+#                              positions, examples/llama7b-decode/) compiled, for
+#                              bench/decode/bench.py
 #   .gpu/attention/<config>/   the attention sweep's graphs compiled (bench/attention)
 # Then, on the GPU machine (carry .gpu):
 #   scripts/gpu-check.sh .gpu/artifacts .gpu/fixtures
@@ -42,6 +45,10 @@ for layers in 1 4; do
 done
 "$bin/magi-compile" "$out/llama7b/llama7b-32l-lm-zero.pt2" -o "$out/llama7b-32l" \
   --cache-mode=off --quiet --compile-sizes=16,512,4096
+for layers in 1 4; do
+  "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
+    -o "$out/decode-${layers}l" --cache-mode=off --quiet
+done
 if [[ -n "${LOAD_BASELINE:-}" ]]; then
   mkdir -p "$out/baseline"
   git -C "$repo" archive "$LOAD_BASELINE" | tar -x -C "$out/baseline"

@@ -13,6 +13,9 @@
 #              gpu-prepare.sh), at $ATTENTION_TOKENS
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
+#   decode     bench/decode/bench.py: one decode step (T=1 against a static KV
+#              cache of 4096 positions) of the 1- and 4-layer 7B-shaped models
+#              beside eager, torch.compile and torch.compile + CUDA graphs
 #   full       bench/llama7b/full_model.py: the whole 32-layer model with its
 #              real weights (exported there) at T=$FULL_T (default 16 512
 #              4096) beside PyTorch eager: match, time, load, GPU memory
@@ -84,6 +87,12 @@ for step in "${steps[@]}"; do
       --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l > "$work/bench.txt" 2>&1
     note "== bench (exit $?)"
     tail -30 "$work/bench.txt" >> "$summary"
+    ;;
+  decode)
+    OUT="$work" python3 bench/decode/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
+      --artifact 1=.gpu/decode-1l --artifact 4=.gpu/decode-4l > "$work/decode.txt" 2>&1
+    note "== decode (exit $?)"
+    grep -vE "Warning|warn\(" "$work/decode.txt" | tail -40 >> "$summary"
     ;;
   full)
     OUT="$work" python3 bench/llama7b/full_model.py --harness .gpu/harness \
