@@ -49,6 +49,14 @@ for layers in 1 4; do
   "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
     -o "$out/decode-${layers}l" --cache-mode=off --quiet
 done
+# A decode step's inputs (token 1 at the last of 4096 positions), for magi-run --profile.
+mkdir -p "$out/decode-inputs"
+python3 - "$out/decode-inputs" <<'PY'
+import json, struct, sys
+for name, shape, value in (("ids", [1, 1], 1), ("pos", [1], 4095)):
+    open(f"{sys.argv[1]}/{name}.bin", "wb").write(struct.pack("<q", value))
+    json.dump({"shape": shape, "dtype": "int64"}, open(f"{sys.argv[1]}/{name}.json", "w"))
+PY
 if [[ -n "${LOAD_BASELINE:-}" ]]; then
   mkdir -p "$out/baseline"
   git -C "$repo" archive "$LOAD_BASELINE" | tar -x -C "$out/baseline"

@@ -23,6 +23,7 @@
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
 #   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
+#   dprofile   magi-run --profile on the 1-layer decode step
 #   python     scripts/gpu-python-check.py: the fixtures through the `magi`
 #              Python package and the C runtime API, with torch tensors
 #   variants   bench/llama7b/profile.sh at T=$VARIANT_T (default 4096) on
@@ -129,6 +130,15 @@ for step in "${steps[@]}"; do
       grep -E '^profile:|^kernels:' "$work/mprofile-T$T.txt" >> "$summary"
       grep -E '^\| ' "$work/mprofile-T$T.txt" | head -12 >> "$summary"
     done
+    ;;
+  dprofile)
+    note "== magi-run --profile, decode step (1 layer, 4096 cached positions)"
+    build-run/magi-run .gpu/decode-1l --input .gpu/decode-inputs/ids.bin \
+      --input .gpu/decode-inputs/pos.bin --profile --trace "$work/trace-decode.json" \
+      > "$work/dprofile.txt" 2>&1
+    note "(exit $?)"
+    grep -E '^profile:|^kernels:' "$work/dprofile.txt" >> "$summary"
+    grep -E '^\| ' "$work/dprofile.txt" | head -16 >> "$summary"
     ;;
   variants)
     for dir in .gpu/variants/*/; do

@@ -211,6 +211,33 @@ void formRowGroups(func::FuncOp func, bool vectorAccess) {
   }
 }
 
+// A row reduction of a single row (RMSNorm at one token): canonicalization
+// folds its one-iteration parallel loop away and leaves the serial loop on
+// its own, which would run on one thread (145 us for 4096 elements on an
+// H200). Wrapped back into a one-iteration parallel loop, it is a row like
+// any other and gets a block that reduces it cooperatively.
+void wrapLoneRowReductions(func::FuncOp func) {
+  SmallVector<scf::ForOp> loops;
+  for (Operation &op : func.getBody().front())
+    if (auto loop = dyn_cast<scf::ForOp>(op); loop && loop.getNumResults() == 0)
+      loops.push_back(loop);
+  for (scf::ForOp loop : loops) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto rows = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{one},
+                                        ValueRange{one});
+    loop->moveBefore(rows.getBody()->getTerminator());
+    if (magi::matchRowAccumulation(rows))
+      continue;
+    loop->moveBefore(rows);
+    rows.erase();
+    one.getDefiningOp()->erase();
+    zero.getDefiningOp()->erase();
+  }
+}
+
 class ChooseKernelConfigPass
     : public magi::impl::ChooseKernelConfigBase<ChooseKernelConfigPass> {
 public:
@@ -234,6 +261,7 @@ public:
                        << " is not a power of two in 1..64";
       return signalPassFailure();
     }
+    wrapLoneRowReductions(func);
     Builder b(&getContext());
     for (Operation &op : func.getBody().front()) {
       if (!magi::isDeviceWork(&op))

@@ -227,3 +227,36 @@ func.func @eight_vectors(%a: memref<4096x11008xbf16>, %b: memref<4096x11008xbf16
   }
   return
 }
+
+// A row reduction of one row (RMSNorm at one token) whose one-iteration
+// parallel loop canonicalization folded away: the serial loop is wrapped in
+// a one-iteration parallel loop again and reduced by a block, not by one
+// thread. A serial loop that is no row accumulation stays single-thread.
+// CHECK-LABEL: func @lone_row
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT: scf.for
+// CHECK: } {magi.kernel_config = {block_size = 256 : i64, strategy = "block-reduction"}}
+// CHECK-NOT: arith.constant
+// CHECK: scf.for
+// CHECK: } {magi.kernel_config = {block_size = 1 : i64, strategy = "single-thread"}}
+func.func @lone_row(%x: memref<1x1x4096xbf16>, %acc: memref<1x1xf32>, %scan: memref<4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  scf.for %k = %c0 to %c4096 step %c1 {
+    %v = memref.load %x[%c0, %c0, %k] : memref<1x1x4096xbf16>
+    %a = memref.load %acc[%c0, %c0] : memref<1x1xf32>
+    %e = arith.extf %v : bf16 to f32
+    %sq = arith.mulf %e, %e : f32
+    %s = arith.addf %sq, %a : f32
+    memref.store %s, %acc[%c0, %c0] : memref<1x1xf32>
+  }
+  scf.for %k = %c1 to %c4096 step %c1 {
+    %p = arith.subi %k, %c1 : index
+    %prev = memref.load %scan[%p] : memref<4096xf32>
+    %cur = memref.load %scan[%k] : memref<4096xf32>
+    %s = arith.addf %prev, %cur : f32
+    memref.store %s, %scan[%k] : memref<4096xf32>
+  }
+  return
+}

@@ -34,7 +34,11 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     (`convert-linalg-to-parallel-loops`). Every top-level `scf.parallel` will
     be one kernel with one thread per iteration of its (linearized) loops;
     every other top-level op that touches memory (`scf.for`, `memref.load`,
-    `memref.store`, ...) will run in a single-thread kernel. This pass
+    `memref.store`, ...) will run in a single-thread kernel, except a
+    top-level `scf.for` that is a row accumulation (a row reduction of one
+    row, RMSNorm at one token, whose one-iteration parallel loop
+    canonicalization folded away): it is wrapped in a one-iteration
+    `scf.parallel` again, a row like any other. This pass
     records the choice on each such op as
     `magi.kernel_config = {block_size = N : i64, strategy = "..."}`:
     - `elementwise`: no loop inside; `block-size` threads per block; when
