@@ -150,6 +150,37 @@ public:
   }
 };
 
+// The layout of advanced indexing (magi.index's result, magi.index_put's
+// indexed shape): the rank of the broadcast index shape, and where it sits
+// (in place of the indexed dims when they are adjacent, else first).
+struct AdvancedIndexing {
+  int64_t indexRank = 0;
+  bool adjacent = false;
+  int64_t indexAt = 0;
+};
+
+// Checks `op`'s indices (one integer tensor per indexed dim, dims increasing
+// within self's rank) and gives their layout.
+FailureOr<AdvancedIndexing> advancedIndexing(PatternRewriter &rewriter, Operation *op,
+                                             int64_t selfRank, ArrayRef<int64_t> dims,
+                                             ValueRange indices) {
+  if (dims.empty() || dims.size() != indices.size())
+    return rewriter.notifyMatchFailure(op, "one index per indexed dimension");
+  AdvancedIndexing layout;
+  for (Value v : indices) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "boolean masks are data-dependent");
+    layout.indexRank = std::max(layout.indexRank, t.getRank());
+  }
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d < 0 || d >= selfRank || (i > 0 && d <= dims[i - 1]))
+      return rewriter.notifyMatchFailure(op, "bad indexed_dims");
+  layout.adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  layout.indexAt = layout.adjacent ? dims.front() : 0;
+  return layout;
+}
+
 // index (advanced indexing): the broadcast index shape replaces the indexed
 // dimensions when they are adjacent, else comes first; every other
 // dimension of self is taken whole.
@@ -166,24 +197,14 @@ public:
     int64_t rank = resType.getRank();
     ArrayRef<int64_t> dims = op.getIndexedDims();
     ValueRange indices = op.getIndices();
-    if (dims.empty() || dims.size() != indices.size())
-      return rewriter.notifyMatchFailure(op, "one index per indexed dimension");
-    int64_t indexRank = 0;
-    for (Value v : indices) {
-      auto t = cast<RankedTensorType>(v.getType());
-      if (t.getElementType().isInteger(1))
-        return rewriter.notifyMatchFailure(op, "boolean masks are data-dependent");
-      indexRank = std::max(indexRank, t.getRank());
-    }
-    for (auto [i, d] : llvm::enumerate(dims))
-      if (d < 0 || d >= selfRank || (i > 0 && d <= dims[i - 1]))
-        return rewriter.notifyMatchFailure(op, "bad indexed_dims");
+    FailureOr<AdvancedIndexing> layout =
+        advancedIndexing(rewriter, op, selfRank, dims, indices);
+    if (failed(layout))
+      return failure();
+    int64_t indexRank = layout->indexRank, indexAt = layout->indexAt;
+    bool adjacent = layout->adjacent;
     if (rank != selfRank - static_cast<int64_t>(dims.size()) + indexRank)
       return rewriter.notifyMatchFailure(op, "unexpected result rank");
-    bool adjacent = dims.back() - dims.front() + 1 ==
-                    static_cast<int64_t>(dims.size());
-    // Where the broadcast index dims start in the result.
-    int64_t indexAt = adjacent ? dims.front() : 0;
 
     // Result dim of each non-indexed self dim, and the result sizes.
     SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
@@ -297,21 +318,12 @@ public:
     int64_t selfRank = selfType.getRank();
     ArrayRef<int64_t> dims = op.getIndexedDims();
     ValueRange indices = op.getIndices();
-    if (dims.empty() || dims.size() != indices.size())
-      return rewriter.notifyMatchFailure(op, "one index per indexed dimension");
-    int64_t indexRank = 0;
-    for (Value v : indices) {
-      auto t = cast<RankedTensorType>(v.getType());
-      if (t.getElementType().isInteger(1))
-        return rewriter.notifyMatchFailure(op, "boolean masks are data-dependent");
-      indexRank = std::max(indexRank, t.getRank());
-    }
-    for (auto [i, d] : llvm::enumerate(dims))
-      if (d < 0 || d >= selfRank || (i > 0 && d <= dims[i - 1]))
-        return rewriter.notifyMatchFailure(op, "bad indexed_dims");
-    bool adjacent = dims.back() - dims.front() + 1 ==
-                    static_cast<int64_t>(dims.size());
-    int64_t indexAt = adjacent ? dims.front() : 0;
+    FailureOr<AdvancedIndexing> layout =
+        advancedIndexing(rewriter, op, selfRank, dims, indices);
+    if (failed(layout))
+      return failure();
+    int64_t indexRank = layout->indexRank, indexAt = layout->indexAt;
+    bool adjacent = layout->adjacent;
     int64_t rank = selfRank - static_cast<int64_t>(dims.size()) + indexRank;
 
     // The indexed shape: the plain dims of self around the broadcast index
