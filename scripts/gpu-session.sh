@@ -23,7 +23,8 @@
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
 #   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
-#   dprofile   magi-run --profile on the 1-layer decode step
+#   dprofile   magi-run --profile on the 1-layer decode step, and compute-sanitizer
+#              memcheck on it
 #   python     scripts/gpu-python-check.py: the fixtures through the `magi`
 #              Python package and the C runtime API, with torch tensors
 #   variants   bench/llama7b/profile.sh at T=$VARIANT_T (default 4096) on
@@ -139,6 +140,10 @@ for step in "${steps[@]}"; do
     note "(exit $?)"
     grep -E '^profile:|^kernels:' "$work/dprofile.txt" >> "$summary"
     grep -E '^\| ' "$work/dprofile.txt" | head -16 >> "$summary"
+    /usr/local/cuda/bin/compute-sanitizer --tool memcheck build-run/magi-run .gpu/decode-1l \
+      --input .gpu/decode-inputs/ids.bin --input .gpu/decode-inputs/pos.bin \
+      > "$work/dprofile-memcheck.txt" 2>&1
+    note "memcheck, decode step (exit $?): $(grep 'ERROR SUMMARY' "$work/dprofile-memcheck.txt")"
     ;;
   variants)
     for dir in .gpu/variants/*/; do

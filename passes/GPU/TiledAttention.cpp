@@ -63,14 +63,27 @@ struct AttentionTiles {
   int64_t queryRows() const { return kWarps * rowsPerWarp; }
 };
 
+// Attention for few query rows over many keys (a decode step: one query
+// tile) splits the keys over `splits` blocks per head, each `tilesPerSplit`
+// key tiles long. Each block writes its rows' unnormalized output (f32),
+// running max (log2 units) and sum to these buffers ([split, batch, head,
+// row(, column)]); a second kernel combines the splits.
+struct KeySplits {
+  int64_t splits = 1;
+  int64_t tilesPerSplit = 0;
+  Value output, max, sum;
+  explicit operator bool() const { return splits > 1; }
+};
+
 // Builds one kernel's body; every value is an index unless said otherwise.
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
                 const AttentionTiles &tiles, Value query, Value key,
-                Value value, Value mask, Value classes, Value out)
+                Value value, Value mask, Value classes, Value out,
+                KeySplits keySplits = {})
       : b(b), loc(loc), tiles(tiles), query(query), key(key), value(value),
-        mask(mask), classes(classes), out(out) {
+        mask(mask), classes(classes), out(out), keySplits(keySplits) {
     auto qType = cast<MemRefType>(query.getType());
     element = qType.getElementType();
     headDim = qType.getShape().back();
@@ -91,6 +104,7 @@ private:
   Location loc;
   AttentionTiles tiles;
   Value query, key, value, mask, classes, out;
+  KeySplits keySplits;
   Type element, f32, i32;
   int64_t headDim, group;
   bool causal;
@@ -277,7 +291,46 @@ private:
 
   // A multiple of 8 elements, checked in the kernel unless known.
   void assertAligned(Value memref, StringRef what);
+  // Split over keys: each row's unnormalized output, max and sum into the
+  // split's partials (`results` as the key loop yields them).
+  void writePartials(ValueRange results, ArrayRef<Value> rows, Value split);
 };
+
+void KernelBuilder::writePartials(ValueRange results, ArrayRef<Value> rows,
+                                  Value split) {
+  const int64_t fragments = tiles.fragments(), rowCount = 2 * fragments;
+  const int64_t outTiles = headDim / 8, accPerFragment = 4 * outTiles;
+  Value quadCol = rem(lane, 4);
+  Value firstOfQuad = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            quadCol, idx(0));
+  for (int64_t f = 0; f < fragments; ++f)
+    for (int r = 0; r < 2; ++r) {
+      int64_t row = 2 * f + r;
+      Value sum = quadReduce(results[accPerFragment * fragments + rowCount + row],
+                             /*isMax=*/false);
+      Value max = results[accPerFragment * fragments + row];
+      auto ifOp = scf::IfOp::create(
+          b, loc, lessThan(rows[row], memref::DimOp::create(b, loc, keySplits.max, 3)),
+          false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      for (int64_t d = 0; d < outTiles; ++d) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, f32),
+            ValueRange{results[f * accPerFragment + 4 * d + 2 * r],
+                       results[f * accPerFragment + 4 * d + 2 * r + 1]});
+        Value col = add(mul(quadCol, 2), d * 8);
+        vector::StoreOp::create(b, loc, pair, keySplits.output,
+                                ValueRange{split, batch, head, rows[row], col});
+      }
+      auto first = scf::IfOp::create(b, loc, firstOfQuad, false);
+      b.setInsertionPointToStart(first.thenBlock());
+      memref::StoreOp::create(b, loc, max, keySplits.max,
+                              ValueRange{split, batch, head, rows[row]});
+      memref::StoreOp::create(b, loc, sum, keySplits.sum,
+                              ValueRange{split, batch, head, rows[row]});
+    }
+}
 
 void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
                           Value sharedQ, Value sharedK, Value sharedV) {
@@ -286,9 +339,14 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   const int64_t keyRows = tiles.keyRows;
   tid = launch.getThreadIds().x;
   // The last query tiles have the most keys under a causal mask: first.
-  Value tile = arith::SubIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, launch.getGridSize().x, idx(1)),
-      launch.getBlockIds().x);
+  // Split over keys, there is one query tile and x is the split.
+  Value tile = keySplits
+                   ? idx(0)
+                   : arith::SubIOp::create(
+                         b, loc, arith::SubIOp::create(b, loc, launch.getGridSize().x, idx(1)),
+                         launch.getBlockIds().x)
+                         .getResult();
+  Value split = keySplits ? launch.getBlockIds().x : Value();
   head = launch.getBlockIds().y;
   batch = launch.getBlockIds().z;
   kvHead = group == 1 ? head : div(head, group);
@@ -347,6 +405,13 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   if (causal)
     numKeyTiles = arith::MinUIOp::create(b, loc, numKeyTiles,
                                          mul(add(tile, 1), queryRows / keyRows));
+  // This block's key tiles: all, or its split's.
+  Value beginTile = idx(0);
+  if (keySplits) {
+    beginTile = mul(split, keySplits.tilesPerSplit);
+    numKeyTiles = arith::MinUIOp::create(b, loc, numKeyTiles,
+                                         add(beginTile, keySplits.tilesPerSplit));
+  }
   // With a mask, the key tiles it hides from all the block's rows are never
   // visited: `nextTile(j)` is the first tile from j on that it does not
   // (the class table says; every thread of the block reads the same bytes).
@@ -382,7 +447,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     }
     return search.getResult(0);
   };
-  Value firstTile = nextTile(idx(0));
+  Value firstTile = nextTile(beginTile);
   copyTile(key, kvHead, mul(firstTile, keyRows), keys, sharedK, keyRows);
   commit();
   copyTile(value, kvHead, mul(firstTile, keyRows), keys, sharedV, keyRows);
@@ -421,7 +486,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   // 128 that loop measured slower on an H200, with or without a launch
   // bound (docs/compile.md, "Attention as one tiled kernel" and "Attention
   // tilings").
-  bool fastTiles = !mask && headDim == 64;
+  bool fastTiles = !mask && headDim == 64 && !keySplits;
   bool rawMax = !mask && scaleLog2 > 0;
   // One key tile `j` (whose key and value tiles are in flight), given the
   // carried accumulators, max and sums; `next` is the tile to fetch next.
@@ -628,7 +693,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
                          emitLoop(idx(0), fullTiles, inits, /*checkKeys=*/false),
                          /*checkKeys=*/true);
     } else {
-      results = emitLoop(idx(0), numKeyTiles, inits, /*checkKeys=*/true);
+      results = emitLoop(beginTile, numKeyTiles, inits, /*checkKeys=*/true);
     }
   } else {
     SmallVector<Value> whileInits = {firstTile};
@@ -653,6 +718,10 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   }
   waitAllBut(0);
 
+  if (keySplits) {
+    writePartials(results, rows, split);
+    return;
+  }
   // Each row divided by its sum, rounded, stored where the row exists.
   for (int64_t f = 0; f < fragments; ++f)
     for (int r = 0; r < 2; ++r) {
@@ -1000,8 +1069,11 @@ private:
       attributionTypes.assign(sharedTypes.begin(), sharedTypes.end());
     auto name = FlatSymbolRefAttr::get(b.getContext(),
                                        "attention" + std::to_string(number));
+    KeySplits keySplits = chooseKeySplits(b, loc, op, query, key, tiles);
+    Value gridX = keySplits ? arith::ConstantIndexOp::create(b, loc, keySplits.splits).getResult()
+                            : queryTiles;
     auto launch = gpu::LaunchOp::create(
-        b, loc, queryTiles, heads, batches, threads, one, one,
+        b, loc, gridX, heads, batches, threads, one, one,
         dynamicShared ? arith::ConstantIntOp::create(b, loc, sharedBytes, 32).getResult()
                       : Value(),
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
@@ -1016,6 +1088,15 @@ private:
                         b.getNamedAttr("query_in_shared",
                                        b.getI64IntegerAttr(tiles.queryInShared)),
                     }));
+    if (keySplits)
+      launch->setAttr(magi::kKernelConfigAttr,
+                      DictionaryAttr::get(
+                          b.getContext(),
+                          llvm::to_vector(llvm::concat<const NamedAttribute>(
+                              launch->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr)
+                                  .getValue(),
+                              ArrayRef<NamedAttribute>{b.getNamedAttr(
+                                  "key_splits", b.getI64IntegerAttr(keySplits.splits))}))));
     if (tiles.minBlocksPerSM > 0)
       launch->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(tiles.minBlocksPerSM));
@@ -1040,13 +1121,106 @@ private:
         llvm::append_range(shared, launch.getWorkgroupAttributions());
       }
       KernelBuilder kernel(b, loc, op, tiles, query, key, value, op.getMask(),
-                           classes, out);
+                           classes, out, keySplits);
       kernel.build(launch, queries, keys, queryBuffer ? shared[0] : Value(),
                    shared[shared.size() - 2], shared.back());
       gpu::TerminatorOp::create(b, loc);
     }
+    if (keySplits)
+      combineKeySplits(b, loc, keySplits, out, kernels, number);
     op.erase();
     return success();
+  }
+
+  // Splits over keys when the attention has one query tile, static sizes,
+  // and too few blocks (heads x batch) to keep the GPU's 132 SMs busy: as
+  // many splits as make about four blocks an SM, each a whole number of
+  // key tiles.
+  KeySplits chooseKeySplits(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
+                            Value query, Value key, const AttentionTiles &tiles) {
+    constexpr int64_t kTargetBlocks = 4 * 132;
+    auto queryType = cast<MemRefType>(query.getType());
+    auto keyType = cast<MemRefType>(key.getType());
+    int64_t batches = queryType.getShape()[0], heads = queryType.getShape()[1];
+    int64_t queries = queryType.getShape()[2], keys = keyType.getShape()[2];
+    KeySplits none;
+    if (ShapedType::isDynamic(batches) || ShapedType::isDynamic(queries) ||
+        ShapedType::isDynamic(keys) || queries > tiles.queryRows() ||
+        batches * heads >= kTargetBlocks / 2)
+      return none;
+    int64_t keyTiles = llvm::divideCeilSigned(keys, tiles.keyRows);
+    int64_t wanted =
+        std::min(keyTiles, llvm::divideCeilSigned(kTargetBlocks, batches * heads));
+    KeySplits splits;
+    splits.tilesPerSplit = llvm::divideCeilSigned(keyTiles, wanted);
+    splits.splits = llvm::divideCeilSigned(keyTiles, splits.tilesPerSplit);
+    if (!splits)
+      return none;
+    Type f32 = b.getF32Type();
+    splits.output = memref::AllocOp::create(
+        b, loc, MemRefType::get({splits.splits, batches, heads, queries, op.getHeadDim()}, f32));
+    auto rowType = MemRefType::get({splits.splits, batches, heads, queries}, f32);
+    splits.max = memref::AllocOp::create(b, loc, rowType);
+    splits.sum = memref::AllocOp::create(b, loc, rowType);
+    return splits;
+  }
+
+  // The splits combined: per (row, head, batch) a block of one thread a
+  // column rescales each split's output and sum to the largest max, adds
+  // them up, divides, rounds and stores (zeros for a row no split saw).
+  void combineKeySplits(OpBuilder &b, Location loc, const KeySplits &splits, Value out,
+                        FlatSymbolRefAttr kernels, unsigned number) {
+    auto partType = cast<MemRefType>(splits.output.getType());
+    int64_t batches = partType.getShape()[1], heads = partType.getShape()[2];
+    int64_t queries = partType.getShape()[3], headDim = partType.getShape()[4];
+    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    Value one = c(1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, c(queries), c(heads), c(batches), c(headDim), one, one, nullptr, nullptr,
+        {}, {}, {}, nullptr, nullptr, nullptr, kernels,
+        FlatSymbolRefAttr::get(b.getContext(),
+                               "attention" + std::to_string(number) + "_combine"));
+    launch->setAttr(magi::kKernelConfigAttr,
+                    b.getDictionaryAttr(
+                        {b.getNamedAttr("block_size", b.getI64IntegerAttr(headDim)),
+                         b.getNamedAttr("strategy", b.getStringAttr("attention-combine")),
+                         b.getNamedAttr("key_splits", b.getI64IntegerAttr(splits.splits))}));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value row = launch.getBlockIds().x, head = launch.getBlockIds().y;
+    Value batch = launch.getBlockIds().z, col = launch.getThreadIds().x;
+    auto f32c = [&](double v) {
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult();
+    };
+    Value negInf = f32c(-INFINITY), zero = f32c(0.0);
+    SmallVector<Value> maxes;
+    Value max = negInf;
+    for (int64_t s = 0; s < splits.splits; ++s) {
+      maxes.push_back(memref::LoadOp::create(b, loc, splits.max,
+                                             ValueRange{c(s), batch, head, row}));
+      max = arith::MaximumFOp::create(b, loc, max, maxes.back());
+    }
+    Value sum = zero, acc = zero;
+    for (int64_t s = 0; s < splits.splits; ++s) {
+      // A split that saw no key of the row has max -inf: weight 0 (also
+      // when every split has, where max - max would be NaN).
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxes[s], negInf);
+      Value weight = arith::SelectOp::create(
+          b, loc, empty, zero,
+          math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, maxes[s], max)));
+      Value l = memref::LoadOp::create(b, loc, splits.sum, ValueRange{c(s), batch, head, row});
+      Value o = memref::LoadOp::create(b, loc, splits.output,
+                                       ValueRange{c(s), batch, head, row, col});
+      sum = math::FmaOp::create(b, loc, l, weight, sum);
+      acc = math::FmaOp::create(b, loc, o, weight, acc);
+    }
+    Value result = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum, zero),
+        arith::DivFOp::create(b, loc, acc, sum), zero);
+    Type element = cast<MemRefType>(out.getType()).getElementType();
+    memref::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, element, result), out,
+                            ValueRange{batch, head, row, col});
+    gpu::TerminatorOp::create(b, loc);
   }
 };
 

@@ -155,3 +155,36 @@ func.func @views(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
         memref<1x4x?x64xbf16>, memref<1x4x?x64xbf16>
   return
 }
+
+// -----
+
+// A decode step: one query row of 32 heads over 4096 cached keys. 32 blocks
+// would leave most SMs idle, so the keys are split: 16 blocks a head, 4 key
+// tiles each, writing their rows' unnormalized output, max and sum to f32
+// partials; a second kernel (one thread a column) combines the splits.
+// CHECK-LABEL: func @decode_split
+// CHECK: %[[O:.*]] = memref.alloc() : memref<16x1x32x1x128xf32>
+// CHECK: %[[MAX:.*]] = memref.alloc() : memref<16x1x32x1xf32>
+// CHECK: %[[SUM:.*]] = memref.alloc() : memref<16x1x32x1xf32>
+// CHECK: gpu.launch blocks(%[[SPLIT:[a-z0-9]+]], %{{[a-z0-9]+}}, %{{[a-z0-9]+}}) in (%{{[a-z0-9]+}} = %c16{{.*}}, %{{[a-z0-9]+}} = %c32
+// CHECK-SAME: function(@attention0)
+// Each split's first key tile.
+// CHECK: arith.muli %[[SPLIT]], %c4
+// CHECK: vector.store %{{.*}}, %[[O]][%[[SPLIT]], {{.*}}] : memref<16x1x32x1x128xf32>, vector<2xf32>
+// CHECK: memref.store %{{.*}}, %[[MAX]][%[[SPLIT]],
+// CHECK: memref.store %{{.*}}, %[[SUM]][%[[SPLIT]],
+// CHECK: key_splits = 16 : i64
+// CHECK: gpu.launch blocks({{.*}}) in (%{{[a-z0-9]+}} = %c1{{.*}}, %{{[a-z0-9]+}} = %c32{{.*}}, %{{[a-z0-9]+}} = %c1{{.*}}) threads(%[[COL:[a-z0-9]+]], {{.*}}) in (%{{[a-z0-9]+}} = %c128
+// CHECK-SAME: function(@attention0_combine)
+// CHECK-COUNT-16: arith.maximumf
+// CHECK-COUNT-16: math.exp2
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: strategy = "attention-combine"
+func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x32x4096x128xbf16>,
+                        %v: tensor<1x32x4096x128xbf16>) -> tensor<1x32x1x128xbf16> {
+  %init = tensor.empty() : tensor<1x32x1x128xbf16>
+  %o = magi.tiled_attention %q, %k, %v outs(%init) {scale = 0.088388347648318447 : f64}
+      : tensor<1x32x1x128xbf16>, tensor<1x32x4096x128xbf16>, tensor<1x32x4096x128xbf16>, tensor<1x32x1x128xbf16> -> tensor<1x32x1x128xbf16>
+  return %o : tensor<1x32x1x128xbf16>
+}

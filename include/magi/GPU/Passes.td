@@ -266,7 +266,17 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
       ones, applying each term to its score as it is read;
     - at the end the sums are combined over the quad, and each row is
       divided by its sum, rounded to the output type and stored (rows past
-      L are not).
+      L are not);
+    - split over keys (a decode step: one token against a long KV cache):
+      when the sizes are static, the queries fit one block (L <= Q) and
+      heads x batch make fewer than 264 blocks, the keys are split so that
+      there are about 528 blocks (four an SM of an H200), each split a
+      whole number of key tiles (`key_splits` in the configuration; grid x
+      is the split). Each block writes its rows' unnormalized output, max
+      and sum to f32 buffers [splits, batch, heads, L(, D)], and a second
+      kernel (`attentionN_combine`, one block per row, head and batch, one
+      thread a column) rescales each split to the largest max, adds them
+      up, divides, rounds and stores (zeros for a row no split saw).
     Each tile is a whole number of fragments of 16 rows, so any L and S
     work. An operand whose rows are not contiguous (inner stride not 1) is
     first copied into a dense buffer by a kernel of its own (one thread an
