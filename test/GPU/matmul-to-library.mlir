@@ -76,6 +76,20 @@ func.func @not_gemms(%x: memref<4x8xf32>, %y: memref<8x4xf32>, %out: memref<4x4x
 
 // -----
 
+// A product over one k (LLaMA's RoPE table: inverse frequencies times
+// positions) is an outer product: it stays a kernel.
+// CHECK-LABEL: func @outer_product
+// CHECK-NOT: call
+// CHECK: linalg.batch_matmul
+func.func @outer_product(%f: memref<1x64x1xf32>, %p: memref<1x1x?xf32>, %out: memref<1x64x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x64x?xf32>)
+  linalg.batch_matmul ins(%f, %p : memref<1x64x1xf32>, memref<1x1x?xf32>) outs(%out : memref<1x64x?xf32>)
+  return
+}
+
+// -----
+
 // Attention's scores: two batch loops (batch, heads) held contiguously by
 // every operand collapse into one batch of the call; k is read transposed.
 #q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>

@@ -174,8 +174,9 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
     kernel:
     - two inputs and one output, dense row-major memrefs, indexing maps that
       are permutations (transposes are fine; GQA's `h floordiv g` is not);
-    - one m, one n, one k and any number of batch dimensions, present in
-      all three operands; several batch dimensions are collapsed into one
+    - one m, one n, one k (not of static size 1: an outer product stays a
+      kernel, cheaper than a library call) and any number of batch
+      dimensions, present in all three operands; several batch dimensions are collapsed into one
       (`memref.collapse_shape`) when every operand holds them contiguously
       (attention's batch and heads), else the op stays a kernel;
     - a body `out + a * b` (with `arith.extf` of the inputs allowed);
