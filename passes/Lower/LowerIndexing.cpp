@@ -151,19 +151,27 @@ public:
 };
 
 // The layout of advanced indexing (magi.index's result, magi.index_put's
-// indexed shape): the rank of the broadcast index shape, and where it sits
-// (in place of the indexed dims when they are adjacent, else first).
+// indexed shape): the broadcast index shape in place of the indexed dims
+// when they are adjacent, else first; every other dim of self whole.
 struct AdvancedIndexing {
   int64_t indexRank = 0;
-  bool adjacent = false;
   int64_t indexAt = 0;
+  SmallVector<int64_t> dimOf;      // each plain dim of self: its dim (else -1)
+  SmallVector<OpFoldResult> sizes; // the indexed shape
+  SmallVector<int64_t> shape;      // its static sizes (dynamic where unknown)
+  SmallVector<OpFoldResult> selfSizes;
 };
 
 // Checks `op`'s indices (one integer tensor per indexed dim, dims increasing
-// within self's rank) and gives their layout.
+// within self's rank, `resultRank` dims in all when given) and gives their
+// layout; each index dim's size comes from the first index tensor that has
+// it (not size 1). Fails before it creates any op.
 FailureOr<AdvancedIndexing> advancedIndexing(PatternRewriter &rewriter, Operation *op,
-                                             int64_t selfRank, ArrayRef<int64_t> dims,
-                                             ValueRange indices) {
+                                             Value self, ArrayRef<int64_t> dims,
+                                             ValueRange indices,
+                                             std::optional<int64_t> resultRank = {}) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  int64_t selfRank = selfType.getRank();
   if (dims.empty() || dims.size() != indices.size())
     return rewriter.notifyMatchFailure(op, "one index per indexed dimension");
   AdvancedIndexing layout;
@@ -176,8 +184,40 @@ FailureOr<AdvancedIndexing> advancedIndexing(PatternRewriter &rewriter, Operatio
   for (auto [i, d] : llvm::enumerate(dims))
     if (d < 0 || d >= selfRank || (i > 0 && d <= dims[i - 1]))
       return rewriter.notifyMatchFailure(op, "bad indexed_dims");
-  layout.adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
-  layout.indexAt = layout.adjacent ? dims.front() : 0;
+  bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  layout.indexAt = adjacent ? dims.front() : 0;
+  int64_t rank = selfRank - static_cast<int64_t>(dims.size()) + layout.indexRank;
+  if (resultRank && *resultRank != rank)
+    return rewriter.notifyMatchFailure(op, "unexpected result rank");
+  layout.selfSizes = tensor::getMixedSizes(rewriter, op->getLoc(), self);
+  ArrayRef<OpFoldResult> selfSizes = layout.selfSizes;
+  layout.dimOf.assign(selfRank, -1);
+  layout.sizes.resize(rank);
+  layout.shape.assign(rank, ShapedType::kDynamic);
+  int64_t next = adjacent ? 0 : layout.indexRank;
+  for (int64_t d = 0; d < selfRank; ++d) {
+    if (llvm::is_contained(dims, d))
+      continue;
+    if (adjacent && next == layout.indexAt)
+      next += layout.indexRank;
+    layout.dimOf[d] = next;
+    layout.sizes[next] = selfSizes[d];
+    layout.shape[next++] = selfType.getDimSize(d);
+  }
+  for (int64_t r = 0; r < layout.indexRank; ++r) {
+    int64_t at = layout.indexAt + r;
+    layout.sizes[at] = rewriter.getIndexAttr(1);
+    layout.shape[at] = 1;
+    for (Value v : indices) {
+      auto t = cast<RankedTensorType>(v.getType());
+      int64_t od = r - (layout.indexRank - t.getRank());
+      if (od < 0 || t.getDimSize(od) == 1)
+        continue;
+      layout.sizes[at] = tensor::getMixedSizes(rewriter, op->getLoc(), v)[od];
+      layout.shape[at] = t.getDimSize(od);
+      break;
+    }
+  }
   return layout;
 }
 
@@ -198,51 +238,19 @@ public:
     ArrayRef<int64_t> dims = op.getIndexedDims();
     ValueRange indices = op.getIndices();
     FailureOr<AdvancedIndexing> layout =
-        advancedIndexing(rewriter, op, selfRank, dims, indices);
+        advancedIndexing(rewriter, op, self, dims, indices, rank);
     if (failed(layout))
       return failure();
     int64_t indexRank = layout->indexRank, indexAt = layout->indexAt;
-    bool adjacent = layout->adjacent;
-    if (rank != selfRank - static_cast<int64_t>(dims.size()) + indexRank)
-      return rewriter.notifyMatchFailure(op, "unexpected result rank");
-
-    // Result dim of each non-indexed self dim, and the result sizes.
-    SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
-    SmallVector<int64_t> resultDimOf(selfRank, -1);
-    SmallVector<OpFoldResult> sizes(rank);
-    int64_t next = adjacent ? 0 : indexRank;
-    for (int64_t d = 0; d < selfRank; ++d) {
-      if (llvm::is_contained(dims, d))
-        continue;
-      if (adjacent && next == indexAt)
-        next += indexRank;
-      resultDimOf[d] = next;
-      sizes[next++] = selfSizes[d];
-    }
-    // Index dims: from the index tensor that has each one (not size 1).
+    ArrayRef<OpFoldResult> selfSizes = layout->selfSizes;
+    ArrayRef<int64_t> resultDimOf = layout->dimOf;
+    SmallVector<OpFoldResult> sizes = layout->sizes;
     SmallVector<int64_t> indexShape(resType.getShape().slice(indexAt, indexRank));
     SmallVector<AffineMap> maps;
     // Loop indexAt + r iterates index dim r; the other loops none.
     SmallVector<unsigned> loopDims(rank, ~0u);
     for (int64_t r = 0; r < indexRank; ++r)
       loopDims[indexAt + r] = r;
-    for (int64_t r = 0; r < indexRank; ++r) {
-      int64_t rd = indexAt + r;
-      if (!resType.isDynamicDim(rd)) {
-        sizes[rd] = rewriter.getIndexAttr(resType.getDimSize(rd));
-        continue;
-      }
-      for (Value v : indices) {
-        auto t = cast<RankedTensorType>(v.getType());
-        int64_t od = r - (indexRank - t.getRank());
-        if (od >= 0 && t.getDimSize(od) != 1) {
-          sizes[rd] = tensor::getMixedSizes(rewriter, loc, v)[od];
-          break;
-        }
-      }
-      if (!sizes[rd])
-        return rewriter.notifyMatchFailure(op, "no index gives a dynamic size");
-    }
     for (Value v : indices)
       maps.push_back(broadcastMap(cast<RankedTensorType>(v.getType()),
                                   indexShape, rank, loopDims));
@@ -318,44 +326,15 @@ public:
     int64_t selfRank = selfType.getRank();
     ArrayRef<int64_t> dims = op.getIndexedDims();
     ValueRange indices = op.getIndices();
-    FailureOr<AdvancedIndexing> layout =
-        advancedIndexing(rewriter, op, selfRank, dims, indices);
+    FailureOr<AdvancedIndexing> layout = advancedIndexing(rewriter, op, self, dims, indices);
     if (failed(layout))
       return failure();
     int64_t indexRank = layout->indexRank, indexAt = layout->indexAt;
-    bool adjacent = layout->adjacent;
-    int64_t rank = selfRank - static_cast<int64_t>(dims.size()) + indexRank;
-
-    // The indexed shape: the plain dims of self around the broadcast index
-    // shape (each index dim from an index tensor whose size is not 1).
-    SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
-    SmallVector<int64_t> loopOf(selfRank, -1); // plain self dim -> loop
-    SmallVector<OpFoldResult> sizes(rank);
-    SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
-    int64_t next = adjacent ? 0 : indexRank;
-    for (int64_t d = 0; d < selfRank; ++d) {
-      if (llvm::is_contained(dims, d))
-        continue;
-      if (adjacent && next == indexAt)
-        next += indexRank;
-      loopOf[d] = next;
-      sizes[next] = selfSizes[d];
-      shape[next++] = selfType.getDimSize(d);
-    }
-    for (int64_t r = 0; r < indexRank; ++r) {
-      int64_t at = indexAt + r;
-      sizes[at] = rewriter.getIndexAttr(1);
-      shape[at] = 1;
-      for (Value v : indices) {
-        auto t = cast<RankedTensorType>(v.getType());
-        int64_t od = r - (indexRank - t.getRank());
-        if (od < 0 || t.getDimSize(od) == 1)
-          continue;
-        sizes[at] = tensor::getMixedSizes(rewriter, loc, v)[od];
-        shape[at] = t.getDimSize(od);
-        break;
-      }
-    }
+    int64_t rank = static_cast<int64_t>(layout->shape.size());
+    ArrayRef<OpFoldResult> selfSizes = layout->selfSizes;
+    ArrayRef<int64_t> loopOf = layout->dimOf; // plain self dim -> loop
+    ArrayRef<OpFoldResult> sizes = layout->sizes;
+    ArrayRef<int64_t> shape = layout->shape;
 
     // The values, as a tensor of the indexed shape and self's dtype.
     Value values = op.getValues();

@@ -8,7 +8,8 @@
 // inputs (a fixture's `caseK_inN.{bin,json}`, or `--input` files), runs the
 // graph with the reference interpreter, and either compares the outputs with
 // the fixture's `caseK_outN` (one `outN: rel_err=... OK|FAIL` line each; the
-// exit status is nonzero on any FAIL) or prints them. With --lowered-pieces
+// exit status is nonzero on any FAIL) or prints them (the new values of
+// mutated inputs, such as a KV cache, are no outputs). With --lowered-pieces
 // the graph first goes through the pipeline to post-grad, and every piece the
 // split graph calls runs lowered to linalg and compiled for the CPU.
 //
@@ -367,19 +368,30 @@ int main(int argc, char **argv) {
   auto runPiece = [&](func::FuncOp piece, ArrayRef<Tensor> pieceArgs) {
     return pieceRunner->run(piece, pieceArgs);
   };
-  FailureOr<SmallVector<Tensor>> outputs = interpret(
+  FailureOr<SmallVector<Tensor>> results = interpret(
       func, *args, loweredPieces ? CalleeRunner(runPiece) : CalleeRunner());
-  if (failed(outputs))
+  if (failed(results))
     return 1;
+  // A mutated input's new value (magi.mutates: a KV cache) is state, not an
+  // output, as in PyTorch and magi-run: it is neither compared nor printed.
+  SmallVector<Tensor> outputs;
+  for (auto [i, result] : llvm::enumerate(*results)) {
+    if (auto target = func.getResultAttrOfType<StringAttr>(i, magi::kMutatesAttr)) {
+      llvm::errs() << "magi-interp: result " << i << " is the new value of input '"
+                   << target.getValue() << "' (a mutation), not an output\n";
+      continue;
+    }
+    outputs.push_back(std::move(result));
+  }
 
   bool allPassed = true;
   if (!fixturePrefix.empty()) {
     unsigned numRefs = countFixtureFiles(fixturePrefix, "out");
-    if (numRefs != outputs->size())
-      return fail("the graph has " + llvm::Twine(outputs->size()) +
+    if (numRefs != outputs.size())
+      return fail("the graph has " + llvm::Twine(outputs.size()) +
                   " output(s), but the fixture has " + llvm::Twine(numRefs) +
                   " reference output(s) ('" + fixturePrefix + "_outN.json')");
-    for (auto [i, out] : llvm::enumerate(*outputs)) {
+    for (auto [i, out] : llvm::enumerate(outputs)) {
       llvm::Expected<Tensor> ref =
           readFixtureTensor(fixturePrefix, "out", i, &context);
       if (!ref)
@@ -388,13 +400,13 @@ int main(int argc, char **argv) {
     }
   }
   if (fixturePrefix.empty() || printOutputs) {
-    for (auto [i, out] : llvm::enumerate(*outputs)) {
+    for (auto [i, out] : llvm::enumerate(outputs)) {
       llvm::outs() << "out" << i << ": " << out.getTypeString() << " = ";
       out.printValues(llvm::outs(), printLimit);
       llvm::outs() << "\n";
     }
   }
-  if (int status = saveOutputs(*outputs, &context))
+  if (int status = saveOutputs(outputs, &context))
     return status;
   return allPassed ? 0 : 1;
 }
