@@ -64,7 +64,8 @@ std::string CompileOptions::keyText() const {
           ";attention-rows-per-warp=" + std::to_string(attentionRowsPerWarp) +
           ";attention-key-rows=" + std::to_string(attentionKeyRows) +
           ";attention-query-in-shared=" + std::to_string(attentionQueryInShared) +
-          ";attention-min-blocks-per-sm=" + std::to_string(attentionMinBlocksPerSM);
+          ";attention-min-blocks-per-sm=" + std::to_string(attentionMinBlocksPerSM) +
+          ";attention-key-splits=" + std::to_string(attentionKeySplits);
   return text;
 }
 
@@ -161,6 +162,7 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("attention-key-rows", attentionKeyRows),
     MAGI_FLAG_OPTION("attention-query-in-shared", attentionQueryInShared, false),
     MAGI_INT_OPTION("attention-min-blocks-per-sm", attentionMinBlocksPerSM),
+    MAGI_INT_OPTION("attention-key-splits", attentionKeySplits),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
     {"cache-mode",
@@ -299,6 +301,13 @@ struct CompileCommandLine::Flags {
                      "ptxas keeps registers within that share (0: ptxas "
                      "chooses)"),
             cl::cat(cat)),
+        attentionKeySplits(
+            "attention-key-splits", cl::init(0),
+            cl::desc("Tiled attention: splits over keys for few query rows "
+                     "(a decode step), where the sizes are static and the "
+                     "queries fit one block (0: about four blocks an SM, 1: "
+                     "never split)"),
+            cl::cat(cat)),
         dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
                 cl::cat(cat)),
         quiet("quiet", cl::desc("Print no summary"), cl::cat(cat)),
@@ -333,8 +342,9 @@ struct CompileCommandLine::Flags {
   cl::opt<bool> noMergeProjections;
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
-  cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows, attentionMinBlocksPerSM;
+  cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
   cl::opt<bool> attentionQueryInShared;
+  cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<std::string> dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
@@ -371,6 +381,7 @@ llvm::Error CompileCommandLine::finish() {
   options.attentionKeyRows = f.attentionKeyRows;
   options.attentionQueryInShared = f.attentionQueryInShared;
   options.attentionMinBlocksPerSM = f.attentionMinBlocksPerSM;
+  options.attentionKeySplits = f.attentionKeySplits;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
   options.cacheSalt = f.cacheSalt;
@@ -558,6 +569,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.attentionKeyRows = options.attentionKeyRows;
   artifact.target.attentionQueryInShared = options.attentionQueryInShared;
   artifact.target.attentionMinBlocksPerSM = options.attentionMinBlocksPerSM;
+  artifact.target.attentionKeySplits = options.attentionKeySplits;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

@@ -115,6 +115,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   attention.keyRows = target.attentionKeyRows;
   attention.queryInShared = target.attentionQueryInShared;
   attention.minBlocksPerSM = target.attentionMinBlocksPerSM;
+  attention.keySplits = target.attentionKeySplits;
   fn.addPass(createTiledAttentionToGPU(attention));
 }
 
@@ -224,6 +225,11 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       llvm::cl::desc("Tiled attention: blocks an SM must hold at once (0: "
                      "ptxas chooses)"),
       llvm::cl::init(0)};
+  Option<int64_t> attentionKeySplits{
+      *this, "attention-key-splits",
+      llvm::cl::desc("Tiled attention: splits over keys for few query rows "
+                     "(0: chosen, 1: none)"),
+      llvm::cl::init(0)};
 };
 } // namespace
 
@@ -250,6 +256,7 @@ void registerGpuPipeline() {
         target.attentionKeyRows = options.attentionKeyRows;
         target.attentionQueryInShared = options.attentionQueryInShared;
         target.attentionMinBlocksPerSM = options.attentionMinBlocksPerSM;
+        target.attentionKeySplits = options.attentionKeySplits;
         buildGpuPipeline(pm, target);
       });
 }

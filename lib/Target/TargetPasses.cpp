@@ -96,6 +96,7 @@ private:
     target.attentionKeyRows = attentionKeyRows;
     target.attentionQueryInShared = attentionQueryInShared;
     target.attentionMinBlocksPerSM = attentionMinBlocksPerSM;
+    target.attentionKeySplits = attentionKeySplits;
     return target;
   }
 };

@@ -797,6 +797,12 @@ public:
                        << minBlocksPerSM.getValue();
       return signalPassFailure();
     }
+    if (keySplits < 0 || keySplits > 1024) {
+      func.emitError() << "magi-tiled-attention-to-gpu: key-splits must be "
+                          "between 0 and 1024, got "
+                       << keySplits.getValue();
+      return signalPassFailure();
+    }
     if (keyRows != 32 && keyRows != 64) {
       func.emitError() << "magi-tiled-attention-to-gpu: key-rows must be 32 or "
                           "64, got "
@@ -1134,8 +1140,8 @@ private:
 
   // Splits over keys when the attention has one query tile, static sizes,
   // and too few blocks (heads x batch) to keep the GPU's 132 SMs busy: as
-  // many splits as make about four blocks an SM, each a whole number of
-  // key tiles.
+  // many splits as make about four blocks an SM (or `key-splits`), each a
+  // whole number of key tiles.
   KeySplits chooseKeySplits(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
                             Value query, Value key, const AttentionTiles &tiles) {
     constexpr int64_t kTargetBlocks = 4 * 132;
@@ -1144,13 +1150,15 @@ private:
     int64_t batches = queryType.getShape()[0], heads = queryType.getShape()[1];
     int64_t queries = queryType.getShape()[2], keys = keyType.getShape()[2];
     KeySplits none;
-    if (ShapedType::isDynamic(batches) || ShapedType::isDynamic(queries) ||
-        ShapedType::isDynamic(keys) || queries > tiles.queryRows() ||
-        batches * heads >= kTargetBlocks / 2)
+    if (keySplits == 1 || ShapedType::isDynamic(batches) ||
+        ShapedType::isDynamic(queries) || ShapedType::isDynamic(keys) ||
+        queries > tiles.queryRows() ||
+        (keySplits == 0 && batches * heads >= kTargetBlocks / 2))
       return none;
     int64_t keyTiles = llvm::divideCeilSigned(keys, tiles.keyRows);
-    int64_t wanted =
-        std::min(keyTiles, llvm::divideCeilSigned(kTargetBlocks, batches * heads));
+    int64_t wanted = std::min(
+        keyTiles, keySplits != 0 ? int64_t(keySplits)
+                                 : llvm::divideCeilSigned(kTargetBlocks, batches * heads));
     KeySplits splits;
     splits.tilesPerSplit = llvm::divideCeilSigned(keyTiles, wanted);
     splits.splits = llvm::divideCeilSigned(keyTiles, splits.tilesPerSplit);

@@ -2,6 +2,8 @@
 // buffer) and magi-tiled-attention-to-gpu (one FlashAttention-style kernel).
 // RUN: magi-opt %s --split-input-file --pass-pipeline="builtin.module(magi-bufferize, func.func(magi-tiled-attention-to-gpu{rows-per-warp=16}))" | FileCheck %s
 // RUN: magi-opt %s --split-input-file --magi-bufferize | FileCheck %s --check-prefix=BUF
+// RUN: magi-opt %s --split-input-file --pass-pipeline="builtin.module(magi-bufferize, func.func(magi-tiled-attention-to-gpu{rows-per-warp=16 key-splits=4}))" | FileCheck %s --check-prefix=SPLIT4
+// RUN: magi-opt %s --split-input-file --pass-pipeline="builtin.module(magi-bufferize, func.func(magi-tiled-attention-to-gpu{rows-per-warp=16 key-splits=1}))" | FileCheck %s --check-prefix=NOSPLIT
 
 // BUF-LABEL: func @gqa_masked
 // BUF: %[[OUT:.*]] = memref.alloc(%{{.*}}) {{.*}}: memref<1x32x?x128xbf16>
@@ -181,6 +183,16 @@ func.func @views(%q: memref<1x4x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>,
 // CHECK: arith.divf
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: strategy = "attention-combine"
+// key-splits overrides the count (4 splits of 16 tiles), 1 turns it off.
+// SPLIT4-LABEL: func @decode_split
+// SPLIT4: memref.alloc() : memref<4x1x32x1x128xf32>
+// SPLIT4: gpu.launch blocks(%[[S:[a-z0-9]+]], %{{[a-z0-9]+}}, %{{[a-z0-9]+}}) in (%{{[a-z0-9]+}} = %c4
+// SPLIT4: arith.muli %[[S]], %c16
+// SPLIT4: function(@attention0_combine)
+// NOSPLIT-LABEL: func @decode_split
+// NOSPLIT-NOT: key_splits
+// NOSPLIT-NOT: attention0_combine
+// NOSPLIT: return
 func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x32x4096x128xbf16>,
                         %v: tensor<1x32x4096x128xbf16>) -> tensor<1x32x1x128xbf16> {
   %init = tensor.empty() : tensor<1x32x1x128xbf16>

@@ -32,6 +32,8 @@ TEST(CompileOptionsTest, SetByNameReachesEveryField) {
   EXPECT_EQ(set(o, "attention-key-rows", "32"), "");
   EXPECT_EQ(set(o, "attention-query-in-shared", "true"), "");
   EXPECT_EQ(set(o, "attention-min-blocks-per-sm", "2"), "");
+  EXPECT_EQ(set(o, "attention-key-splits", "8"), "");
+  EXPECT_EQ(o.attentionKeySplits, 8);
   EXPECT_EQ(o.attentionRowsPerWarp, 32);
   EXPECT_EQ(o.attentionKeyRows, 32);
   EXPECT_TRUE(o.attentionQueryInShared);
@@ -83,6 +85,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-key-rows", "32"},
                                                           {"attention-query-in-shared", "true"},
                                                           {"attention-min-blocks-per-sm", "3"},
+                                                          {"attention-key-splits", "8"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {

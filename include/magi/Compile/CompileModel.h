@@ -55,6 +55,7 @@ struct CompileOptions {
   int64_t attentionKeyRows = 64;
   bool attentionQueryInShared = false;
   int64_t attentionMinBlocksPerSM = 0;
+  int64_t attentionKeySplits = 0; // 0: chosen, 1: none
   /// Write the IR after every phase into this directory ("" for none).
   std::string dumpDir;
 

@@ -271,8 +271,9 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
     - split over keys (a decode step: one token against a long KV cache):
       when the sizes are static, the queries fit one block (L <= Q) and
       heads x batch make fewer than 264 blocks, the keys are split so that
-      there are about 528 blocks (four an SM of an H200), each split a
-      whole number of key tiles (`key_splits` in the configuration; grid x
+      there are about 528 blocks (four an SM of an H200; `key-splits`
+      overrides the count, 1 turns the split off), each split a whole
+      number of key tiles (`key_splits` in the configuration; grid x
       is the split). Each block writes its rows' unnormalized output, max
       and sum to f32 buffers [splits, batch, heads, L(, D)], and a second
       kernel (`attentionN_combine`, one block per row, head and batch, one
@@ -301,6 +302,11 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
     Option<"queryInShared", "query-in-shared", "bool", "false",
            "Keep the query tile in shared memory and load its fragments for "
            "every key tile instead of holding them in registers">,
+    Option<"keySplits", "key-splits", "int64_t", "0",
+           "Split over keys for few query rows: 0 chooses (about 4 blocks an "
+           "SM of 132), 1 never splits, N >= 2 splits into N (at most one a "
+           "key tile) wherever the sizes are static and the queries fit one "
+           "block">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", "0",
            "Blocks of the kernel an SM must hold at once (nvvm.minctasm on "
            "the launch, PTX .minnctapersm: ptxas limits the registers to "

@@ -42,6 +42,8 @@ struct GpuTargetOptions {
   bool attentionQueryInShared = false;
   /// Blocks of the attention kernel an SM must hold (0: ptxas chooses).
   int64_t attentionMinBlocksPerSM = 0;
+  /// Splits over keys for few query rows (0: chosen, 1: none).
+  int64_t attentionKeySplits = 0;
 };
 
 struct CompiledPiece {

@@ -72,6 +72,8 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
            "Tiled attention: query fragments from shared memory for every key tile">,
     Option<"attentionMinBlocksPerSM", "attention-min-blocks-per-sm", "int64_t", "0",
            "Tiled attention: blocks an SM must hold at once (0: ptxas chooses)">,
+    Option<"attentionKeySplits", "attention-key-splits", "int64_t", "0",
+           "Tiled attention: splits over keys for few query rows (0: chosen, 1: none)">,
   ];
 }
 
