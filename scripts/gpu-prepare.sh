@@ -49,6 +49,16 @@ for layers in 1 4; do
   "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
     -o "$out/decode-${layers}l" --cache-mode=off --quiet
 done
+# DECODE_KEY_SPLITS="8 32 ..." also compiles the decode models with each
+# --attention-key-splits into .gpu/decode-splits/<N>-<L>l/ (scripts/gpu-session.sh
+# decode-splits times them).
+for splits in ${DECODE_KEY_SPLITS:-}; do
+  for layers in 1 4; do
+    "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
+      -o "$out/decode-splits/${splits}-${layers}l" --cache-mode=off --quiet \
+      --attention-key-splits="$splits"
+  done
+done
 # A decode step's inputs (token 1 at the last of 4096 positions), for magi-run --profile.
 mkdir -p "$out/decode-inputs"
 python3 - "$out/decode-inputs" <<'PY'

@@ -16,6 +16,9 @@
 #   decode     bench/decode/bench.py: one decode step (T=1 against a static KV
 #              cache of 4096 positions) of the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
+#   decode-splits
+#              bench/decode/bench.py (Magi only) on each decode model compiled with
+#              another --attention-key-splits (DECODE_KEY_SPLITS of gpu-prepare.sh)
 #   full       bench/llama7b/full_model.py: the whole 32-layer model with its
 #              real weights (exported there) at T=$FULL_T (default 16 512
 #              4096) beside PyTorch eager: match, time, load, GPU memory
@@ -95,6 +98,16 @@ for step in "${steps[@]}"; do
       --artifact 1=.gpu/decode-1l --artifact 4=.gpu/decode-4l > "$work/decode.txt" 2>&1
     note "== decode (exit $?)"
     grep -vE "Warning|warn\(" "$work/decode.txt" | tail -40 >> "$summary"
+    ;;
+  decode-splits)
+    for dir in .gpu/decode-splits/*-1l/; do
+      splits="$(basename "$dir" -1l)"
+      OUT="$work/decode-splits-$splits" python3 bench/decode/bench.py --harness .gpu/harness \
+        --magi-run build-run/magi-run --anchors "" --artifact "1=$dir" \
+        --artifact "4=.gpu/decode-splits/$splits-4l" > "$work/decode-splits-$splits.txt" 2>&1
+      note "== decode, --attention-key-splits=$splits (exit $?)"
+      grep -E "^[14] (check|full) " "$work/decode-splits-$splits.txt" >> "$summary"
+    done
     ;;
   full)
     OUT="$work" python3 bench/llama7b/full_model.py --harness .gpu/harness \
