@@ -123,6 +123,8 @@ public:
     return writeFile("manifest.json", rt::printManifest(manifest));
   }
 
+  const rt::Manifest &written() const { return manifest; }
+
 private:
   ModuleOp module;
   std::string dir;
@@ -656,8 +658,41 @@ private:
 
 LogicalResult writeArtifact(ModuleOp lowered, StringRef dir,
                             const ArtifactOptions &options,
-                            std::vector<PieceReport> &reports) {
-  return ArtifactWriter(lowered, dir, options).write(reports);
+                            std::vector<PieceReport> &reports,
+                            std::vector<MutationReport> *mutations) {
+  ArtifactWriter writer(lowered, dir, options);
+  if (failed(writer.write(reports)))
+    return failure();
+  if (mutations)
+    *mutations = describeMutations(writer.written());
+  return success();
+}
+
+std::vector<MutationReport> describeMutations(const rt::Manifest &manifest) {
+  const rt::Graph &graph = manifest.graph;
+  std::vector<MutationReport> reports;
+  for (const rt::GraphMutation &m : graph.mutations) {
+    MutationReport report;
+    report.input = graph.inputs[size_t(m.input)].name;
+    const rt::ValueRef &ref = graph.outputs[size_t(m.output)];
+    if (ref.kind == rt::ValueRef::Kind::Input) {
+      report.inPlace = ref.index == m.input;
+    } else if (ref.kind == rt::ValueRef::Kind::StepResult) {
+      // Every variant's result is the piece argument the input is passed as.
+      const rt::GraphStep &step = graph.steps[size_t(ref.index)];
+      const rt::Piece &piece = manifest.pieces[size_t(step.piece)];
+      report.inPlace = !piece.variants.empty() &&
+                       llvm::all_of(piece.variants, [&](const rt::Variant &v) {
+                         const rt::PieceResult &r = v.results[size_t(ref.result)];
+                         if (!r.isTensor || r.tensor.base != rt::Descriptor::Base::Arg)
+                           return false;
+                         const rt::ValueRef &arg = step.args[size_t(r.tensor.baseIndex)];
+                         return arg.kind == rt::ValueRef::Kind::Input && arg.index == m.input;
+                       });
+    }
+    reports.push_back(report);
+  }
+  return reports;
 }
 
 } // namespace magi

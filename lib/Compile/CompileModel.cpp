@@ -399,7 +399,8 @@ llvm::Error CompileCommandLine::finish() {
 // The reports of an artifact restored from the cache, from its manifest as
 // the runtime reads it.
 static llvm::Error readReports(llvm::StringRef outputDir,
-                               std::vector<PieceReport> &reports) {
+                               std::vector<PieceReport> &reports,
+                               std::vector<MutationReport> &mutations) {
   std::string path = (outputDir + "/manifest.json").str();
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
@@ -425,6 +426,7 @@ static llvm::Error readReports(llvm::StringRef outputDir,
     report.source = "hit";
     reports.push_back(report);
   }
+  mutations = describeMutations(manifest);
   return llvm::Error::success();
 }
 
@@ -501,7 +503,7 @@ magi::compileModel(const CompileOptions &options) {
     if (!restored)
       return restored.takeError();
     if (*restored) {
-      if (llvm::Error e = readReports(options.outputDir, result.pieces))
+      if (llvm::Error e = readReports(options.outputDir, result.pieces, result.mutations))
         return std::move(e);
       result.artifactFromCache = true;
       finishCompile(cache.get(), options, diagnostics, result, start);
@@ -580,7 +582,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.explainCache = options.explainCache;
   artifact.progress = options.progress;
   if (failed(writeArtifact(*module, options.outputDir, artifact,
-                           result.pieces)))
+                           result.pieces, &result.mutations)))
     return makeError("the artifact was not written (see the diagnostics "
                      "above)");
   if (cache && cache->writable() && !options.packWeights)

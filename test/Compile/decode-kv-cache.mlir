@@ -8,8 +8,16 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: magi-import %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 | FileCheck %s --check-prefix=IMPORT
-// RUN: magi-compile %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 -o %t/decode --cache-mode=off --quiet
+// RUN: magi-compile %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 -o %t/decode --cache-mode=off | FileCheck %s --check-prefix=SUMMARY
 // RUN: FileCheck %s --input-file=%t/decode/manifest.json
+// The same said by an artifact restored from the cache.
+// RUN: magi-compile %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 -o %t/cold --cache-dir=%t/cache | FileCheck %s --check-prefix=SUMMARY
+// RUN: magi-compile %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 -o %t/warm --cache-dir=%t/cache | FileCheck %s --check-prefix=SUMMARY
+
+// The summary says which mutated inputs are written in place (the caches)
+// and which the runtime copies back (the counter: canonicalization folds
+// its same-dtype magi.copy away, so its new value is another tensor).
+// SUMMARY: magi-compile: 3 mutated input(s): key_cache_0, value_cache_0 written in place; cumulative_length_0 copied back after each run
 
 // IMPORT: func.func @main(
 // IMPORT-SAME: %arg12: tensor<1x32x4096x128xbf16> {magi.input_kind = "buffer", magi.name = "key_cache_0"

@@ -65,6 +65,29 @@ static void printSummary(const magi::CompileOptions &options,
       "%s: %zu pieces, %zu kernels, %s -> %s in %.2f s\n", kTool,
       reports.size(), kernels, options.chip.c_str(), options.outputDir.c_str(),
       result.seconds);
+  // Whether a mutated input (a KV cache) is written in place or copied back
+  // after every run is the difference between a decode step and a copy of
+  // the cache per step: said here, not left to be found at run time.
+  if (result.mutations.empty())
+    return;
+  std::vector<std::string> inPlace, copied;
+  for (const magi::MutationReport &m : result.mutations)
+    (m.inPlace ? inPlace : copied).push_back(m.input);
+  // At most four names a list (a 32-layer model mutates 96 inputs).
+  auto list = [](const std::vector<std::string> &names) {
+    std::string text;
+    for (size_t i = 0; i < names.size() && i < 4; ++i)
+      text += (i ? ", " : "") + names[i];
+    if (names.size() > 4)
+      text += ", ... (" + std::to_string(names.size()) + " in all)";
+    return text;
+  };
+  llvm::outs() << kTool << ": " << result.mutations.size() << " mutated input(s): ";
+  if (!inPlace.empty())
+    llvm::outs() << list(inPlace) << " written in place" << (copied.empty() ? "" : "; ");
+  if (!copied.empty())
+    llvm::outs() << list(copied) << " copied back after each run";
+  llvm::outs() << "\n";
 }
 
 int main(int argc, char **argv) {

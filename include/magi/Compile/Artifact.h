@@ -65,6 +65,21 @@ struct PieceReport {
   std::string cacheKey;
 };
 
+namespace runtime {
+struct Manifest;
+} // namespace runtime
+
+/// How the artifact writes back one input the graph mutates (a KV cache):
+/// in place (every variant of the piece computing its new value returns the
+/// input's own buffer) or by a copy the runtime makes after each run.
+struct MutationReport {
+  std::string input;
+  bool inPlace = false;
+};
+
+/// The mutations of `manifest`'s graph, in output order.
+std::vector<MutationReport> describeMutations(const runtime::Manifest &manifest);
+
 /// Compiles every piece of `module` (a split graph after the post-grad
 /// phase: each piece goes through the lower phase, then to PTX) and writes
 /// the artifact into `dir` (created). Weights come from
@@ -72,7 +87,8 @@ struct PieceReport {
 mlir::LogicalResult writeArtifact(mlir::ModuleOp module,
                                   llvm::StringRef dir,
                                   const ArtifactOptions &options,
-                                  std::vector<PieceReport> &reports);
+                                  std::vector<PieceReport> &reports,
+                                  std::vector<MutationReport> *mutations = nullptr);
 
 } // namespace magi
 

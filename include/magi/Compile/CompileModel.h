@@ -88,6 +88,8 @@ struct CompileOptions {
 struct CompileResult {
   /// One report per piece, in the manifest's order.
   std::vector<PieceReport> pieces;
+  /// The inputs the graph mutates, in output order (describeMutations).
+  std::vector<MutationReport> mutations;
   /// The whole artifact came from the cache (import and pipeline skipped).
   bool artifactFromCache = false;
   /// The cache's counters at the end (nullopt: the cache was off).
