@@ -5,7 +5,9 @@
 // tensor, each decode step would copy the whole cache. When the new value is
 // an index_put or copy of the input itself and nothing else reads the input,
 // writing into the input's storage is indistinguishable from the functional
-// result: `in_place` says so to the lowering.
+// result: `in_place` says so to the lowering. A new value computed from
+// something else, for an input nothing reads, is copied into the input in
+// place at the end of the graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,11 +54,30 @@ public:
         inPlace = inPlace && copy.getSelf() == input;
       else
         inPlace = false;
-      if (!inPlace) {
+      if (inPlace) {
+        def->setAttr("in_place", UnitAttr::get(&getContext()));
+        ++numInPlace;
+        continue;
+      }
+      // A new value computed from something else (a counter set from the
+      // step's position) into an input nothing reads: one in-place copy
+      // into the input at the end of the graph, a kernel inside the step
+      // rather than a copy the runtime makes after it.
+      // (A magi.copy into the input's shape reads only its type.)
+      bool unread = input && result != input && result.getType() == input.getType() &&
+                    llvm::all_of(input.getUsers(), [&](Operation *user) {
+                      auto copy = dyn_cast<magi::CopyOp>(user);
+                      return isa<magi::BindSymbolicShapeOp>(user) ||
+                             (copy && copy.getSelf() == input && copy.getSrc() != input);
+                    });
+      if (!unread) {
         ++numCopied;
         continue;
       }
-      def->setAttr("in_place", UnitAttr::get(&getContext()));
+      OpBuilder b(ret);
+      auto copy = magi::CopyOp::create(b, ret.getLoc(), input.getType(), input, result);
+      copy.setInPlace(true);
+      ret->setOperand(i, copy.getResult());
       ++numInPlace;
     }
   }

@@ -12,6 +12,7 @@
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -288,6 +289,15 @@ public:
     auto srcType = cast<RankedTensorType>(src.getType());
     if (srcType.getRank() > type.getRank())
       return rewriter.notifyMatchFailure(op, "src has a higher rank than self");
+    // In place without a conversion the generic would only yield its input,
+    // which canonicalization folds away (and the write with it): say what
+    // it is instead, a write of src into self's buffer.
+    if (op.getInPlace() && srcType == type) {
+      rewriter.replaceOp(op, bufferization::MaterializeInDestinationOp::create(
+                                 rewriter, loc, type, src, self)
+                                 .getResult());
+      return success();
+    }
     Value init = op.getInPlace()
                      ? self
                      : emptyOfSizes(rewriter, loc,

@@ -4,7 +4,8 @@
 // key and value caches and the cache's length counter as buffers the step
 // mutates; the importer marks those outputs with the buffer they write back
 // to, the caches' index_put writes in place (its piece returns the cache
-// argument itself), and the manifest lists the three mutations.
+// argument itself), the counter is copied into its buffer in place, and
+// the manifest lists the three mutations.
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: magi-import %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 | FileCheck %s --check-prefix=IMPORT
@@ -14,10 +15,10 @@
 // RUN: magi-compile %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 -o %t/cold --cache-dir=%t/cache | FileCheck %s --check-prefix=SUMMARY
 // RUN: magi-compile %magi_src_root/examples/llama7b-decode/llama7b-decode-1l-zero.pt2 -o %t/warm --cache-dir=%t/cache | FileCheck %s --check-prefix=SUMMARY
 
-// The summary says which mutated inputs are written in place (the caches)
-// and which the runtime copies back (the counter: canonicalization folds
-// its same-dtype magi.copy away, so its new value is another tensor).
-// SUMMARY: magi-compile: 3 mutated input(s): key_cache_0, value_cache_0 written in place; cumulative_length_0 copied back after each run
+// The summary says which mutated inputs are written in place: all three
+// (the counter's new value, computed from the step's position, is copied
+// into it in place at the end of the step).
+// SUMMARY: magi-compile: 3 mutated input(s): key_cache_0, value_cache_0, cumulative_length_0 written in place
 
 // IMPORT: func.func @main(
 // IMPORT-SAME: %arg12: tensor<1x32x4096x128xbf16> {magi.input_kind = "buffer", magi.name = "key_cache_0"

@@ -74,6 +74,24 @@ func.func @counter(%arg0: tensor<i64>, %arg1: tensor<i32>) -> tensor<i64> {
 
 // -----
 
+// In place without a conversion: a write of src into self's buffer (an
+// identity generic would be folded away, and the write with it).
+// CHECK-LABEL: func.func @same_type_copy
+// CHECK-SAME: %arg0: tensor<4xf32> {bufferization.writable = true}
+// CHECK: %[[W:.*]] = bufferization.materialize_in_destination %arg1 in %arg0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[W]]
+
+// BUF-LABEL: func.func @same_type_copy
+// BUF-NOT: memref.alloc
+// BUF: linalg.copy ins(%arg1 : memref<4xf32>) outs(%arg0 : memref<4xf32>)
+// BUF: return %arg0 : memref<4xf32>
+func.func @same_type_copy(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = magi.copy %arg0, %arg1 {in_place} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @broadcast_copy
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<3xf16>) outs(%[[E]] : tensor<2x3xf32>)

@@ -25,10 +25,31 @@ func.func @kv_cache(%arg0: tensor<1x2x8x4xbf16> {magi.input_kind = "buffer", mag
 
 // -----
 
-// The old value is read elsewhere, the update accumulates, or the new value
-// is not computed from the input itself: the runtime copies them back.
+// A new value computed from something else, for an input that only a copy
+// into its shape reads (a counter set from the step's position): copied
+// into the input in place at the end, the result returned.
+// CHECK-LABEL: func.func @counter
+// CHECK: %[[SET:.*]] = magi.copy %arg0, %arg1 :
+// CHECK: %[[NEXT:.*]] = magi.add %[[SET]], %[[SET]]
+// CHECK: %[[BACK:.*]] = magi.copy %arg0, %[[NEXT]] {in_place}
+// CHECK: return %[[BACK]]
+func.func @counter(%arg0: tensor<i64> {magi.input_kind = "buffer", magi.name = "length"},
+                   %arg1: tensor<i64> {magi.input_kind = "user_input", magi.name = "pos"})
+    -> (tensor<i64> {magi.mutates = "length", magi.output_kind = "buffer_mutation"}) {
+  %0 = magi.copy %arg0, %arg1 : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %1 = magi.add %0, %0 : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  return %1 : tensor<i64>
+}
+
+// -----
+
+// The old value is read elsewhere (a) or the update accumulates (b): the
+// runtime copies them back. The new value of c is not computed from c,
+// which nothing reads: copied into c in place at the end.
 // CHECK-LABEL: func.func @not_in_place
 // CHECK-NOT: in_place
+// CHECK: %[[C:.*]] = magi.copy %arg2, %{{.*}} {in_place}
+// CHECK-NEXT: return %{{.*}}, %{{.*}}, %[[C]], %{{.*}} :
 func.func @not_in_place(%arg0: tensor<8xf32> {magi.input_kind = "buffer", magi.name = "a"},
                         %arg1: tensor<8xf32> {magi.input_kind = "buffer", magi.name = "b"},
                         %arg2: tensor<8xf32> {magi.input_kind = "buffer", magi.name = "c"},

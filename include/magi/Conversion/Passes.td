@@ -61,7 +61,8 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
       generic (negative pads crop).
     - `embedding`, `gather`, `index`: one generic reading the source with
       `tensor.extract` (negative indices count from the end).
-    - `copy`: one broadcasting, converting generic; `index_put` (without
+    - `copy`: one broadcasting, converting generic (in place without a
+      conversion: `bufferization.materialize_in_destination` into self); `index_put` (without
       `accumulate`): an `scf.forall` over the indexed shape inserting one
       element per iteration into `self` (`tensor.parallel_insert_slice`).
       With `in_place` (`magi-mark-in-place-mutations`), their `self` piece
@@ -78,7 +79,7 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-    "mlir::scf::SCFDialect",
+    "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect",
   ];
   let options = [
     Option<"failOnUnconverted", "fail-on-unconverted", "bool", "false",

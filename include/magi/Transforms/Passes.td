@@ -120,8 +120,12 @@ def MarkInPlaceMutations : Pass<"magi-mark-in-place-mutations", "mlir::func::Fun
     is a `magi.index_put` (without `accumulate`) or `magi.copy` of the input
     itself, and the input has no other use, the op gets `in_place`: it may
     write into the input's storage, so the step writes only the elements it
-    changes and the runtime has nothing to copy back. Any other mutation is
-    copied back by the runtime after the run.
+    changes and the runtime has nothing to copy back. A new value computed
+    from something else, for an input that nothing reads (a `magi.copy` into
+    its shape reads only its type), becomes a `magi.copy` of the value into
+    the input with `in_place`, at the end of the graph (a counter set from
+    the step's position). Any other mutation is copied back by the runtime
+    after the run.
   }];
   let statistics = [
     Statistic<"numInPlace", "num-in-place", "Number of mutations written in place">,
