@@ -18,9 +18,13 @@ def MagiBufferize : Pass<"magi-bufferize", "mlir::ModuleOp"> {
     the launch plan describes arguments and results as dense tensors), and
     every copy bufferization needs is a `linalg.copy`, so that it becomes a
     parallel loop (a kernel) rather than a `memref.copy` the host would
-    run. The bufferizable-op models of the arith, linalg, tensor, scf and
-    func dialects must be registered in the context (magi-opt and
-    magi-compile do).
+    run. A function's tensor arguments are the caller's buffers (graph
+    inputs, weights, other pieces' results): every one without a
+    `bufferization.writable` attribute is made read-only, so bufferization
+    copies rather than writes into it; the lowering marks the destination
+    of an in-place mutation (a KV cache) writable. The bufferizable-op
+    models of the arith, linalg, tensor, scf and func dialects must be
+    registered in the context (magi-opt and magi-compile do).
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::memref::MemRefDialect",
