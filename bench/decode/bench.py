@@ -13,7 +13,7 @@ torch.compile and torch.compile(mode="reduce-overhead") time the same step, and 
 copy bandwidth is measured. With a 1- and a 4-layer artifact it reports the cost of a layer,
 (t4 - t1) / 3. Results: $OUT/decode.json and a table on stdout.
 """
-import argparse, json, os, re, subprocess, sys, time
+import argparse, json, os, sys, time
 
 import torch
 
@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from llama7b_common import make_model  # noqa: E402
 from decode_common import make_decoder, export_step, step_inputs  # noqa: E402
-from torch_util import save, cuda_time  # noqa: E402
+from torch_util import save, run_magi, cuda_time  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
@@ -71,16 +71,8 @@ for spec in args.artifact:
     for mode, extra in (("check", ["--runs", "3"]), ("check_full", ["--runs", "3", "--cuda-graphs=full"]),
                         ("graphs", ["--repeat", "50"]), ("full", ["--repeat", "50", "--cuda-graphs=full"])):
         cmd = [args.magi_run, art, "--weights-from", real, "--fixture", case] + extra
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            out, rc = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired:
-            out, rc = "timeout", -1
-        m = re.search(r"time: median ([0-9.]+) ms", out)
-        mut = re.search(r"mutations: .*", out)
-        r[f"magi_{mode}"] = {"rc": rc, "ms": float(m.group(1)) if m else None,
-                             "rel_err": re.findall(r"rel_err=([0-9.e+-]+)", out),
-                             "mutations": mut.group(0) if mut else None, "tail": out[-1200:]}
+        out, r[f"magi_{mode}"] = run_magi(cmd)
+        rc = r[f"magi_{mode}"]["rc"]
         print(layers, mode, rc, r[f"magi_{mode}"]["ms"], r[f"magi_{mode}"]["rel_err"],
               r[f"magi_{mode}"]["mutations"], flush=True)
         if rc != 0:

@@ -14,7 +14,7 @@ torch.compile and torch.compile(mode="reduce-overhead"), the device-to-device co
 pinned and pageable host-to-device bandwidth. With a 1- and a 4-layer artifact it reports the cost
 of one layer, (t4 - t1) / 3, for every contender. Results: $OUT/llama7b.json and a table on stdout.
 """
-import argparse, json, os, re, subprocess, sys, time
+import argparse, json, os, sys, time
 
 import torch
 
@@ -36,7 +36,7 @@ extra_flags = {name: flags.split() for name, flags in (f.split("=", 1) for f in 
 sys.path.insert(0, args.harness)
 from llama7b_common import make_model, export  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from torch_util import save, cuda_time as shared_cuda_time  # noqa: E402
+from torch_util import save, run_magi, cuda_time as shared_cuda_time  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
@@ -105,18 +105,8 @@ for spec in args.artifact:
                          (f"full_{name}", extra_art, ["--repeat", "20", "--cuda-graphs=full"] + flags)]
         for mode, run_art, extra in runs:
             cmd = [args.magi_run, run_art, "--weights-from", real, "--fixture", case] + extra
-            t1 = time.time()
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-                out, rc = proc.stdout + proc.stderr, proc.returncode
-            except subprocess.TimeoutExpired:
-                out, rc = "timeout", -1
-            m = re.search(r"time: median ([0-9.]+) ms", out)
-            w = re.search(r"^magi-run: weights: .*$", out, re.M)
-            rt[f"magi_{mode}"] = {"rc": rc, "ms": float(m.group(1)) if m else None,
-                                  "rel_err": re.findall(r"rel_err=([0-9.e+-]+)", out),
-                                  "weights": w.group(0) if w else None, "wall_s": time.time() - t1,
-                                  "tail": out[-1500:]}
+            out, rt[f"magi_{mode}"] = run_magi(cmd)
+            rc = rt[f"magi_{mode}"]["rc"]
             print(layers, T, mode, rc, rt[f"magi_{mode}"]["ms"], rt[f"magi_{mode}"]["rel_err"],
                   rt[f"magi_{mode}"]["weights"], flush=True)
             if rc != 0:

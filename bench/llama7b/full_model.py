@@ -27,7 +27,7 @@ args = p.parse_args()
 sys.path.insert(0, args.harness)
 from llama7b_common import make_model, export  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from torch_util import save, cuda_time  # noqa: E402
+from torch_util import save, run_magi, cuda_time  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
@@ -119,25 +119,15 @@ for T in args.T:
 
         sampler = threading.Thread(target=sample)
         sampler.start()
-        t1 = time.time()
         cmd = [args.magi_run, args.artifact, "--weights-from", real, "--fixture", case] + extra
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-            out, rc = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired:
-            out, rc = "timeout", -1
+        out, result = run_magi(cmd, timeout=240)
+        rc = result["rc"]
         done.set()
         sampler.join()
-        m = re.search(r"time: median ([0-9.]+) ms", out)
-        w = re.search(r"^magi-run: weights: .*$", out, re.M)
         b = re.search(r"^magi-run: run buffers: .*placed in ([0-9.]+) GB$", out, re.M)
-        rt[f"magi_{mode}"] = {"rc": rc, "ms": float(m.group(1)) if m else None,
-                              "rel_err": re.findall(r"rel_err=([0-9.e+-]+)", out),
-                              "weights": w.group(0) if w else None, "wall_s": time.time() - t1,
-                              "run_buffers": b.group(0) if b else None,
-                              "run_buffers_GB": float(b.group(1)) if b else None,
-                              "gpu_used_peak_extra_GB": (peak[0] - before) / 1024,
-                              "tail": out[-1200:]}
+        result["run_buffers_GB"] = float(b.group(1)) if b else None
+        result["gpu_used_peak_extra_GB"] = (peak[0] - before) / 1024
+        rt[f"magi_{mode}"] = result
         print(T, mode, rc, rt[f"magi_{mode}"]["ms"], rt[f"magi_{mode}"]["rel_err"],
               rt[f"magi_{mode}"]["weights"], f"{rt[f'magi_{mode}']['gpu_used_peak_extra_GB']:.1f} GB", flush=True)
         if rc != 0:

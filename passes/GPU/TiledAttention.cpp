@@ -1085,24 +1085,15 @@ private:
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
         attributionTypes,
         /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernels, name);
-    launch->setAttr(magi::kKernelConfigAttr,
-                    b.getDictionaryAttr({
-                        b.getNamedAttr("block_size", b.getI64IntegerAttr(kThreads)),
-                        b.getNamedAttr("strategy", b.getStringAttr("tiled-attention")),
-                        b.getNamedAttr("query_rows", b.getI64IntegerAttr(tiles.queryRows())),
-                        b.getNamedAttr("key_rows", b.getI64IntegerAttr(tiles.keyRows)),
-                        b.getNamedAttr("query_in_shared",
-                                       b.getI64IntegerAttr(tiles.queryInShared)),
-                    }));
+    SmallVector<NamedAttribute> config = {
+        b.getNamedAttr("block_size", b.getI64IntegerAttr(kThreads)),
+        b.getNamedAttr("strategy", b.getStringAttr("tiled-attention")),
+        b.getNamedAttr("query_rows", b.getI64IntegerAttr(tiles.queryRows())),
+        b.getNamedAttr("key_rows", b.getI64IntegerAttr(tiles.keyRows)),
+        b.getNamedAttr("query_in_shared", b.getI64IntegerAttr(tiles.queryInShared))};
     if (keySplits)
-      launch->setAttr(magi::kKernelConfigAttr,
-                      DictionaryAttr::get(
-                          b.getContext(),
-                          llvm::to_vector(llvm::concat<const NamedAttribute>(
-                              launch->getAttrOfType<DictionaryAttr>(magi::kKernelConfigAttr)
-                                  .getValue(),
-                              ArrayRef<NamedAttribute>{b.getNamedAttr(
-                                  "key_splits", b.getI64IntegerAttr(keySplits.splits))}))));
+      config.push_back(b.getNamedAttr("key_splits", b.getI64IntegerAttr(keySplits.splits)));
+    launch->setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     if (tiles.minBlocksPerSM > 0)
       launch->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       b.getI32IntegerAttr(tiles.minBlocksPerSM));
