@@ -115,7 +115,7 @@ MagiRuntime *magiRuntimeLoad(const char *artifact_dir, int ordinal, const char *
         runtime->userInputs.push_back(i);
     runtime->bound.resize(runtime->userInputs.size());
     runtime->device = std::make_unique<CudaDevice>(ordinal);
-    if (runtime->device->chip() != runtime->manifest.targetChip)
+    if (!targetRunsOn(runtime->manifest.targetChip, runtime->device->chip()))
       throw RuntimeError("the artifact targets " + runtime->manifest.targetChip +
                          ", the GPU is " + runtime->device->chip());
     runtime->executor = std::make_unique<GraphExecutor>(runtime->manifest, runtime->artifactDir,

@@ -242,8 +242,11 @@ struct CompileCommandLine::Flags {
                               "1,16,512); the variant for any size is "
                               "always there"),
                      cl::cat(cat)),
-        chip("target", cl::init("sm_90"),
-             cl::desc("GPU architecture (default sm_90)"), cl::cat(cat)),
+        chip("target", cl::init("sm_90a"),
+             cl::desc("GPU architecture (default sm_90a: Hopper with its "
+                      "arch-specific instructions, which tiled attention's "
+                      "warpgroup products need; sm_90 keeps to mma.sync)"),
+             cl::cat(cat)),
         features("features", cl::init("+ptx80"),
                  cl::desc("PTX features (default +ptx80; sm_90 needs ptx80 "
                           "or later)"),

@@ -6,6 +6,10 @@
 
 namespace magi::runtime {
 
+bool targetRunsOn(const std::string &targetChip, const std::string &deviceChip) {
+  return targetChip == deviceChip || targetChip == deviceChip + "a";
+}
+
 // Parses "<prefix><N>" (e.g. "arg3", "b0", "v12"); nothing when malformed.
 std::optional<int64_t> parseNumbered(const std::string &text, const std::string &prefix) {
   if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0)

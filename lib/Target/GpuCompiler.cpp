@@ -116,6 +116,8 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   attention.queryInShared = target.attentionQueryInShared;
   attention.minBlocksPerSM = target.attentionMinBlocksPerSM;
   attention.keySplits = target.attentionKeySplits;
+  // sm_90a is the target with Hopper's arch-specific instructions.
+  attention.warpgroupMma = target.chip == "sm_90a";
   fn.addPass(createTiledAttentionToGPU(attention));
 }
 
@@ -187,8 +189,10 @@ std::string gpuPipelineText(const GpuTargetOptions &target) {
 
 namespace {
 struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
-                           llvm::cl::init("sm_90")};
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU architecture (sm_90a: with Hopper's "
+                                          "warpgroup products in tiled attention)"),
+                           llvm::cl::init("sm_90a")};
   Option<std::string> features{*this, "features",
                                llvm::cl::desc("PTX features (sm_90 needs +ptx80 or later)"),
                                llvm::cl::init("+ptx80")};

@@ -59,6 +59,12 @@ struct AttentionTiles {
   bool queryInShared;
   // Blocks an SM must hold at once (nvvm.minctasm); 0: ptxas chooses.
   int64_t minBlocksPerSM = 0;
+  // Hopper's warpgroup products (sm_90a): the block's four warps are one
+  // warpgroup, S = Q K^T and O += P V are `wgmma.mma_async` m64nNk16 with
+  // Q and P from registers and K and V read from shared memory by
+  // descriptor, once for all 64 query rows (mma.sync reads them once a
+  // warp). Needs 16 rows a warp and the query in registers.
+  bool warpgroupMma = false;
   int64_t fragments() const { return rowsPerWarp / kFragmentRows; }
   int64_t queryRows() const { return kWarps * rowsPerWarp; }
 };
@@ -104,6 +110,8 @@ private:
   Location loc;
   AttentionTiles tiles;
   Value query, key, value, mask, classes, out;
+  // The shared buffer the query tile is copied into (padded rows).
+  Value queryBuffer;
   KeySplits keySplits;
   Type element, f32, i32;
   int64_t headDim, group;
@@ -149,11 +157,126 @@ private:
       Value inside = lessThan(globalRow, rows);
       Value srcRow = arith::SelectOp::create(b, loc, inside, globalRow, zero);
       Value bytes = arith::SelectOp::create(b, loc, inside, idx(kCopyElements), zero);
+      // Padded rows, or (key and value tiles for warpgroup products)
+      // 128-byte swizzled rows.
+      SmallVector<Value> at = {row, col};
+      if (tiles.warpgroupMma && shared != queryBuffer)
+        at = swizzledAt(row, col, count);
       nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
-          ValueRange{row, col}, src, ValueRange{batch, h, srcRow, col},
-          b.getIndexAttr(kCopyElements), bytes, b.getUnitAttr());
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared, at,
+          src, ValueRange{batch, h, srcRow, col}, b.getIndexAttr(kCopyElements),
+          bytes, b.getUnitAttr());
     }
+  }
+
+  // Warpgroup products read key and value tiles in the 128-byte swizzle
+  // layout a wgmma descriptor describes: the tile's columns in blocks of 64
+  // (128 bytes), each block `rows` rows of 128 bytes, and in row r the 16-byte
+  // chunk c stored at c xor (r mod 8). A warp's cp.async then writes whole
+  // 128-byte rows (no bank conflicts; the padded rows of the mma.sync path
+  // and unswizzled 8 x 8 core matrices put consecutive chunks 128 bytes
+  // apart, in the same banks). The shared buffer is [D / 64 * rows, 64],
+  // its base 1024-byte aligned (the swizzle repeats every 8 rows).
+  SmallVector<Value> swizzledAt(Value row, Value col, int64_t rows) {
+    Value block = div(col, 64);
+    Value chunk = rem(div(col, kCopyElements), 8);
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, rem(row, 8));
+    return {add(mul(block, rows), row), mul(swizzled, kCopyElements)};
+  }
+  // The descriptor (PTX's wgmma shared-memory matrix descriptor) of such a
+  // tile: start address, leading and stride byte offsets in units of 16
+  // bytes, and the 128-byte swizzle mode. Offsets from the start are added
+  // to the low bits (the shared window is below 2^18 bytes: no carry into
+  // the next field).
+  Value tileDescriptor(Value shared, int64_t leadingBytes, int64_t strideBytes) {
+    Type i64 = b.getI64Type();
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared);
+    Value address = arith::IndexCastUIOp::create(b, loc, i64, base);
+    Value start = arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, address, arith::ConstantIntOp::create(b, loc, 4, 64)),
+        arith::ConstantIntOp::create(b, loc, 0x3FFF, 64));
+    constexpr uint64_t kSwizzle128B = uint64_t(1) << 62;
+    uint64_t fields = (uint64_t(leadingBytes >> 4) << 16) |
+                      (uint64_t(strideBytes >> 4) << 32) | kSwizzle128B;
+    return arith::OrIOp::create(
+        b, loc, start, arith::ConstantIntOp::create(b, loc, int64_t(fields), 64));
+  }
+  Value descriptorAt(Value descriptor, int64_t byteOffset) {
+    return arith::AddIOp::create(
+        b, loc, descriptor,
+        arith::ConstantIntOp::create(b, loc, byteOffset >> 4, 64));
+  }
+  // A register of two 16-bit values as the i32 inline PTX takes.
+  Value asWord(Value v) {
+    if (v.getType().isInteger(32))
+      return v;
+    Value word = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), v);
+    return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  }
+  // acc += sum over steps of A_i * B_i for the warpgroup's 64 rows: one
+  // `wgmma.mma_async` m64nNk16 a step, A_i this warp's 16 rows as four
+  // registers (mma.sync's A layout), B_i by descriptor (K-major, or N-major
+  // with `transposeB`), acc N / 2 f32 values a thread in mma.sync's C
+  // layout, one n8 tile after another. One inline PTX statement from
+  // `wgmma.fence` to `wgmma.wait_group 0`: the accumulators may not be read
+  // while the products are in flight, and as an asm's results they exist
+  // for LLVM only once it has waited. (NVVM's wgmma op takes A only from
+  // shared memory.)
+  void warpgroupMma(ArrayRef<SmallVector<Value>> a, ArrayRef<Value> descriptors,
+                    bool transposeB, MutableArrayRef<Value> acc) {
+    int64_t n = 2 * int64_t(acc.size());
+    std::string type = element.isBF16() ? "bf16" : "f16";
+    std::string accList;
+    for (size_t i = 0; i < acc.size(); ++i)
+      accList += (i ? ", $" : "$") + std::to_string(i);
+    // Operands: the accumulators' results, then per step four A registers
+    // and a descriptor, then the accumulators' inputs (tied).
+    std::string text = "{\nwgmma.fence.sync.aligned;\n";
+    std::string constraints;
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += "=f,";
+    SmallVector<Value> operands;
+    size_t next = acc.size();
+    for (size_t step = 0; step < a.size(); ++step) {
+      text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." +
+              type + "." + type + " {" + accList + "}, {";
+      for (int r = 0; r < 4; ++r) {
+        text += (r ? ", $" : "$") + std::to_string(next++);
+        operands.push_back(asWord(a[step][r]));
+        constraints += "r,";
+      }
+      text += "}, $" + std::to_string(next++) + ", 1, 1, 1, " +
+              (transposeB ? "1" : "0") + ";\n";
+      operands.push_back(descriptors[step]);
+      constraints += "l,";
+    }
+    text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+    for (size_t i = 0; i < acc.size(); ++i) {
+      operands.push_back(acc[i]);
+      constraints += (i ? "," : "") + std::to_string(i);
+    }
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(acc.size(), f32));
+    Value result =
+        LLVM::InlineAsmOp::create(
+            b, loc, resultType, operands, b.getStringAttr(text),
+            b.getStringAttr(constraints), b.getUnitAttr(),
+            /*is_align_stack=*/nullptr, /*tail_call_kind=*/nullptr,
+            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+            /*operand_attrs=*/nullptr)
+            .getResult(0);
+    for (size_t i = 0; i < acc.size(); ++i)
+      acc[i] = LLVM::ExtractValueOp::create(b, loc, result,
+                                            ArrayRef<int64_t>{int64_t(i)});
+  }
+  // cp.async's writes (generic proxy) made visible to wgmma's reads (async
+  // proxy); before the barrier that publishes the tile.
+  void fenceForWarpgroup() {
+    if (tiles.warpgroupMma)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
   }
   void commit() { NVVM::CpAsyncCommitGroupOp::create(b, loc); }
   void waitAllBut(int32_t pending) {
@@ -374,6 +497,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   // The query tile into its own buffer, or through the key buffer into
   // registers.
   Value queryTile = sharedQ ? sharedQ : sharedK;
+  queryBuffer = queryTile;
   copyTile(query, head, firstQuery, queries, queryTile, queryRows);
   commit();
   waitAllBut(0);
@@ -382,8 +506,23 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   // Each lane's ldmatrix addresses (see the header) in the query, key and
   // value tiles.
   Value queryAddress = sharedAddress(queryTile, add(warpRow, lane16), laneHalf);
-  Value keyAddress = sharedAddress(sharedK, keyLaneRow, keyLaneCol);
-  Value valueAddress = sharedAddress(sharedV, lane16, laneHalf);
+  // With warpgroup products: the key and value tiles' descriptors (see
+  // swizzledAt). K is B of S = Q K^T, its rows (keys) N and the head
+  // dimension the reduction (K-major): 8-row groups 1024 bytes apart; a step
+  // of 16 head columns is 32 bytes into a 128-byte row, or the next column
+  // block. V is B of O = P V stored along N (the head dimension, "MN-major"):
+  // column blocks `keyRows` x 128 bytes apart (leading), 8-key groups 1024
+  // (stride); a step of 16 keys is 2048 bytes.
+  Value keyAddress, valueAddress, keyDescriptor, valueDescriptor;
+  const int64_t columnBlockBytes = keyRows * 128;
+  if (tiles.warpgroupMma) {
+    keyDescriptor = tileDescriptor(sharedK, /*leadingBytes=*/16, /*strideBytes=*/1024);
+    valueDescriptor = tileDescriptor(sharedV, /*leadingBytes=*/columnBlockBytes,
+                                     /*strideBytes=*/1024);
+  } else {
+    keyAddress = sharedAddress(sharedK, keyLaneRow, keyLaneCol);
+    valueAddress = sharedAddress(sharedV, lane16, laneHalf);
+  }
   // The A fragments of query fragment f for head columns [16 kk, 16 kk + 16).
   auto loadQuery = [&](int64_t f, int64_t kk) {
     return loadFragments(queryAddress, sharedOffset(f * kFragmentRows, kk * 16),
@@ -531,12 +670,23 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     };
 
     waitAllBut(1); // this key tile; its value tile may be in flight
+    fenceForWarpgroup();
     barrier();
     // S = Q K^T over this key tile (tiles of 8 keys), the head dimension
     // outermost: consecutive products accumulate into different tiles.
     SmallVector<SmallVector<Value>> scores(fragments,
                                            SmallVector<Value>(4 * keyTiles, zero));
-    for (int64_t kk = 0; kk < steps; ++kk) {
+    if (tiles.warpgroupMma) {
+      SmallVector<SmallVector<Value>> a;
+      SmallVector<Value> descriptors;
+      for (int64_t kk = 0; kk < steps; ++kk) {
+        a.push_back(queryFragments[kk][0]);
+        descriptors.push_back(descriptorAt(
+            keyDescriptor, (kk / 4) * columnBlockBytes + (kk % 4) * 32));
+      }
+      warpgroupMma(a, descriptors, /*transposeB=*/false, scores[0]);
+    }
+    for (int64_t kk = 0; kk < steps && !tiles.warpgroupMma; ++kk) {
       SmallVector<SmallVector<Value>> a;
       for (int64_t f = 0; f < fragments; ++f)
         a.push_back(tiles.queryInShared ? loadQuery(f, kk) : queryFragments[kk][f]);
@@ -653,11 +803,22 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     // O += P V over this value tile, the keys outermost: consecutive
     // products accumulate into different tiles.
     waitAllBut(1); // the value tile; the next key tile may be in flight
+    fenceForWarpgroup();
     barrier();
-    for (int64_t kk = 0; kk < keyTiles / 2; ++kk)
-      for (int64_t dp = 0; dp < outTiles / 2; ++dp)
-        mmaTilePair(probs[kk], valueAddress, sharedOffset(kk * 16, dp * 16),
-                    /*transpose=*/true, acc, 8 * dp);
+    if (tiles.warpgroupMma) {
+      SmallVector<SmallVector<Value>> a;
+      SmallVector<Value> descriptors;
+      for (int64_t kk = 0; kk < keyTiles / 2; ++kk) {
+        a.push_back(probs[kk][0]);
+        descriptors.push_back(descriptorAt(valueDescriptor, kk * 2048));
+      }
+      warpgroupMma(a, descriptors, /*transposeB=*/true, acc[0]);
+    } else {
+      for (int64_t kk = 0; kk < keyTiles / 2; ++kk)
+        for (int64_t dp = 0; dp < outTiles / 2; ++dp)
+          mmaTilePair(probs[kk], valueAddress, sharedOffset(kk * 16, dp * 16),
+                      /*transpose=*/true, acc, 8 * dp);
+    }
     barrier(); // every warp is done with the value tile
     copyNext(value, sharedV);
     commit();
@@ -1001,16 +1162,30 @@ private:
     return table;
   }
 
-  // The options' tiling when `rows-per-warp` is given; else the one
-  // measured fastest for the op's kind on an H200 at T = 4096
-  // (docs/compile.md, "Attention tilings"): with a mask, 16 rows a warp,
-  // the query in shared memory, 3 blocks an SM; causal without one, 16 rows
-  // a warp, the query in registers, 3 blocks an SM; neither, 32 rows a warp
-  // (each key and value fragment serves two query fragments), the query in
-  // shared memory.
+  // Whether the attention takes warpgroup products (with `warpgroup-mma`):
+  // all but a mask at head dimension 64, which gave wrong results on an
+  // H200 (rel_err 0.18 to 0.9 against PyTorch; cause not found,
+  // docs/compile.md "Warpgroup products") and stays on mma.sync.
+  bool takesWarpgroupMma(magi::TiledAttentionOp op) const {
+    return warpgroupMma && !(op.getMask() && op.getHeadDim() == 64);
+  }
+
+  // The options' tiling when `rows-per-warp` is given (warpgroup products
+  // where it asks for 16 rows a warp, 64-row key tiles and the query in
+  // registers); else, with warpgroup products, 16 rows a warp, 64-row key
+  // tiles and the query in registers; else the mma.sync tiling measured
+  // fastest for the op's kind on an H200 at T = 4096 (docs/compile.md,
+  // "Attention tilings"): with a mask, 16 rows a warp, the query in shared
+  // memory, 3 blocks an SM; causal without one, 16 rows a warp, the query in
+  // registers, 3 blocks an SM; neither, 32 rows a warp (each key and value
+  // fragment serves two query fragments), the query in shared memory.
   AttentionTiles chooseTiles(magi::TiledAttentionOp op) const {
+    bool warpgroup = takesWarpgroupMma(op);
     if (rowsPerWarp != 0)
-      return {rowsPerWarp, keyRows, queryInShared, minBlocksPerSM};
+      return {rowsPerWarp, keyRows, queryInShared, minBlocksPerSM,
+              warpgroup && rowsPerWarp == 16 && keyRows == 64 && !queryInShared};
+    if (warpgroup)
+      return {16, 64, /*queryInShared=*/false, minBlocksPerSM, /*warpgroupMma=*/true};
     if (op.getMask())
       return {16, 64, /*queryInShared=*/true, /*minBlocksPerSM=*/3};
     if (op.getIsCausal())
@@ -1056,21 +1231,29 @@ private:
                                                 gpu::AddressSpace::Workgroup);
     // The key and value tiles, and the query tile when it stays in shared
     // memory or does not fit the key buffer on its way to registers.
-    bool queryBuffer = tiles.queryInShared || tiles.queryRows() > tiles.keyRows;
-    SmallVector<MemRefType> sharedTypes;
+    // With warpgroup products the key and value tiles are swizzled rows
+    // (KernelBuilder::swizzledAt), which ldmatrix cannot read the query's
+    // fragments from; they come first in dynamic shared memory, from a
+    // 1024-byte boundary.
+    bool queryBuffer = tiles.queryInShared || tiles.queryRows() > tiles.keyRows ||
+                       tiles.warpgroupMma;
+    SmallVector<MemRefType> sharedTypes; // key, value(, query)
     SmallVector<Type> attributionTypes;
+    SmallVector<int64_t> keyTileShape = {tiles.keyRows, headDim + kPadding};
+    if (tiles.warpgroupMma)
+      keyTileShape = {headDim / 64 * tiles.keyRows, 64};
+    for (int i = 0; i < 2; ++i)
+      sharedTypes.push_back(MemRefType::get(keyTileShape, element,
+                                            MemRefLayoutAttrInterface(), workgroup));
     if (queryBuffer)
       sharedTypes.push_back(MemRefType::get({tiles.queryRows(), headDim + kPadding},
                                             element, MemRefLayoutAttrInterface(),
                                             workgroup));
-    for (int i = 0; i < 2; ++i)
-      sharedTypes.push_back(MemRefType::get({tiles.keyRows, headDim + kPadding},
-                                            element, MemRefLayoutAttrInterface(),
-                                            workgroup));
-    int64_t sharedBytes = 0;
+    constexpr int64_t kSwizzleAlignment = 1024;
+    int64_t sharedBytes = tiles.warpgroupMma ? kSwizzleAlignment : 0;
     for (MemRefType type : sharedTypes)
       sharedBytes += type.getNumElements() * 2;
-    bool dynamicShared = sharedBytes > kStaticSharedBytes;
+    bool dynamicShared = sharedBytes > kStaticSharedBytes || tiles.warpgroupMma;
     if (!dynamicShared)
       attributionTypes.assign(sharedTypes.begin(), sharedTypes.end());
     auto name = FlatSymbolRefAttr::get(b.getContext(),
@@ -1091,6 +1274,8 @@ private:
         b.getNamedAttr("query_rows", b.getI64IntegerAttr(tiles.queryRows())),
         b.getNamedAttr("key_rows", b.getI64IntegerAttr(tiles.keyRows)),
         b.getNamedAttr("query_in_shared", b.getI64IntegerAttr(tiles.queryInShared))};
+    if (tiles.warpgroupMma)
+      config.push_back(b.getNamedAttr("warpgroup_mma", b.getI64IntegerAttr(1)));
     if (keySplits)
       config.push_back(b.getNamedAttr("key_splits", b.getI64IntegerAttr(keySplits.splits)));
     launch->setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
@@ -1107,11 +1292,23 @@ private:
         Value base = gpu::DynamicSharedMemoryOp::create(
             b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                     MemRefLayoutAttrInterface(), workgroup));
+        // With warpgroup products, from the first 1024-byte boundary.
+        Value start;
+        if (tiles.warpgroupMma) {
+          Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
+          Value alignment = arith::ConstantIndexOp::create(b, loc, kSwizzleAlignment);
+          start = arith::RemUIOp::create(
+              b, loc,
+              arith::SubIOp::create(b, loc, alignment,
+                                    arith::RemUIOp::create(b, loc, address, alignment)),
+              alignment);
+        }
         int64_t offset = 0;
         for (MemRefType type : sharedTypes) {
-          shared.push_back(memref::ViewOp::create(
-              b, loc, type, base, arith::ConstantIndexOp::create(b, loc, offset),
-              ValueRange{}));
+          Value at = arith::ConstantIndexOp::create(b, loc, offset);
+          if (start)
+            at = arith::AddIOp::create(b, loc, start, at);
+          shared.push_back(memref::ViewOp::create(b, loc, type, base, at, ValueRange{}));
           offset += type.getNumElements() * 2;
         }
       } else {
@@ -1119,8 +1316,8 @@ private:
       }
       KernelBuilder kernel(b, loc, op, tiles, query, key, value, op.getMask(),
                            classes, out, keySplits);
-      kernel.build(launch, queries, keys, queryBuffer ? shared[0] : Value(),
-                   shared[shared.size() - 2], shared.back());
+      kernel.build(launch, queries, keys, queryBuffer ? shared[2] : Value(), shared[0],
+                   shared[1]);
       gpu::TerminatorOp::create(b, loc);
     }
     if (keySplits)

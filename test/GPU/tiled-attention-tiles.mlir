@@ -40,9 +40,9 @@
 // R32K32-NOT: memref.load %arg1
 // R32K32: gpu.all_reduce
 // R32K32: dynamic_shared_memory_size %c52224_i32
-// R32K32: memref.view {{.*}} to memref<128x136xbf16, #gpu.address_space<workgroup>>
-// R32K32: memref.view %{{.*}}[%c34816][] {{.*}} to memref<32x136xbf16, #gpu.address_space<workgroup>>
-// R32K32: memref.view %{{.*}}[%c43520][] {{.*}} to memref<32x136xbf16, #gpu.address_space<workgroup>>
+// R32K32: memref.view {{.*}} to memref<32x136xbf16, #gpu.address_space<workgroup>>
+// R32K32: memref.view %{{.*}}[%c8704][] {{.*}} to memref<32x136xbf16, #gpu.address_space<workgroup>>
+// R32K32: memref.view %{{.*}}[%c17408][] {{.*}} to memref<128x136xbf16, #gpu.address_space<workgroup>>
 // R32K32: %{{.*}}:137 = scf.while
 // R32K32: key_rows = 32 : i64, query_in_shared = 0 : i64, query_rows = 128 : i64
 // R32K32-NOT: nvvm.minctasm
@@ -81,7 +81,7 @@ func.func @causal(%q: tensor<1x32x?x128xbf16>) -> tensor<1x32x?x128xbf16> {
 // CHECK-LABEL: func @full
 // CHECK: arith.ceildivui %{{.*}}, %c128
 // CHECK: gpu.launch {{.*}} function(@attention0)
-// CHECK-SAME: workgroup(%{{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>)
 // CHECK: scf.for
 // CHECK: llvm.inline_asm has_side_effects {{.*}}[$4+0];
 // CHECK: llvm.inline_asm has_side_effects {{.*}}[$4+2304];

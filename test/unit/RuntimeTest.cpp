@@ -344,6 +344,14 @@ TEST(RuntimeManifest, PrintsWhatItReads) {
   EXPECT_NE(error.find("plan.json:1:2: invalid JSON"), std::string::npos) << error;
 }
 
+TEST(RuntimeManifest, TargetRunsOnItsChipOnly) {
+  EXPECT_TRUE(targetRunsOn("sm_90", "sm_90"));
+  EXPECT_TRUE(targetRunsOn("sm_90a", "sm_90")); // wgmma: Hopper only
+  EXPECT_FALSE(targetRunsOn("sm_90", "sm_100"));
+  EXPECT_FALSE(targetRunsOn("sm_90a", "sm_100"));
+  EXPECT_FALSE(targetRunsOn("sm_100", "sm_90"));
+}
+
 TEST(RuntimeJson, PrintsSortedAndEscaped) {
   JsonValue v = JsonValue::makeObject(
       {{"b", JsonValue::makeArray({JsonValue::makeInteger(-3), JsonValue::makeDouble(0.1)})},

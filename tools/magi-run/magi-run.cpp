@@ -291,7 +291,7 @@ int run(const Options &options) {
       std::cerr << " by " << manifest.producer.describe();
     std::cerr << "\n";
   }
-  if (device.chip() != manifest.targetChip)
+  if (!targetRunsOn(manifest.targetChip, device.chip()))
     std::cerr << "magi-run: warning: the artifact targets " << manifest.targetChip
               << ", the GPU is " << device.chip() << "\n";
 

@@ -37,7 +37,7 @@ struct CompileOptions {
   bool noWeights = false;
   /// Sizes of the graph's symbol to compile specialized variants for.
   std::vector<int64_t> compileSizes;
-  std::string chip = "sm_90";
+  std::string chip = "sm_90a";
   std::string features = "+ptx80";
   /// The CUDA toolkit (libdevice, ptxas); empty: $CUDA_PATH, else the one
   /// found when Magi was built (defaultCudaPath).

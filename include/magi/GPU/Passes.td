@@ -283,6 +283,23 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
       kernel (`attentionN_combine`, one block per row, head and batch, one
       thread a column) rescales each split to the largest max, adds them
       up, divides, rounds and stores (zeros for a row no split saw).
+    With `warpgroup-mma` (what an sm_90a target turns on), the block's four
+    warps are one warpgroup and the products are Hopper's `wgmma.mma_async`:
+    S = Q K^T as m64nKk16 steps and O += P V as m64nDk16 steps, A (the
+    query's fragments, then P) from registers in mma.sync's layout, B (the
+    key and value tiles) read from shared memory by descriptor once for
+    all 64 query rows, each sequence from `wgmma.fence` to `wgmma.wait_group 0`
+    one inline PTX statement (`kernel_config` gains `warpgroup_mma = 1`).
+    The key and value tiles are stored in 128-byte swizzled rows (the
+    tile's columns in blocks of 64, 16-byte chunk c of row r at c xor r mod
+    8) from a 1024-byte boundary of dynamic shared memory (1 KiB more is
+    allocated for the alignment), the query tile in padded rows as before;
+    `fence.proxy.async` after each wait for cp.async makes the copies
+    visible to the products. The tiling is then 16 rows a warp, K = 64,
+    the query in registers (with `rows-per-warp=0`; given options take
+    warpgroup products only when they ask for that tiling); a mask at head
+    dimension 64 stays on mma.sync (it gave wrong results with warpgroup
+    products on an H200, cause not found).
     Each tile is a whole number of fragments of 16 rows, so any L and S
     work. An operand whose rows are not contiguous (inner stride not 1) is
     first copied into a dense buffer by a kernel of its own (one thread an
@@ -315,6 +332,12 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
            "Blocks of the kernel an SM must hold at once (nvvm.minctasm on "
            "the launch, PTX .minnctapersm: ptxas limits the registers to "
            "match); 0 leaves the choice to ptxas">,
+    Option<"warpgroupMma", "warpgroup-mma", "bool", "false",
+           "Hopper's warpgroup products (wgmma, needs an sm_90a target): 16 "
+           "rows a warp, the query in registers, key and value tiles read "
+           "by descriptor; with rows-per-warp=0 for every attention, else "
+           "where the options ask for 16 rows a warp and the query in "
+           "registers">,
   ];
 }
 

@@ -265,6 +265,12 @@ bool tryParseVariantBody(const std::string &text, const std::string &sourceName,
 
 std::string describe(const ValueRef &ref);
 
+// Whether code for `targetChip` (the manifest's target.chip) runs on a GPU
+// of `deviceChip` ("sm_90" for compute capability 9.0): the same chip, or
+// its arch-specific variant ("sm_90a", Hopper's wgmma), which runs on that
+// chip only.
+bool targetRunsOn(const std::string &targetChip, const std::string &deviceChip);
+
 // Parses "<prefix><N>" (e.g. "arg3" with prefix "arg"); nothing when
 // malformed.
 std::optional<int64_t> parseNumbered(const std::string &text, const std::string &prefix);

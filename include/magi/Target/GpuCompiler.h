@@ -18,7 +18,7 @@
 namespace magi {
 
 struct GpuTargetOptions {
-  std::string chip = "sm_90";
+  std::string chip = "sm_90a";
   std::string features = "+ptx80";
   unsigned optLevel = 3;
   /// The CUDA toolkit (for libdevice, which math functions need, and for

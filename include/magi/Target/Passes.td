@@ -51,7 +51,9 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
     pieces is an error (run the split phase first).
   }];
   let options = [
-    Option<"chip", "chip", "std::string", "\"sm_90\"", "GPU architecture">,
+    Option<"chip", "chip", "std::string", "\"sm_90a\"",
+           "GPU architecture (sm_90a: Hopper with its arch-specific instructions, "
+           "which tiled attention's warpgroup products need)">,
     Option<"features", "features", "std::string", "\"+ptx80\"",
            "PTX features (sm_90 needs +ptx80 or later)">,
     Option<"optLevel", "opt-level", "unsigned", "3", "NVPTX optimization level">,

@@ -63,7 +63,7 @@ def compile_file(input_path, output_dir, **options):
     """Compiles a torch.export archive (.pt2) or a .mlir graph into the
     artifact directory `output_dir`, as magi-compile does. Options are
     magi-compile's flags with '_' for '-': compile_sizes=[1, 16],
-    no_cubin=True, cache_mode="off", target="sm_90", ... Raises MagiError
+    no_cubin=True, cache_mode="off", target="sm_90a", ... Raises MagiError
     with the diagnostics when the compile fails."""
     lib = compile_library()
     handle = lib.magiCompileOptionsCreate()
