@@ -210,15 +210,16 @@ sanitize() {
 if command -v compute-sanitizer >/dev/null; then
   [[ -d "$artifacts/llama-bf16" ]] &&
     sanitize "llama-bf16" memcheck "$artifacts/llama-bf16" --fixture "$fixtures/llama-bf16/case0" --cuda-graphs=off
-  if [[ -d .gpu/llama7b-1l ]]; then
-    sanitize "llama7b-1l T=16" memcheck .gpu/llama7b-1l --input .gpu/llama7b/ids16.bin --cuda-graphs=off
+  llama1l="${LLAMA_1L:-.gpu/llama7b-1l}"
+  if [[ -d "$llama1l" ]]; then
+    sanitize "llama7b-1l T=16" memcheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off
     # Several elements a thread (T=512), and the variant for any size with
     # partial last blocks (T=99).
     for T in 512 99; do
       [[ -f .gpu/llama7b/ids$T.bin ]] &&
-        sanitize "llama7b-1l T=$T" memcheck .gpu/llama7b-1l --input .gpu/llama7b/ids$T.bin --cuda-graphs=off
+        sanitize "llama7b-1l T=$T" memcheck "$llama1l" --input .gpu/llama7b/ids$T.bin --cuda-graphs=off
     done
-    sanitize "llama7b-1l T=16" racecheck .gpu/llama7b-1l --input .gpu/llama7b/ids16.bin --cuda-graphs=off
+    sanitize "llama7b-1l T=16" racecheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off
   fi
 fi
 

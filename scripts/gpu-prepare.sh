@@ -49,6 +49,23 @@ for layers in 1 4; do
   "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
     -o "$out/decode-${layers}l" --cache-mode=off --quiet
 done
+# EXTRA_TARGETS="sm_90a ..." also compiles the fixtures, the 1- and 4-layer 7B-shaped
+# models and the decode models for each of those --target values into
+# .gpu/targets/<target>/ (artifacts/, llama7b-<L>l/, decode-<L>l/): the check,
+# bench and decode steps run them too, in the same call.
+for target in ${EXTRA_TARGETS:-}; do
+  dir="$out/targets/$target"
+  for fixture in "$out"/fixtures/*/; do
+    "$bin/magi-compile" "$fixture/model.pt2" -o "$dir/artifacts/$(basename "$fixture")" \
+      --cache-mode=off --quiet --compile-sizes=7,32 --target="$target"
+  done
+  for layers in 1 4; do
+    "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$dir/llama7b-${layers}l" \
+      --cache-mode=off --quiet --compile-sizes=16,512,4096 --target="$target"
+    "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
+      -o "$dir/decode-${layers}l" --cache-mode=off --quiet --target="$target"
+  done
+done
 # DECODE_KEY_SPLITS="8 32 ..." also compiles the decode models with each
 # --attention-key-splits into .gpu/decode-splits/<N>-<L>l/ (scripts/gpu-session.sh
 # decode-splits times them).
@@ -80,11 +97,12 @@ for graph in "$out"/attention-graphs/*.mlir; do
     --cache-mode=off --quiet --no-weights
 done
 # Attention tilings to compare (scripts/gpu-session.sh attention-variants):
-# ATTENTION_VARIANTS="NAME:ROWS_PER_WARP:KEY_ROWS:QUERY_IN_SHARED[:MIN_BLOCKS_PER_SM] ..." compiles
-# the sweep's graphs (those matching $ATTENTION_VARIANT_GRAPHS, a grep -E
-# pattern, default all) with each tiling into .gpu/attention-variants/NAME/.
+# ATTENTION_VARIANTS="NAME:ROWS_PER_WARP:KEY_ROWS:QUERY_IN_SHARED[:MIN_BLOCKS_PER_SM[:TARGET]] ..."
+# compiles the sweep's graphs (those matching $ATTENTION_VARIANT_GRAPHS, a grep -E
+# pattern, default all) with each tiling (and --target, default sm_90; sm_90a
+# takes Hopper's warpgroup products) into .gpu/attention-variants/NAME/.
 for variant in ${ATTENTION_VARIANTS:-}; do
-  IFS=: read -r name rows keyRows inShared minBlocks <<< "$variant"
+  IFS=: read -r name rows keyRows inShared minBlocks target <<< "$variant"
   dir="$out/attention-variants/$name"
   mkdir -p "$dir"
   python3 - "$out/attention-graphs/configs.json" "$dir/configs.json" \
@@ -97,7 +115,7 @@ PY
     "$bin/magi-compile" "$out/attention-graphs/$name.mlir" -o "$dir/$name" \
       --cache-mode=off --quiet --no-weights --attention-rows-per-warp="$rows" \
       --attention-key-rows="$keyRows" --attention-query-in-shared="$inShared" \
-      --attention-min-blocks-per-sm="${minBlocks:-0}"
+      --attention-min-blocks-per-sm="${minBlocks:-0}" --target="${target:-sm_90}"
   done
 done
 # Token ids for the sanitizer and profiling runs of the 7B-shaped layer (no

@@ -4,15 +4,19 @@
 #   scripts/gpu-session.sh [STEP ...]
 # Steps (default: all, in this order):
 #   check      scripts/gpu-check.sh: magi-run built, self-test, every
-#              fixture (graphs off, piecewise, full), compute-sanitizer
+#              fixture (graphs off, piecewise, full), compute-sanitizer; again
+#              for each compilation in .gpu/targets/
 #   attention  bench/attention/check.py at $ATTENTION_TOKENS (default
 #              127,4096): every configuration against PyTorch SDPA, timed
 #   attention-variants
 #              bench/attention/check.py on each tiling in
 #              .gpu/attention-variants/<name>/ (ATTENTION_VARIANTS of
-#              gpu-prepare.sh), at $ATTENTION_TOKENS
+#              gpu-prepare.sh), at $ATTENTION_TOKENS; with ATTENTION_SANITIZE
+#              ("CONFIG:T ..."), compute-sanitizer memcheck and racecheck on
+#              those cases of each variant
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
-#              beside eager, torch.compile and torch.compile + CUDA graphs
+#              beside eager, torch.compile and torch.compile + CUDA graphs (and
+#              each compilation in .gpu/targets/, EXTRA_TARGETS of gpu-prepare.sh)
 #   decode     bench/decode/bench.py: one decode step (T=1 against a static KV
 #              cache of 4096 positions) of the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
@@ -38,6 +42,9 @@
 #              (and by .gpu/baseline's, when gpu-prepare.sh was given
 #              LOAD_BASELINE, and by each source tree in .gpu/load-variants/),
 #              in turn, beside the pinned host-to-device bandwidth
+#   adetail    after attention or attention-variants: ncu's sections for the
+#              attention kernel of $ADETAIL_CONFIG at T=$ADETAIL_T in each
+#              compilation, and their SASS instruction mix
 #   detail     ncu's speed-of-light, memory, occupancy and warp-state
 #              sections for the kernels matching $DETAIL_KERNELS (default
 #              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
@@ -70,6 +77,14 @@ for step in "${steps[@]}"; do
     note "== check (exit $?)"
     grep -E '^\|' "$work/check.txt" >> "$summary"
     grep -E 'memcheck|racecheck|ERROR SUMMARY' "$work/check.txt" | sort | uniq -c >> "$summary"
+    for dir in .gpu/targets/*/; do
+      [[ -d "$dir" ]] || continue
+      target="$(basename "$dir")"
+      OUT="$work/check-$target" LLAMA_1L="$dir/llama7b-1l" scripts/gpu-check.sh "$dir/artifacts" \
+        .gpu/fixtures > "$work/check-$target.txt" 2>&1
+      note "== check, --target=$target (exit $?)"
+      grep -E '^\|' "$work/check-$target.txt" >> "$summary"
+    done
     ;;
   attention)
     python3 bench/attention/check.py --magi-run build-run/magi-run --artifacts .gpu/attention \
@@ -85,11 +100,32 @@ for step in "${steps[@]}"; do
         > "$work/attention-$name.txt" 2>&1
       note "== attention variant $name (exit $?)"
       grep -vE '^\s*$' "$work/attention-$name.txt" | tail -25 >> "$summary"
+      # ATTENTION_SANITIZE="CONFIG:T ...": compute-sanitizer memcheck and
+      # racecheck on those cases of the variant (the files check.py wrote).
+      for sanitized in ${ATTENTION_SANITIZE:-}; do
+        config="${sanitized%:*}" T="${sanitized#*:}"
+        [[ -d "$dir/$config" ]] || continue
+        for tool in memcheck racecheck; do
+          compute-sanitizer --tool "$tool" --print-limit 20 build-run/magi-run "$dir/$config" \
+            --fixture "/tmp/magi-attention-cases/$config-T$T" --cuda-graphs=off \
+            > "$work/sanitize-$name-$config-$T-$tool.txt" 2>&1
+          note "== compute-sanitizer $tool, variant $name, $config T=$T (exit $?):" \
+            "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|rel_err' "$work/sanitize-$name-$config-$T-$tool.txt" | tr '\n' ' ')"
+        done
+      done
     done
     ;;
   bench)
+    # Each compilation in .gpu/targets/ (EXTRA_TARGETS) beside the default
+    # one, as bench.py's extra full-graph contenders.
+    extra=()
+    for dir in .gpu/targets/*/; do
+      [[ -d "$dir/llama7b-1l" ]] || continue
+      target="$(basename "$dir")"
+      extra+=(--extra "$target:1=$dir/llama7b-1l" --extra "$target:4=$dir/llama7b-4l")
+    done
     OUT="$work" python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
-      --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l > "$work/bench.txt" 2>&1
+      --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l "${extra[@]}" > "$work/bench.txt" 2>&1
     note "== bench (exit $?)"
     tail -30 "$work/bench.txt" >> "$summary"
     ;;
@@ -98,6 +134,17 @@ for step in "${steps[@]}"; do
       --artifact 1=.gpu/decode-1l --artifact 4=.gpu/decode-4l > "$work/decode.txt" 2>&1
     note "== decode (exit $?)"
     grep -vE "Warning|warn\(" "$work/decode.txt" | tail -40 >> "$summary"
+    # Each compilation in .gpu/targets/ (EXTRA_TARGETS), Magi and eager only.
+    for dir in .gpu/targets/*/; do
+      [[ -d "$dir/decode-1l" ]] || continue
+      target="$(basename "$dir")"
+      mkdir -p "$work/decode-$target"
+      OUT="$work/decode-$target" python3 bench/decode/bench.py --harness .gpu/harness \
+        --magi-run build-run/magi-run --anchors "" --artifact 1="$dir/decode-1l" \
+        --artifact 4="$dir/decode-4l" > "$work/decode-$target.txt" 2>&1
+      note "== decode, --target=$target (exit $?)"
+      grep -vE "Warning|warn\(" "$work/decode-$target.txt" | tail -20 >> "$summary"
+    done
     ;;
   decode-splits)
     for dir in .gpu/decode-splits/*-1l/; do
@@ -194,6 +241,30 @@ for step in "${steps[@]}"; do
     note "== detail T=$T (exit $?)"
     grep -E '^  [a-z0-9_]+ \(|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Stall|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth' \
       "$work/detail-T$T.txt" | head -120 >> "$summary"
+    ;;
+  adetail)
+    # After `attention` or `attention-variants` (their case files): ncu's
+    # sections for the attention kernel of $ADETAIL_CONFIG (default causal
+    # bf16 32 x 128) at T=$ADETAIL_T (default 4096), for the default
+    # compilation and each attention variant; and the variants' SASS
+    # instruction mix when cuobjdump is there.
+    config="${ADETAIL_CONFIG:-bf16-d128-h32kv32-causal-none}" T="${ADETAIL_T:-4096}"
+    for dir in .gpu/attention .gpu/attention-variants/*; do
+      [[ -d "$dir/$config" ]] || continue
+      name="$(basename "$dir")"
+      ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis \
+        --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+        --section WarpStateStats --section InstructionStats -k "regex:^attention0$" -c 1 \
+        build-run/magi-run "$dir/$config" --fixture "/tmp/magi-attention-cases/$config-T$T" \
+        --cuda-graphs=off > "$work/adetail-$name.txt" 2>&1
+      note "== attention detail $name $config T=$T (exit $?)"
+      grep -E 'Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Stall|Issue Slots Busy|Executed Ipc|Shared Memory|Bank|Pipe' \
+        "$work/adetail-$name.txt" | head -40 >> "$summary"
+      if command -v cuobjdump >/dev/null; then
+        cuobjdump -sass "$dir/$config/pieces/piece_0.cubin" > "$work/sass-$name.txt" 2>&1
+        note "   SASS: $(grep -oE '(HGMMA|HMMA|LDSM|WARPGROUP[A-Z.]*|BAR|MUFU|DEPBAR)[A-Z0-9._]*' "$work/sass-$name.txt" | sed -E 's/\..*//' | sort | uniq -c | tr '\n' ' ')"
+      fi
+    done
     ;;
   *)
     note "unknown step '$step'"

@@ -21,6 +21,9 @@ for dtype in ("bf16", "f16"):
 # hides some rows entirely (they give zeros).
 configs.append(dict(dtype="bf16", dim=128, causal=False, heads=32, kv_heads=32, mask="additive-causal"))
 configs.append(dict(dtype="f16", dim=64, causal=False, heads=8, kv_heads=2, mask="bool-random"))
+# Each mask with the other head dimension and element type.
+configs.append(dict(dtype="f16", dim=64, causal=False, heads=32, kv_heads=8, mask="additive-causal"))
+configs.append(dict(dtype="bf16", dim=128, causal=False, heads=32, kv_heads=8, mask="bool-random"))
 
 for c in configs:
     c["name"] = "{dtype}-d{dim}-h{heads}kv{kv_heads}-{c}-{mask}".format(
