@@ -79,6 +79,9 @@ static void addCpuLoweringPasses(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Tiled attention as the GPU kernel's algorithm in loops, before the
+  // deallocation pipeline frees its split buffers.
+  pm.addNestedPass<func::FuncOp>(createTiledAttentionToLoops());
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -120,7 +123,8 @@ struct PieceRunner::CompiledPiece {
   std::string externalFunctions;
 };
 
-PieceRunner::PieceRunner(MLIRContext *context) {
+PieceRunner::PieceRunner(MLIRContext *context, bool tiledAttention)
+    : tiledAttention(tiledAttention) {
   // Bufferization models (registered with the dialects) and convert-to-llvm
   // interfaces (the extensions) of every dialect a lowered piece may hold.
   DialectRegistry registry;
@@ -147,7 +151,7 @@ PieceRunner::getOrCompile(func::FuncOp piece) {
 
   OwningOpRef<ModuleOp> module = clonePieceIntoModule(piece);
   PassManager lower(piece.getContext());
-  addLowerToLinalgPasses(lower);
+  addLowerToLinalgPasses(lower, tiledAttention);
   if (failed(lower.run(*module)))
     return fail("lower to linalg");
   PassManager toLLVM(piece.getContext());

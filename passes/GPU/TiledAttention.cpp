@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "magi/GPU/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -1326,32 +1327,21 @@ private:
     return success();
   }
 
-  // Splits over keys when the attention has one query tile, static sizes,
-  // and too few blocks (heads x batch) to keep the GPU's 132 SMs busy: as
-  // many splits as make about four blocks an SM (or `key-splits`), each a
-  // whole number of key tiles.
+  // The split over keys (chooseAttentionKeySplits: a decode step's one
+  // query tile against many keys), with its partial buffers.
   KeySplits chooseKeySplits(OpBuilder &b, Location loc, magi::TiledAttentionOp op,
                             Value query, Value key, const AttentionTiles &tiles) {
-    constexpr int64_t kTargetBlocks = 4 * 132;
     auto queryType = cast<MemRefType>(query.getType());
     auto keyType = cast<MemRefType>(key.getType());
     int64_t batches = queryType.getShape()[0], heads = queryType.getShape()[1];
     int64_t queries = queryType.getShape()[2], keys = keyType.getShape()[2];
-    KeySplits none;
-    if (keySplits == 1 || ShapedType::isDynamic(batches) ||
-        ShapedType::isDynamic(queries) || ShapedType::isDynamic(keys) ||
-        queries > tiles.queryRows() ||
-        (keySplits == 0 && batches * heads >= kTargetBlocks / 2))
-      return none;
-    int64_t keyTiles = llvm::divideCeilSigned(keys, tiles.keyRows);
-    int64_t wanted = std::min(
-        keyTiles, keySplits != 0 ? int64_t(keySplits)
-                                 : llvm::divideCeilSigned(kTargetBlocks, batches * heads));
+    magi::AttentionKeySplits rule = magi::chooseAttentionKeySplits(
+        batches, heads, queries, keys, tiles.queryRows(), tiles.keyRows, keySplits);
     KeySplits splits;
-    splits.tilesPerSplit = llvm::divideCeilSigned(keyTiles, wanted);
-    splits.splits = llvm::divideCeilSigned(keyTiles, splits.tilesPerSplit);
-    if (!splits)
-      return none;
+    if (rule.splits == 1)
+      return splits;
+    splits.splits = rule.splits;
+    splits.tilesPerSplit = rule.tilesPerSplit;
     Type f32 = b.getF32Type();
     splits.output = memref::AllocOp::create(
         b, loc, MemRefType::get({splits.splits, batches, heads, queries, op.getHeadDim()}, f32));

@@ -88,6 +88,13 @@ static cl::opt<bool> loweredPieces(
              "piece lowered to linalg and compiled for the CPU, while the "
              "split graph itself is interpreted"),
     cl::cat(category));
+static cl::opt<bool> noTiledAttention(
+    "no-tiled-attention",
+    cl::desc("With --lowered-pieces: lower attention to its six generics "
+             "(scores, softmax, products) rather than to magi.tiled_attention, "
+             "which runs as the GPU kernel's tiled algorithm in loops (as "
+             "magi-compile's --no-tiled-attention)"),
+    cl::cat(category));
 static cl::opt<int64_t>
     printLimit("print-limit",
                cl::desc("Print at most this many elements per output"),
@@ -364,7 +371,7 @@ int main(int argc, char **argv) {
     return 1;
   std::optional<magi::cpurun::PieceRunner> pieceRunner;
   if (loweredPieces)
-    pieceRunner.emplace(&context);
+    pieceRunner.emplace(&context, /*tiledAttention=*/!noTiledAttention);
   auto runPiece = [&](func::FuncOp piece, ArrayRef<Tensor> pieceArgs) {
     return pieceRunner->run(piece, pieceArgs);
   };

@@ -12,6 +12,28 @@
 using namespace mlir;
 using namespace magi;
 
+AttentionKeySplits magi::chooseAttentionKeySplits(int64_t batches, int64_t heads,
+                                                  int64_t queries, int64_t keys,
+                                                  int64_t queryRows, int64_t keyRows,
+                                                  int64_t requested) {
+  constexpr int64_t kTargetBlocks = 4 * 132;
+  AttentionKeySplits none;
+  if (requested == 1 || ShapedType::isDynamic(batches) || ShapedType::isDynamic(queries) ||
+      ShapedType::isDynamic(keys) || queries > queryRows ||
+      (requested == 0 && batches * heads >= kTargetBlocks / 2))
+    return none;
+  int64_t keyTiles = llvm::divideCeilSigned(keys, keyRows);
+  int64_t wanted = std::min(keyTiles, requested != 0
+                                          ? requested
+                                          : llvm::divideCeilSigned(kTargetBlocks, batches * heads));
+  if (wanted < 2)
+    return none;
+  AttentionKeySplits splits;
+  splits.tilesPerSplit = llvm::divideCeilSigned(keyTiles, wanted);
+  splits.splits = llvm::divideCeilSigned(keyTiles, splits.tilesPerSplit);
+  return splits.splits > 1 ? splits : none;
+}
+
 std::optional<std::string> magi::tiledAttentionMismatch(ShapedType q, ShapedType k,
                                                        ShapedType v, ShapedType init,
                                                        ShapedType mask) {

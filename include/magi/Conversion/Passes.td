@@ -90,4 +90,42 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def TiledAttentionToLoops : Pass<"magi-tiled-attention-to-loops", "mlir::func::FuncOp"> {
+  let summary = "Makes each magi.tiled_attention on buffers the tiled kernel's algorithm as CPU loops";
+  let description = [{
+    The CPU counterpart of `magi-tiled-attention-to-gpu`, so that the
+    interpreter can check the tiled algorithm (`magi-interp
+    --lowered-pieces` runs it): each `magi.tiled_attention` on memrefs
+    becomes scalar `scf.for` loops that follow the kernel's tiles and
+    arithmetic:
+    - query tiles of 64 rows, key tiles of 64 keys in order; under
+      `is_causal` a query tile visits the key tiles up to its diagonal;
+    - with a mask, each (query tile, key tile) is classified as the
+      kernel's class table does: a tile that hides every score is skipped,
+      one that changes none is not read, a mixed one is read per score
+      (boolean: hidden scores -inf; additive: added in log2 units);
+    - per query row the scores in f32 (products of the f16/bf16 operands),
+      scaled by `scale * log2(e)` (without a mask the running max is taken
+      of the raw scores and scaled once, as the kernel does), keys past the
+      row's causal limit or past the last key -inf; the online softmax with
+      exp2: running max and sum, the output rescaled by exp2 of the max's
+      change; the probabilities rounded to the element type before the
+      product with V (f32 accumulation); the output divided by the sum and
+      rounded, zeros for a row that sees no key;
+    - the split over keys for few query rows by the same rule
+      (`chooseAttentionKeySplits`, `key-splits` as the GPU pass takes it):
+      each split's unnormalized output, max and sum into f32 buffers, then
+      combined by rescaling each split to the largest max.
+    What it does not reproduce is the order in which the tensor cores and
+    the threads of a quad add up products and partial sums.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+  let options = [
+    Option<"keySplits", "key-splits", "int64_t", "0",
+           "Split over keys for few query rows: 0 chooses (as the GPU pass "
+           "does), 1 never splits, N >= 2 splits into N">,
+  ];
+}
+
 #endif // MAGI_CONVERSION_PASSES

@@ -25,8 +25,11 @@ class PieceRunner {
 public:
   /// Registers what the CPU lowering needs in `context` (bufferization
   /// models, LLVM conversion interfaces and translations) and initializes the
-  /// native target.
-  explicit PieceRunner(mlir::MLIRContext *context);
+  /// native target. With `tiledAttention` (as magi-compile lowers for the
+  /// GPU), attention that fits the tiled kernel becomes magi.tiled_attention
+  /// and runs as the kernel's algorithm in loops
+  /// (magi-tiled-attention-to-loops); without it, the six generics.
+  explicit PieceRunner(mlir::MLIRContext *context, bool tiledAttention = true);
   ~PieceRunner();
 
   /// Runs `piece` on `args` (one per argument: tensors, and 0-d i64 tensors
@@ -45,6 +48,7 @@ private:
   mlir::FailureOr<CompiledPiece *> getOrCompile(mlir::func::FuncOp piece);
 
   llvm::DenseMap<mlir::Operation *, std::unique_ptr<CompiledPiece>> compiled;
+  bool tiledAttention;
 };
 
 } // namespace magi::cpurun

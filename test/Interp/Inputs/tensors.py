@@ -7,6 +7,13 @@ standard library only (numpy may be missing).
   tensors.py show PATH                         (a .npy or a .bin/.json pair)
   tensors.py npy-header PATH HEADER            (a .npy with this header dict
                                                 and no data, for bad headers)
+  tensors.py random BASE DTYPE SHAPE SEED      (BASE.bin + BASE.json: uniform
+                                                in [-1, 1), bool true with
+                                                probability 0.7 except row
+                                                rows // 3 of the last two
+                                                dimensions, all false (a
+                                                mask hiding a whole row);
+                                                seeded)
 
 DTYPE is a PyTorch dtype name (float32, bfloat16, int64, bool, ...), SHAPE
 comma-separated sizes ("" for 0-d), VALUES comma-separated numbers.
@@ -112,6 +119,27 @@ def main(argv):
                 entry, rest = spec.split("=", 1)
                 dtype, values = rest.split(":", 1)
                 z.writestr(entry, pack(dtype, parse_values(dtype, values)))
+    elif command == "random":
+        import random
+        base, dtype, shape, seed = argv[2:6]
+        rng = random.Random(int(seed))
+        count = 1
+        for size in parse_shape(shape):
+            count *= size
+        if dtype == "bool":
+            values = [rng.random() < 0.7 for _ in range(count)]
+            dims = parse_shape(shape)
+            if len(dims) >= 2:
+                rows, cols = dims[-2], dims[-1]
+                for start in range(0, count, rows * cols):
+                    hidden = start + (rows // 3) * cols
+                    values[hidden:hidden + cols] = [False] * cols
+        else:
+            values = [rng.uniform(-1.0, 1.0) for _ in range(count)]
+        with open(base + ".bin", "wb") as f:
+            f.write(pack(dtype, values))
+        with open(base + ".json", "w") as f:
+            json.dump({"shape": parse_shape(shape), "dtype": dtype}, f)
     elif command == "npy-header":
         header = argv[3] + "\n"
         with open(argv[2], "wb") as f:

@@ -25,6 +25,25 @@ std::optional<std::string> tiledAttentionMismatch(mlir::ShapedType query, mlir::
                                                   mlir::ShapedType value, mlir::ShapedType init,
                                                   mlir::ShapedType mask);
 
+/// How a tiled attention with few query rows (a decode step) splits its
+/// keys: `splits` blocks per (head, batch), each `tilesPerSplit` key tiles
+/// long; `splits == 1` is no split.
+struct AttentionKeySplits {
+  int64_t splits = 1;
+  int64_t tilesPerSplit = 0;
+};
+
+/// The split rule both lowerings of magi.tiled_attention follow (the GPU
+/// kernel and the CPU loops): none unless the sizes are static (none of
+/// them mlir::ShapedType::kDynamic), the queries fit one query tile of
+/// `queryRows` and heads x batch make fewer than 264 blocks (half of four
+/// blocks on each of an H200's 132 SMs); then as many splits as make about
+/// 528 blocks, or `requested` (>= 2; 1 never splits, 0 chooses), each a
+/// whole number of `keyRows`-key tiles.
+AttentionKeySplits chooseAttentionKeySplits(int64_t batches, int64_t heads, int64_t queries,
+                                            int64_t keys, int64_t queryRows, int64_t keyRows,
+                                            int64_t requested);
+
 } // namespace magi
 
 #endif // MAGI_DIALECT_MAGI_IR_TILEDATTENTIONRULES_H
