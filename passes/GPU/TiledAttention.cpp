@@ -10,7 +10,11 @@
 //   B (16x8):  regs {(k 2t, n g), (k 2t+8, n g)}, 2 values along k each
 //   C (16x8):  {(g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)}
 // so the scores' accumulators of two neighbouring 8-key tiles are, rounded,
-// the A operand of the product with V for those 16 keys.
+// the A operand of the product with V for those 16 keys. With warpgroup
+// products (sm_90a) the four warps are one warpgroup and both products are
+// wgmma m64nNk16 sequences whose A (the query's fragments, then P) is in
+// these same register layouts, B read from 128-byte swizzled shared tiles
+// by descriptor, and whose accumulators are laid out as C above.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,12 +47,10 @@ constexpr int64_t kStaticSharedBytes = 48 * 1024;
 constexpr int64_t kPadding = 8;
 // Elements one cp.async moves (16 bytes of f16/bf16).
 constexpr int64_t kCopyElements = 8;
-// What the mask does to a tile of scores, as the class table says: hides
-// all of it, lets all of it through unchanged (additive 0 or true), or
-// anything else.
-constexpr int64_t kHiddenTile = 0;
-constexpr int64_t kPassTile = 1;
-constexpr int64_t kMixedTile = 2;
+// The class table holds a magi::MaskTileClass per tile.
+using magi::kHiddenTile;
+using magi::kMixedTile;
+using magi::kPassTile;
 
 // The kernel's tiling: query rows a warp (16 or 32: one or two m16
 // fragments, each key and value fragment loaded once for both), key rows a
@@ -686,14 +688,15 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
             keyDescriptor, (kk / 4) * columnBlockBytes + (kk % 4) * 32));
       }
       warpgroupMma(a, descriptors, /*transposeB=*/false, scores[0]);
-    }
-    for (int64_t kk = 0; kk < steps && !tiles.warpgroupMma; ++kk) {
-      SmallVector<SmallVector<Value>> a;
-      for (int64_t f = 0; f < fragments; ++f)
-        a.push_back(tiles.queryInShared ? loadQuery(f, kk) : queryFragments[kk][f]);
-      for (int64_t np = 0; np < keyTiles / 2; ++np)
-        mmaTilePair(a, keyAddress, sharedOffset(np * 16, kk * 16),
-                    /*transpose=*/false, scores, 8 * np);
+    } else {
+      for (int64_t kk = 0; kk < steps; ++kk) {
+        SmallVector<SmallVector<Value>> a;
+        for (int64_t f = 0; f < fragments; ++f)
+          a.push_back(tiles.queryInShared ? loadQuery(f, kk) : queryFragments[kk][f]);
+        for (int64_t np = 0; np < keyTiles / 2; ++np)
+          mmaTilePair(a, keyAddress, sharedOffset(np * 16, kk * 16),
+                      /*transpose=*/false, scores, 8 * np);
+      }
     }
 
     // In log2 units, -inf where a row may not see the key.

@@ -39,10 +39,9 @@ namespace {
 // masked and causal attention: 64 query rows a block, 64 keys a tile.
 constexpr int64_t kQueryRows = 64;
 constexpr int64_t kKeyRows = 64;
-// The class table's values (TiledAttention.cpp).
-constexpr int64_t kHiddenTile = 0;
-constexpr int64_t kPassTile = 1;
-constexpr int64_t kMixedTile = 2;
+using magi::kHiddenTile;
+using magi::kMixedTile;
+using magi::kPassTile;
 
 class LoopBuilder {
 public:

@@ -1,6 +1,7 @@
 //===- DialectTest.cpp - Building and serializing magi IR from C++ --------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "magi/InitAllDialects.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,3 +81,27 @@ TEST_F(DialectTest, BytecodeRoundTripIsExact) {
 }
 
 } // namespace
+
+// The split over keys both lowerings of magi.tiled_attention follow.
+TEST(TiledAttentionRules, KeySplits) {
+  constexpr int64_t dynamic = mlir::ShapedType::kDynamic;
+  // A 7B-shaped decode step: 32 heads, one query, 4096 keys (64 tiles):
+  // 17 splits make about 528 blocks; 4 tiles each leave 16.
+  magi::AttentionKeySplits decode =
+      magi::chooseAttentionKeySplits(1, 32, 1, 4096, 64, 64, /*requested=*/0);
+  EXPECT_EQ(decode.tilesPerSplit, 4);
+  EXPECT_EQ(decode.splits, 16);
+  // Asked for: 8 splits of 8 tiles; 1 never splits; never more than the tiles.
+  magi::AttentionKeySplits eight = magi::chooseAttentionKeySplits(1, 32, 1, 4096, 64, 64, 8);
+  EXPECT_EQ(eight.splits, 8);
+  EXPECT_EQ(eight.tilesPerSplit, 8);
+  EXPECT_EQ(magi::chooseAttentionKeySplits(1, 32, 1, 4096, 64, 64, 1).splits, 1);
+  EXPECT_EQ(magi::chooseAttentionKeySplits(1, 2, 1, 200, 64, 64, 0).splits, 4);
+  // No split: dynamic sizes, more queries than a query tile, enough blocks,
+  // or a single key tile.
+  EXPECT_EQ(magi::chooseAttentionKeySplits(1, 32, dynamic, 4096, 64, 64, 0).splits, 1);
+  EXPECT_EQ(magi::chooseAttentionKeySplits(1, 32, 1, dynamic, 64, 64, 0).splits, 1);
+  EXPECT_EQ(magi::chooseAttentionKeySplits(1, 32, 65, 4096, 64, 64, 0).splits, 1);
+  EXPECT_EQ(magi::chooseAttentionKeySplits(16, 32, 1, 4096, 64, 64, 0).splits, 1);
+  EXPECT_EQ(magi::chooseAttentionKeySplits(1, 32, 1, 64, 64, 64, 0).splits, 1);
+}

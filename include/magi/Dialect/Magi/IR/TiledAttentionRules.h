@@ -25,6 +25,11 @@ std::optional<std::string> tiledAttentionMismatch(mlir::ShapedType query, mlir::
                                                   mlir::ShapedType value, mlir::ShapedType init,
                                                   mlir::ShapedType mask);
 
+/// What a mask does to a tile of scores (query tile x key tile), as both
+/// lowerings of magi.tiled_attention classify it: hides all of it, lets all
+/// of it through unchanged (additive 0 or true), or anything else.
+enum MaskTileClass : int64_t { kHiddenTile = 0, kPassTile = 1, kMixedTile = 2 };
+
 /// How a tiled attention with few query rows (a decode step) splits its
 /// keys: `splits` blocks per (head, batch), each `tilesPerSplit` key tiles
 /// long; `splits == 1` is no split.
