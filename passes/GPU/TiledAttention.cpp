@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TiledAttentionMath.h"
 #include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "magi/GPU/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -709,8 +710,6 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
       // The mask at this thread's scores, read only in tiles the class
       // table calls mixed (elsewhere it adds nothing or lets all through),
       // applied as each term is read: no register holds a term for long.
-      Type maskElement = cast<MemRefType>(mask.getType()).getElementType();
-      bool booleanMask = maskElement.isInteger(1);
       Value mixed = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::eq, classOf(j),
           arith::ConstantIntOp::create(b, loc, kMixedTile, 32));
@@ -731,14 +730,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
                 Value col = arith::MinUIOp::create(b, loc, keyOf(n, c), lastKey);
                 Value m = memref::LoadOp::create(
                     b, loc, mask, ValueRange{maskBatch, maskHead, row, col});
-                if (booleanMask) {
-                  s = arith::SelectOp::create(b, loc, m, s, negInf);
-                } else {
-                  if (!maskElement.isF32())
-                    m = arith::ExtFOp::create(b, loc, f32, m);
-                  s = math::FmaOp::create(b, loc, m, f32Const(M_LOG2E), s);
-                }
-                masked.push_back(s);
+                masked.push_back(magi::tiled_attention::applyMaskTerm(b, loc, m, s));
               }
         return masked;
       };
@@ -763,20 +755,16 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
             rowMax = fmax(rowMax, s);
           }
         Value tileMax = quadReduce(rowMax, /*isMax=*/true);
-        newMax[row] = fmax(oldMax[row], rawMax ? fmul(tileMax, scale) : tileMax);
-        // While a row has seen only -inf, shift by 0: exp2(-inf) = 0, no NaN.
-        Value shift = arith::SelectOp::create(
-            b, loc,
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax[row], negInf),
-            zero, newMax[row]);
-        Value alpha = exp2(arith::SubFOp::create(b, loc, oldMax[row], shift));
-        Value negShift = arith::NegFOp::create(b, loc, shift);
+        magi::tiled_attention::OnlineStep step = magi::tiled_attention::onlineStep(
+            b, loc, oldMax[row], rawMax ? fmul(tileMax, scale) : tileMax);
+        newMax[row] = step.max;
+        Value alpha = step.alpha;
         Value sum = zero;
         for (int64_t n = 0; n < keyTiles; ++n)
           for (int c = 0; c < 2; ++c) {
             Value &s = scores[f][4 * n + 2 * r + c];
-            s = rawMax ? exp2(math::FmaOp::create(b, loc, s, scale, negShift))
-                       : exp2(arith::SubFOp::create(b, loc, s, shift));
+            s = magi::tiled_attention::probability(b, loc, s, step,
+                                                   rawMax ? scale : Value());
             sum = fadd(sum, s);
           }
         newSum[row] = fadd(fmul(oldSum[row], alpha), sum);
@@ -1059,7 +1047,6 @@ private:
     const int64_t kRowsPerWarp = kQueryRows / (kMaskTileThreads / 32);
     const int64_t kKeysPerLane = kKeyRows / 32;
     auto maskType = cast<MemRefType>(mask.getType());
-    bool boolean = maskType.getElementType().isInteger(1);
     int64_t maskBatches = maskType.getShape()[0], maskHeads = maskType.getShape()[1];
     auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     Value queryTiles = arith::CeilDivUIOp::create(b, loc, queries, c(kQueryRows));
@@ -1099,7 +1086,6 @@ private:
     auto ult = [&](Value x, Value y) {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
     };
-    Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
     Value visibleAny = arith::ConstantIntOp::create(b, loc, 0, 1);
     Value changedAny = visibleAny;
     for (int64_t r = 0; r < kRowsPerWarp; ++r) {
@@ -1113,21 +1099,7 @@ private:
             b, loc, mask,
             ValueRange{maskBatch, maskHead, clampedRow,
                        arith::MinUIOp::create(b, loc, key, lastKey)});
-        Value visible, unchanged;
-        if (boolean) {
-          visible = unchanged = m;
-        } else {
-          Value wide = maskType.getElementType().isF32()
-                           ? m
-                           : arith::ExtFOp::create(b, loc, b.getF32Type(), m).getResult();
-          visible = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::ONE, wide,
-              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-INFINITY)));
-          unchanged = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, wide,
-              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
-        }
-        Value changed = arith::XOrIOp::create(b, loc, unchanged, yes);
+        auto [visible, changed] = magi::tiled_attention::maskTermEffect(b, loc, m);
         visibleAny = arith::OrIOp::create(
             b, loc, visibleAny, arith::AndIOp::create(b, loc, inside, visible));
         changedAny = arith::OrIOp::create(
@@ -1391,12 +1363,7 @@ private:
     }
     Value sum = zero, acc = zero;
     for (int64_t s = 0; s < splits.splits; ++s) {
-      // A split that saw no key of the row has max -inf: weight 0 (also
-      // when every split has, where max - max would be NaN).
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxes[s], negInf);
-      Value weight = arith::SelectOp::create(
-          b, loc, empty, zero,
-          math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, maxes[s], max)));
+      Value weight = magi::tiled_attention::splitWeight(b, loc, maxes[s], max);
       Value l = memref::LoadOp::create(b, loc, splits.sum, ValueRange{c(s), batch, head, row});
       Value o = memref::LoadOp::create(b, loc, splits.output,
                                        ValueRange{c(s), batch, head, row, col});

@@ -17,6 +17,7 @@
 
 #include "magi/Conversion/Passes.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TiledAttentionMath.h"
 #include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -39,9 +40,7 @@ namespace {
 // masked and causal attention: 64 query rows a block, 64 keys a tile.
 constexpr int64_t kQueryRows = 64;
 constexpr int64_t kKeyRows = 64;
-using magi::kHiddenTile;
-using magi::kMixedTile;
-using magi::kPassTile;
+namespace math_ = magi::tiled_attention;
 
 class LoopBuilder {
 public:
@@ -202,11 +201,6 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
       memref::AllocaOp::create(b, loc, MemRefType::get({headDim}, f32Type));
 
   Value maskBatch, maskHead;
-  Type maskElement;
-  if (mask) {
-    auto maskType = cast<MemRefType>(mask.getType());
-    maskElement = maskType.getElementType();
-  }
   // The class of mask tile (query tile qt, key tile j), as the kernel's
   // class table has it: hidden when no score of the tile is visible,
   // passing when none is changed, else mixed.
@@ -214,7 +208,6 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
     Value firstRow = l.mul(qt, l.idx(kQueryRows)),
           firstKey = l.mul(j, l.idx(kKeyRows));
     Value no = arith::ConstantIntOp::create(b, loc, 0, 1);
-    Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
     ValueRange flags = l.loop(
         zero, l.idx(kQueryRows), {no, no}, [&](Value r, ValueRange rowFlags) {
           Value row = l.add(firstRow, r);
@@ -227,20 +220,7 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
                     b, loc, mask,
                     ValueRange{maskBatch, maskHead, l.minU(row, lastRow),
                                l.minU(k, lastKey)});
-                Value visible, changed;
-                if (maskElement.isInteger(1)) {
-                  visible = m;
-                  changed = arith::XOrIOp::create(b, loc, m, yes);
-                } else {
-                  Value wide = maskElement.isF32()
-                                   ? m
-                                   : arith::ExtFOp::create(b, loc, f32Type, m)
-                                         .getResult();
-                  visible = arith::CmpFOp::create(
-                      b, loc, arith::CmpFPredicate::ONE, wide, negInf);
-                  changed = arith::CmpFOp::create(
-                      b, loc, arith::CmpFPredicate::UNE, wide, zeroF);
-                }
+                auto [visible, changed] = math_::maskTermEffect(b, loc, m);
                 return SmallVector<Value>{
                     arith::OrIOp::create(
                         b, loc, f[0],
@@ -250,9 +230,10 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
                         arith::AndIOp::create(b, loc, inside, changed))};
               }));
         });
-    return l.select(flags[0],
-                    l.select(flags[1], l.i32(kMixedTile), l.i32(kPassTile)),
-                    l.i32(kHiddenTile));
+    return l.select(
+        flags[0],
+        l.select(flags[1], l.i32(magi::kMixedTile), l.i32(magi::kPassTile)),
+        l.i32(magi::kHiddenTile));
   };
 
   // One row's walk over its key tiles [begin, end): the online softmax,
@@ -270,9 +251,9 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
           if (mask) {
             Value cls = classOf(qt, j);
             hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           cls, l.i32(kHiddenTile));
+                                           cls, l.i32(magi::kHiddenTile));
             mixed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cls,
-                                          l.i32(kMixedTile));
+                                          l.i32(magi::kMixedTile));
           }
           Value firstKey = l.mul(j, l.idx(kKeyRows));
           auto visitTile = [&]() {
@@ -308,17 +289,8 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
                                         l.minU(row, lastRow),
                                         l.minU(k, lastKey)};
                           Value mv = memref::LoadOp::create(b, loc, mask, at);
-                          if (maskElement.isInteger(1))
-                            return SmallVector<Value>{l.select(mv, s, negInf)};
-                          Value wide =
-                              maskElement.isF32()
-                                  ? mv
-                                  : arith::ExtFOp::create(b, loc, f32Type, mv)
-                                        .getResult();
                           return SmallVector<Value>{
-                              math::FmaOp::create(b, loc, wide, l.f32(M_LOG2E),
-                                                  s)
-                                  .getResult()};
+                              math_::applyMaskTerm(b, loc, mv, s)};
                         },
                         [&]() { return SmallVector<Value>{s}; }, {f32Type})[0];
                   }
@@ -326,28 +298,15 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
                   memref::StoreOp::create(b, loc, s, scores, ValueRange{n});
                   return SmallVector<Value>{l.fmax(m[0], s)};
                 })[0];
-            Value newMax =
-                l.fmax(oldMax, rawMax ? l.fmul(tileMax, scale) : tileMax);
-            // While a row has seen only -inf, shift by 0: exp2(-inf) = 0.
-            Value shift =
-                l.select(arith::CmpFOp::create(
-                             b, loc, arith::CmpFPredicate::OEQ, newMax, negInf),
-                         zeroF, newMax);
-            Value alpha = math::Exp2Op::create(
-                b, loc, arith::SubFOp::create(b, loc, oldMax, shift));
-            Value negShift = arith::NegFOp::create(b, loc, shift);
+            math_::OnlineStep step = math_::onlineStep(
+                b, loc, oldMax, rawMax ? l.fmul(tileMax, scale) : tileMax);
+            Value newMax = step.max, alpha = step.alpha;
             Value tileSum = l.loop(
                 zero, l.idx(kKeyRows), {zeroF}, [&](Value n, ValueRange sum) {
                   Value s =
                       memref::LoadOp::create(b, loc, scores, ValueRange{n});
-                  Value p =
-                      rawMax
-                          ? math::Exp2Op::create(
-                                b, loc,
-                                math::FmaOp::create(b, loc, s, scale, negShift))
-                          : math::Exp2Op::create(
-                                b, loc,
-                                arith::SubFOp::create(b, loc, s, shift));
+                  Value p = math_::probability(b, loc, s, step,
+                                               rawMax ? scale : Value());
                   // The product with V takes P rounded to the element type.
                   Value narrow = arith::TruncFOp::create(b, loc, element, p);
                   Value rounded =
@@ -460,12 +419,7 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
                 zero, splits, {zeroF, zeroF}, [&](Value s, ValueRange t) {
                   Value sMax = memref::LoadOp::create(
                       b, loc, partMax, ValueRange{s, bi, h, row});
-                  Value empty = arith::CmpFOp::create(
-                      b, loc, arith::CmpFPredicate::OEQ, sMax, negInf);
-                  Value weight = l.select(
-                      empty, zeroF,
-                      math::Exp2Op::create(
-                          b, loc, arith::SubFOp::create(b, loc, sMax, max)));
+                  Value weight = math_::splitWeight(b, loc, sMax, max);
                   Value sSum = memref::LoadOp::create(
                       b, loc, partSum, ValueRange{s, bi, h, row});
                   Value sOut = memref::LoadOp::create(
