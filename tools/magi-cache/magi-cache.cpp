@@ -161,15 +161,27 @@ static int runVerify(CacheStore &store) {
   for (const std::string &temp : report.staleTemporaries)
     llvm::outs() << "stale temporary: " << temp << "\n";
   size_t problems = report.damaged.size() + report.badIndexes.size() +
-                    report.danglingRecords.size() +
-                    report.staleTemporaries.size();
+                    report.danglingRecords.size();
+  size_t leftovers = report.staleTemporaries.size();
   llvm::outs() << "verified " << report.entriesChecked << " entries: ";
   if (report.clean()) {
     llvm::outs() << "all good\n";
     return 0;
   }
-  llvm::outs() << problems << " problems" << (report.fixed ? ", removed" : "")
-               << "\n";
+  if (report.sound()) {
+    // A dead writer's left-overs: nothing a reader sees, so not a failure.
+    llvm::outs() << "no damage, " << leftovers << " stale temporar"
+                 << (leftovers == 1 ? "y" : "ies")
+                 << (report.fixed ? ", removed" : "") << "\n";
+    if (fix && !report.fixed)
+      return fail("cannot fix: the cache is read-only");
+    return 0;
+  }
+  llvm::outs() << problems << " problems";
+  if (leftovers)
+    llvm::outs() << ", " << leftovers << " stale temporar"
+                 << (leftovers == 1 ? "y" : "ies");
+  llvm::outs() << (report.fixed ? ", removed" : "") << "\n";
   if (fix && !report.fixed)
     return fail("cannot fix: the cache is read-only");
   // Damage was found, even if --fix removed it: scripts should know.

@@ -155,10 +155,13 @@ struct VerifyReport {
   std::vector<std::string> staleTemporaries;
   /// Whether `fix` removed what was reported.
   bool fixed = false;
-  bool clean() const {
-    return damaged.empty() && danglingRecords.empty() && badIndexes.empty() &&
-           staleTemporaries.empty();
+  /// Nothing a reader could trip over: stale temporaries are not damage (a
+  /// writer killed mid-store always leaves one, and the next writer removes
+  /// it).
+  bool sound() const {
+    return damaged.empty() && danglingRecords.empty() && badIndexes.empty();
   }
+  bool clean() const { return sound() && staleTemporaries.empty(); }
 };
 
 struct PruneReport {
