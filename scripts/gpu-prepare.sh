@@ -66,6 +66,17 @@ for target in ${EXTRA_TARGETS:-}; do
       -o "$dir/decode-${layers}l" --cache-mode=off --quiet --target="$target"
   done
 done
+# RELEASE=ARCHIVE (scripts/release.sh's): its python/ and lib/ (the
+# compiler's C API library among them; not the tools) packed again into
+# .gpu/release.tgz, small enough to carry, for the `release` step of
+# scripts/gpu-session.sh: magi.compile and torch.compile(backend="magi") there.
+if [[ -n "${RELEASE:-}" ]]; then
+  name="$(basename "$RELEASE" .tar.gz)"
+  tmp="$(mktemp -d)"
+  tar -C "$tmp" -xzf "$RELEASE" "$name/python" "$name/lib"
+  tar -C "$tmp/$name" -czf "$out/release.tgz" python lib
+  rm -rf "$tmp"
+fi
 # DECODE_KEY_SPLITS="8 32 ..." also compiles the decode models with each
 # --attention-key-splits into .gpu/decode-splits/<N>-<L>l/ (scripts/gpu-session.sh
 # decode-splits times them).

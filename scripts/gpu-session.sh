@@ -34,6 +34,9 @@
 #              memcheck on it
 #   python     scripts/gpu-python-check.py: the fixtures through the `magi`
 #              Python package and the C runtime API, with torch tensors
+#   release    scripts/gpu-release-check.py with the release's python/ and
+#              lib/ (.gpu/release.tgz, RELEASE of gpu-prepare.sh): every fixture through magi.compile
+#              and torch.compile(backend="magi"), compiled on the GPU machine
 #   variants   bench/llama7b/profile.sh at T=$VARIANT_T (default 4096) on
 #              every 1-layer artifact in .gpu/variants/<name>/ (compiled
 #              here with other kernel options), to compare their kernels
@@ -181,6 +184,15 @@ for step in "${steps[@]}"; do
       > "$work/python.txt" 2>&1
     note "== python (exit $?)"
     cat "$work/python.txt" >> "$summary"
+    ;;
+  release)
+    # Outside $OUT, which comes back.
+    rm -rf /tmp/magi-release && mkdir -p /tmp/magi-release &&
+      tar -C /tmp/magi-release -xzf .gpu/release.tgz
+    PYTHONPATH=/tmp/magi-release/python CUDA_PATH=/usr/local/cuda \
+      python3 scripts/gpu-release-check.py .gpu/fixtures > "$work/release.txt" 2>&1
+    note "== release: magi.compile and torch.compile(backend=\"magi\") (exit $?)"
+    cat "$work/release.txt" >> "$summary"
     ;;
   mprofile)
     note "== magi-run --profile"

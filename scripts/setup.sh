@@ -2,6 +2,8 @@
 # Sets Magi up on a fresh Debian 12 machine: installs the Debian packages it
 # needs (as root, or through sudo), configures into build/ and builds.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
+# `setup.sh --packages-only [PACKAGE...]` installs the packages (and those
+# named) and builds nothing.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +16,12 @@ packages=(
   nlohmann-json3-dev                                # JSON (torch.export's model.json)
   libgtest-dev libgmock-dev                         # unit tests
 )
+
+packages_only=false
+if [[ "${1:-}" == --packages-only ]]; then
+  packages_only=true
+  packages+=("${@:2}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,6 +38,8 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+$packages_only && exit 0
 
 llvm=/usr/lib/llvm-22
 if [[ ! -f "$build/build.ninja" ]]; then

@@ -17,10 +17,12 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
-#include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -67,10 +69,44 @@ getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   // helpers, which libgcc before GCC 13 lacks.
   add("__truncsfbf2", &truncF32ToBF16);
   add("__truncdfbf2", &truncF64ToBF16);
-  // memref.copy between strided memrefs (MLIR's C runner utils).
-  add("memrefCopy", &memrefCopy);
   return symbols;
 }
+
+namespace {
+// memref.copy between memrefs that are not both contiguous becomes a
+// linalg.copy, which convert-linalg-to-loops turns into loops; contiguous
+// copies stay and become memcpy. Otherwise convert-to-llvm calls MLIR's
+// runtime function memrefCopy, whose shared library links the shared
+// libMLIR.so: the portable release, with MLIR linked in statically, would
+// load a second copy of MLIR and LLVM.
+struct StridedCopiesToLinalgPass
+    : PassWrapper<StridedCopiesToLinalgPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StridedCopiesToLinalgPass)
+  StringRef getArgument() const override {
+    return "magi-strided-copies-to-linalg";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect>();
+  }
+  void runOnOperation() override {
+    auto contiguous = [](Type type) {
+      auto memref = cast<MemRefType>(type);
+      return memref.getLayout().isIdentity() ||
+             (memref.hasStaticShape() &&
+              memref::isStaticShapeAndContiguousRowMajor(memref));
+    };
+    getOperation().walk([&](memref::CopyOp copy) {
+      if (contiguous(copy.getSource().getType()) &&
+          contiguous(copy.getTarget().getType()))
+        return;
+      OpBuilder builder(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    });
+  }
+};
+} // namespace
 
 // Bufferization and conversion to LLVM with upstream passes.
 static void addCpuLoweringPasses(OpPassManager &pm) {
@@ -85,6 +121,7 @@ static void addCpuLoweringPasses(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addNestedPass<func::FuncOp>(std::make_unique<StridedCopiesToLinalgPass>());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -319,8 +356,9 @@ FailureOr<SmallVector<Tensor>> PieceRunner::run(func::FuncOp piece,
       // The buffers the piece returned are left to leak: after a wrong
       // shape nothing about them can be trusted.
       return piece.emitError("piece @")
-             << piece.getName() << ", lowered, gives result " << i << " the shape "
-             << interp::formatShape(sizes) << " where the interpreter gives "
+             << piece.getName() << ", lowered, gives result " << i
+             << " the shape " << interp::formatShape(sizes)
+             << " where the interpreter gives "
              << interp::formatShape((*reference)[i].getShape());
     }
     results.push_back(
