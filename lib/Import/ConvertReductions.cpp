@@ -40,10 +40,10 @@ LogicalResult convertReduceDim(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  return node.emit({*self},
-                   {node.i64("dim", node.intArg("dim").value_or(0)),
-                    node.boolean("keepdim",
-                                 node.boolArg("keepdim").value_or(false))});
+  return node.emit(
+      {*self},
+      {node.i64("dim", node.intArg("dim").value_or(0)),
+       node.boolean("keepdim", node.boolArg("keepdim").value_or(false))});
 }
 
 LogicalResult convertArgExtremum(Node &node) {
@@ -70,6 +70,20 @@ LogicalResult convertVar(Node &node) {
   return node.emit({*self}, attrs);
 }
 
+/// var.dim: `unbiased` (default true) is correction 1, else 0.
+LogicalResult convertVarDim(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  SmallVector<NamedAttribute> attrs{
+      node.f64("correction",
+               node.boolArg("unbiased").value_or(true) ? 1.0 : 0.0),
+      node.boolean("keepdim", node.boolArg("keepdim").value_or(false))};
+  if (auto dims = node.intsArg("dim"))
+    attrs.push_back(node.i64s("dims", *dims));
+  return node.emit({*self}, attrs);
+}
+
 LogicalResult convertTopk(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   std::optional<int64_t> k = node.intArg("k");
@@ -78,19 +92,20 @@ LogicalResult convertTopk(Node &node) {
   if (!k) // a symbolic k stays opaque
     return node.opaque();
   return node.emit(
-      {*self}, {node.i64("k", *k), node.i64("dim", node.intArg("dim").value_or(-1)),
-                node.boolean("largest", node.boolArg("largest").value_or(true)),
-                node.boolean("sorted", node.boolArg("sorted").value_or(true))});
+      {*self},
+      {node.i64("k", *k), node.i64("dim", node.intArg("dim").value_or(-1)),
+       node.boolean("largest", node.boolArg("largest").value_or(true)),
+       node.boolean("sorted", node.boolArg("sorted").value_or(true))});
 }
 
 LogicalResult convertSort(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  return node.emit({*self},
-                   {node.i64("dim", node.intArg("dim").value_or(-1)),
-                    node.boolean("descending",
-                                 node.boolArg("descending").value_or(false))});
+  return node.emit(
+      {*self},
+      {node.i64("dim", node.intArg("dim").value_or(-1)),
+       node.boolean("descending", node.boolArg("descending").value_or(false))});
 }
 
 LogicalResult convertCumsum(Node &node) {
@@ -134,6 +149,7 @@ void addReductionConverters(std::vector<ConverterRow> &rows) {
                row<ArgmaxOp>("aten::argmax", convertArgExtremum),
                row<ArgminOp>("aten::argmin", convertArgExtremum),
                row<VarOp>("aten::var.correction", convertVar),
+               row<VarOp>("aten::var.dim", convertVarDim),
                row<TopkOp>("aten::topk", convertTopk),
                row<SortOp>("aten::sort.default", convertSort),
                row<SortOp>("aten::sort.stable", convertSort),

@@ -1,7 +1,8 @@
 //===- ConvertSymbolic.cpp - Import SymInt arithmetic and metadata ops ----===//
 //
 // Python's integer arithmetic on SymInts (`_operator.add`, `torch.sym_min`,
-// ...), `aten.sym_size`, and `aten._assert_tensor_metadata`.
+// ...), `aten.sym_size`, `aten.sym_numel`, `aten.sym_stride`,
+// `aten.sym_storage_offset`, and `aten._assert_tensor_metadata`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,87 @@ LogicalResult convertSymSize(Node &node) {
   return node.emit({*self}, {node.i64("dim", *wrapped)});
 }
 
+/// numel as the product of the sizes: `magi.sym_size` for a symbolic dim,
+/// the static ones folded into one constant.
+LogicalResult convertSymNumel(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  Type index = node.builder().getIndexType();
+  auto multiply = [&](Value lhs, Value rhs) {
+    return node.importer
+        .create(SymMulOp::getOperationName(), node.loc, {lhs, rhs}, {}, index)
+        ->getResult(0);
+  };
+  auto type = cast<RankedTensorType>(self->getType());
+  Value product;
+  int64_t staticProduct = 1;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    if (!type.isDynamicDim(dim)) {
+      staticProduct *= type.getDimSize(dim);
+      continue;
+    }
+    Value size = node.importer
+                     .create(SymSizeOp::getOperationName(), node.loc, {*self},
+                             {node.i64("dim", dim)}, index)
+                     ->getResult(0);
+    product = product ? multiply(product, size) : size;
+  }
+  if (!product || staticProduct != 1) {
+    Value constant = node.indexConstant(staticProduct);
+    product = product ? multiply(product, constant) : constant;
+  }
+  node.results.push_back(product);
+  return success();
+}
+
+/// The integer the archive records for the `self` tensor's `field`
+/// (`strides` at `dim`, or `storage_offset`); none when it is symbolic.
+std::optional<int64_t> recordedInteger(Node &node, StringRef field,
+                                       std::optional<int64_t> dim) {
+  std::optional<StringRef> name =
+      getString(getObject(node.args.get("self"), "as_tensor"), "name");
+  const Json *meta = name ? node.importer.tensorMeta(*name) : nullptr;
+  const Json *value = nullptr;
+  if (!dim) {
+    value = getObject(meta, field);
+  } else {
+    const Json *all = getArray(meta, field);
+    if (!all || *dim < 0 || *dim >= static_cast<int64_t>(all->size()))
+      return std::nullopt;
+    value = &(*all)[*dim];
+  }
+  return getInteger(value, "as_int");
+}
+
+/// A stride or storage offset as the export recorded it: Magi's tensors are
+/// values, so it is the layout PyTorch had. An integer one holds for every
+/// size and becomes a constant; a symbolic one stays opaque.
+LogicalResult convertRecordedLayout(Node &node, StringRef field) {
+  if (failed(node.tensor("self")))
+    return failure();
+  std::optional<int64_t> dim;
+  if (field == "strides") {
+    dim = node.intArg("dim");
+    if (!dim)
+      return node.error() << "expected a constant integer for argument 'dim'";
+    if (*dim < 0)
+      *dim +=
+          cast<RankedTensorType>((*node.tensor("self")).getType()).getRank();
+  }
+  std::optional<int64_t> value = recordedInteger(node, field, dim);
+  if (!value)
+    return node.opaque();
+  node.results.push_back(node.indexConstant(*value));
+  return success();
+}
+LogicalResult convertSymStride(Node &node) {
+  return convertRecordedLayout(node, "strides");
+}
+LogicalResult convertSymStorageOffset(Node &node) {
+  return convertRecordedLayout(node, "storage_offset");
+}
+
 LogicalResult convertAssertTensorMetadata(Node &node) {
   FailureOr<Value> a = node.tensor("a");
   FailureOr<Type> dtype = node.dtypeArg("dtype");
@@ -65,17 +147,23 @@ LogicalResult convertAssertTensorMetadata(Node &node) {
 } // namespace
 
 void addSymbolicConverters(std::vector<ConverterRow> &rows) {
-  rows.insert(rows.end(),
-              {row<SymAddOp>("_operator::add", convertSymBinary),
-               row<SymSubOp>("_operator::sub", convertSymBinary),
-               row<SymMulOp>("_operator::mul", convertSymBinary),
-               row<SymFloorDivOp>("_operator::floordiv", convertSymBinary),
-               row<SymModOp>("_operator::mod", convertSymBinary),
-               row<SymMinOp>("torch::sym_min", convertSymBinary),
-               row<SymMaxOp>("torch::sym_max", convertSymBinary),
-               row<SymSizeOp>("aten::sym_size.int", convertSymSize),
-               row<AssertTensorMetadataOp>("aten::_assert_tensor_metadata",
-                                           convertAssertTensorMetadata)});
+  rows.insert(
+      rows.end(),
+      {row<SymAddOp>("_operator::add", convertSymBinary),
+       row<SymSubOp>("_operator::sub", convertSymBinary),
+       row<SymMulOp>("_operator::mul", convertSymBinary),
+       row<SymFloorDivOp>("_operator::floordiv", convertSymBinary),
+       row<SymModOp>("_operator::mod", convertSymBinary),
+       row<SymMinOp>("torch::sym_min", convertSymBinary),
+       row<SymMaxOp>("torch::sym_max", convertSymBinary),
+       row<SymSizeOp>("aten::sym_size.int", convertSymSize),
+       row<SymSizeOp>("aten::sym_numel", convertSymNumel),
+       // The recorded integer: an index constant.
+       ConverterRow{"aten::sym_stride.int", "arith.constant", convertSymStride},
+       ConverterRow{"aten::sym_storage_offset", "arith.constant",
+                    convertSymStorageOffset},
+       row<AssertTensorMetadataOp>("aten::_assert_tensor_metadata",
+                                   convertAssertTensorMetadata)});
 }
 
 } // namespace magi::torch_import

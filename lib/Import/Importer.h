@@ -174,6 +174,11 @@ public:
     return error(loc, /*inNode=*/true);
   }
   mlir::OpBuilder &builder() { return b; }
+  /// The archive's record of tensor `name` (dtype, sizes, strides, storage
+  /// offset); null when there is none.
+  const Json *tensorMeta(llvm::StringRef name) const {
+    return getObject(tensorValues, name);
+  }
   mlir::FailureOr<mlir::Value> lookup(llvm::StringRef name, mlir::Location loc);
   mlir::FailureOr<mlir::Value> tensorArg(const NodeArgs &args,
                                          llvm::StringRef name,

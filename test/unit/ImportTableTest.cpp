@@ -36,6 +36,10 @@ TEST_F(ImportTableTest, EveryRowCreatesAnOpThatDeclaresItsName) {
   for (const magi::ImportedTorchOp &row : rows) {
     EXPECT_TRUE(seen.insert(row.torchName).second)
         << "two rows for " << row.torchName;
+    // A stride or storage offset the archive records as an integer becomes
+    // an index constant, an upstream op with nothing to declare.
+    if (row.magiOp == "arith.constant")
+      continue;
     std::optional<RegisteredOperationName> op =
         RegisteredOperationName::lookup(row.magiOp, &context);
     ASSERT_TRUE(op) << row.torchName << " creates " << row.magiOp

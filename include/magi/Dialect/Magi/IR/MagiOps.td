@@ -114,7 +114,7 @@ def Magi_BindSymbolicShapeOp : Magi_Op<"bind_symbolic_shape"> {
   let hasCanonicalizeMethod = 1;
 }
 
-def Magi_SymSizeOp : Magi_Op<"sym_size", [Magi_Torch<["aten::sym_size.int"]>, Pure]> {
+def Magi_SymSizeOp : Magi_Op<"sym_size", [Magi_Torch<["aten::sym_size.int", "aten::sym_numel"]>, Pure]> {
   let summary = "The size of one dimension of a tensor (aten.sym_size.int)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim);
   let results = (outs Index:$result);
@@ -419,8 +419,8 @@ def Magi_MaxDimOp : Magi_TensorOp<"max_dim", [Magi_Torch<["aten::max.dim"]>]> {
 
 def Magi_ProdOp : Magi_ReductionOp<"prod", "aten.prod (integers and bool multiply in i64)", [Magi_Torch<["aten::prod"]>]>;
 
-def Magi_VarOp : Magi_TensorOp<"var", [Magi_Torch<["aten::var.correction"]>]> {
-  let summary = "Variance over `dims` with `correction` (aten.var.correction)";
+def Magi_VarOp : Magi_TensorOp<"var", [Magi_Torch<["aten::var.correction", "aten::var.dim"]>]> {
+  let summary = "Variance over `dims` with `correction` (aten.var.correction, aten.var.dim)";
   let description = [{
     `sum((x - mean(x))^2) / max(0, N - correction)` over `dims` (all when
     absent); `correction = 1` is the unbiased estimator.

@@ -1,0 +1,115 @@
+"""Writes a torch.export archive holding a small graph described in a few
+lines, for import tests of single ops (PyTorch is not here to export them):
+the entries of a real archive (BASE) around a program with only user inputs,
+the nodes given, and their outputs.
+
+usage: op_archive.py BASE.pt2 DST.pt2 SPEC
+
+SPEC is Python literal syntax:
+  {"symbols": {"s0": (2, None)},                      # name: (min, max)
+   "inputs": {"x": ("f32", [2, "s0"])},                # dtype, sizes
+   "nodes": [("aten.var.dim", [("self", "x"), ("dim", [1]),
+                               ("unbiased", False)],
+              {"y": ("f32", [2])})],                    # tensor outputs
+   "outputs": ["y"]}
+An argument is a value name (a tensor or SymInt defined before), an int, a
+float, a bool, None or a list of ints; an output ("index", "EXPR") is a
+SymInt, EXPR its value as torch.export writes it ("Mul(Integer(2),
+Symbol('s0', positive=True, integer=True))")."""
+import ast
+import json
+import sys
+import zipfile
+
+DTYPES = {"u8": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "f16": 6, "f32": 7,
+          "f64": 8, "bool": 12, "bf16": 13}
+
+base, dst, spec_text = sys.argv[1:4]
+spec = ast.literal_eval(spec_text)
+
+
+def size(s):
+    if isinstance(s, int):
+        return {"as_int": s}
+    return {"as_expr": {"expr_str": "Symbol('%s', positive=True, integer=True)" % s,
+                        "hint": {"as_int": 4}}}
+
+
+def meta(dtype, sizes):
+    # Strides as contiguous ones, a symbol counted as its hint (the importer
+    # reads sizes, not strides).
+    strides, running = [], 1
+    for s in reversed(sizes):
+        strides.insert(0, {"as_int": running})
+        running *= s if isinstance(s, int) else 4
+    return {"dtype": DTYPES[dtype], "sizes": [size(s) for s in sizes],
+            "requires_grad": False, "device": {"type": "cpu"}, "strides": strides,
+            "storage_offset": {"as_int": 0}, "layout": 7}
+
+
+tensor_values, sym_ints, symbols = {}, {}, spec.get("symbols", {})
+graph_inputs, input_specs = [], []
+for name, (dtype, sizes) in spec["inputs"].items():
+    tensor_values[name] = meta(dtype, sizes)
+    graph_inputs.append({"as_tensor": {"name": name}})
+    input_specs.append({"user_input": {"arg": {"as_tensor": {"name": name}}}})
+
+
+def argument(value):
+    if value is None:
+        return {"as_none": True}
+    if isinstance(value, bool):
+        return {"as_bool": value}
+    if isinstance(value, int):
+        return {"as_int": value}
+    if isinstance(value, float):
+        return {"as_float": value}
+    if isinstance(value, list):
+        return {"as_ints": value}
+    if value in sym_ints:
+        return {"as_sym_int": {"as_name": value}}
+    return {"as_tensor": {"name": value}}
+
+
+nodes = []
+for target, args, outputs in spec["nodes"]:
+    node_outputs = []
+    for out, (dtype, sizes) in outputs.items():
+        if dtype == "index":
+            sym_ints[out] = sizes  # its expression, as torch.export writes it
+            node_outputs.append({"as_sym_int": {"as_name": out}})
+        else:
+            tensor_values[out] = meta(dtype, sizes)
+            node_outputs.append({"as_tensor": {"name": out}})
+    nodes.append({"target": "torch.ops." + target,
+                  "inputs": [{"name": n, "arg": argument(v), "kind": 1} for n, v in args],
+                  "outputs": node_outputs, "metadata": {},
+                  "is_hop_single_tensor_return": None, "name": list(outputs)[0]})
+
+graph_outputs = [argument(o) for o in spec["outputs"]]
+with zipfile.ZipFile(base) as zin:
+    entries = {info.filename: zin.read(info.filename) for info in zin.infolist()}
+prefix = next(iter(entries)).split("/")[0] + "/"
+program = json.loads(entries[prefix + "models/model.json"])
+program["range_constraints"] = {s: {"min_val": lo, "max_val": hi}
+                                for s, (lo, hi) in symbols.items()}
+program["guards_code"] = []
+gm = program["graph_module"]
+gm["graph"] = {"inputs": graph_inputs, "outputs": graph_outputs, "nodes": nodes,
+               "tensor_values": tensor_values,
+               "sym_int_values": {s: {"as_expr": {"expr_str": e, "hint": {"as_int": 4}}}
+                                  for s, e in sym_ints.items()},
+               "sym_bool_values": {}, "is_single_tensor_return": False,
+               "custom_obj_values": {}, "sym_float_values": {}}
+gm["signature"] = {"input_specs": input_specs,
+                   "output_specs": [{"user_output": {"arg": a}} for a in graph_outputs]}
+
+with zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+    for name, data in entries.items():
+        if "/data/weights/" in name or "/data/constants/" in name:
+            if name.endswith("_config.json"):
+                zout.writestr(name, json.dumps({"config": {}}))
+            continue
+        if name.endswith("models/model.json"):
+            data = json.dumps(program).encode()
+        zout.writestr(name, data)
