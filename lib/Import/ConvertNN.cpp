@@ -1,4 +1,4 @@
-//===- ConvertNN.cpp - Import matrix products, norms and attention --------===//
+//===- ConvertNN.cpp - Import products, convolutions, norms, attention ----===//
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
@@ -24,6 +24,29 @@ LogicalResult convertAddmm(Node &node) {
   return node.emit({*self, *m1, *m2},
                    {node.f64("beta", node.floatArg("beta").value_or(1.0)),
                     node.f64("alpha", node.floatArg("alpha").value_or(1.0))});
+}
+
+/// convolution: a transposed one, or one with a symbolic stride, padding or
+/// dilation, stays opaque.
+LogicalResult convertConvolution(Node &node) {
+  FailureOr<Value> input = node.tensor("input"), weight = node.tensor("weight");
+  FailureOr<Value> bias = node.optTensor("bias");
+  if (failed(input) || failed(weight) || failed(bias))
+    return failure();
+  if (node.boolArg("transposed").value_or(false))
+    return node.opaque();
+  std::optional<SmallVector<int64_t>> stride = node.intsArg("stride"),
+                                      padding = node.intsArg("padding"),
+                                      dilation = node.intsArg("dilation");
+  if (!stride || !padding || !dilation)
+    return node.opaque();
+  SmallVector<Value> operands{*input, *weight};
+  if (*bias)
+    operands.push_back(*bias);
+  return node.emit(operands, {node.i64s("stride", *stride),
+                              node.i64s("padding", *padding),
+                              node.i64s("dilation", *dilation),
+                              node.i64("groups", node.intArg("groups").value_or(1))});
 }
 
 LogicalResult convertNativeLayerNorm(Node &node) {
@@ -86,6 +109,7 @@ void addNNConverters(std::vector<ConverterRow> &rows) {
               {row<MmOp>("aten::mm", convertMatmul),
                row<BmmOp>("aten::bmm", convertMatmul),
                row<AddmmOp>("aten::addmm", convertAddmm),
+               row<ConvolutionOp>("aten::convolution", convertConvolution),
                row<NativeLayerNormOp>("aten::native_layer_norm",
                                       convertNativeLayerNorm),
                row<AttentionOp>("aten::scaled_dot_product_attention",

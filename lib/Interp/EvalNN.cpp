@@ -153,6 +153,88 @@ LogicalResult evalAddmm(AddmmOp op, Env &env) {
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+LogicalResult evalConvolution(ConvolutionOp op, Env &env) {
+  const Tensor &input = env.get(op.getInput());
+  const Tensor &weight = env.get(op.getWeight());
+  const Tensor *bias = op.getBias() ? &env.get(op.getBias()) : nullptr;
+  int64_t rank = input.getRank(), spatial = rank - 2;
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> in = input.getShape(), kernelShape = weight.getShape();
+  if (weight.getRank() != rank || in[1] != kernelShape[1] * groups ||
+      kernelShape[0] % groups != 0)
+    return op.emitError("convolution of input ")
+           << formatShape(in) << " with weight " << formatShape(kernelShape)
+           << " in " << groups << " groups: the channels do not match";
+  if (bias && (bias->getRank() != 1 || bias->getShape()[0] != kernelShape[0]))
+    return op.emitError("convolution bias of shape ")
+           << formatShape(bias->getShape()) << " for " << kernelShape[0]
+           << " output channels";
+  // Three spatial dimensions, the missing leading ones of size 1.
+  int64_t size[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1},
+          pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1}, outSize[3] = {1, 1, 1};
+  SmallVector<int64_t> outShape{in[0], kernelShape[0]};
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t k = 3 - spatial + d;
+    size[k] = in[2 + d];
+    kernel[k] = kernelShape[2 + d];
+    stride[k] = op.getStride()[d];
+    pad[k] = op.getPadding()[d];
+    dilation[k] = op.getDilation()[d];
+    int64_t window = dilation[k] * (kernel[k] - 1) + 1;
+    if (size[k] + 2 * pad[k] < window)
+      return op.emitError("convolution window of ")
+             << window << " is larger than the padded input's "
+             << size[k] + 2 * pad[k] << " in spatial dimension " << d;
+    outSize[k] = (size[k] + 2 * pad[k] - window) / stride[k] + 1;
+    outShape.push_back(outSize[k]);
+  }
+  SmallVector<double> x = toDoubles(input), w = toDoubles(weight);
+  int64_t batch = in[0], channels = in[1], outChannels = kernelShape[0];
+  int64_t perGroup = kernelShape[1], outPerGroup = outChannels / groups;
+  int64_t inPlane = size[0] * size[1] * size[2];
+  int64_t kernelVolume = kernel[0] * kernel[1] * kernel[2];
+  Tensor out(getDeclaredDtype(op.getResult()), outShape);
+  int64_t at = 0;
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t o = 0; o < outChannels; ++o) {
+      int64_t firstChannel = (o / outPerGroup) * perGroup;
+      for (int64_t od = 0; od < outSize[0]; ++od)
+        for (int64_t oh = 0; oh < outSize[1]; ++oh)
+          for (int64_t ow = 0; ow < outSize[2]; ++ow) {
+            double sum = bias ? bias->getDouble(o) : 0.0;
+            for (int64_t c = 0; c < perGroup; ++c) {
+              const double *plane =
+                  x.data() + (n * channels + firstChannel + c) * inPlane;
+              const double *taps = w.data() + (o * perGroup + c) * kernelVolume;
+              for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+                int64_t id = od * stride[0] - pad[0] + kd * dilation[0];
+                if (id < 0 || id >= size[0])
+                  continue;
+                for (int64_t kh = 0; kh < kernel[1]; ++kh) {
+                  int64_t ih = oh * stride[1] - pad[1] + kh * dilation[1];
+                  if (ih < 0 || ih >= size[1])
+                    continue;
+                  for (int64_t kw = 0; kw < kernel[2]; ++kw) {
+                    int64_t iw = ow * stride[2] - pad[2] + kw * dilation[2];
+                    if (iw < 0 || iw >= size[2])
+                      continue;
+                    sum += plane[(id * size[1] + ih) * size[2] + iw] *
+                           taps[(kd * kernel[1] + kh) * kernel[2] + kw];
+                  }
+                }
+              }
+            }
+            out.setDouble(at++, sum);
+          }
+    }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Normalization
 //===----------------------------------------------------------------------===//
 
@@ -578,6 +660,7 @@ std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
       .Case([&](MmOp m) -> Result { return evalMatmul(m, env, 2); })
       .Case([&](BmmOp m) -> Result { return evalMatmul(m, env, 3); })
       .Case([&](AddmmOp a) -> Result { return evalAddmm(a, env); })
+      .Case([&](ConvolutionOp c) -> Result { return evalConvolution(c, env); })
       .Case([&](NativeLayerNormOp n) -> Result {
         return evalLayerNorm(n, env, /*withStats=*/true);
       })

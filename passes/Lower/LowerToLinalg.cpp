@@ -36,6 +36,7 @@ void magi::populateMagiToLinalgPatterns(RewritePatternSet &patterns,
   lower::populateElementwisePatterns(patterns);
   lower::populateReductionPatterns(patterns);
   lower::populateMatmulPatterns(patterns);
+  lower::populateConvolutionPatterns(patterns);
   lower::populateAttentionPatterns(patterns, options.tiledAttention);
   lower::populateShapePatterns(patterns);
   lower::populateIndexingPatterns(patterns);

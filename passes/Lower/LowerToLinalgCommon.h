@@ -133,6 +133,7 @@ mlir::FailureOr<int64_t> normalizedDim(mlir::PatternRewriter &rewriter,
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateMatmulPatterns(mlir::RewritePatternSet &patterns);
+void populateConvolutionPatterns(mlir::RewritePatternSet &patterns);
 /// `tiled`: attention that fits becomes magi.tiled_attention.
 void populateAttentionPatterns(mlir::RewritePatternSet &patterns, bool tiled);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);

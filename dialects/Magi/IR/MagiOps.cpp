@@ -1689,6 +1689,97 @@ LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
+LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  auto input = tensorTypeOf(adaptor.getInput());
+  auto weight = tensorTypeOf(adaptor.getWeight());
+  int64_t rank = input.getRank();
+  if (rank < 3 || rank > 5)
+    return emitOptionalError(loc,
+                             "convolution input must be [N, C, *spatial] "
+                             "with 1 to 3 spatial dimensions, got rank ",
+                             rank);
+  if (weight.getRank() != rank)
+    return emitOptionalError(loc,
+                             "convolution weight must have the input's "
+                             "rank ",
+                             rank, ", got ", weight.getRank());
+  if (input.getElementType() != weight.getElementType())
+    return emitOptionalError(loc,
+                             "convolution input and weight must have the "
+                             "same dtype, got ",
+                             input.getElementType(), " and ",
+                             weight.getElementType());
+  if (getDtypeCategory(input.getElementType()) != DtypeCategory::Float)
+    return emitOptionalError(loc,
+                             "convolution needs a floating-point input, "
+                             "got ",
+                             input.getElementType());
+  int64_t spatial = rank - 2;
+  ArrayRef<int64_t> stride = adaptor.getStride(),
+                    padding = adaptor.getPadding(),
+                    dilation = adaptor.getDilation();
+  for (auto [name, list] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"stride", stride},
+        {"padding", padding},
+        {"dilation", dilation}})
+    if (static_cast<int64_t>(list.size()) != spatial)
+      return emitOptionalError(loc, "convolution ", name, " must have ",
+                               spatial, " entries, got ", list.size());
+  for (int64_t d = 0; d < spatial; ++d)
+    if (stride[d] < 1 || dilation[d] < 1 || padding[d] < 0)
+      return emitOptionalError(loc,
+                               "convolution needs stride and dilation >= "
+                               "1 and padding >= 0 in spatial dimension ",
+                               d);
+  int64_t groups = static_cast<int64_t>(adaptor.getGroups());
+  if (groups < 1)
+    return emitOptionalError(loc, "convolution groups must be >= 1, got ",
+                             groups);
+  int64_t channels = input.getDimSize(1), perGroup = weight.getDimSize(1),
+          outChannels = weight.getDimSize(0);
+  if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
+      channels != perGroup * groups)
+    return emitOptionalError(loc, "convolution input has ", channels,
+                             " channels, the weight expects ", perGroup,
+                             " per group times ", groups, " groups");
+  if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
+    return emitOptionalError(loc, "convolution weight's ", outChannels,
+                             " output channels do not split into ", groups,
+                             " groups");
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = tensorTypeOf(bias);
+    if (biasType.getRank() != 1 ||
+        !shapesCompatible(biasType.getShape(), {outChannels}))
+      return emitOptionalError(loc, "convolution bias must be [", outChannels,
+                               "], got ", biasType);
+    if (biasType.getElementType() != input.getElementType())
+      return emitOptionalError(loc,
+                               "convolution bias must have the input's "
+                               "dtype ",
+                               input.getElementType(), ", got ",
+                               biasType.getElementType());
+  }
+  Shape shape{input.getDimSize(0), outChannels};
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t in = input.getDimSize(2 + d), kernel = weight.getDimSize(2 + d);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t window = dilation[d] * (kernel - 1) + 1;
+    int64_t padded = in + 2 * padding[d];
+    if (padded < window)
+      return emitOptionalError(loc, "convolution window of ", window,
+                               " is larger than the padded input's ", padded,
+                               " in spatial dimension ", d);
+    shape.push_back((padded - window) / stride[d] + 1);
+  }
+  types.push_back(makeTensor(shape, input.getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Normalization, softmax, attention
 //===----------------------------------------------------------------------===//

@@ -730,6 +730,27 @@ def Magi_AddmmOp : Magi_TensorOp<"addmm", [Magi_Torch<["aten::addmm"]>]> {
   let results = (outs Magi_Tensor:$result);
 }
 
+def Magi_ConvolutionOp : Magi_TensorOp<"convolution", [Magi_Torch<["aten::convolution"]>]> {
+  let summary = "N-d convolution, cross-correlation as PyTorch computes it (aten.convolution)";
+  let description = [{
+    `input` is `[N, C, *spatial]`, `weight` `[O, C / groups, *kernel]` and
+    `bias`, when present, `[O]`; 1, 2 or 3 spatial dimensions. Each output
+    element is the sum over its group's `C / groups` input channels and the
+    kernel window of `input * weight`, plus the bias; the input is padded
+    with `padding` zeros on both sides of each spatial dimension and read
+    with `stride` and `dilation`. Output size per spatial dimension:
+    `(in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1`.
+    Products accumulate in f32 for f16/bf16 (PyTorch's opmath) and round
+    once. Transposed convolutions are not this op (they import opaque).
+  }];
+  let arguments = (ins Magi_Tensor:$input, Magi_Tensor:$weight,
+                       Optional<Magi_Tensor>:$bias,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Magi_Tensor:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Normalization, softmax, attention
 //===----------------------------------------------------------------------===//
