@@ -2,6 +2,7 @@
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 
@@ -43,10 +44,100 @@ LogicalResult convertConvolution(Node &node) {
   SmallVector<Value> operands{*input, *weight};
   if (*bias)
     operands.push_back(*bias);
-  return node.emit(operands, {node.i64s("stride", *stride),
-                              node.i64s("padding", *padding),
-                              node.i64s("dilation", *dilation),
-                              node.i64("groups", node.intArg("groups").value_or(1))});
+  return node.emit(
+      operands, {node.i64s("stride", *stride), node.i64s("padding", *padding),
+                 node.i64s("dilation", *dilation),
+                 node.i64("groups", node.intArg("groups").value_or(1))});
+}
+
+/// _native_batch_norm_legit_no_training: the normalized tensor is a
+/// magi.batch_norm. The two saved statistics are what PyTorch returns for
+/// the device the graph was exported on: empty on the CPU (a constant of
+/// shape [0]); on CUDA the running mean and 1 / sqrt(running_var + eps), in
+/// f32 for half inputs (converted and computed with magi ops). Any other
+/// declared form keeps the node opaque.
+LogicalResult convertBatchNormInference(Node &node) {
+  FailureOr<Value> input = node.tensor("input");
+  FailureOr<Value> weight = node.optTensor("weight"),
+                   bias = node.optTensor("bias");
+  FailureOr<Value> mean = node.tensor("running_mean"),
+                   var = node.tensor("running_var");
+  if (failed(input) || failed(weight) || failed(bias) || failed(mean) ||
+      failed(var))
+    return failure();
+  if (node.resultTypes.size() != 3)
+    return node.opaque();
+  auto inputType = cast<RankedTensorType>(input->getType());
+  int64_t channels = inputType.getRank() >= 2 ? inputType.getDimSize(1) : -1;
+  auto statsForm = [&](Type type) -> int {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || t.getRank() != 1 || !isa<FloatType>(t.getElementType()))
+      return 0;
+    if (t.getDimSize(0) == 0)
+      return 1;                                 // empty
+    return t.getDimSize(0) == channels ? 2 : 0; // per channel
+  };
+  int meanForm = statsForm(node.resultTypes[1]),
+      rstdForm = statsForm(node.resultTypes[2]);
+  if (!meanForm || !rstdForm)
+    return node.opaque();
+
+  double eps = node.floatArg("eps").value_or(1e-5);
+  SmallVector<Value> operands{*input, *mean, *var};
+  if (*weight)
+    operands.push_back(*weight);
+  if (*bias)
+    operands.push_back(*bias);
+  Operation *norm = node.importer.create(
+      BatchNormOp::getOperationName(), node.loc, operands,
+      {node.f64("eps", eps),
+       node.named("operandSegmentSizes",
+                  node.builder().getDenseI32ArrayAttr(
+                      {1, 1, 1, *weight ? 1 : 0, *bias ? 1 : 0}))},
+      node.resultTypes[0]);
+  node.results.push_back(norm->getResult(0));
+
+  auto create = [&](StringRef name, ValueRange args,
+                    ArrayRef<NamedAttribute> attrs, Type type) -> Value {
+    return node.importer.create(name, node.loc, args, attrs, type)
+        ->getResult(0);
+  };
+  auto convert = [&](Value v, Type type) -> Value {
+    auto target = cast<RankedTensorType>(type);
+    if (cast<RankedTensorType>(v.getType()).getElementType() ==
+        target.getElementType())
+      return v;
+    return create(ToCopyOp::getOperationName(), v,
+                  {node.dtype("dtype", target.getElementType())}, target);
+  };
+  for (auto [form, type, isMean] :
+       {std::tuple<int, Type, bool>{meanForm, node.resultTypes[1], true},
+        {rstdForm, node.resultTypes[2], false}}) {
+    auto t = cast<RankedTensorType>(type);
+    if (form == 1) {
+      node.results.push_back(
+          create(ConstantOp::getOperationName(), {},
+                 {node.named("value",
+                             DenseElementsAttr::get(t, ArrayRef<Attribute>{}))},
+                 t));
+      continue;
+    }
+    if (isMean) {
+      node.results.push_back(convert(*mean, t));
+      continue;
+    }
+    auto f32 = RankedTensorType::get({channels}, node.builder().getF32Type());
+    Value v = convert(*var, f32);
+    Value sum = create(
+        AddOp::getOperationName(),
+        {v, arith::ConstantOp::create(node.builder(), node.loc,
+                                      node.builder().getF64FloatAttr(eps))},
+        {}, f32);
+    Value root = create(SqrtOp::getOperationName(), sum, {}, f32);
+    node.results.push_back(
+        convert(create(ReciprocalOp::getOperationName(), root, {}, f32), t));
+  }
+  return success();
 }
 
 LogicalResult convertNativeLayerNorm(Node &node) {
@@ -64,13 +155,12 @@ LogicalResult convertNativeLayerNorm(Node &node) {
     operands.push_back(*weight);
   if (*bias)
     operands.push_back(*bias);
-  return node.emit(
-      operands,
-      {node.i64("normalized_ndim", shape->size()),
-       node.f64("eps", node.floatArg("eps").value_or(1e-5)),
-       node.named("operandSegmentSizes",
-                  node.builder().getDenseI32ArrayAttr(
-                      {1, *weight ? 1 : 0, *bias ? 1 : 0}))});
+  return node.emit(operands,
+                   {node.i64("normalized_ndim", shape->size()),
+                    node.f64("eps", node.floatArg("eps").value_or(1e-5)),
+                    node.named("operandSegmentSizes",
+                               node.builder().getDenseI32ArrayAttr(
+                                   {1, *weight ? 1 : 0, *bias ? 1 : 0}))});
 }
 
 /// scaled_dot_product_attention (attn_mask) and its efficient kernel
@@ -105,18 +195,20 @@ LogicalResult convertEfficientAttention(Node &node) {
 } // namespace
 
 void addNNConverters(std::vector<ConverterRow> &rows) {
-  rows.insert(rows.end(),
-              {row<MmOp>("aten::mm", convertMatmul),
-               row<BmmOp>("aten::bmm", convertMatmul),
-               row<AddmmOp>("aten::addmm", convertAddmm),
-               row<ConvolutionOp>("aten::convolution", convertConvolution),
-               row<NativeLayerNormOp>("aten::native_layer_norm",
-                                      convertNativeLayerNorm),
-               row<AttentionOp>("aten::scaled_dot_product_attention",
-                                convertSdpa),
-               row<EfficientAttentionOp>(
-                   "aten::_scaled_dot_product_efficient_attention",
-                   convertEfficientAttention)});
+  rows.insert(
+      rows.end(),
+      {row<MmOp>("aten::mm", convertMatmul),
+       row<BmmOp>("aten::bmm", convertMatmul),
+       row<AddmmOp>("aten::addmm", convertAddmm),
+       row<ConvolutionOp>("aten::convolution", convertConvolution),
+       row<BatchNormOp>("aten::_native_batch_norm_legit_no_training",
+                        convertBatchNormInference),
+       row<NativeLayerNormOp>("aten::native_layer_norm",
+                              convertNativeLayerNorm),
+       row<AttentionOp>("aten::scaled_dot_product_attention", convertSdpa),
+       row<EfficientAttentionOp>(
+           "aten::_scaled_dot_product_efficient_attention",
+           convertEfficientAttention)});
 }
 
 } // namespace magi::torch_import

@@ -248,6 +248,44 @@ LogicalResult checkNormParam(Operation *op, const Tensor *param,
   return success();
 }
 
+LogicalResult evalBatchNorm(BatchNormOp op, Env &env) {
+  const Tensor &input = env.get(op.getInput());
+  int64_t channels = input.getShape()[1];
+  auto param = [&](Value v, StringRef name) -> FailureOr<const Tensor *> {
+    if (!v)
+      return static_cast<const Tensor *>(nullptr);
+    const Tensor &t = env.get(v);
+    if (t.getRank() != 1 || t.getShape()[0] != channels)
+      return op.emitError("batch_norm ")
+             << name << " of shape " << formatShape(t.getShape()) << " for "
+             << channels << " channels";
+    return &t;
+  };
+  FailureOr<const Tensor *> mean = param(op.getRunningMean(), "running_mean"),
+                            var = param(op.getRunningVar(), "running_var"),
+                            weight = param(op.getWeight(), "weight"),
+                            bias = param(op.getBias(), "bias");
+  if (failed(mean) || failed(var) || failed(weight) || failed(bias))
+    return failure();
+  double eps = op.getEps().convertToDouble();
+  int64_t inner = 1;
+  for (int64_t d = 2; d < input.getRank(); ++d)
+    inner *= input.getShape()[d];
+  Tensor out(getDeclaredDtype(op.getResult()), input.getShape());
+  for (int64_t i = 0, e = input.getNumElements(); i < e; ++i) {
+    int64_t c = (i / inner) % channels;
+    double y = (input.getDouble(i) - (*mean)->getDouble(c)) /
+               std::sqrt((*var)->getDouble(c) + eps);
+    if (*weight)
+      y *= (*weight)->getDouble(c);
+    if (*bias)
+      y += (*bias)->getDouble(c);
+    out.setDouble(i, y);
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
 template <typename OpT>
 LogicalResult evalLayerNorm(OpT op, Env &env, bool withStats) {
   const Tensor &input = env.get(op.getInput());
@@ -661,6 +699,7 @@ std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
       .Case([&](BmmOp m) -> Result { return evalMatmul(m, env, 3); })
       .Case([&](AddmmOp a) -> Result { return evalAddmm(a, env); })
       .Case([&](ConvolutionOp c) -> Result { return evalConvolution(c, env); })
+      .Case([&](BatchNormOp b) -> Result { return evalBatchNorm(b, env); })
       .Case([&](NativeLayerNormOp n) -> Result {
         return evalLayerNorm(n, env, /*withStats=*/true);
       })

@@ -1,4 +1,6 @@
-//===- LowerConvolution.cpp - Convolutions --------------------------------===//
+//===- LowerConvolution.cpp - Convolutions and batch norm -----------------===//
+//
+// The ops of convolutional networks.
 //
 // magi.convolution as one generic over [N, G, O/G, *out] x [C/G, *kernel]:
 // the input padded first (a magi.constant_pad_nd, lowered in turn) and its
@@ -6,12 +8,16 @@
 // accumulate in opmath (f32 for half types) from the bias or zero, one
 // elementwise generic rounds, and the groups collapse back into channels.
 //
+// magi.batch_norm as one elementwise generic reading the per-channel
+// statistics, weight and bias through a map of dimension 1, in opmath.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LowerToLinalgCommon.h"
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace magi;
@@ -177,8 +183,58 @@ public:
   }
 };
 
+class BatchNormPattern : public OpRewritePattern<BatchNormOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto resType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resType.getRank();
+    Type el = resType.getElementType(), acc = opmath(el);
+    SmallVector<Value> inputs{op.getInput(), op.getRunningMean(),
+                              op.getRunningVar()};
+    if (op.getWeight())
+      inputs.push_back(op.getWeight());
+    if (op.getBias())
+      inputs.push_back(op.getBias());
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx);
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank)};
+    maps.append(inputs.size() - 1, channel);
+    FailureOr<Value> init = emptyLike(rewriter, loc, resType, op.getInput());
+    if (failed(init))
+      return failure();
+    double eps = op.getEps().convertToDouble();
+    bool hasWeight = static_cast<bool>(op.getWeight());
+    Value result = buildParallelGeneric(
+        rewriter, loc, *init, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto get = [&](int64_t i) {
+            return convertScalar(b, l, args[i], acc);
+          };
+          // invstd = 1 / sqrt(var + eps), as PyTorch's kernels compute it.
+          Value var =
+              arith::AddFOp::create(b, l, get(2), floatConst(b, l, acc, eps));
+          Value invstd = arith::DivFOp::create(b, l, floatConst(b, l, acc, 1.0),
+                                               math::SqrtOp::create(b, l, var));
+          Value y = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, get(0), get(1)), invstd);
+          int64_t next = 3;
+          if (hasWeight)
+            y = arith::MulFOp::create(b, l, y, get(next++));
+          if (op.getBias())
+            y = arith::AddFOp::create(b, l, y, get(next));
+          return convertScalar(b, l, y, el);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void magi::lower::populateConvolutionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvolutionPattern>(patterns.getContext());
+  patterns.add<ConvolutionPattern, BatchNormPattern>(patterns.getContext());
 }

@@ -23,3 +23,20 @@
 // CHECK: magi.convolution %arg0, %arg1, %arg2 {dilation = array<i64: 1, 1>, groups = 2 : i64, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<?x4x16x16xbf16>, tensor<8x2x3x3xbf16>, tensor<8xbf16>) -> tensor<?x8x8x8xbf16>
 // CHECK: magi.convolution %arg0, %arg1 {dilation = array<i64: 2, 2>, groups = 2 : i64, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<?x4x16x16xbf16>, tensor<8x2x3x3xbf16>) -> tensor<?x8x12x12xbf16>
 // CHECK: magi.opaque "aten::convolution.default"(%arg0, %arg3) {{.*}}transposed = true
+
+// A convolutional block as torch.export writes it for a CUDA model in eval
+// mode (convolution, batch norm with running statistics, relu) imports
+// without opaque ops and compiles.
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/block.pt2 \
+// RUN:   "{'symbols': {'s0': (1, 64)}, \
+// RUN:     'inputs': {'x': ('bf16', ['s0', 3, 32, 32]), 'w': ('bf16', [16, 3, 3, 3]), 'm': ('f32', [16]), 'v': ('f32', [16]), 'g': ('f32', [16]), 'b': ('f32', [16])}, \
+// RUN:     'nodes': [('aten.convolution.default', [('input', 'x'), ('weight', 'w'), ('bias', None), ('stride', [2, 2]), ('padding', [1, 1]), \
+// RUN:                ('dilation', [1, 1]), ('transposed', False), ('output_padding', [0, 0]), ('groups', 1)], {'c': ('bf16', ['s0', 16, 16, 16])}), \
+// RUN:               ('aten._native_batch_norm_legit_no_training.default', [('input', 'c'), ('weight', 'g'), ('bias', 'b'), ('running_mean', 'm'), \
+// RUN:                ('running_var', 'v'), ('momentum', 0.1), ('eps', 1e-05)], {'n': ('bf16', ['s0', 16, 16, 16]), 'nm': ('f32', [16]), 'nr': ('f32', [16])}), \
+// RUN:               ('aten.relu.default', [('self', 'n')], {'r': ('bf16', ['s0', 16, 16, 16])})], \
+// RUN:     'outputs': ['r']}"
+// RUN: magi-import %t/block.pt2 -o %t/block.mlir 2>&1 | FileCheck %s --check-prefix=BLOCK --allow-empty
+// RUN: magi-compile %t/block.pt2 -o %t/block --cache-mode=off --no-cubin | FileCheck %s --check-prefix=BLOCKC
+// BLOCK-NOT: opaque
+// BLOCKC: 1 pieces, {{[0-9]+}} kernels

@@ -1806,6 +1806,40 @@ static LogicalResult checkNormParams(RankedTensorType input, int64_t ndim,
   return success();
 }
 
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto input = tensorTypeOf(adaptor.getInput());
+  if (input.getRank() < 2)
+    return emitOptionalError(loc, "batch_norm input must be [N, C, ...], got "
+                                  "rank ",
+                             input.getRank());
+  Type dtype = input.getElementType();
+  if (getDtypeCategory(dtype) != DtypeCategory::Float)
+    return emitOptionalError(loc, "batch_norm needs a floating-point input, "
+                                  "got ",
+                             dtype);
+  int64_t channels = input.getDimSize(1);
+  for (auto [name, v] :
+       {std::pair<StringRef, Value>{"running_mean", adaptor.getRunningMean()},
+        {"running_var", adaptor.getRunningVar()},
+        {"weight", adaptor.getWeight()},
+        {"bias", adaptor.getBias()}}) {
+    if (!v)
+      continue;
+    auto t = tensorTypeOf(v);
+    if (t.getRank() != 1 || !shapesCompatible(t.getShape(), {channels}))
+      return emitOptionalError(loc, "batch_norm ", name, " must be [",
+                               channels, "] (the channels), got ", t);
+    if (t.getElementType() != dtype && !t.getElementType().isF32())
+      return emitOptionalError(loc, "batch_norm ", name,
+                               " must have the input's dtype or f32, got ",
+                               t.getElementType());
+  }
+  types.push_back(input);
+  return success();
+}
+
 LogicalResult
 NativeLayerNormOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
                                     Adaptor adaptor,

@@ -772,6 +772,26 @@ def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
   }];
 }
 
+def Magi_BatchNormOp : Magi_Op<"batch_norm",
+    [Magi_Torch<["aten::_native_batch_norm_legit_no_training"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+  let summary = "Batch norm with running statistics, as in inference (aten._native_batch_norm_legit_no_training)";
+  let description = [{
+    `(input - running_mean[c]) / sqrt(running_var[c] + eps) * weight[c] +
+    bias[c]` for channel `c`, dimension 1 of `input` (`[N, C, ...]`).
+    Statistics, weight and bias are `[C]`, of the input's dtype or f32 (a
+    half-precision model may keep them in f32); the result computes in f32
+    for f16/bf16 inputs and rounds once to the input's dtype. The ATen op's
+    second and third results (the saved statistics) are imported apart.
+  }];
+  let arguments = (ins Magi_Tensor:$input, Magi_Tensor:$running_mean,
+                       Magi_Tensor:$running_var, Optional<Magi_Tensor>:$weight,
+                       Optional<Magi_Tensor>:$bias, F64Attr:$eps);
+  let results = (outs Magi_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $running_mean `,` $running_var (`weight` $weight^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Magi_LayerNormOp : Magi_Op<"layer_norm",
     [Magi_Torch<["aten::layer_norm"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType, DeclareOpInterfaceMethods<Magi_DecomposableOpInterface>]> {
   let summary = "Fused layer norm (formed by the graph passes)";
