@@ -140,6 +140,84 @@ LogicalResult convertBatchNormInference(Node &node) {
   return success();
 }
 
+/// A pooling list argument as `pooled` entries: one entry stands for all,
+/// an absent or empty one is `fallback` (the kernel, for the stride).
+std::optional<SmallVector<int64_t>>
+poolList(Node &node, StringRef name, int64_t pooled,
+         std::optional<SmallVector<int64_t>> fallback) {
+  std::optional<SmallVector<int64_t>> list = node.intsArg(name);
+  if (!list && node.arg(name))
+    return std::nullopt; // symbolic
+  if (!list || list->empty())
+    return fallback;
+  if (list->size() == 1)
+    return SmallVector<int64_t>(pooled, list->front());
+  if (static_cast<int64_t>(list->size()) != pooled)
+    return std::nullopt;
+  return list;
+}
+
+/// max_pool{2,3}d_with_indices and avg_pool{1,2,3}d; a symbolic list keeps
+/// the node opaque.
+LogicalResult convertPool(Node &node, bool max) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  std::optional<SmallVector<int64_t>> kernel = node.intsArg("kernel_size");
+  if (!kernel || kernel->empty())
+    return node.opaque();
+  auto pooled = static_cast<int64_t>(kernel->size());
+  auto stride = poolList(node, "stride", pooled, kernel);
+  auto padding =
+      poolList(node, "padding", pooled, SmallVector<int64_t>(pooled, 0));
+  auto dilation =
+      poolList(node, "dilation", pooled, SmallVector<int64_t>(pooled, 1));
+  if (!stride || !padding || !dilation)
+    return node.opaque();
+  SmallVector<NamedAttribute> attrs{node.i64s("kernel_size", *kernel),
+                                    node.i64s("stride", *stride),
+                                    node.i64s("padding", *padding)};
+  if (max)
+    attrs.push_back(node.i64s("dilation", *dilation));
+  if (node.boolArg("ceil_mode").value_or(false))
+    attrs.push_back(node.named("ceil_mode", node.builder().getUnitAttr()));
+  if (!max) {
+    if (!node.boolArg("count_include_pad").value_or(true))
+      attrs.push_back(node.boolean("count_include_pad", false));
+    if (auto divisor = node.intArg("divisor_override"))
+      attrs.push_back(node.i64("divisor_override", *divisor));
+  }
+  return node.emit({*self}, attrs);
+}
+LogicalResult convertMaxPool(Node &node) { return convertPool(node, true); }
+LogicalResult convertAvgPool(Node &node) { return convertPool(node, false); }
+
+/// _adaptive_avg_pool{2,3}d where each static input size is a multiple of
+/// its output size: windows of in / out, as many apart. Other sizes (uneven
+/// windows) keep the node opaque.
+LogicalResult convertAdaptiveAvgPool(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  std::optional<SmallVector<int64_t>> outSize = node.intsArg("output_size");
+  auto type = cast<RankedTensorType>(self->getType());
+  if (!outSize || outSize->empty() ||
+      static_cast<int64_t>(outSize->size()) >= type.getRank())
+    return node.opaque();
+  SmallVector<int64_t> kernel;
+  int64_t lead = type.getRank() - static_cast<int64_t>(outSize->size());
+  for (auto [d, out] : llvm::enumerate(*outSize)) {
+    int64_t in = type.getDimSize(lead + d);
+    if (ShapedType::isDynamic(in) || out < 1 || in % out != 0)
+      return node.opaque();
+    kernel.push_back(in / out);
+  }
+  return node.emitAs(
+      AvgPoolOp::getOperationName(), {*self},
+      {node.i64s("kernel_size", kernel), node.i64s("stride", kernel),
+       node.i64s("padding", SmallVector<int64_t>(kernel.size(), 0))});
+}
+
 LogicalResult convertNativeLayerNorm(Node &node) {
   FailureOr<Value> input = node.tensor("input");
   FailureOr<Value> weight = node.optTensor("weight");
@@ -203,6 +281,13 @@ void addNNConverters(std::vector<ConverterRow> &rows) {
        row<ConvolutionOp>("aten::convolution", convertConvolution),
        row<BatchNormOp>("aten::_native_batch_norm_legit_no_training",
                         convertBatchNormInference),
+       row<MaxPoolOp>("aten::max_pool2d_with_indices", convertMaxPool),
+       row<MaxPoolOp>("aten::max_pool3d_with_indices", convertMaxPool),
+       row<AvgPoolOp>("aten::avg_pool1d", convertAvgPool),
+       row<AvgPoolOp>("aten::avg_pool2d", convertAvgPool),
+       row<AvgPoolOp>("aten::avg_pool3d", convertAvgPool),
+       row<AvgPoolOp>("aten::_adaptive_avg_pool2d", convertAdaptiveAvgPool),
+       row<AvgPoolOp>("aten::_adaptive_avg_pool3d", convertAdaptiveAvgPool),
        row<NativeLayerNormOp>("aten::native_layer_norm",
                               convertNativeLayerNorm),
        row<AttentionOp>("aten::scaled_dot_product_attention", convertSdpa),

@@ -9,6 +9,7 @@
 
 #include "Eval.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/PoolingShape.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <cmath>
 
@@ -245,6 +246,131 @@ LogicalResult checkNormParam(Operation *op, const Tensor *param,
     return op->emitError(name) << " of shape " << formatShape(param->getShape())
                                << " does not match the normalized shape "
                                << formatShape(normalized);
+  return success();
+}
+
+// The geometry of a pooling op on a runtime shape: leading planes and up to
+// three pooled dimensions (missing leading ones of size 1).
+struct PoolGeometry {
+  int64_t planes = 1;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1},
+          stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1};
+  SmallVector<int64_t> outShape;
+};
+
+FailureOr<PoolGeometry> poolGeometry(Operation *op, const Tensor &self,
+                                     ArrayRef<int64_t> kernel,
+                                     ArrayRef<int64_t> stride,
+                                     ArrayRef<int64_t> padding,
+                                     ArrayRef<int64_t> dilation, bool ceilMode) {
+  auto pooled = static_cast<int64_t>(kernel.size());
+  PoolGeometry g;
+  ArrayRef<int64_t> shape = self.getShape();
+  for (int64_t d = 0; d < self.getRank() - pooled; ++d) {
+    g.planes *= shape[d];
+    g.outShape.push_back(shape[d]);
+  }
+  for (int64_t d = 0; d < pooled; ++d) {
+    int64_t k = 3 - pooled + d;
+    g.in[k] = shape[self.getRank() - pooled + d];
+    g.kernel[k] = kernel[d];
+    g.stride[k] = stride[d];
+    g.pad[k] = padding[d];
+    g.dilation[k] = dilation.empty() ? 1 : dilation[d];
+    g.out[k] = poolingOutputSize(g.in[k], g.kernel[k], g.pad[k], g.stride[k],
+                                 g.dilation[k], ceilMode);
+    if (g.out[k] < 1)
+      return op->emitError("pooling window is larger than the padded input of ")
+             << formatShape(shape) << " in pooled dimension " << d;
+    g.outShape.push_back(g.out[k]);
+  }
+  return g;
+}
+
+LogicalResult evalMaxPool(MaxPoolOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  FailureOr<PoolGeometry> g =
+      poolGeometry(op, self, op.getKernelSize(), op.getStride(),
+                   op.getPadding(), op.getDilation(), op.getCeilMode());
+  if (failed(g))
+    return failure();
+  Tensor values(getDeclaredDtype(op.getValues()), g->outShape);
+  Tensor indices(getDeclaredDtype(op.getIndices()), g->outShape);
+  int64_t volume = g->in[0] * g->in[1] * g->in[2], at = 0;
+  for (int64_t p = 0; p < g->planes; ++p)
+    for (int64_t od = 0; od < g->out[0]; ++od)
+      for (int64_t oh = 0; oh < g->out[1]; ++oh)
+        for (int64_t ow = 0; ow < g->out[2]; ++ow, ++at) {
+          // PyTorch's order: from the first tap inside the input, the
+          // best so far replaced by a larger value or any NaN.
+          double best = -INFINITY;
+          int64_t bestIndex = -1;
+          for (int64_t kd = 0; kd < g->kernel[0]; ++kd) {
+            int64_t id = od * g->stride[0] - g->pad[0] + kd * g->dilation[0];
+            if (id < 0 || id >= g->in[0])
+              continue;
+            for (int64_t kh = 0; kh < g->kernel[1]; ++kh) {
+              int64_t ih = oh * g->stride[1] - g->pad[1] + kh * g->dilation[1];
+              if (ih < 0 || ih >= g->in[1])
+                continue;
+              for (int64_t kw = 0; kw < g->kernel[2]; ++kw) {
+                int64_t iw =
+                    ow * g->stride[2] - g->pad[2] + kw * g->dilation[2];
+                if (iw < 0 || iw >= g->in[2])
+                  continue;
+                int64_t index = (id * g->in[1] + ih) * g->in[2] + iw;
+                double v = self.getDouble(p * volume + index);
+                if (bestIndex < 0 || v > best || std::isnan(v)) {
+                  best = v;
+                  bestIndex = index;
+                }
+              }
+            }
+          }
+          values.setDouble(at, best);
+          indices.setInt(at, bestIndex);
+        }
+  env.set(op.getValues(), std::move(values));
+  env.set(op.getIndices(), std::move(indices));
+  return success();
+}
+
+LogicalResult evalAvgPool(AvgPoolOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  FailureOr<PoolGeometry> g =
+      poolGeometry(op, self, op.getKernelSize(), op.getStride(),
+                   op.getPadding(), {}, op.getCeilMode());
+  if (failed(g))
+    return failure();
+  std::optional<uint64_t> divisor = op.getDivisorOverride();
+  Tensor out(getDeclaredDtype(op.getResult()), g->outShape);
+  int64_t volume = g->in[0] * g->in[1] * g->in[2], at = 0;
+  for (int64_t p = 0; p < g->planes; ++p)
+    for (int64_t od = 0; od < g->out[0]; ++od)
+      for (int64_t oh = 0; oh < g->out[1]; ++oh)
+        for (int64_t ow = 0; ow < g->out[2]; ++ow, ++at) {
+          int64_t o[3] = {od, oh, ow}, start[3], end[3];
+          int64_t padded = 1, inside = 1;
+          for (int k = 0; k < 3; ++k) {
+            start[k] = o[k] * g->stride[k] - g->pad[k];
+            end[k] = std::min(start[k] + g->kernel[k], g->in[k] + g->pad[k]);
+            padded *= end[k] - start[k];
+            start[k] = std::max<int64_t>(start[k], 0);
+            end[k] = std::min(end[k], g->in[k]);
+            inside *= std::max<int64_t>(end[k] - start[k], 0);
+          }
+          double sum = 0.0;
+          for (int64_t id = start[0]; id < end[0]; ++id)
+            for (int64_t ih = start[1]; ih < end[1]; ++ih)
+              for (int64_t iw = start[2]; iw < end[2]; ++iw)
+                sum += self.getDouble(p * volume +
+                                      (id * g->in[1] + ih) * g->in[2] + iw);
+          double by = divisor ? static_cast<double>(static_cast<int64_t>(*divisor))
+                      : op.getCountIncludePad() ? static_cast<double>(padded)
+                                                : static_cast<double>(inside);
+          out.setDouble(at, inside == 0 ? 0.0 : sum / by);
+        }
+  env.set(op.getResult(), std::move(out));
   return success();
 }
 
@@ -700,6 +826,8 @@ std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
       .Case([&](AddmmOp a) -> Result { return evalAddmm(a, env); })
       .Case([&](ConvolutionOp c) -> Result { return evalConvolution(c, env); })
       .Case([&](BatchNormOp b) -> Result { return evalBatchNorm(b, env); })
+      .Case([&](MaxPoolOp m) -> Result { return evalMaxPool(m, env); })
+      .Case([&](AvgPoolOp a) -> Result { return evalAvgPool(a, env); })
       .Case([&](NativeLayerNormOp n) -> Result {
         return evalLayerNorm(n, env, /*withStats=*/true);
       })

@@ -1,4 +1,4 @@
-//===- LowerConvolution.cpp - Convolutions and batch norm -----------------===//
+//===- LowerConvolution.cpp - Convolutions, pooling and batch norm --------===//
 //
 // The ops of convolutional networks.
 //
@@ -7,6 +7,12 @@
 // channels split into groups, the weight split likewise; products
 // accumulate in opmath (f32 for half types) from the bias or zero, one
 // elementwise generic rounds, and the groups collapse back into channels.
+//
+// magi.max_pool and magi.avg_pool as one reduction generic over the output
+// and the window, reading the input with tensor.extract where the tap lies
+// inside it (the padding is skipped): max pool keeps the best value and its
+// flat index in PyTorch's order, avg pool sums in opmath; one generic then
+// divides each sum by its window's divisor.
 //
 // magi.batch_norm as one elementwise generic reading the per-channel
 // statistics, weight and bias through a map of dimension 1, in opmath.
@@ -183,6 +189,255 @@ public:
   }
 };
 
+// A reduction generic over the pooled output (`outSizes`, the kept leading
+// dimensions first) and the window (`kernel`): `body` gets, for each tap,
+// whether it lies inside the input, the value there (clamped read) and its
+// flat index in the pooled dimensions, and the accumulators.
+using PoolBody = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value inside, Value value, Value flatIndex,
+    ValueRange accumulators)>;
+
+static SmallVector<Value>
+buildPoolReduction(PatternRewriter &rewriter, Location loc, Value input,
+                   ArrayRef<OpFoldResult> outSizes, ArrayRef<int64_t> kernel,
+                   ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                   ArrayRef<int64_t> dilation, ArrayRef<Value> inits,
+                   PoolBody body) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto pooled = static_cast<int64_t>(kernel.size());
+  int64_t outRank = static_cast<int64_t>(outSizes.size());
+  int64_t lead = outRank - pooled, loops = outRank + pooled;
+  SmallVector<OpFoldResult> inSizes =
+      tensor::getMixedSizes(rewriter, loc, input);
+  // The window's extent comes from an operand spanning it.
+  Value window =
+      tensor::EmptyOp::create(rewriter, loc, kernel, rewriter.getI8Type());
+  SmallVector<AffineExpr> windowExprs, outExprs;
+  for (int64_t d = 0; d < pooled; ++d)
+    windowExprs.push_back(getAffineDimExpr(outRank + d, ctx));
+  for (int64_t d = 0; d < outRank; ++d)
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, windowExprs, ctx)};
+  SmallVector<Type> types;
+  for (Value init : inits) {
+    maps.push_back(AffineMap::get(loops, 0, outExprs, ctx));
+    types.push_back(init.getType());
+  }
+  SmallVector<utils::IteratorType> iterators(outRank,
+                                             utils::IteratorType::parallel);
+  iterators.append(pooled, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, types, ValueRange{window}, inits, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value inside, flat = zero;
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < lead; ++d)
+          at.push_back(linalg::IndexOp::create(b, l, d));
+        for (int64_t d = 0; d < pooled; ++d) {
+          Value o = linalg::IndexOp::create(b, l, lead + d);
+          Value k = linalg::IndexOp::create(b, l, outRank + d);
+          Value pos = arith::AddIOp::create(
+              b, l,
+              arith::SubIOp::create(
+                  b, l,
+                  arith::MulIOp::create(
+                      b, l, o, arith::ConstantIndexOp::create(b, l, stride[d])),
+                  arith::ConstantIndexOp::create(b, l, padding[d])),
+              arith::MulIOp::create(
+                  b, l, k, arith::ConstantIndexOp::create(b, l, dilation[d])));
+          Value size = toIndexValue(b, l, inSizes[lead + d]);
+          Value ok = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos, zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
+                                    size));
+          inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
+          Value last = arith::SubIOp::create(
+              b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+          at.push_back(arith::MaxSIOp::create(
+              b, l, arith::MinSIOp::create(b, l, pos, last), zero));
+          flat = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, flat, size), pos);
+        }
+        Value value = tensor::ExtractOp::create(b, l, input, at);
+        linalg::YieldOp::create(
+            b, l, body(b, l, inside, value, flat, args.drop_front()));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+// The kept and pooled output sizes of a pooling op on `input`.
+static SmallVector<OpFoldResult>
+pooledSizes(PatternRewriter &rewriter, Location loc, Value input,
+            RankedTensorType resType, ArrayRef<int64_t> kernel,
+            ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+            ArrayRef<int64_t> dilation, bool ceilMode) {
+  SmallVector<OpFoldResult> in = tensor::getMixedSizes(rewriter, loc, input);
+  auto pooled = static_cast<int64_t>(kernel.size());
+  int64_t lead = resType.getRank() - pooled;
+  SmallVector<OpFoldResult> sizes(in.begin(), in.begin() + lead);
+  for (int64_t d = 0; d < pooled; ++d) {
+    if (!resType.isDynamicDim(lead + d)) {
+      sizes.push_back(rewriter.getIndexAttr(resType.getDimSize(lead + d)));
+      continue;
+    }
+    // (in + 2 pad - dilation (k - 1) - 1 (+ stride - 1)) / stride + 1, one
+    // less with ceil_mode when the last window starts in the padding.
+    auto c = [&](int64_t v) {
+      return Value(arith::ConstantIndexOp::create(rewriter, loc, v));
+    };
+    Value size = toIndexValue(rewriter, loc, in[lead + d]);
+    Value span =
+        arith::AddIOp::create(rewriter, loc, size,
+                              c(2 * padding[d] - dilation[d] * (kernel[d] - 1) -
+                                1 + (ceilMode ? stride[d] - 1 : 0)));
+    Value out = arith::AddIOp::create(
+        rewriter, loc,
+        arith::FloorDivSIOp::create(rewriter, loc, span, c(stride[d])), c(1));
+    if (ceilMode) {
+      Value lastStart = arith::MulIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, out, c(1)),
+          c(stride[d]));
+      Value inPadding = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, lastStart,
+          arith::AddIOp::create(rewriter, loc, size, c(padding[d])));
+      out = arith::SelectOp::create(
+          rewriter, loc, inPadding,
+          arith::SubIOp::create(rewriter, loc, out, c(1)), out);
+    }
+    sizes.push_back(out);
+  }
+  return sizes;
+}
+
+class MaxPoolPattern : public OpRewritePattern<MaxPoolOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPoolOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    Type el = valuesType.getElementType(), acc = opmath(el);
+    Type indexEl = indicesType.getElementType();
+    SmallVector<OpFoldResult> sizes = pooledSizes(
+        rewriter, loc, op.getSelf(), valuesType, op.getKernelSize(),
+        op.getStride(), op.getPadding(), op.getDilation(), op.getCeilMode());
+    Value worst = floatConst(rewriter, loc, el, -INFINITY);
+    SmallVector<Value> inits{
+        filledOfSizes(rewriter, loc, sizes, worst),
+        filledOfSizes(rewriter, loc, sizes,
+                      intConst(rewriter, loc, indexEl, -1))};
+    SmallVector<Value> results = buildPoolReduction(
+        rewriter, loc, op.getSelf(), sizes, op.getKernelSize(), op.getStride(),
+        op.getPadding(), op.getDilation(), inits,
+        [&](OpBuilder &b, Location l, Value inside, Value value, Value flat,
+            ValueRange a) {
+          // From the first tap inside the input, replaced by a larger value
+          // or any NaN (PyTorch's order).
+          Value v = convertScalar(b, l, value, acc);
+          Value best = convertScalar(b, l, a[0], acc);
+          Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              a[1], intConst(b, l, indexEl, 0));
+          Value larger =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, best);
+          Value nan =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, v, v);
+          Value take = arith::AndIOp::create(
+              b, l, inside,
+              arith::OrIOp::create(b, l, first,
+                                   arith::OrIOp::create(b, l, larger, nan)));
+          Value index = arith::IndexCastOp::create(b, l, indexEl, flat);
+          return SmallVector<Value>{
+              arith::SelectOp::create(b, l, take, value, a[0]),
+              arith::SelectOp::create(b, l, take, index, a[1])};
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+class AvgPoolPattern : public OpRewritePattern<AvgPoolOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AvgPoolOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resType = cast<RankedTensorType>(op.getType());
+    Type el = resType.getElementType(), acc = opmath(el);
+    ArrayRef<int64_t> kernel = op.getKernelSize(), stride = op.getStride(),
+                      padding = op.getPadding();
+    auto pooled = static_cast<int64_t>(kernel.size());
+    int64_t lead = resType.getRank() - pooled;
+    SmallVector<int64_t> ones(pooled, 1);
+    SmallVector<OpFoldResult> sizes =
+        pooledSizes(rewriter, loc, op.getSelf(), resType, kernel, stride,
+                    padding, ones, op.getCeilMode());
+    SmallVector<OpFoldResult> inSizes =
+        tensor::getMixedSizes(rewriter, loc, op.getSelf());
+    Value sum = buildPoolReduction(
+        rewriter, loc, op.getSelf(), sizes, kernel, stride, padding, ones,
+        {filledOfSizes(rewriter, loc, sizes,
+                       typedConst(rewriter, loc, acc, 0.0))},
+        [&](OpBuilder &b, Location l, Value inside, Value value, Value,
+            ValueRange a) {
+          Value v = arith::SelectOp::create(b, l, inside,
+                                            convertScalar(b, l, value, acc),
+                                            typedConst(b, l, acc, 0.0));
+          return SmallVector<Value>{arith::AddFOp::create(b, l, a[0], v)};
+        })[0];
+
+    // Each window's divisor: the override, or its size clipped to the
+    // padded input (count_include_pad) or to the input.
+    std::optional<int64_t> divisor;
+    if (auto attr = op.getDivisorOverrideAttr())
+      divisor = attr.getInt();
+    bool includePad = op.getCountIncludePad();
+    Value init = emptyOfSizes(rewriter, loc, sizes, el);
+    AffineMap id = rewriter.getMultiDimIdentityMap(resType.getRank());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, sum, id,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          auto c = [&](int64_t v) {
+            return Value(arith::ConstantIndexOp::create(b, l, v));
+          };
+          Value count = c(1), zero = c(0);
+          if (divisor) {
+            count = c(*divisor);
+          } else {
+            for (int64_t d = 0; d < pooled; ++d) {
+              Value size = toIndexValue(b, l, inSizes[lead + d]);
+              Value start = arith::SubIOp::create(
+                  b, l,
+                  arith::MulIOp::create(b, l,
+                                        linalg::IndexOp::create(b, l, lead + d),
+                                        c(stride[d])),
+                  c(padding[d]));
+              Value end = arith::MinSIOp::create(
+                  b, l, arith::AddIOp::create(b, l, start, c(kernel[d])),
+                  arith::AddIOp::create(b, l, size, c(padding[d])));
+              if (!includePad) {
+                start = arith::MaxSIOp::create(b, l, start, zero);
+                end = arith::MinSIOp::create(b, l, end, size);
+              }
+              Value extent = arith::MaxSIOp::create(
+                  b, l, arith::SubIOp::create(b, l, end, start), zero);
+              count = arith::MulIOp::create(b, l, count, extent);
+            }
+          }
+          Value countF = arith::SIToFPOp::create(
+              b, l, acc,
+              arith::IndexCastOp::create(b, l, b.getI64Type(), count));
+          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], countF),
+                               el);
+        });
+    return replaceWithType(rewriter, op, result, resType);
+  }
+};
+
 class BatchNormPattern : public OpRewritePattern<BatchNormOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -236,5 +491,6 @@ public:
 } // namespace
 
 void magi::lower::populateConvolutionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvolutionPattern, BatchNormPattern>(patterns.getContext());
+  patterns.add<ConvolutionPattern, BatchNormPattern, MaxPoolPattern,
+               AvgPoolPattern>(patterns.getContext());
 }

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/PoolingShape.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
@@ -1803,6 +1804,88 @@ static LogicalResult checkNormParams(RankedTensorType input, int64_t ndim,
       if (failed(checkSizesMatch(a, b, (name + " and input sizes").str(), loc)))
         return failure();
   }
+  return success();
+}
+
+// The pooled shape of `self`: the last kernel.size() dimensions pooled.
+static FailureOr<Shape> inferPooledShape(RankedTensorType self,
+                                         ArrayRef<int64_t> kernel,
+                                         ArrayRef<int64_t> stride,
+                                         ArrayRef<int64_t> padding,
+                                         ArrayRef<int64_t> dilation,
+                                         bool ceilMode, StringRef what,
+                                         OptLoc loc) {
+  int64_t pooled = static_cast<int64_t>(kernel.size());
+  if (pooled < 1 || pooled > 3 || self.getRank() <= pooled)
+    return emitOptionalError(loc, what, " pools 1 to 3 dimensions after at "
+                             "least one kept one, got a kernel of ",
+                             pooled, " for rank ", self.getRank());
+  for (auto [name, list] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"stride", stride},
+        {"padding", padding},
+        {"dilation", dilation}})
+    if (static_cast<int64_t>(list.size()) != pooled)
+      return emitOptionalError(loc, what, " ", name, " must have ", pooled,
+                               " entries, got ", list.size());
+  Shape shape(self.getShape().drop_back(pooled));
+  for (int64_t d = 0; d < pooled; ++d) {
+    if (kernel[d] < 1 || stride[d] < 1 || dilation[d] < 1 || padding[d] < 0 ||
+        2 * padding[d] > kernel[d])
+      return emitOptionalError(loc, what, " needs kernel, stride and dilation "
+                               ">= 1 and 0 <= padding <= kernel / 2 in pooled "
+                               "dimension ",
+                               d);
+    int64_t in = self.getDimSize(self.getRank() - pooled + d);
+    if (ShapedType::isDynamic(in)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t out = poolingOutputSize(in, kernel[d], padding[d], stride[d],
+                                    dilation[d], ceilMode);
+    if (out < 1)
+      return emitOptionalError(loc, what, " window is larger than the padded "
+                               "input in pooled dimension ",
+                               d);
+    shape.push_back(out);
+  }
+  return shape;
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto self = tensorTypeOf(adaptor.getSelf());
+  if (getDtypeCategory(self.getElementType()) != DtypeCategory::Float)
+    return emitOptionalError(loc, "max_pool needs a floating-point input, got ",
+                             self.getElementType());
+  FailureOr<Shape> shape = inferPooledShape(
+      self, adaptor.getKernelSize(), adaptor.getStride(), adaptor.getPadding(),
+      adaptor.getDilation(), static_cast<bool>(adaptor.getCeilModeAttr()),
+      "max_pool", loc);
+  if (failed(shape))
+    return failure();
+  types.push_back(makeTensor(*shape, self.getElementType()));
+  types.push_back(makeTensor(*shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto self = tensorTypeOf(adaptor.getSelf());
+  if (getDtypeCategory(self.getElementType()) != DtypeCategory::Float)
+    return emitOptionalError(loc, "avg_pool needs a floating-point input, got ",
+                             self.getElementType());
+  SmallVector<int64_t> ones(adaptor.getKernelSize().size(), 1);
+  FailureOr<Shape> shape = inferPooledShape(
+      self, adaptor.getKernelSize(), adaptor.getStride(), adaptor.getPadding(),
+      ones, static_cast<bool>(adaptor.getCeilModeAttr()), "avg_pool", loc);
+  if (failed(shape))
+    return failure();
+  if (auto divisor = adaptor.getDivisorOverrideAttr();
+      divisor && divisor.getInt() == 0)
+    return emitOptionalError(loc, "avg_pool divisor_override must not be 0");
+  types.push_back(makeTensor(*shape, self.getElementType()));
   return success();
 }
 

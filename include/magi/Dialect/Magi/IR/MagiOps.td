@@ -772,6 +772,46 @@ def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
   }];
 }
 
+def Magi_MaxPoolOp : Magi_Op<"max_pool",
+    [Magi_Torch<["aten::max_pool2d_with_indices", "aten::max_pool3d_with_indices"]>, Pure, Magi_RefinableInferredType]> {
+  let summary = "Max pooling with the index of each maximum (aten.max_pool{2,3}d_with_indices)";
+  let description = [{
+    Pools the last `kernel_size.size()` dimensions (1 to 3) of `self`; the
+    dimensions before them are kept. Windows of `kernel_size` taps at
+    `dilation` apart, `stride` apart, over the input padded by `padding`
+    on both sides (padding never wins). Output size per dimension:
+    `(in + 2 * padding - dilation * (kernel - 1) - 1 (+ stride - 1 with
+    ceil_mode)) / stride + 1`, one less with `ceil_mode` when the last
+    window would start in the padding. `indices` are int64 positions in
+    the flattened pooled dimensions; ties keep the first, and a NaN wins
+    (the last NaN of the window), as in PyTorch.
+  }];
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation, UnitAttr:$ceil_mode);
+  let results = (outs Magi_Tensor:$values, Magi_Tensor:$indices);
+  let assemblyFormat = "$self attr-dict `:` functional-type(operands, results)";
+}
+
+def Magi_AvgPoolOp : Magi_TensorOp<"avg_pool",
+    [Magi_Torch<["aten::avg_pool1d", "aten::avg_pool2d", "aten::avg_pool3d",
+                 "aten::_adaptive_avg_pool2d", "aten::_adaptive_avg_pool3d"]>]> {
+  let summary = "Average pooling (aten.avg_pool{1,2,3}d; adaptive pooling to sizes that divide the input's)";
+  let description = [{
+    Pools the last `kernel_size.size()` dimensions (1 to 3) of `self`, as
+    `magi.max_pool` does without dilation. Each window's sum is divided by
+    `divisor_override` when set, else by the window's size clipped to the
+    padded input (`count_include_pad`) or to the input itself; sums
+    accumulate in f32 for f16/bf16.
+  }];
+  let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$kernel_size,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs Magi_Tensor:$result);
+}
+
 def Magi_BatchNormOp : Magi_Op<"batch_norm",
     [Magi_Torch<["aten::_native_batch_norm_legit_no_training"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
   let summary = "Batch norm with running statistics, as in inference (aten._native_batch_norm_legit_no_training)";
