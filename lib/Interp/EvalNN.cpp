@@ -189,7 +189,8 @@ LogicalResult evalConvolution(ConvolutionOp op, Env &env) {
       return op.emitError("convolution window of ")
              << window << " is larger than the padded input's "
              << size[k] + 2 * pad[k] << " in spatial dimension " << d;
-    outSize[k] = (size[k] + 2 * pad[k] - window) / stride[k] + 1;
+    outSize[k] = poolingOutputSize(size[k], kernel[k], pad[k], stride[k],
+                                   dilation[k], /*ceilMode=*/false);
     outShape.push_back(outSize[k]);
   }
   SmallVector<double> x = toDoubles(input), w = toDoubles(weight);

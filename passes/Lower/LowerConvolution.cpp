@@ -31,6 +31,41 @@ using namespace magi::lower;
 
 namespace {
 
+// The number of windows along a dimension of `size` (PyTorch's
+// pooling_output_shape, PoolingShape.h), as index arithmetic: `static` when
+// the result type knows it.
+OpFoldResult windowCount(PatternRewriter &rewriter, Location loc,
+                         OpFoldResult size, int64_t staticCount, int64_t kernel,
+                         int64_t padding, int64_t stride, int64_t dilation,
+                         bool ceilMode) {
+  if (!ShapedType::isDynamic(staticCount))
+    return rewriter.getIndexAttr(staticCount);
+  // (in + 2 pad - dilation (k - 1) - 1 (+ stride - 1)) / stride + 1, one
+  // less with ceil_mode when the last window starts in the padding.
+  auto c = [&](int64_t v) {
+    return Value(arith::ConstantIndexOp::create(rewriter, loc, v));
+  };
+  Value in = toIndexValue(rewriter, loc, size);
+  Value span = arith::AddIOp::create(rewriter, loc, in,
+                                     c(2 * padding - dilation * (kernel - 1) -
+                                       1 + (ceilMode ? stride - 1 : 0)));
+  Value out = arith::AddIOp::create(
+      rewriter, loc,
+      arith::FloorDivSIOp::create(rewriter, loc, span, c(stride)), c(1));
+  if (ceilMode) {
+    Value lastStart = arith::MulIOp::create(
+        rewriter, loc, arith::SubIOp::create(rewriter, loc, out, c(1)),
+        c(stride));
+    Value inPadding = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge, lastStart,
+        arith::AddIOp::create(rewriter, loc, in, c(padding)));
+    out = arith::SelectOp::create(
+        rewriter, loc, inPadding,
+        arith::SubIOp::create(rewriter, loc, out, c(1)), out);
+  }
+  return out;
+}
+
 class ConvolutionPattern : public OpRewritePattern<ConvolutionOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -104,26 +139,15 @@ public:
     }
     Value groupedWeight = expand(weight, splitOut, groupedWeightSizes);
 
-    // Output sizes: (padded - window) / stride + 1.
+    // Output sizes: windows over the padded input.
     SmallVector<OpFoldResult> outSizes{inSizes[0],
                                        rewriter.getIndexAttr(groups),
                                        rewriter.getIndexAttr(outPerGroup)};
-    for (int64_t d = 0; d < spatial; ++d) {
-      int64_t window = dilation[d] * (weightType.getDimSize(2 + d) - 1) + 1;
-      if (!resType.isDynamicDim(2 + d)) {
-        outSizes.push_back(rewriter.getIndexAttr(resType.getDimSize(2 + d)));
-        continue;
-      }
-      Value padded = toIndexValue(rewriter, loc, inSizes[2 + d]);
-      Value span = arith::SubIOp::create(
-          rewriter, loc, padded,
-          arith::ConstantIndexOp::create(rewriter, loc, window));
-      Value steps = arith::DivSIOp::create(
-          rewriter, loc, span,
-          arith::ConstantIndexOp::create(rewriter, loc, stride[d]));
-      outSizes.push_back(
-          addIndex(rewriter, loc, steps, rewriter.getIndexAttr(1)));
-    }
+    for (int64_t d = 0; d < spatial; ++d)
+      outSizes.push_back(windowCount(rewriter, loc, inSizes[2 + d],
+                                     resType.getDimSize(2 + d),
+                                     weightType.getDimSize(2 + d), 0, stride[d],
+                                     dilation[d], /*ceilMode=*/false));
 
     // The accumulator starts from the bias (per output channel) or zero.
     Value init;
@@ -277,37 +301,10 @@ pooledSizes(PatternRewriter &rewriter, Location loc, Value input,
   auto pooled = static_cast<int64_t>(kernel.size());
   int64_t lead = resType.getRank() - pooled;
   SmallVector<OpFoldResult> sizes(in.begin(), in.begin() + lead);
-  for (int64_t d = 0; d < pooled; ++d) {
-    if (!resType.isDynamicDim(lead + d)) {
-      sizes.push_back(rewriter.getIndexAttr(resType.getDimSize(lead + d)));
-      continue;
-    }
-    // (in + 2 pad - dilation (k - 1) - 1 (+ stride - 1)) / stride + 1, one
-    // less with ceil_mode when the last window starts in the padding.
-    auto c = [&](int64_t v) {
-      return Value(arith::ConstantIndexOp::create(rewriter, loc, v));
-    };
-    Value size = toIndexValue(rewriter, loc, in[lead + d]);
-    Value span =
-        arith::AddIOp::create(rewriter, loc, size,
-                              c(2 * padding[d] - dilation[d] * (kernel[d] - 1) -
-                                1 + (ceilMode ? stride[d] - 1 : 0)));
-    Value out = arith::AddIOp::create(
-        rewriter, loc,
-        arith::FloorDivSIOp::create(rewriter, loc, span, c(stride[d])), c(1));
-    if (ceilMode) {
-      Value lastStart = arith::MulIOp::create(
-          rewriter, loc, arith::SubIOp::create(rewriter, loc, out, c(1)),
-          c(stride[d]));
-      Value inPadding = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::sge, lastStart,
-          arith::AddIOp::create(rewriter, loc, size, c(padding[d])));
-      out = arith::SelectOp::create(
-          rewriter, loc, inPadding,
-          arith::SubIOp::create(rewriter, loc, out, c(1)), out);
-    }
-    sizes.push_back(out);
-  }
+  for (int64_t d = 0; d < pooled; ++d)
+    sizes.push_back(windowCount(rewriter, loc, in[lead + d],
+                                resType.getDimSize(lead + d), kernel[d],
+                                padding[d], stride[d], dilation[d], ceilMode));
   return sizes;
 }
 

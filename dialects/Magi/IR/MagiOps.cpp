@@ -1775,7 +1775,8 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       return emitOptionalError(loc, "convolution window of ", window,
                                " is larger than the padded input's ", padded,
                                " in spatial dimension ", d);
-    shape.push_back((padded - window) / stride[d] + 1);
+    shape.push_back(poolingOutputSize(in, kernel, padding[d], stride[d],
+                                      dilation[d], /*ceilMode=*/false));
   }
   types.push_back(makeTensor(shape, input.getElementType()));
   return success();

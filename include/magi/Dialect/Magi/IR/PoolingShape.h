@@ -1,8 +1,9 @@
 //===- PoolingShape.h - Output sizes of pooling windows ---------*- C++ -*-===//
 //
-// The output size of a pooled dimension as PyTorch computes it
-// (pooling_output_shape), shared by the ops' type inference, the
-// interpreter and the lowering.
+// The number of windows along a dimension as PyTorch computes it
+// (pooling_output_shape): the output size of a pooled or convolved
+// dimension, shared by the ops' type inference and the interpreter (the
+// lowering builds the same formula in index arithmetic, windowCount).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MAGI_DIALECT_MAGI_IR_POOLINGSHAPE_H
