@@ -74,6 +74,9 @@ if [[ -n "${RELEASE:-}" ]]; then
   name="$(basename "$RELEASE" .tar.gz)"
   tmp="$(mktemp -d)"
   tar -C "$tmp" -xzf "$RELEASE" "$name/python" "$name/lib"
+  # The package's Python sources from this tree (the release may predate a
+  # change to them; _version.py is generated and stays the release's).
+  cp "$repo"/lib/Bindings/Python/magi/*.py "$tmp/$name/python/magi/"
   tar -C "$tmp/$name" -czf "$out/release.tgz" python lib
   rm -rf "$tmp"
 fi

@@ -37,6 +37,9 @@
 #   release    scripts/gpu-release-check.py with the release's python/ and
 #              lib/ (.gpu/release.tgz, RELEASE of gpu-prepare.sh): every fixture through magi.compile
 #              and torch.compile(backend="magi"), compiled on the GPU machine
+#   ops        scripts/gpu-ops-check.py with the release (as `release`): PyTorch's
+#              OpInfo samples of every core ATen op exported, compiled and run;
+#              $OUT/ops.json, ops-summary.md, ops-archives.tgz
 #   variants   bench/llama7b/profile.sh at T=$VARIANT_T (default 4096) on
 #              every 1-layer artifact in .gpu/variants/<name>/ (compiled
 #              here with other kernel options), to compare their kernels
@@ -67,7 +70,13 @@ summary="$out/summary.txt"
 : > "$summary"
 note() { echo "$*" >> "$summary"; }
 
-if [[ ! -x build-run/magi-run ]]; then
+# Every step but release and ops (the release's own libraries) runs this
+# tree's magi-run, built here.
+needs_run=0
+for step in "${steps[@]}"; do
+  [[ "$step" == release || "$step" == ops ]] || needs_run=1
+done
+if [[ $needs_run == 1 && ! -x build-run/magi-run ]]; then
   cmake -S tools/magi-run -B build-run -G Ninja -DCMAKE_BUILD_TYPE=Release > "$work/build.log" 2>&1 &&
     ninja -C build-run >> "$work/build.log" 2>&1 || { note "building magi-run failed"; tail -20 "$work/build.log"; }
 fi
@@ -193,6 +202,19 @@ for step in "${steps[@]}"; do
       python3 scripts/gpu-release-check.py .gpu/fixtures > "$work/release.txt" 2>&1
     note "== release: magi.compile and torch.compile(backend=\"magi\") (exit $?)"
     cat "$work/release.txt" >> "$summary"
+    ;;
+  ops)
+    # The release's compiler (as for `release`) on PyTorch's OpInfo samples of
+    # every core op; ops.json, ops-summary.md and ops-archives.tgz beside the
+    # session's archive.
+    if [[ ! -d /tmp/magi-release ]]; then
+      mkdir -p /tmp/magi-release && tar -C /tmp/magi-release -xzf .gpu/release.tgz
+    fi
+    PYTHONPATH=/tmp/magi-release/python CUDA_PATH=/usr/local/cuda \
+      python3 scripts/gpu-ops-check.py "$out" --deadline "${OPS_DEADLINE:-300}" \
+      > "$work/ops.txt" 2>&1
+    note "== ops: every core ATen op's OpInfo samples (exit $?)"
+    grep -vE '^\| ' "$work/ops.txt" | tail -8 >> "$summary"
     ;;
   mprofile)
     note "== magi-run --profile"

@@ -178,13 +178,17 @@ def load(artifact_dir, device=None, weights_from=None):
 
 
 def compile(model, example_inputs, dynamic_shapes=None, artifact_dir=None, **options):
-    """torch.export's the model, compiles the archive, loads the artifact.
-    Returns a callable over the model's tensor inputs (with the weights the
-    export lifted bound from the archive). The artifact goes into
-    `artifact_dir` (a temporary folder by default)."""
+    """torch.export's the model (then run_decompositions(): Magi imports
+    core ATen, the set the shared fixtures are exported in), compiles the
+    archive, loads the artifact. Returns a callable over the model's tensor
+    inputs (with the weights the export lifted bound from the archive). The
+    artifact goes into `artifact_dir` (a temporary folder by default)."""
     import torch
-    exported = torch.export.export(model, tuple(example_inputs),
-                                   dynamic_shapes=dynamic_shapes)
+    # Without no_grad, export records the training graph (autograd's view
+    # of parameters), which Magi, an inference compiler, does not take.
+    with torch.no_grad():
+        exported = torch.export.export(model, tuple(example_inputs),
+                                       dynamic_shapes=dynamic_shapes).run_decompositions()
     if artifact_dir is None:
         artifact_dir = tempfile.mkdtemp(prefix="magi-")
     archive = os.path.join(artifact_dir, "model.pt2")
@@ -212,7 +216,8 @@ def backend(gm, example_inputs, **options):
                 dynamic.append(None)
         concrete = [torch.empty([int(s) for s in t.shape], dtype=t.dtype, device=t.device)
                     if isinstance(t, torch.Tensor) else t for t in example_inputs]
-        run = compile(gm, concrete, dynamic_shapes=tuple(dynamic), **options)
+        run = compile(gm, concrete, dynamic_shapes=_by_parameter(gm.forward, dynamic),
+                      **options)
     except Exception as e:  # Magi or torch.export refused the graph.
         warnings.warn("magi: running this graph with PyTorch, Magi cannot compile it: %s" % e)
         return gm.forward
@@ -221,6 +226,24 @@ def backend(gm, example_inputs, **options):
         result = run(*args)
         return result if isinstance(result, tuple) else (result,)
     return call
+
+
+def _by_parameter(forward, dynamic):
+    """torch.export's dynamic_shapes for `forward` called with one
+    positional argument per entry of `dynamic`: None when every size is
+    static; else keyed by parameter name, and a `*args` parameter (the
+    form some captured graphs take) gets the whole list."""
+    import inspect
+    if all(d is None for d in dynamic):
+        return None
+    parameters = list(inspect.signature(forward).parameters.values())
+    if len(parameters) == 1 and parameters[0].kind == inspect.Parameter.VAR_POSITIONAL:
+        return {parameters[0].name: list(dynamic)}
+    if len(parameters) == len(dynamic) and all(
+            p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                       inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in parameters):
+        return {p.name: d for p, d in zip(parameters, dynamic)}
+    return tuple(dynamic)
 
 
 def _register_backend():
