@@ -41,7 +41,7 @@ EXCEPTIONS = [
      "a gradient op: Magi compiles inference graphs (torch.no_grad exports)"),
     (r"aten::sym_(numel|stride|storage_offset)",
      "symbolic sizes only: OpInfo samples export with static sizes; "
-     "test/Import/sym-ops.mlir checks the import"),
+     "test/Import/sym-layout-var-dim.mlir checks the import"),
 ]
 
 

@@ -65,6 +65,31 @@ LogicalResult convertFullLike(Node &node) {
                              node.dtype("dtype", *dtype)});
 }
 
+/// empty, empty_strided, empty_permuted: zeros of the size (magi.full's
+/// description says why).
+LogicalResult convertEmpty(Node &node) {
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return emitMixed(node, "size", "static_sizes", {},
+                   {node.f64("fill_value", 0.0), node.dtype("dtype", *dtype)});
+}
+
+/// fill.Scalar(self, value): `self`'s shape and dtype, every element `value`.
+LogicalResult convertFill(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  std::optional<double> value = node.floatArg("value");
+  if (!value) // a SymInt value
+    return node.opaque();
+  FailureOr<Type> dtype = node.resultDtype();
+  if (failed(dtype))
+    return failure();
+  return node.emit({*self}, {node.f64("fill_value", *value),
+                             node.dtype("dtype", *dtype)});
+}
+
 LogicalResult convertScalarTensor(Node &node) {
   FailureOr<Value> s = node.scalar("s");
   if (failed(s))
@@ -304,6 +329,10 @@ void addShapeConverters(std::vector<ConverterRow> &rows) {
                // Tensor creation.
                row<FullOp>("aten::full.default", convertFull),
                row<FullLikeOp>("aten::full_like", convertFullLike),
+               row<FullLikeOp>("aten::fill.Scalar", convertFill),
+               row<FullOp>("aten::empty.memory_format", convertEmpty),
+               row<FullOp>("aten::empty_strided", convertEmpty),
+               row<FullOp>("aten::empty_permuted", convertEmpty),
                row<ScalarTensorOp>("aten::scalar_tensor", convertScalarTensor),
                row<ArangeOp>("aten::arange", convertArange)});
 }

@@ -159,8 +159,14 @@ def Magi_ScalarTensorOp : Magi_TensorOp<"scalar_tensor", [Magi_Torch<["aten::sca
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_FullOp : Magi_TensorOp<"full", [Magi_Torch<["aten::full.default"]>]> {
+def Magi_FullOp : Magi_TensorOp<"full", [Magi_Torch<["aten::full.default", "aten::empty.memory_format", "aten::empty_strided", "aten::empty_permuted"]>]> {
   let summary = "A tensor filled with one value (aten.full)";
+  let description = [{
+    Also what `empty`, `empty_strided` and `empty_permuted` import to, filled
+    with zeros: PyTorch leaves their values unspecified, and a defined value
+    keeps runs reproducible. Their strides and physical layout do not carry
+    over: a magi tensor is values, its layout the plan's.
+  }];
   let arguments = (ins Variadic<Index>:$sizes, DenseI64ArrayAttr:$static_sizes,
                        Magi_ScalarAttr:$fill_value, Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
@@ -169,8 +175,8 @@ def Magi_FullOp : Magi_TensorOp<"full", [Magi_Torch<["aten::full.default"]>]> {
   }];
 }
 
-def Magi_FullLikeOp : Magi_TensorOp<"full_like", [Magi_Torch<["aten::full_like"]>]> {
-  let summary = "A tensor shaped like `self`, filled with one value (aten.full_like)";
+def Magi_FullLikeOp : Magi_TensorOp<"full_like", [Magi_Torch<["aten::full_like", "aten::fill.Scalar"]>]> {
+  let summary = "A tensor shaped like `self`, filled with one value (aten.full_like, aten.fill.Scalar)";
   let arguments = (ins Magi_Tensor:$self, Magi_ScalarAttr:$fill_value,
                        Magi_DtypeAttr:$dtype);
   let results = (outs Magi_Tensor:$result);
