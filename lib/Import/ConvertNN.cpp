@@ -50,6 +50,24 @@ LogicalResult convertConvolution(Node &node) {
                  node.i64("groups", node.intArg("groups").value_or(1))});
 }
 
+/// Creates one op of a converter that builds several, with its one result's
+/// type given.
+Value createOne(Node &node, StringRef name, ValueRange operands,
+                ArrayRef<NamedAttribute> attrs, Type type) {
+  return node.importer.create(name, node.loc, operands, attrs, type)
+      ->getResult(0);
+}
+
+/// `v` in `type`'s element type (a magi.to_copy unless it already is).
+Value convertDtype(Node &node, Value v, Type type) {
+  auto target = cast<RankedTensorType>(type);
+  if (cast<RankedTensorType>(v.getType()).getElementType() ==
+      target.getElementType())
+    return v;
+  return createOne(node, ToCopyOp::getOperationName(), v,
+                   {node.dtype("dtype", target.getElementType())}, target);
+}
+
 /// _native_batch_norm_legit_no_training: the normalized tensor is a
 /// magi.batch_norm. The two saved statistics are what PyTorch returns for
 /// the device the graph was exported on: empty on the CPU (a constant of
@@ -98,17 +116,11 @@ LogicalResult convertBatchNormInference(Node &node) {
   node.results.push_back(norm->getResult(0));
 
   auto create = [&](StringRef name, ValueRange args,
-                    ArrayRef<NamedAttribute> attrs, Type type) -> Value {
-    return node.importer.create(name, node.loc, args, attrs, type)
-        ->getResult(0);
+                    ArrayRef<NamedAttribute> attrs, Type type) {
+    return createOne(node, name, args, attrs, type);
   };
-  auto convert = [&](Value v, Type type) -> Value {
-    auto target = cast<RankedTensorType>(type);
-    if (cast<RankedTensorType>(v.getType()).getElementType() ==
-        target.getElementType())
-      return v;
-    return create(ToCopyOp::getOperationName(), v,
-                  {node.dtype("dtype", target.getElementType())}, target);
+  auto convert = [&](Value v, Type type) {
+    return convertDtype(node, v, type);
   };
   for (auto [form, type, isMean] :
        {std::tuple<int, Type, bool>{meanForm, node.resultTypes[1], true},
@@ -218,6 +230,83 @@ LogicalResult convertAdaptiveAvgPool(Node &node) {
        node.i64s("padding", SmallVector<int64_t>(kernel.size(), 0))});
 }
 
+/// native_group_norm(input [N, C, *], weight?, bias?, N, C, HxW, group,
+/// eps): a layer norm over each group. The input (in f32 when it is f16 or
+/// bf16, as PyTorch computes) is viewed as [N, group, C / group * HxW],
+/// magi.native_layer_norm normalizes the last dimension, the result is
+/// viewed back and takes the per-channel weight and bias, and is rounded to
+/// the result's dtype once. mean and rstd ([N, group]) are the layer
+/// norm's. A symbolic channel count, or one the groups do not divide,
+/// keeps the node opaque.
+LogicalResult convertGroupNorm(Node &node) {
+  FailureOr<Value> input = node.tensor("input");
+  FailureOr<Value> weight = node.optTensor("weight"),
+                   bias = node.optTensor("bias");
+  if (failed(input) || failed(weight) || failed(bias))
+    return failure();
+  auto type = cast<RankedTensorType>(input->getType());
+  std::optional<int64_t> groups = node.intArg("group");
+  if (!groups || *groups <= 0 || type.getRank() < 2 ||
+      ShapedType::isDynamic(type.getDimSize(1)) ||
+      type.getDimSize(1) % *groups != 0 || node.resultTypes.size() != 3)
+    return node.opaque();
+  OpBuilder &b = node.builder();
+  int64_t channels = type.getDimSize(1), rank = type.getRank();
+  Type element = type.getElementType();
+  Type compute = isa<Float16Type, BFloat16Type>(element) ? b.getF32Type() : element;
+  auto tensorOf = [&](ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, compute);
+  };
+  // A view of `v` to `sizes`, where kDynamic is the input's size of the same
+  // dimension (magi.sym_size) and -1 the one size left to infer.
+  auto view = [&](Value v, ArrayRef<int64_t> sizes, RankedTensorType to) {
+    SmallVector<Value> operands{v};
+    for (auto [d, size] : llvm::enumerate(sizes))
+      if (ShapedType::isDynamic(size))
+        operands.push_back(SymSizeOp::create(b, node.loc, *input,
+                                             b.getI64IntegerAttr(d)));
+    return createOne(node, ViewOp::getOperationName(), operands,
+                     {node.i64s("static_sizes", sizes)}, to);
+  };
+
+  int64_t batch = type.getDimSize(0), perGroup = channels / *groups;
+  for (int64_t d = 2; d < rank && !ShapedType::isDynamic(perGroup); ++d)
+    perGroup = ShapedType::isDynamic(type.getDimSize(d))
+                   ? ShapedType::kDynamic
+                   : perGroup * type.getDimSize(d);
+  RankedTensorType groupedType = tensorOf({batch, *groups, perGroup});
+  Value grouped = view(convertDtype(node, *input, tensorOf(type.getShape())),
+                       {batch, *groups, ShapedType::isDynamic(perGroup) ? -1 : perGroup},
+                       groupedType);
+  RankedTensorType statsType = tensorOf({batch, *groups, 1});
+  Operation *norm = node.importer.create(
+      NativeLayerNormOp::getOperationName(), node.loc, grouped,
+      {node.i64("normalized_ndim", 1),
+       node.f64("eps", node.floatArg("eps").value_or(1e-5)),
+       node.named("operandSegmentSizes", b.getDenseI32ArrayAttr({1, 0, 0}))},
+      {groupedType, statsType, statsType});
+
+  RankedTensorType outType = tensorOf(type.getShape());
+  Value out = view(norm->getResult(0), type.getShape(), outType);
+  // weight and bias [C], viewed as [C, 1, ...] against [N, C, *].
+  SmallVector<int64_t> perChannel(rank - 1, 1);
+  perChannel[0] = channels;
+  for (auto [operand, name] : {std::pair<Value, StringRef>{*weight, MulOp::getOperationName()},
+                               {*bias, AddOp::getOperationName()}}) {
+    if (!operand)
+      continue;
+    Value v = view(convertDtype(node, operand, tensorOf({channels})), perChannel,
+                   tensorOf(perChannel));
+    out = createOne(node, name, {out, v}, {}, outType);
+  }
+  node.results.push_back(convertDtype(node, out, node.resultTypes[0]));
+  for (unsigned i : {1u, 2u}) {
+    Value stats = view(norm->getResult(i), {batch, *groups}, tensorOf({batch, *groups}));
+    node.results.push_back(convertDtype(node, stats, node.resultTypes[i]));
+  }
+  return success();
+}
+
 LogicalResult convertNativeLayerNorm(Node &node) {
   FailureOr<Value> input = node.tensor("input");
   FailureOr<Value> weight = node.optTensor("weight");
@@ -290,6 +379,7 @@ void addNNConverters(std::vector<ConverterRow> &rows) {
        row<AvgPoolOp>("aten::_adaptive_avg_pool3d", convertAdaptiveAvgPool),
        row<NativeLayerNormOp>("aten::native_layer_norm",
                               convertNativeLayerNorm),
+       row<NativeLayerNormOp>("aten::native_group_norm", convertGroupNorm),
        row<AttentionOp>("aten::scaled_dot_product_attention", convertSdpa),
        row<EfficientAttentionOp>(
            "aten::_scaled_dot_product_efficient_attention",

@@ -762,12 +762,16 @@ def Magi_ConvolutionOp : Magi_TensorOp<"convolution", [Magi_Torch<["aten::convol
 //===----------------------------------------------------------------------===//
 
 def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
-    [Magi_Torch<["aten::native_layer_norm"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+    [Magi_Torch<["aten::native_layer_norm", "aten::native_group_norm"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
   let summary = "Layer norm with its saved mean and reciprocal std (aten.native_layer_norm)";
   let description = [{
     Normalizes over the last `normalized_ndim` dimensions. `mean` and `rstd`
     keep the leading dimensions and have size 1 in the normalized ones; they
     are f32 for f16/bf16 inputs.
+
+    `aten.native_group_norm` imports as this op over the input viewed as
+    [N, groups, C / groups * HxW], then the per-channel weight and bias: so
+    a splitting-op pattern naming group norm matches these layer norms.
   }];
   let arguments = (ins Magi_Tensor:$input, Optional<Magi_Tensor>:$weight,
                        Optional<Magi_Tensor>:$bias, I64Attr:$normalized_ndim,
