@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import sys
+import time
 
 import torch
 
@@ -100,6 +101,28 @@ def main(artifacts, fixtures):
             failures += not ok
             rows.append("| %s | alternating case0/case1, 8 calls | %d | %.3g | %s |" % (
                 name, len(pairs[0][1]), worst, "OK" if ok else "FAIL"))
+        # On a side stream whose inputs are written there just before the
+        # call, behind a long spin: the run must be ordered after them (an
+        # unordered run reads the fresh buffers unwritten), and the call
+        # should return while the stream is still busy.
+        prefix = cases[0][: -len("_out0.json")]
+        refs = [read(prefix + "_out%d" % i) for i in range(run.num_outputs)]
+        sources = [read(prefix + "_in%d" % i).cuda() for i in range(run.num_inputs)]
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(400_000_000)  # about 0.2 s of one SM's cycles
+            staged = [t.clone() for t in sources]  # device copies, queued behind the spin
+            start = time.perf_counter()
+            outputs = run(*staged)
+            call_ms = (time.perf_counter() - start) * 1000
+            worst = worst_error(tuple(o.cpu() for o in (
+                outputs if isinstance(outputs, tuple) else (outputs,))), refs)
+        ok = worst <= 1.0
+        failures += not ok
+        rows.append("| %s | side stream, inputs written behind a 0.2 s spin (call returned "
+                    "in %.1f ms) | %d | %.3g | %s |" % (name, call_ms, len(refs), worst,
+                                                        "OK" if ok else "FAIL"))
         # What a caller gets wrong, refused with the reason.
         probes = {
             "wrong dtype": lambda: run(*[t.to(torch.float64) if t.is_floating_point() else

@@ -75,6 +75,15 @@ MAGI_C_EXPORT int magiRuntimeSetInput(MagiRuntime *runtime, size_t i,
  * queued on the caller's own streams: synchronize those first. */
 MAGI_C_EXPORT int magiRuntimeRun(MagiRuntime *runtime);
 
+/* Since C API version 2: magiRuntimeRun ordered on the caller's CUDA stream
+ * `stream` (a CUstream; 0 is the legacy default stream) instead of waiting:
+ * the run starts on the GPU after the work queued on `stream` before the
+ * call, and work queued on `stream` after the call starts after the run.
+ * Returns without waiting for the GPU (errors the GPU meets surface in a
+ * later call). The outputs stay valid for work queued on `stream` until
+ * the next run (magiRuntimeCopyOutputOnStream). */
+MAGI_C_EXPORT int magiRuntimeRunOnStream(MagiRuntime *runtime, uint64_t stream);
+
 /* Output i of the last run: its dtype, rank and sizes (`sizes` holds
  * `max_rank` entries), and where it lives on the device. Valid until the
  * next run or destroy: copy what must last (magiRuntimeCopyOutput). */
@@ -86,6 +95,12 @@ MAGI_C_EXPORT int magiRuntimeOutput(MagiRuntime *runtime, size_t i,
  * (to_host = 0) or host memory (to_host = 1) of at least `bytes` bytes. */
 MAGI_C_EXPORT int magiRuntimeCopyOutput(MagiRuntime *runtime, size_t i,
                                         void *dst, size_t bytes, int to_host);
+/* Since C API version 2: queues the copy of output i of the last run to the
+ * device pointer `dst` (at least `bytes` bytes) on the caller's `stream`,
+ * without waiting; after magiRuntimeRunOnStream on the same stream. */
+MAGI_C_EXPORT int magiRuntimeCopyOutputOnStream(MagiRuntime *runtime, size_t i,
+                                                uint64_t dst, size_t bytes,
+                                                uint64_t stream);
 
 #ifdef __cplusplus
 }

@@ -192,19 +192,47 @@ int magiRuntimeSetInput(MagiRuntime *runtime, size_t i, uint64_t device_ptr, Mag
   });
 }
 
+namespace {
+// Checks and binds the inputs, then queues the whole run on the device's
+// stream.
+void queueRun(MagiRuntime *runtime) {
+  std::vector<DeviceTensor> inputs;
+  for (size_t i = 0; i < runtime->bound.size(); ++i) {
+    if (!runtime->bound[i])
+      throw RuntimeError("user input " + std::to_string(i) + " is not bound");
+    inputs.push_back(*runtime->bound[i]);
+  }
+  runtime->outputs.clear();
+  // Checks dtypes, shapes and symbol ranges against the graph.
+  runtime->executor->setDeviceInputs(inputs);
+  runtime->outputs = runtime->executor->run();
+}
+
+const DeviceTensor &outputOf(MagiRuntime *runtime, size_t i, size_t bytes) {
+  if (i >= runtime->outputs.size())
+    throw RuntimeError("output " + std::to_string(i) + " does not exist (the last run gave " +
+                       std::to_string(runtime->outputs.size()) + ")");
+  const DeviceTensor &t = runtime->outputs[i];
+  if (uint64_t(t.byteSize()) > bytes)
+    throw RuntimeError("output " + std::to_string(i) + " has " + std::to_string(t.byteSize()) +
+                       " bytes, the destination " + std::to_string(bytes));
+  return t;
+}
+} // namespace
+
 int magiRuntimeRun(MagiRuntime *runtime) {
   return guarded(runtime, [&] {
-    std::vector<DeviceTensor> inputs;
-    for (size_t i = 0; i < runtime->bound.size(); ++i) {
-      if (!runtime->bound[i])
-        throw RuntimeError("user input " + std::to_string(i) + " is not bound");
-      inputs.push_back(*runtime->bound[i]);
-    }
-    runtime->outputs.clear();
-    // Checks dtypes, shapes and symbol ranges against the graph.
-    runtime->executor->setDeviceInputs(inputs);
-    runtime->outputs = runtime->executor->run();
+    queueRun(runtime);
     runtime->device->synchronize("the graph");
+  });
+}
+
+int magiRuntimeRunOnStream(MagiRuntime *runtime, uint64_t stream) {
+  return guarded(runtime, [&] {
+    CUstream caller = reinterpret_cast<CUstream>(uintptr_t(stream));
+    runtime->device->orderAfter(caller);
+    queueRun(runtime);
+    runtime->device->orderBefore(caller);
   });
 }
 
@@ -237,14 +265,8 @@ int magiRuntimeOutput(MagiRuntime *runtime, size_t i, MagiDtype *dtype, size_t *
 int magiRuntimeCopyOutput(MagiRuntime *runtime, size_t i, void *dst, size_t bytes,
                           int to_host) {
   return guarded(runtime, [&] {
-    if (i >= runtime->outputs.size())
-      throw RuntimeError("output " + std::to_string(i) + " does not exist (the last run gave " +
-                         std::to_string(runtime->outputs.size()) + ")");
-    const DeviceTensor &t = runtime->outputs[i];
+    const DeviceTensor &t = outputOf(runtime, i, bytes);
     int64_t size = t.byteSize();
-    if (uint64_t(size) > bytes)
-      throw RuntimeError("output " + std::to_string(i) + " has " + std::to_string(size) +
-                         " bytes, the destination " + std::to_string(bytes));
     if (size == 0)
       return;
     if (to_host) {
@@ -255,6 +277,18 @@ int magiRuntimeCopyOutput(MagiRuntime *runtime, size_t i, void *dst, size_t byte
                 "cuMemcpyDtoDAsync", "output " + std::to_string(i));
       runtime->device->synchronize("copying an output");
     }
+  });
+}
+
+int magiRuntimeCopyOutputOnStream(MagiRuntime *runtime, size_t i, uint64_t dst, size_t bytes,
+                                  uint64_t stream) {
+  return guarded(runtime, [&] {
+    const DeviceTensor &t = outputOf(runtime, i, bytes);
+    if (t.byteSize() == 0)
+      return;
+    checkCuda(cuMemcpyDtoDAsync(CUdeviceptr(dst), t.ptr, size_t(t.byteSize()),
+                                reinterpret_cast<CUstream>(uintptr_t(stream))),
+              "cuMemcpyDtoDAsync", "output " + std::to_string(i));
   });
 }
 

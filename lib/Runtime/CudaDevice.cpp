@@ -900,6 +900,28 @@ void CudaDevice::synchronize(const std::string &what) {
   checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize", what);
 }
 
+namespace {
+// Records `event` (made on first use) on `from` and makes `to` wait for it.
+void orderStreams(detail::Event &event, CUstream from, CUstream to, const char *what) {
+  if (!event) {
+    CUevent made = nullptr;
+    checkCuda(cuEventCreate(&made, CU_EVENT_DISABLE_TIMING), "cuEventCreate", what);
+    event.reset(made);
+  }
+  checkCuda(cuEventRecord(event.get(), from), "cuEventRecord", what);
+  checkCuda(cuStreamWaitEvent(to, event.get(), 0), "cuStreamWaitEvent", what);
+}
+} // namespace
+
+void CudaDevice::orderAfter(CUstream caller) {
+  orderStreams(callerReached_, caller, stream_.get(), "ordering the run after the caller's stream");
+}
+
+void CudaDevice::orderBefore(CUstream caller) {
+  orderStreams(deviceReached_, stream_.get(), caller,
+               "ordering the caller's stream after the run");
+}
+
 void CudaDevice::beginCapture(const std::string &what) {
   // Global mode: a call that is not allowed while capturing (an allocation,
   // a synchronization) fails instead of silently breaking the graph.

@@ -137,12 +137,21 @@ public:
   }
 
   CUstream stream() const { return stream_.get(); }
+  // A caller's stream and this device's, ordered without waiting on the
+  // host (an event recorded on one, waited for by the other): after
+  // orderAfter(caller), work queued here starts after what was queued on
+  // `caller` so far; after orderBefore(caller), work queued on `caller`
+  // starts after what was queued here so far.
+  void orderAfter(CUstream caller);
+  void orderBefore(CUstream caller);
   std::string name() const { return name_; }
   // "sm_90" for compute capability 9.0.
   std::string chip() const { return chip_; }
 
 private:
   std::vector<detail::Event> timeMarks_;
+  // orderAfter's and orderBefore's events, made on first use.
+  detail::Event callerReached_, deviceReached_;
   // Median milliseconds of `calls` of `work` (after one untimed), by events.
   double medianMilliseconds(int calls, const std::function<void()> &work, const std::string &what);
   struct Module {

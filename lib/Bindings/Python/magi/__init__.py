@@ -99,8 +99,10 @@ _DTYPES = ["float32", "float16", "bfloat16", "float64", "int64", "int32", "int8"
 class Artifact:
     """A compiled artifact loaded on a GPU. Call it with the graph's user
     inputs (torch CUDA tensors, contiguous, on this device): they are read
-    where they are, not copied. Returns new torch tensors (one device copy
-    each out of the runtime's buffers, which the next call reuses)."""
+    where they are, not copied, on PyTorch's current stream (the call does
+    not wait for the GPU). Returns new torch tensors (one device copy each
+    out of the runtime's buffers, which the next call reuses, queued on
+    that stream)."""
 
     def __init__(self, artifact_dir, device=None, weights_from=None):
         import torch
@@ -142,9 +144,10 @@ class Artifact:
             sizes = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
             self._check(self._lib.magiRuntimeSetInput(
                 self._handle, i, t.data_ptr(), _DTYPES.index(name), sizes, t.dim()))
-        # Work PyTorch queued must be done before Magi's stream reads.
-        torch.cuda.current_stream(self.device).synchronize()
-        self._check(self._lib.magiRuntimeRun(self._handle))
+        # Ordered after the work PyTorch queued on its current stream, and
+        # that stream's later work after the run: no host wait.
+        stream = torch.cuda.current_stream(self.device).cuda_stream
+        self._check(self._lib.magiRuntimeRunOnStream(self._handle, stream))
         outputs = []
         for i in range(self.num_outputs):
             dtype, rank = ctypes.c_int(), ctypes.c_size_t()
@@ -155,9 +158,8 @@ class Artifact:
                 ctypes.byref(pointer)))
             out = torch.empty(list(sizes[:rank.value]),
                               dtype=getattr(torch, _DTYPES[dtype.value]), device=self.device)
-            self._check(self._lib.magiRuntimeCopyOutput(
-                self._handle, i, ctypes.c_void_p(out.data_ptr()),
-                out.numel() * out.element_size(), 0))
+            self._check(self._lib.magiRuntimeCopyOutputOnStream(
+                self._handle, i, out.data_ptr(), out.numel() * out.element_size(), stream))
             outputs.append(out)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
@@ -206,44 +208,71 @@ def backend(gm, example_inputs, **options):
     import warnings
     import torch
     try:
-        dynamic = []
-        for t in example_inputs:
-            if isinstance(t, torch.Tensor):
-                dims = {d: torch.export.Dim.AUTO for d, s in enumerate(t.shape)
-                        if isinstance(s, torch.SymInt)}
-                dynamic.append(dims or None)
-            else:
-                dynamic.append(None)
-        concrete = [torch.empty([int(s) for s in t.shape], dtype=t.dtype, device=t.device)
-                    if isinstance(t, torch.Tensor) else t for t in example_inputs]
-        run = compile(gm, concrete, dynamic_shapes=_by_parameter(gm.forward, dynamic),
-                      **options)
+        captured, tensors, dynamic = _exportable(gm, example_inputs)
+        concrete = [torch.empty([int(s) for s in example_inputs[i].shape],
+                                dtype=example_inputs[i].dtype, device=example_inputs[i].device)
+                    for i in tensors]
+        shapes = None if all(d is None for d in dynamic) else {"args": tuple(dynamic)}
+        run = compile(captured, concrete, dynamic_shapes=shapes, **options)
     except Exception as e:  # Magi or torch.export refused the graph.
         warnings.warn("magi: running this graph with PyTorch, Magi cannot compile it: %s" % e)
         return gm.forward
 
     def call(*args):
-        result = run(*args)
+        result = run(*[args[i] for i in tensors])
         return result if isinstance(result, tuple) else (result,)
     return call
 
 
-def _by_parameter(forward, dynamic):
-    """torch.export's dynamic_shapes for `forward` called with one
-    positional argument per entry of `dynamic`: None when every size is
-    static; else keyed by parameter name, and a `*args` parameter (the
-    form some captured graphs take) gets the whole list."""
-    import inspect
-    if all(d is None for d in dynamic):
-        return None
-    parameters = list(inspect.signature(forward).parameters.values())
-    if len(parameters) == 1 and parameters[0].kind == inspect.Parameter.VAR_POSITIONAL:
-        return {parameters[0].name: list(dynamic)}
-    if len(parameters) == len(dynamic) and all(
-            p.kind in (inspect.Parameter.POSITIONAL_ONLY,
-                       inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in parameters):
-        return {p.name: d for p, d in zip(parameters, dynamic)}
-    return tuple(dynamic)
+def _exportable(gm, example_inputs):
+    """A module over the tensor inputs of Dynamo's graph `gm` alone (the
+    weights among them when Dynamo lifted them), for torch.export: a size
+    input (a SymInt Dynamo made an input) is read from a tensor input's
+    dimension of the same symbol, so that it stays symbolic; a plain int is
+    a constant (Dynamo guards on it). Returns the module, the positions of
+    the tensor inputs, and each one's dynamic dimensions (or None)."""
+    import torch
+    tensors = [i for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor)]
+    sizes = {}
+    for i, value in enumerate(example_inputs):
+        if isinstance(value, torch.Tensor) or (isinstance(value, int) and
+                                                not isinstance(value, torch.SymInt)):
+            continue
+        if not isinstance(value, torch.SymInt):
+            raise MagiError("graph input %d is a %s, not a tensor or a size" %
+                            (i, type(value).__name__))
+        source = next(((k, d) for k, j in enumerate(tensors)
+                       for d, s in enumerate(example_inputs[j].shape)
+                       if isinstance(s, torch.SymInt) and s.node.expr == value.node.expr), None)
+        if source is None:
+            raise MagiError("graph input %d, the size %s, is no tensor input's dimension" %
+                            (i, value))
+        sizes[i] = source
+    position = {j: k for k, j in enumerate(tensors)}
+
+    class Captured(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.graph_module = gm
+
+        def forward(self, *args):
+            full = []
+            for i, value in enumerate(example_inputs):
+                if i in position:
+                    full.append(args[position[i]])
+                elif i in sizes:
+                    k, d = sizes[i]
+                    full.append(args[k].shape[d])
+                else:
+                    full.append(value)
+            return self.graph_module(*full)
+
+    dynamic = []
+    for i in tensors:
+        dims = {d: torch.export.Dim.AUTO for d, s in enumerate(example_inputs[i].shape)
+                if isinstance(s, torch.SymInt)}
+        dynamic.append(dims or None)
+    return Captured(), tensors, dynamic
 
 
 def _register_backend():

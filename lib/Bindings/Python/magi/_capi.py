@@ -74,8 +74,11 @@ def _load(name):
             c.POINTER(c.c_int64), c.c_size_t, c.POINTER(c.c_uint64)]
         lib.magiRuntimeCopyOutput.argtypes = [c.c_void_p, c.c_size_t, c.c_void_p,
                                               c.c_size_t, c.c_int]
-    if lib.magiCApiVersion() < 1:
-        raise MagiError("%s has C API version %d; this package needs 1" %
+        lib.magiRuntimeRunOnStream.argtypes = [c.c_void_p, c.c_uint64]
+        lib.magiRuntimeCopyOutputOnStream.argtypes = [c.c_void_p, c.c_size_t, c.c_uint64,
+                                                      c.c_size_t, c.c_uint64]
+    if lib.magiCApiVersion() < 2:
+        raise MagiError("%s has C API version %d; this package needs 2" %
                         (path, lib.magiCApiVersion()))
     _loaded[name] = lib
     return lib
