@@ -179,7 +179,7 @@ for step in "${steps[@]}"; do
     note "== gemms"
     for T in 16 512 4096; do
       build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --verbose 2>&1 |
-        grep -E '^gemm ' > "$work/gemms-T$T.txt"
+        grep -E '^gemm |^  fastest:' > "$work/gemms-T$T.txt"
       cat "$work/gemms-T$T.txt" >> "$summary"
     done
     ;;

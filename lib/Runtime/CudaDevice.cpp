@@ -752,6 +752,17 @@ void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operand
     if (firstIsHeuristics && best != &first)
       *gemmLog_ << " (heuristic #1: " << formatMicroseconds(first.microseconds) << ")";
     *gemmLog_ << "\n";
+    // The fastest few, to tell how far cuBLASLt's best is from the others.
+    std::vector<const GemmCandidate *> ranked;
+    for (const GemmCandidate &candidate : timed)
+      ranked.push_back(&candidate);
+    std::sort(ranked.begin(), ranked.end(),
+              [](const auto *x, const auto *y) { return x->microseconds < y->microseconds; });
+    *gemmLog_ << "  fastest:";
+    for (size_t i = 0; i < std::min<size_t>(ranked.size(), 6); ++i)
+      *gemmLog_ << (i ? ", " : " ") << describe(*ranked[i]) << " "
+                << formatMicroseconds(ranked[i]->microseconds);
+    *gemmLog_ << "\n";
   }
 }
 
