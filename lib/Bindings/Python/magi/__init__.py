@@ -204,22 +204,33 @@ def backend(gm, example_inputs, **options):
     """The Dynamo backend: torch.compile(model, backend="magi"). Compiles the
     captured graph through Magi (torch.export of the FX graph, sizes Dynamo
     made symbolic kept dynamic) and runs it; when Magi cannot compile it,
-    says why (a warning) and runs the graph as PyTorch would."""
+    says why (a warning) and runs the graph as PyTorch would.
+
+    The export and compile happen at the graph's first call, with its real
+    inputs: exporting while Dynamo compiles (inside this function) left
+    Dynamo's guards for symbolic sizes failing on the very inputs they were
+    made for ("Guard failed on the same frame it was created")."""
     import warnings
-    import torch
     try:
         captured, tensors, dynamic = _exportable(gm, example_inputs)
-        concrete = [torch.empty([int(s) for s in example_inputs[i].shape],
-                                dtype=example_inputs[i].dtype, device=example_inputs[i].device)
-                    for i in tensors]
-        shapes = None if all(d is None for d in dynamic) else {"args": tuple(dynamic)}
-        run = compile(captured, concrete, dynamic_shapes=shapes, **options)
-    except Exception as e:  # Magi or torch.export refused the graph.
+    except Exception as e:  # an input Magi cannot take
         warnings.warn("magi: running this graph with PyTorch, Magi cannot compile it: %s" % e)
         return gm.forward
+    shapes = None if all(d is None for d in dynamic) else {"args": tuple(dynamic)}
+    state = {}
 
     def call(*args):
-        result = run(*[args[i] for i in tensors])
+        if "run" not in state:
+            try:
+                state["run"] = compile(captured, [args[i] for i in tensors],
+                                       dynamic_shapes=shapes, **options)
+            except Exception as e:  # Magi or torch.export refused the graph.
+                warnings.warn("magi: running this graph with PyTorch, Magi cannot compile "
+                              "it: %s" % e)
+                state["run"] = None
+        if state["run"] is None:
+            return gm.forward(*args)
+        result = state["run"](*[args[i] for i in tensors])
         return result if isinstance(result, tuple) else (result,)
     return call
 
@@ -232,17 +243,22 @@ def _exportable(gm, example_inputs):
     a constant (Dynamo guards on it). Returns the module, the positions of
     the tensor inputs, and each one's dynamic dimensions (or None)."""
     import torch
+    # The sizes Dynamo made symbolic are in its placeholders' fake values;
+    # example_inputs may hold the real tensors, of concrete sizes.
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    symbolic = list(example_inputs)
+    if len(placeholders) == len(example_inputs):
+        symbolic = [p.meta.get("example_value", v) for p, v in zip(placeholders, example_inputs)]
     tensors = [i for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor)]
     sizes = {}
-    for i, value in enumerate(example_inputs):
-        if isinstance(value, torch.Tensor) or (isinstance(value, int) and
-                                                not isinstance(value, torch.SymInt)):
+    for i, value in enumerate(symbolic):
+        if i in tensors or (isinstance(value, int) and not isinstance(value, torch.SymInt)):
             continue
         if not isinstance(value, torch.SymInt):
             raise MagiError("graph input %d is a %s, not a tensor or a size" %
                             (i, type(value).__name__))
         source = next(((k, d) for k, j in enumerate(tensors)
-                       for d, s in enumerate(example_inputs[j].shape)
+                       for d, s in enumerate(getattr(symbolic[j], "shape", ()))
                        if isinstance(s, torch.SymInt) and s.node.expr == value.node.expr), None)
         if source is None:
             raise MagiError("graph input %d, the size %s, is no tensor input's dimension" %
@@ -269,7 +285,7 @@ def _exportable(gm, example_inputs):
 
     dynamic = []
     for i in tensors:
-        dims = {d: torch.export.Dim.AUTO for d, s in enumerate(example_inputs[i].shape)
+        dims = {d: torch.export.Dim.AUTO for d, s in enumerate(getattr(symbolic[i], "shape", ()))
                 if isinstance(s, torch.SymInt)}
         dynamic.append(dims or None)
     return Captured(), tensors, dynamic
