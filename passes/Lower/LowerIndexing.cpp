@@ -400,10 +400,64 @@ public:
   }
 };
 
+// scatter without a reduction (aten.scatter.src, scatter.value): as
+// index_put, a scf.forall over index's shape whose every iteration inserts
+// src at the same position (or the scalar), converted to self's dtype, at
+// the element of self that index names along `dim` (the iteration's own
+// position elsewhere). The loop's shared output is `self`, which
+// bufferization copies first. Repeated indices race, as PyTorch leaves
+// them undefined. A reduction (scatter_add, reduce="multiply") needs atomic
+// updates and is not lowered.
+class ScatterPattern : public OpRewritePattern<ScatterOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScatterOp op, PatternRewriter &rewriter) const override {
+    if (op.getReduce())
+      return rewriter.notifyMatchFailure(op, "a scatter reduction needs atomic updates");
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), index = op.getIndex(), src = op.getSrc();
+    auto selfType = cast<RankedTensorType>(self.getType());
+    int64_t rank = selfType.getRank();
+    if (rank == 0 || cast<RankedTensorType>(index.getType()).getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "index must have self's rank, at least 1");
+    // I64Attr reads back unsigned: -1 is 2^64 - 1 until cast.
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    dim = dim < 0 ? dim + rank : dim;
+    if (dim < 0 || dim >= rank)
+      return rewriter.notifyMatchFailure(op, "dim out of range");
+    Type element = selfType.getElementType();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, index);
+    Value dimSize = getValueOrCreateConstantIndexOp(
+        rewriter, loc, tensor::getMixedSize(rewriter, loc, self, dim));
+
+    auto loop = scf::ForallOp::create(rewriter, loc, sizes, ValueRange{self}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    Block *body = loop.getBody();
+    rewriter.setInsertionPoint(body->getTerminator());
+    ValueRange ivs = body->getArguments().take_front(rank);
+    Value dest = body->getArguments().back();
+    SmallVector<OpFoldResult> at(ivs.begin(), ivs.end());
+    at[dim] = normalizedIndex(rewriter, loc, tensor::ExtractOp::create(rewriter, loc, index, ivs),
+                              dimSize);
+    Value value = isa<RankedTensorType>(src.getType())
+                      ? tensor::ExtractOp::create(rewriter, loc, src, ivs).getResult()
+                      : src;
+    value = convertScalar(rewriter, loc, value, element);
+    Value scalar = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({}, element), value);
+    rewriter.setInsertionPointToStart(loop.getTerminator().getBody());
+    SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, scalar, dest, at, ones, ones);
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void magi::lower::populateIndexingPatterns(RewritePatternSet &patterns) {
   patterns.add<EmbeddingPattern, GatherPattern, IndexPattern,
-               IndexSelectPattern, CopyPattern, IndexPutPattern>(
+               IndexSelectPattern, CopyPattern, IndexPutPattern, ScatterPattern>(
       patterns.getContext());
 }

@@ -27,6 +27,6 @@
 // NOWEIGHT-MANIFEST: "pieces"
 
 func.func @main(%x: tensor<8xf32>, %i: tensor<8xi64>) -> tensor<8xf32> {
-  %y = magi.scatter %x, %i, %x {dim = 0 : i64} : (tensor<8xf32>, tensor<8xi64>, tensor<8xf32>) -> tensor<8xf32>
+  %y = magi.scatter %x, %i, %x {dim = 0 : i64, reduce = "add"} : (tensor<8xf32>, tensor<8xi64>, tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }

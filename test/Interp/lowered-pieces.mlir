@@ -93,7 +93,7 @@ func.func @unlowered(%x: tensor<2x3xf32>) -> tensor<2x3xf32> attributes {magi.sp
 func.func private @unlowered_piece_0(%x: tensor<2x3xf32>) -> tensor<2x3xf32>
     attributes {magi.graph_index = 0 : i64, magi.is_splitting = false, magi.piece_index = 0 : i64} {
   %idx = magi.constant dense<[[0, 2, 1], [1, 0, 2]]> : tensor<2x3xi64>
-  %y = magi.scatter %x, %idx, %x {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %y = magi.scatter %x, %idx, %x {dim = 1 : i64, reduce = "add"} : (tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
 

@@ -13,6 +13,6 @@ func.func @partial(%x: tensor<?x4xf32>, %i: tensor<?x4xi64>) -> tensor<?x4xf32> 
   magi.bind_symbolic_shape %x, [%s0], affine_map<()[s0] -> (s0, 4)> : tensor<?x4xf32>
   %0 = magi.exp %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   // expected-error @+1 {{'magi.scatter' in piece @partial was not lowered to linalg}}
-  %1 = magi.scatter %0, %i, %0 {dim = 1 : i64} : (tensor<?x4xf32>, tensor<?x4xi64>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %1 = magi.scatter %0, %i, %0 {dim = 1 : i64, reduce = "add"} : (tensor<?x4xf32>, tensor<?x4xi64>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %1 : tensor<?x4xf32>
 }
