@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Takes what scripts/gpu-ops-check.py brought back from the GPU machine
+(ops.json, ops-summary.md, ops-archives.tgz in one folder) into the
+repository: docs/results/h200-ops-DATE.json (per core op: status, archive,
+detail; what scripts/ops-table.py reads), docs/results/h200-ops-summary-DATE.md,
+and test/Ops/Inputs/core-op-samples.tgz (each op's kept archive with its
+cases, written reproducibly). Then `ninja -C build magi-ops-doc` writes
+docs/ops.md again (and --gpu of ops-table.py names the new JSON when the
+date changed).
+
+    scripts/ops-import-results.py GPU_OUT DATE "the portable release of COMMIT"
+"""
+
+import io
+import json
+import os
+import shutil
+import sys
+import tarfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main(source, date, compiler):
+    report = json.load(open(os.path.join(source, "ops.json")))
+    details = {}
+    for line in open(os.path.join(source, "ops-summary.md")):
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            details[cells[0].strip("`")] = cells[3] if len(cells) > 3 else ""
+    summary = report["summary"]
+    trimmed = {
+        "torch": report["torch"], "date": date, "gpu": "NVIDIA H200", "compiler": compiler,
+        "command": "RELEASE=<archive> scripts/gpu-prepare.sh, then scripts/gpu-session.sh ops",
+        "core": report["core"],
+        "ops": {name: {"status": entry["status"], "archive": entry["archive"],
+                       "in_core_graphs": entry["in_core_graphs"],
+                       "detail": details.get(name, "")} for name, entry in summary.items()},
+    }
+    results = os.path.join(REPO, "docs", "results")
+    with open(os.path.join(results, "h200-ops-%s.json" % date), "w") as f:
+        json.dump(trimmed, f, indent=1, sort_keys=True)
+        f.write("\n")
+    shutil.copyfile(os.path.join(source, "ops-summary.md"),
+                    os.path.join(results, "h200-ops-summary-%s.md" % date))
+    kept = sorted({entry["archive"] for entry in summary.values() if entry["archive"]})
+    with tarfile.open(os.path.join(source, "ops-archives.tgz")) as archives:
+        members = {m.name: m for m in archives.getmembers() if m.isfile()}
+        out = os.path.join(REPO, "test", "Ops", "Inputs", "core-op-samples.tgz")
+        with tarfile.open(out, "w:gz") as tar:
+            for name in sorted(members):
+                if name.split("/")[0] not in kept:
+                    continue
+                data = archives.extractfile(members[name]).read()
+                info = tarfile.TarInfo(name)
+                info.size, info.mode = len(data), 0o644
+                tar.addfile(info, io.BytesIO(data))
+    print("%d core ops, %d samples kept" % (len(report["core"]), len(kept)))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    sys.exit(main(*sys.argv[1:]))
