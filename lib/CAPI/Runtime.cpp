@@ -231,7 +231,14 @@ int magiRuntimeRunOnStream(MagiRuntime *runtime, uint64_t stream) {
   return guarded(runtime, [&] {
     CUstream caller = reinterpret_cast<CUstream>(uintptr_t(stream));
     runtime->device->orderAfter(caller);
-    queueRun(runtime);
+    try {
+      queueRun(runtime);
+    } catch (...) {
+      // What was queued before the error may still read the inputs: the
+      // caller's later work (freeing them) waits for it too.
+      runtime->device->orderBefore(caller);
+      throw;
+    }
     runtime->device->orderBefore(caller);
   });
 }

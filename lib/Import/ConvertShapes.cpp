@@ -51,18 +51,25 @@ LogicalResult convertFull(Node &node) {
                    {node.f64("fill_value", *fill), node.dtype("dtype", *dtype)});
 }
 
-LogicalResult convertFullLike(Node &node) {
+/// full_like (fill_value) and fill.Scalar (value): `self`'s shape, the
+/// result's dtype, every element the constant argument `valueArg`; a SymInt
+/// or tensor value keeps the node opaque.
+LogicalResult convertFilledLike(Node &node, StringRef valueArg) {
   FailureOr<Value> self = node.tensor("self");
-  std::optional<double> fill = node.floatArg("fill_value");
   if (failed(self))
     return failure();
-  if (!fill)
+  std::optional<double> value = node.floatArg(valueArg);
+  if (!value)
     return node.opaque();
   FailureOr<Type> dtype = node.resultDtype();
   if (failed(dtype))
     return failure();
-  return node.emit({*self}, {node.f64("fill_value", *fill),
+  return node.emit({*self}, {node.f64("fill_value", *value),
                              node.dtype("dtype", *dtype)});
+}
+
+LogicalResult convertFullLike(Node &node) {
+  return convertFilledLike(node, "fill_value");
 }
 
 /// empty, empty_strided, empty_permuted: zeros of the size (magi.full's
@@ -75,20 +82,7 @@ LogicalResult convertEmpty(Node &node) {
                    {node.f64("fill_value", 0.0), node.dtype("dtype", *dtype)});
 }
 
-/// fill.Scalar(self, value): `self`'s shape and dtype, every element `value`.
-LogicalResult convertFill(Node &node) {
-  FailureOr<Value> self = node.tensor("self");
-  if (failed(self))
-    return failure();
-  std::optional<double> value = node.floatArg("value");
-  if (!value) // a SymInt value
-    return node.opaque();
-  FailureOr<Type> dtype = node.resultDtype();
-  if (failed(dtype))
-    return failure();
-  return node.emit({*self}, {node.f64("fill_value", *value),
-                             node.dtype("dtype", *dtype)});
-}
+LogicalResult convertFill(Node &node) { return convertFilledLike(node, "value"); }
 
 LogicalResult convertScalarTensor(Node &node) {
   FailureOr<Value> s = node.scalar("s");
