@@ -181,7 +181,8 @@ def main():
               "whether `magi-compile --no-cubin` lowers it to PTX, and\nwhat it did on the "
               "H200 (%s, %s: compiled there with cubins, run,\ncompared; "
               "`docs/results/h200-ops-summary-%s.md` has each error). A sample can hold\nother "
-              "ops than the one named; an error may be theirs.\n\n" % (
+              "ops than the one named; an error may be theirs. A row lowered here but\nnot "
+              "on the H200 changed after that run (it names the compiler it ran).\n\n" % (
                   gpu["torch"], len(gpu["core"]), gpu["date"], gpu["compiler"], gpu["date"]))
     out.write("| of %d | typed | with a sample | interpreted | lowered | matched on the H200 |\n"
               "|---|---|---|---|---|---|\n| count | %d | %d | %d | %d | %d |\n\n" % (

@@ -90,6 +90,25 @@ LogicalResult convertClampMax(Node &node) {
   return convertClampBounds(node, {"max"}, /*required=*/true);
 }
 
+/// clamp.Tensor(self, min?, max?): tensor bounds, which magi.clamp cannot
+/// hold, as PyTorch defines it: min(max(self, min), max), broadcasting and
+/// promoting as those ops do (magi.maximum's type inferred, the last op's
+/// the node's).
+LogicalResult convertClampTensor(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  FailureOr<Value> min = node.optTensor("min"), max = node.optTensor("max");
+  if (failed(self) || failed(min) || failed(max))
+    return failure();
+  if (!*min && !*max)
+    return node.error() << "clamp needs at least one of 'min' and 'max'";
+  if (!*max)
+    return node.emitAs(MaximumOp::getOperationName(), {*self, *min});
+  Value lower = *self;
+  if (*min)
+    lower = MaximumOp::create(node.builder(), node.loc, *self, *min);
+  return node.emitAs(MinimumOp::getOperationName(), {lower, *max});
+}
+
 LogicalResult convertHardtanh(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -211,8 +230,8 @@ void addElementwiseConverters(std::vector<ConverterRow> &rows) {
        row<WhereOp>("aten::where.ScalarSelf", convertWhere),
        row<WhereOp>("aten::where.ScalarOther", convertWhere),
        row<WhereOp>("aten::where.Scalar", convertWhere),
-       // clamp.Tensor takes tensor bounds, which magi.clamp cannot hold.
        row<ClampOp>("aten::clamp.default", convertClamp),
+       row<MinimumOp>("aten::clamp.Tensor", convertClampTensor),
        row<ClampOp>("aten::clamp_min", convertClampMin),
        row<ClampOp>("aten::clamp_max", convertClampMax),
        row<ClampOp>("aten::hardtanh", convertHardtanh),

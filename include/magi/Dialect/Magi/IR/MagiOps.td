@@ -314,7 +314,14 @@ def Magi_DivOp : Magi_PromotingBinaryOp<"div", "aten.div", [Magi_Torch<["aten::d
 def Magi_PowOp : Magi_PromotingBinaryOp<"pow", "aten.pow", [Magi_Torch<["aten::pow"]>]>;
 def Magi_RemainderOp : Magi_PromotingBinaryOp<"remainder", "aten.remainder (sign of other)", [Magi_Torch<["aten::remainder"]>]>;
 def Magi_MaximumOp : Magi_PromotingBinaryOp<"maximum", "aten.maximum", [Magi_Torch<["aten::maximum"]>]>;
-def Magi_MinimumOp : Magi_PromotingBinaryOp<"minimum", "aten.minimum", [Magi_Torch<["aten::minimum"]>]>;
+def Magi_MinimumOp : Magi_PromotingBinaryOp<"minimum", "aten.minimum", [Magi_Torch<["aten::minimum", "aten::clamp.Tensor"]>]> {
+  let description = [{
+    Also what `aten.clamp.Tensor` (tensor bounds) imports to:
+    `minimum(maximum(self, min), max)`, or `maximum(self, min)` alone when
+    there is no `max`; so a splitting-op pattern naming `clamp.Tensor`
+    matches minimum ops.
+  }];
+}
 def Magi_BitwiseAndOp : Magi_BinaryOp<"bitwise_and", "aten.bitwise_and", [Magi_Torch<["aten::bitwise_and"]>]>;
 def Magi_BitwiseOrOp : Magi_BinaryOp<"bitwise_or", "aten.bitwise_or", [Magi_Torch<["aten::bitwise_or"]>]>;
 def Magi_BitwiseXorOp : Magi_BinaryOp<"bitwise_xor", "aten.bitwise_xor", [Magi_Torch<["aten::bitwise_xor"]>]>;
