@@ -257,6 +257,15 @@ LogicalResult convertRepeat(Node &node) {
   return convertIntList(node, "repeats");
 }
 
+LogicalResult convertDiagonal(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  return node.emit({*self}, {node.i64("offset", node.intArg("offset").value_or(0)),
+                             node.i64("dim1", node.intArg("dim1").value_or(0)),
+                             node.i64("dim2", node.intArg("dim2").value_or(1))});
+}
+
 /// tril and triu.
 LogicalResult convertTriangle(Node &node) {
   FailureOr<Value> self = node.tensor("self");
@@ -317,6 +326,7 @@ void addShapeConverters(std::vector<ConverterRow> &rows) {
                row<ConstantPadNdOp>("aten::constant_pad_nd",
                                     convertConstantPadNd),
                row<FlipOp>("aten::flip", convertFlip),
+               row<DiagonalOp>("aten::diagonal", convertDiagonal),
                row<RepeatOp>("aten::repeat", convertRepeat),
                row<TrilOp>("aten::tril", convertTriangle),
                row<TriuOp>("aten::triu", convertTriangle),

@@ -595,6 +595,35 @@ LogicalResult evalFlip(FlipOp op, Env &env) {
   return success();
 }
 
+// diagonal: a strided view, the diagonal's stride the sum of the two
+// dimensions' strides.
+LogicalResult evalDiagonal(DiagonalOp op, Env &env) {
+  const Tensor &self = env.get(op.getSelf());
+  int64_t rank = self.getRank();
+  FailureOr<int64_t> dim1 = normalize(op, static_cast<int64_t>(op.getDim1()), rank),
+                     dim2 = normalize(op, static_cast<int64_t>(op.getDim2()), rank);
+  if (failed(dim1) || failed(dim2))
+    return failure();
+  if (*dim1 == *dim2)
+    return op.emitError("diagonal dimensions cannot be identical");
+  int64_t offset = static_cast<int64_t>(op.getOffset());
+  int64_t first1 = std::max<int64_t>(0, -offset), first2 = std::max<int64_t>(0, offset);
+  SmallVector<int64_t> contiguous = getContiguousStrides(self.getShape());
+  SmallVector<int64_t> shape, strides;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *dim1 && d != *dim2) {
+      shape.push_back(self.getShape()[d]);
+      strides.push_back(contiguous[d]);
+    }
+  int64_t length = std::max<int64_t>(
+      0, std::min(self.getShape()[*dim1] - first1, self.getShape()[*dim2] - first2));
+  shape.push_back(length);
+  strides.push_back(contiguous[*dim1] + contiguous[*dim2]);
+  int64_t start = length == 0 ? 0 : first1 * contiguous[*dim1] + first2 * contiguous[*dim2];
+  env.set(op.getResult(), gatherStrided(self, shape, strides, start));
+  return success();
+}
+
 LogicalResult evalRepeat(RepeatOp op, Env &env) {
   const Tensor &self = env.get(op.getSelf());
   ArrayRef<int64_t> repeats = op.getRepeats();
@@ -763,6 +792,7 @@ std::optional<LogicalResult> evalShapeOp(Operation *op, Env &env) {
         return evalSelectScatter(s, env);
       })
       .Case([&](FlipOp f) -> Result { return evalFlip(f, env); })
+      .Case([&](DiagonalOp d) -> Result { return evalDiagonal(d, env); })
       .Case([&](RepeatOp r) -> Result { return evalRepeat(r, env); })
       .Case([&](TrilOp t) -> Result {
         auto diagonal = static_cast<int64_t>(t.getDiagonal());

@@ -934,6 +934,70 @@ public:
   }
 };
 
+// diagonal: one generic over the result reading the source at (a + i) in
+// dim1 and (b + i) in dim2, i the last index, the other dimensions in order.
+class DiagonalPattern : public OpRewritePattern<DiagonalOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(DiagonalOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = op.getSelf();
+    auto type = cast<RankedTensorType>(src.getType());
+    int64_t rank = type.getRank();
+    FailureOr<int64_t> dim1 = normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim1()), rank),
+                       dim2 = normalizedDim(rewriter, op, static_cast<int64_t>(op.getDim2()), rank);
+    if (failed(dim1) || failed(dim2))
+      return failure();
+    int64_t offset = static_cast<int64_t>(op.getOffset());
+    int64_t first1 = std::max<int64_t>(0, -offset), first2 = std::max<int64_t>(0, offset);
+    // The result's sizes: the other dimensions', then the diagonal's length.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *dim1 && d != *dim2)
+        sizes.push_back(tensor::getMixedSize(rewriter, loc, src, d));
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!resultType.isDynamicDim(resultType.getRank() - 1)) {
+      sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(resultType.getRank() - 1)));
+    } else {
+      auto remaining = [&](int64_t d, int64_t first) -> Value {
+        Value size = toIndexValue(rewriter, loc, tensor::getMixedSize(rewriter, loc, src, d));
+        return first ? arith::SubIOp::create(rewriter, loc, size,
+                                             arith::ConstantIndexOp::create(rewriter, loc, first))
+                           .getResult()
+                     : size;
+      };
+      Value length = arith::MinSIOp::create(rewriter, loc, remaining(*dim1, first1),
+                                            remaining(*dim2, first2));
+      sizes.push_back(
+          arith::MaxSIOp::create(rewriter, loc, length,
+                                 arith::ConstantIndexOp::create(rewriter, loc, 0))
+              .getResult());
+    }
+    Value init = emptyOfSizes(rewriter, loc, sizes, type.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, init, {}, {}, [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          Value i = linalg::IndexOp::create(b, l, rank - 2);
+          SmallVector<Value> indices;
+          int64_t next = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (d == *dim1 || d == *dim2) {
+              int64_t first = d == *dim1 ? first1 : first2;
+              indices.push_back(first ? arith::AddIOp::create(
+                                            b, l, i, arith::ConstantIndexOp::create(b, l, first))
+                                            .getResult()
+                                      : i);
+              continue;
+            }
+            indices.push_back(linalg::IndexOp::create(b, l, next++));
+          }
+          return tensor::ExtractOp::create(b, l, src, indices);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 // repeat: one generic reading the source at (index mod size) in each of
 // its dimensions (the leading repeats add dimensions of size 1).
 class RepeatPattern : public OpRewritePattern<RepeatOp> {
@@ -991,7 +1055,7 @@ void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
                SymBinaryPattern<SymMaxOp, arith::MaxSIOp>, SymModPattern,
                EraseBindingPattern, EraseUnusedSymbolPattern,
                TrianglePattern<TrilOp, true>, TrianglePattern<TriuOp, false>,
-               FlipPattern, RepeatPattern,
+               FlipPattern, DiagonalPattern, RepeatPattern,
                InsertPartPattern<SliceScatterOp, false>,
                InsertPartPattern<SelectScatterOp, true>>(
       patterns.getContext());

@@ -1548,6 +1548,34 @@ LogicalResult FlipOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return success();
 }
 
+LogicalResult DiagonalOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto type = tensorTypeOf(adaptor.getSelf());
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return emitOptionalError(loc, "diagonal needs a tensor of rank 2 or more, got ", type);
+  // I64Attr reads back unsigned.
+  FailureOr<int64_t> dim1 = normalizeDim(static_cast<int64_t>(adaptor.getDim1()), rank, loc),
+                     dim2 = normalizeDim(static_cast<int64_t>(adaptor.getDim2()), rank, loc);
+  if (failed(dim1) || failed(dim2))
+    return failure();
+  if (*dim1 == *dim2)
+    return emitOptionalError(loc, "diagonal dimensions cannot be identical: ", *dim1);
+  int64_t offset = static_cast<int64_t>(adaptor.getOffset());
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *dim1 && d != *dim2)
+      shape.push_back(type.getDimSize(d));
+  int64_t n1 = type.getDimSize(*dim1), n2 = type.getDimSize(*dim2);
+  shape.push_back(ShapedType::isDynamic(n1) || ShapedType::isDynamic(n2)
+                      ? ShapedType::kDynamic
+                      : std::max<int64_t>(0, std::min(n1 - std::max<int64_t>(0, -offset),
+                                                      n2 - std::max<int64_t>(0, offset))));
+  types.push_back(makeTensor(shape, type.getElementType()));
+  return success();
+}
+
 LogicalResult RepeatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {

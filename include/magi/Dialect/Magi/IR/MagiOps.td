@@ -695,6 +695,18 @@ def Magi_FlipOp : Magi_TensorOp<"flip", [Magi_Torch<["aten::flip"]>]> {
   let results = (outs Magi_Tensor:$result);
 }
 
+def Magi_DiagonalOp : Magi_TensorOp<"diagonal", [Magi_Torch<["aten::diagonal"]>]> {
+  let summary = "The diagonal of `self` in two dimensions, `offset` above it (aten.diagonal)";
+  let description = [{
+    `dim1` and `dim2` (distinct) are removed and the diagonal is the last
+    dimension: `out[..., i] = self[..., a + i (at dim1), ..., b + i (at dim2),
+    ...]` with `a = max(0, -offset)`, `b = max(0, offset)`; its length is
+    `max(0, min(size1 - a, size2 - b))`, static when both sizes are.
+  }];
+  let arguments = (ins Magi_Tensor:$self, I64Attr:$offset, I64Attr:$dim1, I64Attr:$dim2);
+  let results = (outs Magi_Tensor:$result);
+}
+
 def Magi_RepeatOp : Magi_TensorOp<"repeat", [Magi_Torch<["aten::repeat"]>]> {
   let summary = "Tiles `self` `repeats[i]` times along each dimension (aten.repeat)";
   let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$repeats);
