@@ -45,16 +45,15 @@ import unittest
 import torch
 import torch.utils._pytree as pytree
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from core_ops import values_comparable  # noqa: E402
+
 SAMPLES_PER_OPINFO = 3
 CANDIDATES = 3
 TASK_SECONDS = 60
 DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
                torch.bfloat16: "bfloat16", torch.int64: "int64", torch.int32: "int32",
                torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool"}
-# Ops whose values are random or uninitialized: only shapes and dtypes compare.
-UNCOMPARED = ("aten::rand", "aten::randn", "aten::randperm", "aten::native_dropout",
-              "aten::bernoulli", "aten::empty", "aten::empty_strided", "aten::randint",
-              "aten::normal", "aten::uniform", "aten::multinomial", "aten::empty_permuted")
 
 
 def core_overloads():
@@ -403,7 +402,7 @@ def main():
         if not entry or entry["error"]:
             continue
         record = next(r for r in exported if r["dir"] == directory)
-        values = not any(op.startswith(UNCOMPARED) for op in record["ops"])
+        values = values_comparable(record["ops"])
         try:
             worst, error = run_on_gpu(directory, values)
         except Exception as e:  # noqa: BLE001 - recorded

@@ -2,7 +2,8 @@
 """Takes what scripts/gpu-ops-check.py brought back from the GPU machine
 (ops.json, ops-summary.md, ops-archives.tgz in one folder) into the
 repository: docs/results/h200-ops-DATE.json (per core op: status, archive,
-detail; what scripts/ops-table.py reads), docs/results/h200-ops-summary-DATE.md,
+detail; per kept archive, the ops its graph holds; what scripts/ops-table.py
+reads), docs/results/h200-ops-summary-DATE.md,
 and test/Ops/Inputs/core-op-samples.tgz (each op's kept archive with its
 cases, written reproducibly). Then `ninja -C build magi-ops-doc` writes
 docs/ops.md again (and --gpu of ops-table.py names the new JSON when the
@@ -11,6 +12,7 @@ date changed).
     scripts/ops-import-results.py GPU_OUT DATE "the portable release of COMMIT"
 """
 
+import gzip
 import io
 import json
 import os
@@ -37,17 +39,23 @@ def main(source, date, compiler):
                        "in_core_graphs": entry["in_core_graphs"],
                        "detail": details.get(name, "")} for name, entry in summary.items()},
     }
+    kept = sorted({entry["archive"] for entry in summary.values() if entry["archive"]})
+    # Every op each kept sample's graph holds (ops-table.py decides from them
+    # whether its outputs compare).
+    trimmed["archives"] = {r["dir"]: r["ops"] for r in report["samples"] if r.get("dir") in kept}
     results = os.path.join(REPO, "docs", "results")
     with open(os.path.join(results, "h200-ops-%s.json" % date), "w") as f:
         json.dump(trimmed, f, indent=1, sort_keys=True)
         f.write("\n")
     shutil.copyfile(os.path.join(source, "ops-summary.md"),
                     os.path.join(results, "h200-ops-summary-%s.md" % date))
-    kept = sorted({entry["archive"] for entry in summary.values() if entry["archive"]})
     with tarfile.open(os.path.join(source, "ops-archives.tgz")) as archives:
         members = {m.name: m for m in archives.getmembers() if m.isfile()}
         out = os.path.join(REPO, "test", "Ops", "Inputs", "core-op-samples.tgz")
-        with tarfile.open(out, "w:gz") as tar:
+        # gzip's header holds a time unless given one: 0, so that the same
+        # samples give the same bytes.
+        with open(out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as packed, \
+                tarfile.open(fileobj=packed, mode="w") as tar:
             for name in sorted(members):
                 if name.split("/")[0] not in kept:
                     continue

@@ -9,7 +9,8 @@ Magi, from the sources and the tools, never by hand.
   exported on the GPU machine (test/Ops/Inputs/core-op-samples.tgz: the
   archive, its inputs and PyTorch's outputs);
 - interpreted: `magi-interp ARCHIVE --fixture case0` matches PyTorch (the
-  bars of docs/interp.md); random and empty ops compare shapes and dtypes;
+  bars of docs/interp.md); a sample holding a random or empty op compares
+  shapes and dtypes (scripts/core_ops.py);
 - lowered: `magi-compile ARCHIVE --no-cubin` writes an artifact (every
   piece through linalg, GPU and NVVM to PTX);
 - H200: the GPU run's result (compiled with cubins and run there).
@@ -30,10 +31,8 @@ import tarfile
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Values PyTorch leaves random or uninitialized: shapes and dtypes compare.
-UNCOMPARED = ("aten::rand", "aten::randn", "aten::randperm", "aten::native_dropout",
-              "aten::bernoulli", "aten::empty", "aten::empty_strided")
-
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from core_ops import values_comparable  # noqa: E402
 # Why an op has no sample, where the reason is a principle rather than work
 # not done (the rest say "no OpInfo sample reaches it").
 EXCEPTIONS = [
@@ -132,8 +131,8 @@ def main():
         with tarfile.open(args.samples) as tar:
             tar.extractall(scratch, filter="data")
         archives = sorted({entry["archive"] for entry in gpu["ops"].values() if entry["archive"]})
-        values = {a: not any(op.startswith(UNCOMPARED) for op, entry in gpu["ops"].items()
-                             if entry["archive"] == a) for a in archives}
+        # As on the GPU machine: by every op the sample's graph holds.
+        values = {a: values_comparable(gpu["archives"][a]) for a in archives}
 
         def check(archive):
             work = os.path.join(scratch, "work", archive)
