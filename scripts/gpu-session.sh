@@ -245,7 +245,7 @@ for step in "${steps[@]}"; do
       OUT="$work/variant-$name" ARTIFACT="$dir" bench/llama7b/profile.sh build-run/magi-run \
         ${VARIANT_T:-4096} > "$work/variant-$name.txt" 2>&1
       note "== variant $name (exit $?)"
-      grep -E '^==|^magi kernels|^\| (attention|k[0-9])' "$work/variant-$name.txt" | head -40 >> "$summary"
+      grep -E '^==|^magi kernels|^magi gemms|^gemms|^\| (attention|k[0-9]|gemm[0-9])' "$work/variant-$name.txt" | head -40 >> "$summary"
     done
     ;;
   load)

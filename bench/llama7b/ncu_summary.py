@@ -1,9 +1,10 @@
 """Summarizes an `ncu --csv --print-units base` run with the metrics
 gpu__time_duration.sum, dram__bytes_read.sum and dram__bytes_write.sum:
 one line per launch (sorted by time), then totals for gemms (cuBLAS kernels),
-Magi's attention kernels (attentionN, attentionN_mask_tiles) and Magi's other
-kernels (kN), and how many of those other kernels that move >= 16 MB reach 0.8
-of the copy bandwidth (when --copy-gbps is given)."""
+Magi's few-row products (gemmN), Magi's attention kernels (attentionN,
+attentionN_mask_tiles) and Magi's other kernels (kN), and how many of the
+gemmN and kN kernels that move >= 16 MB reach 0.8 of the copy bandwidth (when
+--copy-gbps is given)."""
 import argparse, csv, re, statistics, sys
 
 p = argparse.ArgumentParser()
@@ -24,6 +25,7 @@ for k in launches:
     k["bytes"] = k.get("dram__bytes_read.sum", 0) + k.get("dram__bytes_write.sum", 0)
     k["gbps"] = k["bytes"] / (k["ms"] * 1e6) if k["ms"] else 0
     k["kind"] = ("magi" if re.fullmatch(r"k\d+", k["name"]) else
+                 "magi gemm" if re.fullmatch(r"gemm\d+", k["name"]) else
                  "attention" if re.fullmatch(r"attention\d+(_mask_tiles)?", k["name"]) else "gemm")
 total = sum(k["ms"] for k in launches)
 print(f"== {a.title}: {len(launches)} launches, {total:.3f} ms of kernel time")
@@ -32,13 +34,14 @@ print("|---|---|---|---|---|---|---|")
 for k in sorted(launches, key=lambda k: -k["ms"]):
     frac = f"{k['gbps'] / a.copy_gbps:.2f}" if a.copy_gbps else "-"
     print(f"| {k['name'][:40]} | {k['grid']} | {k['block']} | {k['ms']:.4f} | {k['bytes'] / 1e6:.1f} | {k['gbps']:.0f} | {frac} |")
-for label, kind in (("gemms", "gemm"), ("attention", "attention"), ("magi kernels", "magi")):
+for label, kind in (("gemms", "gemm"), ("magi gemms", "magi gemm"), ("attention", "attention"),
+                    ("magi kernels", "magi")):
     sel = [k for k in launches if k["kind"] == kind]
     print(f"{label}: {len(sel)} launches, {sum(k['ms'] for k in sel):.3f} ms, {sum(k['bytes'] for k in sel) / 1e6:.0f} MB")
-big = [k for k in launches if k["kind"] == "magi" and k["bytes"] >= 16e6]
+big = [k for k in launches if k["kind"] in ("magi", "magi gemm") and k["bytes"] >= 16e6]
 if big:
     med = statistics.median(k["gbps"] for k in big)
-    line = f"magi kernels moving >= 16 MB: {len(big)}, {sum(k['ms'] for k in big):.3f} ms, median {med:.0f} GB/s"
+    line = f"magi kernels (kN, gemmN) moving >= 16 MB: {len(big)}, {sum(k['ms'] for k in big):.3f} ms, median {med:.0f} GB/s"
     if a.copy_gbps:
         line += f" ({med / a.copy_gbps:.2f} of copy); >= 0.8 of copy: {sum(k['gbps'] >= 0.8 * a.copy_gbps for k in big)}"
     print(line)

@@ -65,7 +65,11 @@ std::string CompileOptions::keyText() const {
           ";attention-key-rows=" + std::to_string(attentionKeyRows) +
           ";attention-query-in-shared=" + std::to_string(attentionQueryInShared) +
           ";attention-min-blocks-per-sm=" + std::to_string(attentionMinBlocksPerSM) +
-          ";attention-key-splits=" + std::to_string(attentionKeySplits);
+          ";attention-key-splits=" + std::to_string(attentionKeySplits) +
+          ";few-row-gemm-rows=" + std::to_string(fewRowGemmRows) +
+          ";few-row-gemm-column-tiles=" + std::to_string(fewRowGemmColumnTiles) +
+          ";few-row-gemm-warps=" + std::to_string(fewRowGemmWarps) +
+          ";few-row-gemm-unroll=" + std::to_string(fewRowGemmUnroll);
   return text;
 }
 
@@ -163,6 +167,10 @@ static const NamedOption kOptions[] = {
     MAGI_FLAG_OPTION("attention-query-in-shared", attentionQueryInShared, false),
     MAGI_INT_OPTION("attention-min-blocks-per-sm", attentionMinBlocksPerSM),
     MAGI_INT_OPTION("attention-key-splits", attentionKeySplits),
+    MAGI_INT_OPTION("few-row-gemm-rows", fewRowGemmRows),
+    MAGI_INT_OPTION("few-row-gemm-column-tiles", fewRowGemmColumnTiles),
+    MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
+    MAGI_INT_OPTION("few-row-gemm-unroll", fewRowGemmUnroll),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
     {"cache-mode",
@@ -311,6 +319,25 @@ struct CompileCommandLine::Flags {
                      "queries fit one block (0: about four blocks an SM, 1: "
                      "never split)"),
             cl::cat(cat)),
+        fewRowGemmRows(
+            "few-row-gemm-rows", cl::init(32),
+            cl::desc("Matrix products of at most this many static rows (a "
+                     "compile size's few tokens) as Magi's weight-streaming "
+                     "tensor-core kernel instead of cuBLASLt (0: never)"),
+            cl::cat(cat)),
+        fewRowGemmColumnTiles(
+            "few-row-gemm-column-tiles", cl::init(0),
+            cl::desc("Few-row products: tiles of 8 columns a block (0: chosen)"),
+            cl::cat(cat)),
+        fewRowGemmWarps("few-row-gemm-warps", cl::init(0),
+                        cl::desc("Few-row products: warps a block, splitting "
+                                 "the depth (0: chosen)"),
+                        cl::cat(cat)),
+        fewRowGemmUnroll(
+            "few-row-gemm-unroll", cl::init(0),
+            cl::desc("Few-row products: steps of 32 a warp's chunk of the "
+                     "depth (0: chosen)"),
+            cl::cat(cat)),
         dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
                 cl::cat(cat)),
         quiet("quiet", cl::desc("Print no summary"), cl::cat(cat)),
@@ -348,6 +375,8 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
   cl::opt<bool> attentionQueryInShared;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
+  cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
+      fewRowGemmUnroll;
   cl::opt<std::string> dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
@@ -385,6 +414,10 @@ llvm::Error CompileCommandLine::finish() {
   options.attentionQueryInShared = f.attentionQueryInShared;
   options.attentionMinBlocksPerSM = f.attentionMinBlocksPerSM;
   options.attentionKeySplits = f.attentionKeySplits;
+  options.fewRowGemmRows = f.fewRowGemmRows;
+  options.fewRowGemmColumnTiles = f.fewRowGemmColumnTiles;
+  options.fewRowGemmWarps = f.fewRowGemmWarps;
+  options.fewRowGemmUnroll = f.fewRowGemmUnroll;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
   options.cacheSalt = f.cacheSalt;
@@ -575,6 +608,10 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.attentionQueryInShared = options.attentionQueryInShared;
   artifact.target.attentionMinBlocksPerSM = options.attentionMinBlocksPerSM;
   artifact.target.attentionKeySplits = options.attentionKeySplits;
+  artifact.target.fewRowGemmRows = options.fewRowGemmRows;
+  artifact.target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
+  artifact.target.fewRowGemmWarps = options.fewRowGemmWarps;
+  artifact.target.fewRowGemmUnroll = options.fewRowGemmUnroll;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

@@ -99,6 +99,14 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   OpPassManager &fn = pm.nest<func::FuncOp>();
   // index_put's loop (scf.forall) as a parallel loop: mapped like any other.
   fn.addPass(createForallToParallelLoopPass());
+  if (target.fewRowGemmRows > 0) {
+    FewRowMatmulToGPUOptions fewRows;
+    fewRows.maxRows = target.fewRowGemmRows;
+    fewRows.columnTiles = target.fewRowGemmColumnTiles;
+    fewRows.warps = target.fewRowGemmWarps;
+    fewRows.unroll = target.fewRowGemmUnroll;
+    fn.addPass(createFewRowMatmulToGPU(fewRows));
+  }
   if (target.libraryGemm)
     fn.addPass(createMatmulToLibraryCall());
   fn.addPass(createConvertLinalgToParallelLoopsPass());
@@ -234,6 +242,23 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       llvm::cl::desc("Tiled attention: splits over keys for few query rows "
                      "(0: chosen, 1: none)"),
       llvm::cl::init(0)};
+  Option<int64_t> fewRowGemmRows{
+      *this, "few-row-gemm-rows",
+      llvm::cl::desc("Products of at most this many static rows as one "
+                     "weight-streaming tensor-core kernel (0: none)"),
+      llvm::cl::init(32)};
+  Option<int64_t> fewRowGemmColumnTiles{
+      *this, "few-row-gemm-column-tiles",
+      llvm::cl::desc("Few-row products: tiles of 8 columns a block (0: chosen)"),
+      llvm::cl::init(0)};
+  Option<int64_t> fewRowGemmWarps{
+      *this, "few-row-gemm-warps",
+      llvm::cl::desc("Few-row products: warps a block (0: chosen)"),
+      llvm::cl::init(0)};
+  Option<int64_t> fewRowGemmUnroll{
+      *this, "few-row-gemm-unroll",
+      llvm::cl::desc("Few-row products: steps of 32 k a chunk (0: chosen)"),
+      llvm::cl::init(0)};
 };
 } // namespace
 
@@ -261,6 +286,10 @@ void registerGpuPipeline() {
         target.attentionQueryInShared = options.attentionQueryInShared;
         target.attentionMinBlocksPerSM = options.attentionMinBlocksPerSM;
         target.attentionKeySplits = options.attentionKeySplits;
+        target.fewRowGemmRows = options.fewRowGemmRows;
+        target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
+        target.fewRowGemmWarps = options.fewRowGemmWarps;
+        target.fewRowGemmUnroll = options.fewRowGemmUnroll;
         buildGpuPipeline(pm, target);
       });
 }

@@ -97,6 +97,10 @@ private:
     target.attentionQueryInShared = attentionQueryInShared;
     target.attentionMinBlocksPerSM = attentionMinBlocksPerSM;
     target.attentionKeySplits = attentionKeySplits;
+    target.fewRowGemmRows = fewRowGemmRows;
+    target.fewRowGemmColumnTiles = fewRowGemmColumnTiles;
+    target.fewRowGemmWarps = fewRowGemmWarps;
+    target.fewRowGemmUnroll = fewRowGemmUnroll;
     return target;
   }
 };

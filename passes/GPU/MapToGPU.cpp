@@ -263,6 +263,9 @@ public:
     }
     if (failed(flushRun()))
       return signalPassFailure();
+    // Launches formed before this pass (magi-few-row-matmul-to-gpu's) had
+    // their constants hoisted to the function by canonicalization.
+    func.walk([](gpu::LaunchOp launch) { sinkConstants(launch); });
   }
 
 private:

@@ -329,14 +329,7 @@ private:
     for (int64_t i = 0; i < 4; ++i) {
       Value word = LLVM::ExtractValueOp::create(b, loc, fragments,
                                                 ArrayRef<int64_t>{i});
-      if (element.isF16()) {
-        // nvvm.mma.sync takes f16 pairs as vector<2xf16>.
-        Value wide = vector::FromElementsOp::create(
-            b, loc, VectorType::get({1}, i32), ValueRange{word});
-        word = vector::BitCastOp::create(b, loc, VectorType::get({2}, element),
-                                         wide);
-      }
-      regs.push_back(word);
+      regs.push_back(magi::mmaRegister(b, loc, word, element));
     }
     return regs;
   }
@@ -361,18 +354,7 @@ private:
   // acc += A * B for one m16n8k16 tile: A four registers, B two, acc four
   // f32 values.
   void mma(ArrayRef<Value> a, ArrayRef<Value> bRegs, MutableArrayRef<Value> acc) {
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(4, f32));
-    NVVM::MMATypes type =
-        element.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    Value result = NVVM::MmaOp::create(
-        b, loc, resultType, a, bRegs, acc, ArrayRef<int64_t>{16, 8, 16},
-        std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    for (int64_t i = 0; i < 4; ++i)
-      acc[i] = LLVM::ExtractValueOp::create(b, loc, result, ArrayRef<int64_t>{i});
+    magi::mmaM16N8K16(b, loc, element, a, bRegs, acc);
   }
 
   // For each fragment f: acc[f][offset, offset + 8) += A[f] * B for two

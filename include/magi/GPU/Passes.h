@@ -155,6 +155,46 @@ struct RegisterRows {
 std::optional<RegisterRows> registerRows(llvm::ArrayRef<RowPhase> phases,
                                          int64_t maxThreads);
 
+/// Matching a matrix product on buffers (magi-matmul-to-library-call,
+/// magi-few-row-matmul-to-gpu). True when the body of `op` is
+/// `yield out + a * b` (in either order, the inputs maybe `arith.extf`ed).
+bool isMultiplyAccumulate(mlir::linalg::LinalgOp op);
+
+/// True when `memref` holds zeros just before `point`: the last op in the
+/// block that writes it is a linalg.fill of zero (set in `fill`), or a copy
+/// from a buffer that holds zeros then. Ops in between may read it; any
+/// other use makes the answer no.
+bool holdsZeros(mlir::Operation *point, mlir::Value memref,
+                mlir::linalg::FillOp &fill, unsigned depth = 0);
+
+/// True when nothing between `from` and `to` (same block) uses `memref`.
+bool unusedBetween(mlir::Operation *from, mlir::Operation *to, mlir::Value memref);
+
+/// For a bf16/f16 product into a fresh f32 buffer `c` that nothing but an
+/// elementwise rounding to `type` reads afterwards: that rounding (whose
+/// fresh output the product may write rounded instead), else null.
+/// `inputs` are the product's inputs (the rounding's output must not be
+/// one of theirs).
+mlir::linalg::GenericOp roundingOnlyReader(mlir::linalg::LinalgOp product,
+                                           mlir::Value c, mlir::Type type,
+                                           mlir::ValueRange inputs);
+
+/// Erases fills and copies into local buffers that nothing reads.
+void eraseWritesNobodyReads(mlir::func::FuncOp func);
+
+/// An i32 word holding two 16-bit values as the register operand
+/// nvvm.mma.sync takes for `element`: the word itself for bf16, a
+/// vector<2xf16> for f16.
+mlir::Value mmaRegister(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value word, mlir::Type element);
+
+/// acc += A * B for one PTX `mma.sync` m16n8k16 tile, `element` (f16 or
+/// bf16) in and f32 accumulated: A four registers and B two (as
+/// mmaRegister makes them), acc four f32 values, replaced by the results.
+void mmaM16N8K16(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
+                 llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> bRegs,
+                 llvm::MutableArrayRef<mlir::Value> acc);
+
 } // namespace magi
 
 #endif // MAGI_GPU_PASSES_H

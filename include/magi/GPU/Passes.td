@@ -163,6 +163,10 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     the constant combined with the total. A loop without a
     configuration, a `scf.parallel` with reductions, a block size outside
     1..1024 or a value computed in a kernel and used by the host is an error.
+    Constants a kernel uses are defined inside its launch, so they are not
+    kernel parameters: also in launches formed before this pass
+    (magi-few-row-matmul-to-gpu's), whose constants canonicalization hoists
+    to the function.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];
@@ -203,6 +207,66 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::func::FuncDialect"];
+}
+
+def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Makes matrix products of few rows one weight-streaming tensor-core kernel";
+  let description = [{
+    Runs on a bufferized host function, before its linalg ops become loops
+    (and before magi-matmul-to-library-call, which takes the products this
+    pass leaves). A product of few rows (a layer's projection at a few
+    tokens: `y = x w^T` with `x` [M, K] and the weight `w` stored [N, K]) reads
+    each weight once and does little arithmetic per byte: its time is the
+    weight's bytes over the memory bandwidth. It becomes one `gpu.launch`
+    (kernel `gemmN`, configuration `{strategy = "few-row-gemm", block_size,
+    row_tiles, column_tiles, warps, unroll}`) that streams the weight at
+    full width:
+    - it matches a linalg op on buffers with the maps `(m, k)`, `(n, k)`,
+      `(m, n)` (no batch), a body `out + a * b` (inputs maybe `arith.extf`ed),
+      `a` and `b` f16 or bf16 (the same), `c` f32 or their type, all three
+      dense row-major with static shapes, M (the rows) at most `max-rows`,
+      K a multiple of 8, and `c` holding zeros (as for the library call:
+      the kernel overwrites it; a rounding of an f32 `c` that is its only
+      reader is taken over the same way);
+    - one block of `warps` warps per `8 * column-tiles` columns of `c`
+      (weight rows); the warps split K in chunks of `32 * unroll`;
+    - a lane loads 16 bytes of a weight row per column tile and chunk step
+      (`ld.global.nc` with `L1::no_allocate`: read once) and 16 bytes of two rows of `a` per row tile (16 rows), and
+      issues two `mma.sync` m16n8k16 per pair: as the sum over k does not
+      depend on its order, the k of a step are numbered so that each lane's
+      16-byte chunk of a row is exactly its A and B fragment registers
+      (lane 4g + t holds elements 8t .. 8t + 7 of rows g and g + 8; the
+      fragment's k = 2t, 2t + 1 are the chunk's first word, k = 2t + 8,
+      2t + 9 its second, and the next step its third and fourth), so no
+      shuffle, no shared memory and no `ldmatrix` stand between the load
+      and the tensor core;
+    - rows past M read a valid row and are zeroed, weight rows past N are
+      not stored, and a chunk past K is zeroed;
+    - at the end every warp writes its f32 accumulators to shared memory,
+      and the block's threads add the warps' partial sums, round and store
+      each element of `c`.
+    With `column-tiles`, `warps` or `unroll` 0 (the default) the tiling is
+    chosen: 4 column tiles, 2 steps a chunk, 16 warps when that leaves
+    fewer than 264 blocks (two an SM of an H200), else 8 (fewer when the
+    partial sums would not fit 48 KiB of shared memory). Bases are assumed
+    16-byte aligned (the runtime refuses others); K a multiple of 8 keeps
+    every row so.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxRows", "max-rows", "int64_t", "32",
+           "Products of at most this many (static) rows become the kernel; "
+           "0 turns the pass off">,
+    Option<"columnTiles", "column-tiles", "int64_t", "0",
+           "Tiles of 8 columns a block (0: chosen)">,
+    Option<"warps", "warps", "int64_t", "0",
+           "Warps a block, splitting K (0: chosen)">,
+    Option<"unroll", "unroll", "int64_t", "0",
+           "Steps of 32 k a warp's chunk (0: chosen)">,
+  ];
 }
 
 def OutlineKernels : Pass<"magi-outline-kernels", "mlir::ModuleOp"> {

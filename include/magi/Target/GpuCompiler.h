@@ -44,6 +44,13 @@ struct GpuTargetOptions {
   int64_t attentionMinBlocksPerSM = 0;
   /// Splits over keys for few query rows (0: chosen, 1: none).
   int64_t attentionKeySplits = 0;
+  /// Products of at most this many static rows as Magi's weight-streaming
+  /// kernel (magi-few-row-matmul-to-gpu; 0: none), with its tiling (each 0:
+  /// chosen).
+  int64_t fewRowGemmRows = 32;
+  int64_t fewRowGemmColumnTiles = 0;
+  int64_t fewRowGemmWarps = 0;
+  int64_t fewRowGemmUnroll = 0;
 };
 
 struct CompiledPiece {

@@ -1,0 +1,189 @@
+// magi-few-row-matmul-to-gpu: a product of few static rows with its weight
+// stored [N, K] becomes one gpu.launch that loads 16-byte chunks of weight
+// rows straight into mma.sync's B registers; anything else stays a linalg op.
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu | FileCheck %s
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="column-tiles=1 warps=2 unroll=1" | FileCheck %s --check-prefix=OPTS
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="max-rows=0" | FileCheck %s --check-prefix=OFF
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// A projection at 16 tokens: x [16, 4096] times w [64, 4096]^T into f32,
+// rounded to bf16. The kernel writes the rounding's buffer; the fill, the
+// product and the rounding are gone. 64 columns make 2 blocks of 4 column
+// tiles (fewer than 264 blocks: 16 warps); K = 4096 is 64 chunks of 64, 4
+// a warp, so no chunk is guarded. Each chunk: 2 steps x (4 weight + 2 row
+// loads), then 2 x 2 x 4 products.
+// CHECK-LABEL: func @projection
+// CHECK-SAME: (%[[X:.*]]: memref<16x4096xbf16>, %[[W:.*]]: memref<64x4096xbf16>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<16x64xbf16>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c512{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) module(@projection_kernels) function(@gemm0) workgroup(%[[SHARED:.*]] : memref<8192xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG: memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK-DAG: memref.extract_aligned_pointer_as_index %[[W]]
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: arith.select
+// CHECK-COUNT-4: llvm.inline_asm asm_dialect = att "ld.global.nc.L1::no_allocate.v4.u32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l"
+// CHECK-COUNT-2: llvm.inline_asm asm_dialect = att "ld.global.nc.v4.u32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l"
+// CHECK-COUNT-4: llvm.inline_asm asm_dialect = att "ld.global.nc.L1::no_allocate.v4.u32
+// CHECK-COUNT-2: llvm.inline_asm asm_dialect = att "ld.global.nc.v4.u32
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: scf.yield
+// CHECK: memref.store {{.*}}, %[[SHARED]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SHARED]]
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: memref.store {{.*}}, %[[OUT]]
+// CHECK: gpu.terminator
+// CHECK-NEXT: } {magi.kernel_config = {block_size = 512 : i64, column_tiles = 4 : i64, row_tiles = 1 : i64, strategy = "few-row-gemm", unroll = 2 : i64, warps = 16 : i64}}
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[OUT]]
+// OPTS-LABEL: func @projection
+// OPTS: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}}) {{.*}} workgroup({{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
+// OPTS: } {magi.kernel_config = {block_size = 64 : i64, column_tiles = 1 : i64, row_tiles = 1 : i64, strategy = "few-row-gemm", unroll = 1 : i64, warps = 2 : i64}}
+// OFF-LABEL: func @projection
+// OFF-NOT: gpu.launch
+func.func @projection(%x: memref<16x4096xbf16>, %w: memref<64x4096xbf16>) -> memref<16x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<16x4096xbf16>, memref<64x4096xbf16>) outs(%acc : memref<16x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %o: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %o : f32
+    linalg.yield %3 : f32
+  }
+  %out = memref.alloc() : memref<16x64xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<16x64xf32>) outs(%out : memref<16x64xbf16>) {
+  ^bb0(%in: f32, %o: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  return %out : memref<16x64xbf16>
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// f16 at 20 rows (two row tiles, the second's upper half rows 24..31
+// absent, its lower half partly past M), 20 columns (the block's last two
+// column tiles past N, clamped and not stored), K = 200 (not a whole
+// number of 64-column chunks: every chunk guarded), into an f32 output that
+// is not rounded. The products take f16 pairs as vector<2xf16>.
+// CHECK-LABEL: func @ragged
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) {{.*}} workgroup({{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[C19:.*]] = arith.constant 19 : index
+// CHECK: arith.minui %{{.*}}, %[[C19]]
+// CHECK: scf.for
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c200
+// CHECK: arith.select %[[INSIDE]]
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: gpu.barrier
+// CHECK: %[[ROW_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20
+// CHECK: %[[COL_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20
+// CHECK: %[[STORE:.*]] = arith.andi %[[ROW_IN]], %[[COL_IN]]
+// CHECK: scf.if %[[STORE]] {
+// CHECK-NOT: arith.truncf
+// CHECK: memref.store {{.*}} : memref<20x20xf32>
+// CHECK: row_tiles = 2 : i64
+func.func @ragged(%x: memref<20x200xf16>, %w: memref<20x200xf16>, %out: memref<20x20xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<20x20xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<20x200xf16>, memref<20x200xf16>) outs(%out : memref<20x20xf32>) {
+  ^bb0(%in: f16, %in_1: f16, %o: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.extf %in_1 : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %o : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// Left to cuBLASLt (or loops): more rows than max-rows, a weight stored
+// [K, N], f32 inputs, a dynamic row count, K not a multiple of 8, and an
+// output that does not hold zeros.
+// CHECK-LABEL: func @untouched
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-6: linalg.generic
+// CHECK-NOT: gpu.launch
+func.func @untouched(%x48: memref<48x64xbf16>, %w: memref<32x64xbf16>, %o48: memref<48x32xf32>,
+                     %x: memref<16x64xbf16>, %wkn: memref<64x32xbf16>, %o: memref<16x32xf32>,
+                     %xf: memref<16x64xf32>, %wf: memref<32x64xf32>,
+                     %xd: memref<?x64xbf16>, %od: memref<?x32xf32>,
+                     %x12: memref<16x12xbf16>, %w12: memref<32x12xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o48 : memref<48x32xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x48, %w : memref<48x64xbf16>, memref<32x64xbf16>) outs(%o48 : memref<48x32xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<16x32xf32>)
+  linalg.generic {indexing_maps = [#a, #kn, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wkn : memref<16x64xbf16>, memref<64x32xbf16>) outs(%o : memref<16x32xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<16x32xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xf, %wf : memref<16x64xf32>, memref<32x64xf32>) outs(%o : memref<16x32xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %acc: f32):
+    %2 = arith.mulf %in, %in_1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%od : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xd, %w : memref<?x64xbf16>, memref<32x64xbf16>) outs(%od : memref<?x32xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<16x32xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x12, %w12 : memref<16x12xbf16>, memref<32x12xbf16>) outs(%o : memref<16x32xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  // Accumulates into what the previous product wrote: no zeros.
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<16x64xbf16>, memref<32x64xbf16>) outs(%o : memref<16x32xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %2, %acc : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
