@@ -83,15 +83,15 @@ fi
 # DECODE_KEY_SPLITS="8 32 ..." also compiles the decode models with each
 # --attention-key-splits into .gpu/decode-splits/<N>-<L>l/ (scripts/gpu-session.sh
 # decode-splits times them).
-# FEW_ROW_VARIANTS="NAME:ROWS:COLUMN_TILES:WARPS:UNROLL ..." compiles the
+# FEW_ROW_VARIANTS="NAME:ROWS:COLUMN_TILES:WARPS:STAGES ..." compiles the
 # 1-layer 7B-shaped model at T=16 alone with those --few-row-gemm-* options
 # into .gpu/variants/NAME, for the `variants` step (VARIANT_T=16).
 for variant in ${FEW_ROW_VARIANTS:-}; do
-  IFS=: read -r name rows columns warps unroll <<< "$variant"
+  IFS=: read -r name rows columns warps stages <<< "$variant"
   "$bin/magi-compile" "$out/llama7b/llama7b-1l-zero.pt2" -o "$out/variants/$name" \
     --cache-mode=off --quiet --compile-sizes=16 --few-row-gemm-rows="$rows" \
     --few-row-gemm-column-tiles="$columns" --few-row-gemm-warps="$warps" \
-    --few-row-gemm-unroll="$unroll"
+    --few-row-gemm-stages="$stages"
 done
 for splits in ${DECODE_KEY_SPLITS:-}; do
   for layers in 1 4; do

@@ -69,7 +69,7 @@ std::string CompileOptions::keyText() const {
           ";few-row-gemm-rows=" + std::to_string(fewRowGemmRows) +
           ";few-row-gemm-column-tiles=" + std::to_string(fewRowGemmColumnTiles) +
           ";few-row-gemm-warps=" + std::to_string(fewRowGemmWarps) +
-          ";few-row-gemm-unroll=" + std::to_string(fewRowGemmUnroll);
+          ";few-row-gemm-stages=" + std::to_string(fewRowGemmStages);
   return text;
 }
 
@@ -170,7 +170,7 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-rows", fewRowGemmRows),
     MAGI_INT_OPTION("few-row-gemm-column-tiles", fewRowGemmColumnTiles),
     MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
-    MAGI_INT_OPTION("few-row-gemm-unroll", fewRowGemmUnroll),
+    MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
     {"cache-mode",
@@ -333,10 +333,10 @@ struct CompileCommandLine::Flags {
                         cl::desc("Few-row products: warps a block, splitting "
                                  "the depth (0: chosen)"),
                         cl::cat(cat)),
-        fewRowGemmUnroll(
-            "few-row-gemm-unroll", cl::init(0),
-            cl::desc("Few-row products: steps of 32 a warp's chunk of the "
-                     "depth (0: chosen)"),
+        fewRowGemmStages(
+            "few-row-gemm-stages", cl::init(0),
+            cl::desc("Few-row products: stages of 64 of the depth a warp "
+                     "keeps in flight (0: chosen)"),
             cl::cat(cat)),
         dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
                 cl::cat(cat)),
@@ -376,7 +376,7 @@ struct CompileCommandLine::Flags {
   cl::opt<bool> attentionQueryInShared;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
-      fewRowGemmUnroll;
+      fewRowGemmStages;
   cl::opt<std::string> dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
@@ -417,7 +417,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmRows = f.fewRowGemmRows;
   options.fewRowGemmColumnTiles = f.fewRowGemmColumnTiles;
   options.fewRowGemmWarps = f.fewRowGemmWarps;
-  options.fewRowGemmUnroll = f.fewRowGemmUnroll;
+  options.fewRowGemmStages = f.fewRowGemmStages;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
   options.cacheSalt = f.cacheSalt;
@@ -611,7 +611,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.fewRowGemmRows = options.fewRowGemmRows;
   artifact.target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
   artifact.target.fewRowGemmWarps = options.fewRowGemmWarps;
-  artifact.target.fewRowGemmUnroll = options.fewRowGemmUnroll;
+  artifact.target.fewRowGemmStages = options.fewRowGemmStages;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

@@ -104,7 +104,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fewRows.maxRows = target.fewRowGemmRows;
     fewRows.columnTiles = target.fewRowGemmColumnTiles;
     fewRows.warps = target.fewRowGemmWarps;
-    fewRows.unroll = target.fewRowGemmUnroll;
+    fewRows.stages = target.fewRowGemmStages;
     fn.addPass(createFewRowMatmulToGPU(fewRows));
   }
   if (target.libraryGemm)
@@ -255,9 +255,9 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "few-row-gemm-warps",
       llvm::cl::desc("Few-row products: warps a block (0: chosen)"),
       llvm::cl::init(0)};
-  Option<int64_t> fewRowGemmUnroll{
-      *this, "few-row-gemm-unroll",
-      llvm::cl::desc("Few-row products: steps of 32 k a chunk (0: chosen)"),
+  Option<int64_t> fewRowGemmStages{
+      *this, "few-row-gemm-stages",
+      llvm::cl::desc("Few-row products: a warp's stages of 64 k in flight (0: chosen)"),
       llvm::cl::init(0)};
 };
 } // namespace
@@ -289,7 +289,7 @@ void registerGpuPipeline() {
         target.fewRowGemmRows = options.fewRowGemmRows;
         target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
         target.fewRowGemmWarps = options.fewRowGemmWarps;
-        target.fewRowGemmUnroll = options.fewRowGemmUnroll;
+        target.fewRowGemmStages = options.fewRowGemmStages;
         buildGpuPipeline(pm, target);
       });
 }

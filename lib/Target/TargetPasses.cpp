@@ -100,7 +100,7 @@ private:
     target.fewRowGemmRows = fewRowGemmRows;
     target.fewRowGemmColumnTiles = fewRowGemmColumnTiles;
     target.fewRowGemmWarps = fewRowGemmWarps;
-    target.fewRowGemmUnroll = fewRowGemmUnroll;
+    target.fewRowGemmStages = fewRowGemmStages;
     return target;
   }
 };

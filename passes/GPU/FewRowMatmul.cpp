@@ -26,21 +26,26 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kRowTile = 16;
 constexpr int64_t kColumnTile = 8;
 constexpr int64_t kStep = 32;
-// Elements of a 16-byte load.
+// k of a stage: two steps, 128 bytes of each row (one L2 line).
+constexpr int64_t kStageColumns = 2 * kStep;
+// Elements of a 16-byte copy or load.
 constexpr int64_t kChunk = 8;
+constexpr int64_t kChunksPerRow = kStageColumns / kChunk;
 // f32 accumulators of one m16n8 tile over a warp.
 constexpr int64_t kTileFloats = kRowTile * kColumnTile;
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
-// An H200's multiprocessors.
-constexpr int64_t kMultiprocessors = 132;
+// The most dynamic shared memory a block of an H100/H200 may have.
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
 struct Tiling {
-  int64_t rowTiles, columnTiles, warps, unroll;
+  int64_t rowTiles, columnTiles, warps, stages;
   int64_t columns() const { return kColumnTile * columnTiles; }
   int64_t threads() const { return kWarpSize * warps; }
-  // One warp's accumulators, and the block's shared partial sums.
+  // Rows a stage holds: the block's weight rows, then the rows of `a`.
+  int64_t stageRows() const { return columns() + kRowTile * rowTiles; }
+  int64_t ringBytes() const { return warps * stages * stageRows() * kStageColumns * 2; }
+  // One warp's accumulators, and the block's partial sums after the rings.
   int64_t warpFloats() const { return rowTiles * columnTiles * kTileFloats; }
-  int64_t sharedBytes() const { return warps * warpFloats() * 4; }
+  int64_t sharedBytes() const { return ringBytes() + warps * warpFloats() * 4; }
 };
 
 // The product's operands when `op` is one this pass takes (a [M, K], b
@@ -96,7 +101,9 @@ public:
                 Value out)
       : b(b), loc(loc), p(p), tiling(tiling), out(out) {}
 
-  void build(gpu::LaunchOp launch, Value shared);
+  // `ring`: the warps' stages, [warps * stages * stageRows, 64] elements;
+  // `partials`: [warps * warpFloats] f32.
+  void build(gpu::LaunchOp launch, Value ring, Value partials);
 
 private:
   OpBuilder &b;
@@ -104,6 +111,7 @@ private:
   Product p;
   Tiling tiling;
   Value out;
+  Value lane, warp, firstColumn;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
@@ -115,92 +123,95 @@ private:
   Value less(Value x, int64_t y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, idx(y));
   }
-  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
-
-  // The address of `memref`'s first element, as an i64.
-  Value baseAddress(Value memref) {
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), base);
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+  void syncWarp() {
+    NVVM::SyncWarpOp::create(b, loc, arith::ConstantIntOp::create(b, loc, -1, 32));
   }
-  // 16 bytes at `base` + `offset` bytes, as four i32 words: read-only
-  // (`.nc`); `streamed` data (read once) is not kept in L1. (L2's eviction
-  // priorities take 32-byte loads before sm_100, or a cache policy.)
-  SmallVector<Value> load16(Value base, Value offset, bool streamed) {
-    Value address = arith::AddIOp::create(
-        b, loc, base, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), offset));
-    std::string text = std::string("ld.global.nc") +
-                       (streamed ? ".L1::no_allocate" : "") +
-                       ".v4.u32 {$0, $1, $2, $3}, [$4];";
-    Type word = b.getI32Type();
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(4, word));
-    Value loaded =
-        LLVM::InlineAsmOp::create(
-            b, loc, resultType, ValueRange{address}, b.getStringAttr(text),
-            b.getStringAttr("=r,=r,=r,=r,l"), /*has_side_effects=*/nullptr,
-            /*is_align_stack=*/nullptr, /*tail_call_kind=*/nullptr,
-            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-            /*operand_attrs=*/nullptr)
-            .getResult(0);
-    SmallVector<Value> words;
-    for (int64_t i = 0; i < 4; ++i)
-      words.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, ArrayRef<int64_t>{i}));
-    return words;
+  // Where chunk `chunk` (16 bytes) of stage row `row` lies: odd rows have
+  // their two 64-byte halves swapped, so that the 8 lanes of a shared load
+  // phase (rows g, g + 1, four chunks each) hit all 32 banks once.
+  Value swizzled(Value row, Value chunk) {
+    Value flip = mul(rem(row, 2), kChunksPerRow / 2);
+    return arith::XOrIOp::create(b, loc, chunk, flip);
   }
-  void zeroUnless(Value keep, MutableArrayRef<Value> words) {
-    for (Value &w : words)
-      w = arith::SelectOp::create(b, loc, keep, w, i32(0));
+  // The first row of (warp, slot) in the ring.
+  Value slotRow(Value slot) {
+    return mul(add(mul(warp, tiling.stages), slot), tiling.stageRows());
   }
+  void copyStage(Value ring, Value slot, Value stage);
+  SmallVector<Value> loadShared(Value ring, Value row, Value chunk);
 };
 
-void KernelBuilder::build(gpu::LaunchOp launch, Value shared) {
+// The warp's stage `stage` (k from stage * 64, counted over the block's
+// warps: stage s of warp w is the block's (s * warps + w)-th 64 columns)
+// into its ring slot `slot`: each lane copies 16 bytes per instruction,
+// eight lanes a 128-byte row; weight rows past N and rows of `a` past M
+// read a valid row, columns past K none (zero-filled).
+void KernelBuilder::copyStage(Value ring, Value slot, Value stage) {
+  const int64_t M = p.rows, N = p.columns, K = p.depth;
+  Value firstK = mul(add(mul(stage, tiling.warps), warp), kStageColumns);
+  Value chunk = rem(lane, kChunksPerRow);
+  Value column = add(firstK, mul(chunk, kChunk));
+  Value inside = less(column, K);
+  Value safeColumn = select(inside, column, idx(0));
+  Value zero = idx(0);
+  Value elements = select(inside, idx(kChunk), zero);
+  Value base = slotRow(slot);
+  const int64_t rowsPerCopy = kWarpSize / kChunksPerRow;
+  for (int64_t r0 = 0; r0 < tiling.stageRows(); r0 += rowsPerCopy) {
+    Value row = add(div(lane, kChunksPerRow), r0);
+    Value source, sourceRow, count = elements;
+    if (r0 < tiling.columns()) {
+      source = p.b;
+      sourceRow = min(add(firstColumn, row), N - 1);
+    } else {
+      source = p.a;
+      Value aRow = add(div(lane, kChunksPerRow), r0 - tiling.columns());
+      if (r0 - tiling.columns() + rowsPerCopy > M) {
+        Value rowInside = less(aRow, M);
+        count = select(rowInside, elements, zero);
+      }
+      sourceRow = min(aRow, M - 1);
+    }
+    Value at = mul(swizzled(row, chunk), kChunk);
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
+        ValueRange{add(base, row), at}, source, ValueRange{sourceRow, safeColumn},
+        b.getIndexAttr(kChunk), count, /*bypassL1=*/b.getUnitAttr());
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+}
+
+// 16 bytes of the ring as four i32 words (chunk `chunk` of ring row `row`).
+SmallVector<Value> KernelBuilder::loadShared(Value ring, Value row, Value chunk) {
+  Value at = mul(swizzled(row, chunk), kChunk);
+  auto vectorType = VectorType::get({kChunk}, p.element);
+  Value v = vector::LoadOp::create(b, loc, vectorType, ring, ValueRange{row, at},
+                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
+  Value words = vector::BitCastOp::create(b, loc, VectorType::get({4}, b.getI32Type()), v);
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < 4; ++i)
+    result.push_back(vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i}));
+  return result;
+}
+
+void KernelBuilder::build(gpu::LaunchOp launch, Value ring, Value partials) {
   const int64_t M = p.rows, N = p.columns, K = p.depth;
   const int64_t rowTiles = tiling.rowTiles, columnTiles = tiling.columnTiles;
-  const int64_t elementBytes = 2;
+  const int64_t stages = tiling.stages;
   Value tid = launch.getThreadIds().x;
-  Value lane = rem(tid, kWarpSize), warp = div(tid, kWarpSize);
+  lane = rem(tid, kWarpSize);
+  warp = div(tid, kWarpSize);
+  firstColumn = mul(launch.getBlockIds().x, tiling.columns());
   Value group = div(lane, 4), inGroup = rem(lane, 4);
-  Value firstColumn = mul(launch.getBlockIds().x, tiling.columns());
-  Value aBase = baseAddress(p.a), bBase = baseAddress(p.b);
-  Value laneBytes = mul(inGroup, kChunk * elementBytes);
 
-  // The lane's weight rows (clamped: rows past N are read but not stored)
-  // and rows of `a` (clamped, their values zeroed past M), as byte offsets
-  // of the lane's chunk in a step's first 32 columns.
-  SmallVector<Value> weightRow;
-  for (int64_t j = 0; j < columnTiles; ++j) {
-    Value row = min(add(add(firstColumn, group), kColumnTile * j), N - 1);
-    weightRow.push_back(add(mul(row, K * elementBytes), laneBytes));
-  }
-  // Per row tile, the halves g and g + 8; `rowValid` null when every lane's
-  // row is inside, `rowAbsent` when none is.
-  struct Half {
-    Value offset, valid;
-    bool absent = false;
-  };
-  SmallVector<std::array<Half, 2>> halves(rowTiles);
-  for (int64_t i = 0; i < rowTiles; ++i)
-    for (int64_t h = 0; h < 2; ++h) {
-      int64_t first = kRowTile * i + kColumnTile * h;
-      Half &half = halves[i][h];
-      if (first >= M) {
-        half.absent = true;
-        continue;
-      }
-      Value row = add(group, first);
-      if (first + kColumnTile > M)
-        half.valid = less(row, M);
-      half.offset = add(mul(min(row, M - 1), K * elementBytes), laneBytes);
-    }
+  // The block's 64-column stages, taken by its warps in turn.
+  const int64_t blockStages = llvm::divideCeil(K, kStageColumns);
+  const int64_t iterations = llvm::divideCeil(blockStages, tiling.warps);
+  // The first stages - 1 in flight before the loop.
+  for (int64_t s = 0; s + 1 < stages; ++s)
+    copyStage(ring, idx(s), idx(s));
 
-  const int64_t chunkElements = kStep * tiling.unroll;
-  const int64_t chunks = llvm::divideCeil(K, chunkElements);
-  const int64_t iterations = llvm::divideCeil(chunks, tiling.warps);
-  // Whether some lane's 8 columns of some step lie past K (K not a
-  // multiple of the chunk, or warps without a chunk in the last round).
-  const bool guardK = iterations * tiling.warps * chunkElements != K;
-
-  Type f32 = b.getF32Type();
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> init(tiling.warpFloats() / kWarpSize, zero);
   auto loop = scf::ForOp::create(b, loc, idx(0), idx(iterations), idx(1), init);
@@ -208,63 +219,52 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value shared) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> acc(loop.getRegionIterArgs());
-    Value chunk = add(mul(loop.getInductionVar(), tiling.warps), warp);
-    Value chunkFirst = mul(chunk, chunkElements);
-    // All loads of the chunk first, then its products.
-    SmallVector<SmallVector<SmallVector<Value>>> weights(tiling.unroll);
-    SmallVector<SmallVector<std::array<SmallVector<Value>, 2>>> rows(tiling.unroll);
-    for (int64_t u = 0; u < tiling.unroll; ++u) {
-      Value column = add(chunkFirst, kStep * u);
-      Value inside;
-      if (guardK) {
-        inside = less(add(column, mul(inGroup, kChunk)), K);
-        column = arith::SelectOp::create(b, loc, inside, column, idx(0));
-      }
-      Value columnBytes = mul(column, elementBytes);
-      for (int64_t j = 0; j < columnTiles; ++j) {
-        weights[u].push_back(load16(bBase, add(weightRow[j], columnBytes), true));
-        if (inside)
-          zeroUnless(inside, weights[u].back());
-      }
-      rows[u].resize(rowTiles);
-      for (int64_t i = 0; i < rowTiles; ++i)
-        for (int64_t h = 0; h < 2; ++h) {
-          const Half &half = halves[i][h];
-          SmallVector<Value> &words = rows[u][i][h];
-          if (half.absent) {
-            words.assign(4, i32(0));
-            continue;
-          }
-          words = load16(aBase, add(half.offset, columnBytes), false);
-          if (half.valid)
-            zeroUnless(half.valid, words);
-          if (inside)
-            zeroUnless(inside, words);
-        }
-    }
+    Value it = loop.getInductionVar();
+    // Stage it + stages - 1 into the slot stage it - 1 used (every lane
+    // finished reading it before the previous iteration's last syncwarp);
+    // past the warp's last stage the copies read nothing.
+    Value ahead = add(it, stages - 1);
+    copyStage(ring, rem(ahead, stages), ahead);
+    // Stage it: its group and all before it complete (stages - 1 groups
+    // may be in flight), and every lane's copies visible to the warp.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 1);
+    syncWarp();
+    Value base = slotRow(rem(it, stages));
     auto reg = [&](Value word) { return magi::mmaRegister(b, loc, word, p.element); };
-    for (int64_t u = 0; u < tiling.unroll; ++u)
-      for (int64_t q = 0; q < 2; ++q)
-        for (int64_t i = 0; i < rowTiles; ++i) {
-          const auto &x = rows[u][i];
-          SmallVector<Value> aRegs = {reg(x[0][2 * q]), reg(x[1][2 * q]),
-                                      reg(x[0][2 * q + 1]), reg(x[1][2 * q + 1])};
+    for (int64_t u = 0; u < 2; ++u) {
+      // Lane 4g + t: chunk t of the step (16 bytes, k = 8t .. 8t + 7) of
+      // weight rows g + 8j and rows g, g + 8 of each row tile of `a`.
+      Value chunk = add(inGroup, u * 4);
+      SmallVector<SmallVector<Value>> weights;
+      for (int64_t j = 0; j < columnTiles; ++j)
+        weights.push_back(loadShared(ring, add(add(base, group), kColumnTile * j), chunk));
+      for (int64_t i = 0; i < rowTiles; ++i) {
+        Value aRow = add(add(base, group), tiling.columns() + kRowTile * i);
+        SmallVector<Value> low = loadShared(ring, aRow, chunk);
+        SmallVector<Value> high = loadShared(ring, add(aRow, kColumnTile), chunk);
+        for (int64_t q = 0; q < 2; ++q) {
+          SmallVector<Value> aRegs = {reg(low[2 * q]), reg(high[2 * q]),
+                                      reg(low[2 * q + 1]), reg(high[2 * q + 1])};
           for (int64_t j = 0; j < columnTiles; ++j) {
-            SmallVector<Value> bRegs = {reg(weights[u][j][2 * q]),
-                                        reg(weights[u][j][2 * q + 1])};
+            SmallVector<Value> bRegs = {reg(weights[j][2 * q]), reg(weights[j][2 * q + 1])};
             magi::mmaM16N8K16(b, loc, p.element, aRegs, bRegs,
                               MutableArrayRef<Value>(acc).slice((i * columnTiles + j) * 4, 4));
           }
         }
+      }
+    }
+    // Every lane done with the slot before a lane's next copy refills it.
+    syncWarp();
     scf::YieldOp::create(b, loc, acc);
   }
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
   // Each warp's accumulators to shared memory ([warp][tile][register][lane]:
   // consecutive lanes at consecutive words), then each element of the
   // block's columns summed over the warps by one thread.
   Value warpBase = mul(warp, tiling.warpFloats());
   for (auto [r, value] : llvm::enumerate(loop.getResults()))
-    memref::StoreOp::create(b, loc, value, shared,
+    memref::StoreOp::create(b, loc, value, partials,
                             ValueRange{add(add(warpBase, lane), int64_t(r) * kWarpSize)});
   gpu::BarrierOp::create(b, loc);
   Type outElement = cast<MemRefType>(out.getType()).getElementType();
@@ -279,7 +279,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value shared) {
     for (int64_t w = 0; w < tiling.warps; ++w)
       sum = arith::AddFOp::create(
           b, loc, sum,
-          memref::LoadOp::create(b, loc, shared, ValueRange{add(e, w * tiling.warpFloats())}));
+          memref::LoadOp::create(b, loc, partials, ValueRange{add(e, w * tiling.warpFloats())}));
     // e = ((i * columnTiles + j) * 4 + r) * 32 + lane: the C fragment's
     // register r of lane 4g + t is (row g + 8 (r / 2), column 2t + r % 2).
     // (Each op is made in its own statement: the IR must not depend on the
@@ -302,7 +302,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value shared) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifStore.thenBlock());
       Value result = sum;
-      if (outElement != f32)
+      if (outElement != b.getF32Type())
         result = arith::TruncFOp::create(b, loc, outElement, sum);
       memref::StoreOp::create(b, loc, result, out, ValueRange{row, column});
     }
@@ -320,10 +320,10 @@ public:
     func::FuncOp func = getOperation();
     if (maxRows <= 0 || func.isExternal())
       return;
-    for (int64_t option : {int64_t(columnTiles), int64_t(warps), int64_t(unroll)})
+    for (int64_t option : {int64_t(columnTiles), int64_t(warps), int64_t(stages)})
       if (option < 0) {
         func.emitError("magi-few-row-matmul-to-gpu: column-tiles, warps and "
-                       "unroll must not be negative");
+                       "stages must not be negative");
         return signalPassFailure();
       }
     SmallVector<linalg::LinalgOp> candidates;
@@ -343,25 +343,22 @@ public:
   }
 
 private:
+  // The options' tiling, 0s chosen: 4 column tiles (32 weight rows a
+  // block), 4 warps, 4 stages (three in flight while one is multiplied:
+  // 72 KiB a block at 16 rows, two blocks an SM).
   FailureOr<Tiling> chooseTiling(const Product &p, Operation *op) const {
     Tiling t;
     t.rowTiles = llvm::divideCeil(p.rows, kRowTile);
     t.columnTiles = columnTiles ? columnTiles : 4;
-    t.unroll = unroll ? unroll : 2;
-    if (warps) {
-      t.warps = warps;
-    } else {
-      int64_t blocks = llvm::divideCeil(p.columns, t.columns());
-      t.warps = blocks < 2 * kMultiprocessors ? 16 : 8;
-      while (t.warps > 1 && t.sharedBytes() > kStaticSharedBytes)
-        t.warps /= 2;
-    }
-    if (t.threads() > 1024 || t.sharedBytes() > kStaticSharedBytes)
+    t.warps = warps ? warps : 4;
+    t.stages = stages ? stages : 4;
+    if (t.stages < 2 || t.threads() > 1024 || t.sharedBytes() > kMaxSharedBytes)
       return op->emitError("magi-few-row-matmul-to-gpu: ")
              << t.warps << " warps of " << t.rowTiles << " x " << t.columnTiles
-             << " tiles need " << t.threads() << " threads and "
-             << t.sharedBytes() << " bytes of shared memory (at most 1024 and "
-             << kStaticSharedBytes << ")";
+             << " tiles and " << t.stages << " stages need " << t.threads()
+             << " threads and " << t.sharedBytes()
+             << " bytes of shared memory (at most 1024 and " << kMaxSharedBytes
+             << ", and at least 2 stages)";
     return t;
   }
 
@@ -393,15 +390,14 @@ private:
     auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     Value one = c(1);
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-    auto sharedType = MemRefType::get({tiling->warps * tiling->warpFloats()}, b.getF32Type(),
-                                      MemRefLayoutAttrInterface(), workgroup);
     auto kernels = FlatSymbolRefAttr::get(b.getContext(),
                                           (func.getSymName() + "_kernels").str());
     auto name = FlatSymbolRefAttr::get(b.getContext(), "gemm" + std::to_string(number++));
     auto launch = gpu::LaunchOp::create(
         b, loc, c(llvm::divideCeil(product->columns, tiling->columns())), one, one,
-        c(tiling->threads()), one, one, /*dynamicSharedMemorySize=*/nullptr,
-        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, TypeRange{sharedType},
+        c(tiling->threads()), one, one,
+        arith::ConstantIntOp::create(b, loc, tiling->sharedBytes(), 32),
+        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
         /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernels, name);
     launch->setAttr(
         magi::kKernelConfigAttr,
@@ -411,12 +407,24 @@ private:
              b.getNamedAttr("row_tiles", b.getI64IntegerAttr(tiling->rowTiles)),
              b.getNamedAttr("column_tiles", b.getI64IntegerAttr(tiling->columnTiles)),
              b.getNamedAttr("warps", b.getI64IntegerAttr(tiling->warps)),
-             b.getNamedAttr("unroll", b.getI64IntegerAttr(tiling->unroll))}));
+             b.getNamedAttr("stages", b.getI64IntegerAttr(tiling->stages))}));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&launch.getBody().front());
-      KernelBuilder(b, loc, *product, *tiling, out)
-          .build(launch, launch.getWorkgroupAttributions()[0]);
+      // The warps' rings, then the partial sums, in dynamic shared memory.
+      Value shared = gpu::DynamicSharedMemoryOp::create(
+          b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                  MemRefLayoutAttrInterface(), workgroup));
+      auto ringType = MemRefType::get(
+          {tiling->warps * tiling->stages * tiling->stageRows(), kStageColumns},
+          product->element, MemRefLayoutAttrInterface(), workgroup);
+      auto partialsType = MemRefType::get({tiling->warps * tiling->warpFloats()},
+                                          b.getF32Type(), MemRefLayoutAttrInterface(),
+                                          workgroup);
+      Value ring = memref::ViewOp::create(b, loc, ringType, shared, c(0), ValueRange{});
+      Value partials = memref::ViewOp::create(b, loc, partialsType, shared,
+                                              c(tiling->ringBytes()), ValueRange{});
+      KernelBuilder(b, loc, *product, *tiling, out).build(launch, ring, partials);
       gpu::TerminatorOp::create(b, loc);
     }
     op->erase();

@@ -1,11 +1,14 @@
-// magi-few-row-matmul-to-gpu refuses a tiling whose partial sums do not fit
-// 48 KiB of static shared memory, or a block of more than 1024 threads.
+// magi-few-row-matmul-to-gpu refuses a tiling whose rings and partial sums do
+// not fit 227 KiB of shared memory, a block of more than 1024 threads, fewer
+// than 2 stages and negative options.
 // RUN: magi-opt %s --split-input-file --verify-diagnostics --magi-few-row-matmul-to-gpu="column-tiles=8 warps=16"
 // RUN: not magi-opt %s --magi-few-row-matmul-to-gpu="column-tiles=1 warps=33" 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: not magi-opt %s --magi-few-row-matmul-to-gpu="stages=1" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not magi-opt %s --magi-few-row-matmul-to-gpu="warps=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
-// THREADS: 33 warps of 1 x 1 tiles need 1056 threads
-// NEGATIVE: column-tiles, warps and unroll must not be negative
+// THREADS: 33 warps of 1 x 1 tiles and 4 stages need 1056 threads
+// STAGES: 4 warps of 1 x 4 tiles and 1 stages need 128 threads and 32768 bytes of shared memory (at most 1024 and 232448, and at least 2 stages)
+// NEGATIVE: column-tiles, warps and stages must not be negative
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
@@ -13,7 +16,7 @@
 func.func @too_much_shared(%x: memref<16x64xbf16>, %w: memref<64x64xbf16>, %o: memref<16x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%o : memref<16x64xf32>)
-  // expected-error @+1 {{magi-few-row-matmul-to-gpu: 16 warps of 1 x 8 tiles need 512 threads and 65536 bytes of shared memory (at most 1024 and 49152)}}
+  // expected-error @+1 {{magi-few-row-matmul-to-gpu: 16 warps of 1 x 8 tiles and 4 stages need 512 threads and 720896 bytes of shared memory (at most 1024 and 232448, and at least 2 stages)}}
   linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<16x64xbf16>, memref<64x64xbf16>) outs(%o : memref<16x64xf32>) {
   ^bb0(%in: bf16, %in_1: bf16, %acc: f32):

@@ -2,7 +2,7 @@
 // stored [N, K] becomes one gpu.launch that loads 16-byte chunks of weight
 // rows straight into mma.sync's B registers; anything else stays a linalg op.
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu | FileCheck %s
-// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="column-tiles=1 warps=2 unroll=1" | FileCheck %s --check-prefix=OPTS
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="column-tiles=1 warps=2 stages=2" | FileCheck %s --check-prefix=OPTS
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="max-rows=0" | FileCheck %s --check-prefix=OFF
 
 #a = affine_map<(m, n, k) -> (m, k)>
@@ -12,36 +12,52 @@
 // A projection at 16 tokens: x [16, 4096] times w [64, 4096]^T into f32,
 // rounded to bf16. The kernel writes the rounding's buffer; the fill, the
 // product and the rounding are gone. 64 columns make 2 blocks of 4 column
-// tiles (fewer than 264 blocks: 16 warps); K = 4096 is 64 chunks of 64, 4
-// a warp, so no chunk is guarded. Each chunk: 2 steps x (4 weight + 2 row
-// loads), then 2 x 2 x 4 products.
+// tiles (32 weight rows); 4 warps, each a ring of 4 stages of 48 rows (32
+// weight rows, 16 of x) in dynamic shared memory (96 KiB), then the
+// partial sums (8 KiB). Three stages are copied before the loop, eight
+// 16-byte copies of weight rows and four of x a lane each; the loop copies
+// one more, waits until at most 3 groups are in flight, and multiplies two
+// steps: 4 weight and 2 x chunks each, 2 x 4 products.
 // CHECK-LABEL: func @projection
 // CHECK-SAME: (%[[X:.*]]: memref<16x4096xbf16>, %[[W:.*]]: memref<64x4096xbf16>)
 // CHECK-NOT: linalg.fill
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<16x64xbf16>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c512{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) module(@projection_kernels) function(@gemm0) workgroup(%[[SHARED:.*]] : memref<8192xf32, #gpu.address_space<workgroup>>)
-// CHECK-DAG: memref.extract_aligned_pointer_as_index %[[X]]
-// CHECK-DAG: memref.extract_aligned_pointer_as_index %[[W]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) dynamic_shared_memory_size %c106496_i32 module(@projection_kernels) function(@gemm0)
+// CHECK: %[[SHARED:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[RING:.*]] = memref.view %[[SHARED]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<768x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[PARTIALS:.*]] = memref.view %[[SHARED]][%c98304{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: nvgpu.device_async_copy %[[W]][{{.*}}], %[[RING]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK-COUNT-4: nvgpu.device_async_copy %[[X]][{{.*}}], %[[RING]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-COUNT-2: nvvm.cp.async.commit.group
 // CHECK: scf.for {{.*}} iter_args
-// CHECK-NOT: arith.select
-// CHECK-COUNT-4: llvm.inline_asm asm_dialect = att "ld.global.nc.L1::no_allocate.v4.u32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l"
-// CHECK-COUNT-2: llvm.inline_asm asm_dialect = att "ld.global.nc.v4.u32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l"
-// CHECK-COUNT-4: llvm.inline_asm asm_dialect = att "ld.global.nc.L1::no_allocate.v4.u32
-// CHECK-COUNT-2: llvm.inline_asm asm_dialect = att "ld.global.nc.v4.u32
-// CHECK-COUNT-16: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
-// CHECK: scf.yield
-// CHECK: memref.store {{.*}}, %[[SHARED]]
+// CHECK-COUNT-8: nvgpu.device_async_copy %[[W]]
+// CHECK-COUNT-4: nvgpu.device_async_copy %[[X]]
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 3
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-6: vector.load %[[RING]][{{.*}}] {alignment = 16 : i64} : memref<768x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-COUNT-8: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK-COUNT-6: vector.load %[[RING]]
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: nvvm.bar.warp.sync
+// CHECK-NEXT: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: memref.store {{.*}}, %[[PARTIALS]]
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[SHARED]]
+// CHECK: memref.load %[[PARTIALS]]
 // CHECK: arith.truncf {{.*}} : f32 to bf16
 // CHECK: memref.store {{.*}}, %[[OUT]]
 // CHECK: gpu.terminator
-// CHECK-NEXT: } {magi.kernel_config = {block_size = 512 : i64, column_tiles = 4 : i64, row_tiles = 1 : i64, strategy = "few-row-gemm", unroll = 2 : i64, warps = 16 : i64}}
+// CHECK-NEXT: } {magi.kernel_config = {block_size = 128 : i64, column_tiles = 4 : i64, row_tiles = 1 : i64, stages = 4 : i64, strategy = "few-row-gemm", warps = 4 : i64}}
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[OUT]]
 // OPTS-LABEL: func @projection
-// OPTS: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}}) {{.*}} workgroup({{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
-// OPTS: } {magi.kernel_config = {block_size = 64 : i64, column_tiles = 1 : i64, row_tiles = 1 : i64, strategy = "few-row-gemm", unroll = 1 : i64, warps = 2 : i64}}
+// OPTS: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}}) dynamic_shared_memory_size %c13312_i32
+// OPTS: memref.view {{.*}} to memref<96x64xbf16, #gpu.address_space<workgroup>>
+// OPTS: nvvm.cp.async.wait.group 1
+// OPTS: } {magi.kernel_config = {block_size = 64 : i64, column_tiles = 1 : i64, row_tiles = 1 : i64, stages = 2 : i64, strategy = "few-row-gemm", warps = 2 : i64}}
 // OFF-LABEL: func @projection
 // OFF-NOT: gpu.launch
 func.func @projection(%x: memref<16x4096xbf16>, %w: memref<64x4096xbf16>) -> memref<16x64xbf16> {
@@ -72,18 +88,21 @@ func.func @projection(%x: memref<16x4096xbf16>, %w: memref<64x4096xbf16>) -> mem
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
-// f16 at 20 rows (two row tiles, the second's upper half rows 24..31
-// absent, its lower half partly past M), 20 columns (the block's last two
-// column tiles past N, clamped and not stored), K = 200 (not a whole
-// number of 64-column chunks: every chunk guarded), into an f32 output that
-// is not rounded. The products take f16 pairs as vector<2xf16>.
+// f16 at 20 rows (two row tiles; of the second's rows 16..31 only 16..19
+// are copied, the rest zero-filled), 20 columns (the block's weight rows
+// past 19 copy row 19 and are not stored), K = 200 (four stages, the last
+// partly past K: every copy guarded), into an f32 output that is not
+// rounded. The products take f16 pairs as vector<2xf16>.
 // CHECK-LABEL: func @ragged
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) {{.*}} workgroup({{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) dynamic_shared_memory_size %c147456_i32
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c200
+// CHECK: %[[COUNT:.*]] = arith.select %[[INSIDE]], %c8{{.*}}, %c0
 // CHECK: %[[C19:.*]] = arith.constant 19 : index
 // CHECK: arith.minui %{{.*}}, %[[C19]]
+// CHECK: nvgpu.device_async_copy {{.*}}, 8, %[[COUNT]] {bypassL1}
+// CHECK: %[[ROW_INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c20
+// CHECK: arith.select %[[ROW_INSIDE]], %[[COUNT]], %c0
 // CHECK: scf.for
-// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c200
-// CHECK: arith.select %[[INSIDE]]
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: gpu.barrier
 // CHECK: %[[ROW_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20

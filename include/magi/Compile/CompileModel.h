@@ -60,7 +60,7 @@ struct CompileOptions {
   int64_t fewRowGemmRows = 32;
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
-  int64_t fewRowGemmUnroll = 0;
+  int64_t fewRowGemmStages = 0;
   /// Write the IR after every phase into this directory ("" for none).
   std::string dumpDir;
 

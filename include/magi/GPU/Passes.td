@@ -219,8 +219,7 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
     each weight once and does little arithmetic per byte: its time is the
     weight's bytes over the memory bandwidth. It becomes one `gpu.launch`
     (kernel `gemmN`, configuration `{strategy = "few-row-gemm", block_size,
-    row_tiles, column_tiles, warps, unroll}`) that streams the weight at
-    full width:
+    row_tiles, column_tiles, warps, stages}`) that streams the weight:
     - it matches a linalg op on buffers with the maps `(m, k)`, `(n, k)`,
       `(m, n)` (no batch), a body `out + a * b` (inputs maybe `arith.extf`ed),
       `a` and `b` f16 or bf16 (the same), `c` f32 or their type, all three
@@ -229,33 +228,40 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
       the kernel overwrites it; a rounding of an f32 `c` that is its only
       reader is taken over the same way);
     - one block of `warps` warps per `8 * column-tiles` columns of `c`
-      (weight rows); the warps split K in chunks of `32 * unroll`;
-    - a lane loads 16 bytes of a weight row per column tile and chunk step
-      (`ld.global.nc` with `L1::no_allocate`: read once) and 16 bytes of two rows of `a` per row tile (16 rows), and
-      issues two `mma.sync` m16n8k16 per pair: as the sum over k does not
-      depend on its order, the k of a step are numbered so that each lane's
-      16-byte chunk of a row is exactly its A and B fragment registers
-      (lane 4g + t holds elements 8t .. 8t + 7 of rows g and g + 8; the
-      fragment's k = 2t, 2t + 1 are the chunk's first word, k = 2t + 8,
-      2t + 9 its second, and the next step its third and fourth), so no
-      shuffle, no shared memory and no `ldmatrix` stand between the load
-      and the tensor core;
-    - rows past M read a valid row and are zeroed, weight rows past N are
-      not stored, and a chunk past K is zeroed;
+      (weight rows); the block's K is cut into stages of 64 columns, which
+      its warps take in turn;
+    - each warp keeps a ring of `stages` stages in dynamic shared memory and
+      `stages - 1` of them in flight: a stage is the 64 columns of the
+      block's weight rows and of `a`'s rows (16 per row tile), copied with
+      `cp.async` (`nvgpu.device_async_copy`, L1 bypassed), eight lanes a
+      128-byte row; weight rows past N and rows of `a` past M copy a valid
+      row (rows of `a` zero-filled), columns past K nothing (zero-filled);
+      odd rows have their 64-byte halves swapped, so that the shared loads
+      below hit every bank once;
+    - per stage, two steps of 32 k: a lane reads 16 bytes (`vector.load`)
+      of a weight row per column tile and of two rows of `a` per row tile,
+      and issues two `mma.sync` m16n8k16 per pair: as the sum over k does
+      not depend on its order, the k of a step are numbered so that each
+      lane's 16-byte chunk of a row is exactly its A and B fragment
+      registers (lane 4g + t holds elements 8t .. 8t + 7 of rows g and
+      g + 8; the fragment's k = 2t, 2t + 1 are the chunk's first word,
+      k = 2t + 8, 2t + 9 its second, and the next step its third and
+      fourth), so no shuffle and no `ldmatrix` stand between the shared
+      load and the tensor core; `nvvm.bar.warp.sync` orders the warp's
+      copies, reads and refills (no block barrier in the loop);
     - at the end every warp writes its f32 accumulators to shared memory,
       and the block's threads add the warps' partial sums, round and store
       each element of `c`.
-    With `column-tiles`, `warps` or `unroll` 0 (the default) the tiling is
-    chosen: 4 column tiles, 2 steps a chunk, 16 warps when that leaves
-    fewer than 264 blocks (two an SM of an H200), else 8 (fewer when the
-    partial sums would not fit 48 KiB of shared memory). Bases are assumed
-    16-byte aligned (the runtime refuses others); K a multiple of 8 keeps
-    every row so.
+    With `column-tiles`, `warps` or `stages` 0 (the default) the tiling is
+    chosen: 4 column tiles, 4 warps, 4 stages. A tiling of fewer than 2
+    stages, more than 1024 threads or more than 227 KiB of shared memory is
+    an error. Bases are assumed 16-byte aligned (the runtime refuses
+    others); K a multiple of 8 keeps every row so.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
-                           "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
-                           "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::nvgpu::NVGPUDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
   let options = [
     Option<"maxRows", "max-rows", "int64_t", "32",
            "Products of at most this many (static) rows become the kernel; "
@@ -263,9 +269,9 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
     Option<"columnTiles", "column-tiles", "int64_t", "0",
            "Tiles of 8 columns a block (0: chosen)">,
     Option<"warps", "warps", "int64_t", "0",
-           "Warps a block, splitting K (0: chosen)">,
-    Option<"unroll", "unroll", "int64_t", "0",
-           "Steps of 32 k a warp's chunk (0: chosen)">,
+           "Warps a block, taking the block's stages of K in turn (0: chosen)">,
+    Option<"stages", "stages", "int64_t", "0",
+           "Stages of 64 k in each warp's ring, all but one in flight (0: chosen)">,
   ];
 }
 

@@ -50,7 +50,7 @@ struct GpuTargetOptions {
   int64_t fewRowGemmRows = 32;
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
-  int64_t fewRowGemmUnroll = 0;
+  int64_t fewRowGemmStages = 0;
 };
 
 struct CompiledPiece {

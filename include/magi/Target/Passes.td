@@ -83,8 +83,8 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
            "Few-row products: tiles of 8 columns a block (0: chosen)">,
     Option<"fewRowGemmWarps", "few-row-gemm-warps", "int64_t", "0",
            "Few-row products: warps a block (0: chosen)">,
-    Option<"fewRowGemmUnroll", "few-row-gemm-unroll", "int64_t", "0",
-           "Few-row products: steps of 32 k a chunk (0: chosen)">,
+    Option<"fewRowGemmStages", "few-row-gemm-stages", "int64_t", "0",
+           "Few-row products: a warp's stages of 64 k in flight (0: chosen)">,
   ];
 }
 
