@@ -83,15 +83,17 @@ fi
 # DECODE_KEY_SPLITS="8 32 ..." also compiles the decode models with each
 # --attention-key-splits into .gpu/decode-splits/<N>-<L>l/ (scripts/gpu-session.sh
 # decode-splits times them).
-# FEW_ROW_VARIANTS="NAME:ROWS:COLUMN_TILES:WARPS:STAGES ..." compiles the
-# 1-layer 7B-shaped model at T=16 alone with those --few-row-gemm-* options
-# into .gpu/variants/NAME, for the `variants` step (VARIANT_T=16).
+# FEW_ROW_VARIANTS="NAME:ROWS:COLUMN_TILES:WARPS:STAGES[:T] ..." compiles the
+# 1-layer 7B-shaped model at T tokens (default 16) alone with those
+# --few-row-gemm-* options into .gpu/variants/NAME, for the `variants` step
+# (which profiles it at that T).
 for variant in ${FEW_ROW_VARIANTS:-}; do
-  IFS=: read -r name rows columns warps stages <<< "$variant"
+  IFS=: read -r name rows columns warps stages tokens <<< "$variant"
   "$bin/magi-compile" "$out/llama7b/llama7b-1l-zero.pt2" -o "$out/variants/$name" \
-    --cache-mode=off --quiet --compile-sizes=16 --few-row-gemm-rows="$rows" \
+    --cache-mode=off --quiet --compile-sizes="${tokens:-16}" --few-row-gemm-rows="$rows" \
     --few-row-gemm-column-tiles="$columns" --few-row-gemm-warps="$warps" \
     --few-row-gemm-stages="$stages"
+  echo "${tokens:-16}" > "$out/variants/$name/tokens"
 done
 for splits in ${DECODE_KEY_SPLITS:-}; do
   for layers in 1 4; do
@@ -145,7 +147,7 @@ done
 # Token ids for the sanitizer and profiling runs of the 7B-shaped layer (no
 # reference: the weights are zeros there): the compiled sizes, and 99 (the
 # variant for any size, with partial last blocks).
-python3 - "$out/llama7b" 16 99 512 4096 <<'PY'
+python3 - "$out/llama7b" 1 16 32 64 99 512 4096 <<'PY'
 import json, random, struct, sys
 for T in map(int, sys.argv[2:]):
     random.seed(T)

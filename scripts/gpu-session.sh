@@ -242,8 +242,10 @@ for step in "${steps[@]}"; do
   variants)
     for dir in .gpu/variants/*/; do
       name="$(basename "$dir")"
+      tokens="${VARIANT_T:-4096}"
+      [[ -f "$dir/tokens" ]] && tokens="$(cat "$dir/tokens")"
       OUT="$work/variant-$name" ARTIFACT="$dir" bench/llama7b/profile.sh build-run/magi-run \
-        ${VARIANT_T:-4096} > "$work/variant-$name.txt" 2>&1
+        "$tokens" > "$work/variant-$name.txt" 2>&1
       note "== variant $name (exit $?)"
       grep -E '^==|^magi kernels|^magi gemms|^gemms|^\| (attention|k[0-9]|gemm[0-9])' "$work/variant-$name.txt" | head -40 >> "$summary"
     done

@@ -320,7 +320,7 @@ struct CompileCommandLine::Flags {
                      "never split)"),
             cl::cat(cat)),
         fewRowGemmRows(
-            "few-row-gemm-rows", cl::init(32),
+            "few-row-gemm-rows", cl::init(16),
             cl::desc("Matrix products of at most this many static rows (a "
                      "compile size's few tokens) as Magi's weight-streaming "
                      "tensor-core kernel instead of cuBLASLt (0: never)"),

@@ -246,7 +246,7 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "few-row-gemm-rows",
       llvm::cl::desc("Products of at most this many static rows as one "
                      "weight-streaming tensor-core kernel (0: none)"),
-      llvm::cl::init(32)};
+      llvm::cl::init(16)};
   Option<int64_t> fewRowGemmColumnTiles{
       *this, "few-row-gemm-column-tiles",
       llvm::cl::desc("Few-row products: tiles of 8 columns a block (0: chosen)"),

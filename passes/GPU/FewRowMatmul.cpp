@@ -345,13 +345,16 @@ public:
 private:
   // The options' tiling, 0s chosen: 4 column tiles (32 weight rows a
   // block), 4 warps, 4 stages (three in flight while one is multiplied:
-  // 72 KiB a block at 16 rows, two blocks an SM).
+  // 104 KiB a block at 16 rows, two blocks an SM), fewer (down to 2) where
+  // more rows of `a` would not fit.
   FailureOr<Tiling> chooseTiling(const Product &p, Operation *op) const {
     Tiling t;
     t.rowTiles = llvm::divideCeil(p.rows, kRowTile);
     t.columnTiles = columnTiles ? columnTiles : 4;
     t.warps = warps ? warps : 4;
     t.stages = stages ? stages : 4;
+    while (!stages && t.stages > 2 && t.sharedBytes() > kMaxSharedBytes)
+      --t.stages;
     if (t.stages < 2 || t.threads() > 1024 || t.sharedBytes() > kMaxSharedBytes)
       return op->emitError("magi-few-row-matmul-to-gpu: ")
              << t.warps << " warps of " << t.rowTiles << " x " << t.columnTiles

@@ -4,6 +4,7 @@
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu | FileCheck %s
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="column-tiles=1 warps=2 stages=2" | FileCheck %s --check-prefix=OPTS
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="max-rows=0" | FileCheck %s --check-prefix=OFF
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="max-rows=32" | FileCheck %s --check-prefix=ROWS32
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
@@ -88,30 +89,34 @@ func.func @projection(%x: memref<16x4096xbf16>, %w: memref<64x4096xbf16>) -> mem
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
-// f16 at 20 rows (two row tiles; of the second's rows 16..31 only 16..19
+// With max-rows=32: f16 at 20 rows (two row tiles; of the second's rows 16..31 only 16..19
 // are copied, the rest zero-filled), 20 columns (the block's weight rows
 // past 19 copy row 19 and are not stored), K = 200 (four stages, the last
 // partly past K: every copy guarded), into an f32 output that is not
 // rounded. The products take f16 pairs as vector<2xf16>.
+// By default (16 rows at most) it stays a linalg op.
 // CHECK-LABEL: func @ragged
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) dynamic_shared_memory_size %c147456_i32
-// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c200
-// CHECK: %[[COUNT:.*]] = arith.select %[[INSIDE]], %c8{{.*}}, %c0
-// CHECK: %[[C19:.*]] = arith.constant 19 : index
-// CHECK: arith.minui %{{.*}}, %[[C19]]
-// CHECK: nvgpu.device_async_copy {{.*}}, 8, %[[COUNT]] {bypassL1}
-// CHECK: %[[ROW_INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c20
-// CHECK: arith.select %[[ROW_INSIDE]], %[[COUNT]], %c0
-// CHECK: scf.for
-// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK: gpu.barrier
-// CHECK: %[[ROW_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20
-// CHECK: %[[COL_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20
-// CHECK: %[[STORE:.*]] = arith.andi %[[ROW_IN]], %[[COL_IN]]
-// CHECK: scf.if %[[STORE]] {
-// CHECK-NOT: arith.truncf
-// CHECK: memref.store {{.*}} : memref<20x20xf32>
-// CHECK: row_tiles = 2 : i64
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+// ROWS32-LABEL: func @ragged
+// ROWS32: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) dynamic_shared_memory_size %c147456_i32
+// ROWS32: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c200
+// ROWS32: %[[COUNT:.*]] = arith.select %[[INSIDE]], %c8{{.*}}, %c0
+// ROWS32: %[[C19:.*]] = arith.constant 19 : index
+// ROWS32: arith.minui %{{.*}}, %[[C19]]
+// ROWS32: nvgpu.device_async_copy {{.*}}, 8, %[[COUNT]] {bypassL1}
+// ROWS32: %[[ROW_INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c20
+// ROWS32: arith.select %[[ROW_INSIDE]], %[[COUNT]], %c0
+// ROWS32: scf.for
+// ROWS32: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// ROWS32: gpu.barrier
+// ROWS32: %[[ROW_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20
+// ROWS32: %[[COL_IN:.*]] = arith.cmpi ult, %{{.*}}, %c20
+// ROWS32: %[[STORE:.*]] = arith.andi %[[ROW_IN]], %[[COL_IN]]
+// ROWS32: scf.if %[[STORE]] {
+// ROWS32-NOT: arith.truncf
+// ROWS32: memref.store {{.*}} : memref<20x20xf32>
+// ROWS32: row_tiles = 2 : i64
 func.func @ragged(%x: memref<20x200xf16>, %w: memref<20x200xf16>, %out: memref<20x20xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<20x20xf32>)
@@ -133,7 +138,7 @@ func.func @ragged(%x: memref<20x200xf16>, %w: memref<20x200xf16>, %out: memref<2
 #w = affine_map<(m, n, k) -> (n, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
-// Left to cuBLASLt (or loops): more rows than max-rows, a weight stored
+// Left to cuBLASLt (or loops): more rows than max-rows (48 > 32), a weight stored
 // [K, N], f32 inputs, a dynamic row count, K not a multiple of 8, and an
 // output that does not hold zeros.
 // CHECK-LABEL: func @untouched

@@ -57,7 +57,7 @@ struct CompileOptions {
   int64_t attentionMinBlocksPerSM = 0;
   int64_t attentionKeySplits = 0; // 0: chosen, 1: none
   /// The few-row product kernel (GpuTargetOptions): rows (0: none) and tiling.
-  int64_t fewRowGemmRows = 32;
+  int64_t fewRowGemmRows = 16;
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;

@@ -253,7 +253,8 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
       and the block's threads add the warps' partial sums, round and store
       each element of `c`.
     With `column-tiles`, `warps` or `stages` 0 (the default) the tiling is
-    chosen: 4 column tiles, 4 warps, 4 stages. A tiling of fewer than 2
+    chosen: 4 column tiles, 4 warps, 4 stages (fewer, down to 2, where
+    the rows of `a` would not fit them). A tiling of fewer than 2
     stages, more than 1024 threads or more than 227 KiB of shared memory is
     an error. Bases are assumed 16-byte aligned (the runtime refuses
     others); K a multiple of 8 keeps every row so.
@@ -263,7 +264,7 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
                            "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
   let options = [
-    Option<"maxRows", "max-rows", "int64_t", "32",
+    Option<"maxRows", "max-rows", "int64_t", "16",
            "Products of at most this many (static) rows become the kernel; "
            "0 turns the pass off">,
     Option<"columnTiles", "column-tiles", "int64_t", "0",

@@ -47,7 +47,7 @@ struct GpuTargetOptions {
   /// Products of at most this many static rows as Magi's weight-streaming
   /// kernel (magi-few-row-matmul-to-gpu; 0: none), with its tiling (each 0:
   /// chosen).
-  int64_t fewRowGemmRows = 32;
+  int64_t fewRowGemmRows = 16;
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;

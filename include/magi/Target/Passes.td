@@ -76,7 +76,7 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
            "Tiled attention: blocks an SM must hold at once (0: ptxas chooses)">,
     Option<"attentionKeySplits", "attention-key-splits", "int64_t", "0",
            "Tiled attention: splits over keys for few query rows (0: chosen, 1: none)">,
-    Option<"fewRowGemmRows", "few-row-gemm-rows", "int64_t", "32",
+    Option<"fewRowGemmRows", "few-row-gemm-rows", "int64_t", "16",
            "Products of at most this many static rows as one weight-streaming "
            "tensor-core kernel (0: none)">,
     Option<"fewRowGemmColumnTiles", "few-row-gemm-column-tiles", "int64_t", "0",
