@@ -6,7 +6,7 @@
 // RUN: not magi-opt %s --magi-few-row-matmul-to-gpu="stages=1" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not magi-opt %s --magi-few-row-matmul-to-gpu="warps=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
-// THREADS: 33 warps of 1 x 1 tiles and 4 stages need 1056 threads
+// THREADS: 33 warps of 1 x 1 tiles and 2 stages need 1056 threads
 // STAGES: 4 warps of 1 x 4 tiles and 1 stages need 128 threads and 32768 bytes of shared memory (at most 1024 and 232448, and at least 2 stages)
 // NEGATIVE: column-tiles, warps and stages must not be negative
 
