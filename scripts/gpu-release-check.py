@@ -11,10 +11,12 @@ and each output is compared with the reference (the bars of magi-run: 1e-4
 relative for f32, 3e-2 for bf16/f16). A backend that fell back to PyTorch
 (magi warns) counts as a failure. Then torchvision's ResNet-18,
 MobileNetV3-small and ViT-B/16 the same two ways (vision_models), timed
-beside eager.
+beside eager. With `--llama7b HARNESS_DIR` (the shared LLaMA-7B harness,
+bench/llama7b), also the 7B-shaped layer with its real (seeded) weights the
+same two ways (llama7b_layer).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
-        python3 scripts/gpu-release-check.py FIXTURES_DIR
+        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-vision] [--llama7b HARNESS_DIR]
 """
 
 import glob
@@ -114,6 +116,8 @@ def main(fixtures):
     print("\n".join(rows))
     if "--no-vision" not in sys.argv:
         failures += vision_models()
+    if "--llama7b" in sys.argv:
+        failures += llama7b_layer(sys.argv[sys.argv.index("--llama7b") + 1])
     print("release check: %d failure(s)" % failures)
     return 1 if failures else 0
 
@@ -130,6 +134,40 @@ def median_ms(call, repeats=20):
         torch.cuda.synchronize()
         times.append((time.perf_counter() - start) * 1000)
     return sorted(times)[repeats // 2]
+
+
+def timed_comparison(model, what, make, x, ref, eager_ms):
+    """One row of the models' table: `make()` compiles (magi.compile or
+    torch.compile) and returns the call; its first call's output against
+    `ref`, then its time beside eager's. A fallback to PyTorch (magi warns)
+    fails. Returns the row and whether it passed."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            start = time.perf_counter()
+            run = make()
+            with torch.no_grad():
+                out = as_tuple(run(x))[0]
+                seconds = time.perf_counter() - start
+                worst = check.worst_error((out,), [ref])
+                magi_ms = median_ms(lambda: run(x))
+            fell_back = [str(w.message) for w in caught if "magi" in str(w.message)]
+            if fell_back:
+                print("%s, %s fell back:\n%s\n" % (model, what, fell_back[0][:3000]))
+            ok = worst <= 1.0 and not fell_back
+            return ("| %s | %s | %.3g | %.1f | %.3f | %.3f | %s |" % (
+                model, what, worst, seconds, eager_ms, magi_ms,
+                "OK" if ok else "FAIL" + (": " + fell_back[0][:160] if fell_back else "")), ok)
+        except Exception as e:  # noqa: BLE001 - reported, counted
+            return ("| %s | %s | - | - | %.3f | - | FAIL: %s |" % (
+                model, what, eager_ms, (str(e) or type(e).__name__).splitlines()[0][:200]), False)
+
+
+def print_model_rows(rows):
+    print()
+    print("| model | call | worst error / bar | compile + first call s | eager ms | Magi ms | result |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
 
 
 def vision_models():
@@ -158,37 +196,51 @@ def vision_models():
             ref = model(x).cpu()
             eager_ms = median_ms(lambda: model(x))
         for what in ("magi.compile", "torch.compile(backend=\"magi\")"):
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    start = time.perf_counter()
-                    if what == "magi.compile":
-                        run = magi.compile(model, [x])
-                    else:
-                        torch._dynamo.reset()
-                        dynamo = torch.compile(model, backend="magi")
-                        run = lambda x: dynamo(x)  # noqa: E731
-                    with torch.no_grad():
-                        out = as_tuple(run(x))[0]
-                        seconds = time.perf_counter() - start
-                        worst = check.worst_error((out,), [ref])
-                        magi_ms = median_ms(lambda: run(x))
-                    fell_back = [str(w.message) for w in caught if "magi" in str(w.message)]
-                    if fell_back:
-                        print("%s, %s fell back:\n%s\n" % (name, what, fell_back[0][:3000]))
-                    ok = worst <= 1.0 and not fell_back
-                    rows.append("| %s %s | %s | %.3g | %.1f | %.3f | %.3f | %s |" % (
-                        name, list(shape), what, worst, seconds, eager_ms, magi_ms,
-                        "OK" if ok else "FAIL" + (": " + fell_back[0][:160] if fell_back else "")))
-                except Exception as e:  # noqa: BLE001 - reported, counted
-                    ok = False
-                    rows.append("| %s %s | %s | - | - | %.3f | - | FAIL: %s |" % (
-                        name, list(shape), what, eager_ms, (str(e) or type(e).__name__).splitlines()[0][:200]))
+            def compile_model(what=what, model=model, x=x):
+                if what == "magi.compile":
+                    return magi.compile(model, [x])
+                torch._dynamo.reset()
+                dynamo = torch.compile(model, backend="magi")
+                return lambda x: dynamo(x)
+            row, ok = timed_comparison("%s %s" % (name, list(shape)), what, compile_model, x,
+                                       ref, eager_ms)
+            rows.append(row)
             failures += not ok
-    print()
-    print("| model | call | worst error / bar | compile + first call s | eager ms | Magi ms | result |")
-    print("|---|---|---|---|---|---|---|")
-    print("\n".join(rows))
+    print_model_rows(rows)
+    return failures
+
+
+def llama7b_layer(harness):
+    """The harness' 1-layer 7B-shaped LlamaModel (bf16, seeded weights, on
+    the GPU) through magi.compile at 16 tokens (static sizes: the few-row
+    products) and torch.compile(backend="magi") at 16 and then 37 tokens
+    (symbolic), against PyTorch eager (the bf16 bar, 3e-2 relative); each
+    call's time beside eager's."""
+    sys.path.insert(0, harness)
+    import llama7b_common
+    model = llama7b_common.make_model(1)
+    rows, failures = [], 0
+    ids = {T: torch.randint(0, 32000, (1, T), device="cuda",
+                            generator=torch.Generator("cuda").manual_seed(T))
+           for T in (16, 37)}
+    with torch.no_grad():
+        refs = {T: model(x).cpu() for T, x in ids.items()}
+        eager_ms = {T: median_ms(lambda x=x: model(x)) for T, x in ids.items()}
+    calls = [("magi.compile", 16)] + [("torch.compile(backend=\"magi\")", T) for T in (16, 37)]
+    dynamo = []
+    for what, T in calls:
+        def compile_model(what=what, T=T):
+            if what == "magi.compile":
+                return magi.compile(model, [ids[T]])
+            if not dynamo:  # one Dynamo compilation, called at both sizes
+                torch._dynamo.reset()
+                dynamo.append(torch.compile(model, backend="magi"))
+            return dynamo[0]
+        row, ok = timed_comparison("llama7b 1 layer, T=%d" % T, what, compile_model, ids[T],
+                                   refs[T], eager_ms[T])
+        rows.append(row)
+        failures += not ok
+    print_model_rows(rows)
     return failures
 
 
