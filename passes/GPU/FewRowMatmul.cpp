@@ -376,17 +376,9 @@ private:
     FailureOr<Tiling> tiling = chooseTiling(*product, op);
     if (failed(tiling))
       return failure();
-    bool fillIsDead = fill.getOutputs()[0] == product->c &&
-                      magi::unusedBetween(fill, op, product->c);
-    linalg::GenericOp rounding = magi::roundingOnlyReader(
-        op, product->c, product->element, ValueRange{product->a, product->b});
-    Value out = product->c;
-    if (rounding) {
-      out = rounding.getDpsInitOperand(0)->get();
-      Operation *alloc = out.getDefiningOp();
-      if (!alloc->isBeforeInBlock(op))
-        alloc->moveBefore(op);
-    }
+    magi::ProductOutput output = magi::claimProductOutput(
+        op, product->c, product->element, ValueRange{product->a, product->b}, fill);
+    Value out = output.target;
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -430,13 +422,7 @@ private:
       KernelBuilder(b, loc, *product, *tiling, out).build(launch, ring, partials);
       gpu::TerminatorOp::create(b, loc);
     }
-    op->erase();
-    if (rounding) {
-      erased.insert(rounding.getOperation());
-      rounding->erase();
-    }
-    if (fillIsDead)
-      fill->erase();
+    magi::eraseReplacedProduct(op, output, erased);
     return success();
   }
 };

@@ -138,17 +138,9 @@ private:
     linalg::FillOp fill;
     if (!magi::holdsZeros(op, c, fill))
       return;
-    // The call overwrites c, so a fill only it would read is dead.
-    bool fillIsDead = fill.getOutputs()[0] == c && magi::unusedBetween(fill, op, c);
-    linalg::GenericOp rounding =
-        magi::roundingOnlyReader(op, c, ta, ValueRange{a, bOperand});
-    Value target = c;
-    if (rounding) {
-      target = rounding.getDpsInitOperand(0)->get();
-      Operation *alloc = target.getDefiningOp();
-      if (!alloc->isBeforeInBlock(op))
-        alloc->moveBefore(op);
-    }
+    magi::ProductOutput output =
+        magi::claimProductOutput(op, c, ta, ValueRange{a, bOperand}, fill);
+    Value target = output.target;
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -170,14 +162,7 @@ private:
     auto call = func::CallOp::create(b, loc, callee, TypeRange{},
                                      ValueRange{va, vb, vc});
     call->setAttr(magi::kLibraryCallAttr, b.getStringAttr("gemm"));
-    op->erase();
-    if (rounding) {
-      // A later candidate: it must not be visited once erased.
-      erased.insert(rounding.getOperation());
-      rounding->erase();
-    }
-    if (fillIsDead)
-      fill->erase();
+    magi::eraseReplacedProduct(op, output, erased);
   }
 
   // A private declaration per operand signature (a symbol's type is fixed).

@@ -81,7 +81,7 @@ bool holdsZeros(Operation *point, Value memref, linalg::FillOp &fill,
 }
 
 // True when nothing between `from` and `to` (same block) uses `memref`.
-bool unusedBetween(Operation *from, Operation *to, Value memref) {
+static bool unusedBetween(Operation *from, Operation *to, Value memref) {
   for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode())
     if (llvm::is_contained(op->getOperands(), memref))
       return false;
@@ -117,8 +117,8 @@ static bool isRounding(linalg::GenericOp generic, Type type) {
 // rounding's output must be a fresh buffer that nothing touches between the
 // product and the rounding, and its allocation must be movable above the
 // product.
-linalg::GenericOp roundingOnlyReader(linalg::LinalgOp product, Value c,
-                                     Type type, ValueRange inputs) {
+static linalg::GenericOp roundingOnlyReader(linalg::LinalgOp product, Value c,
+                                            Type type, ValueRange inputs) {
   if (!cast<MemRefType>(c.getType()).getElementType().isF32() ||
       !(type.isBF16() || type.isF16()) || !c.getDefiningOp<memref::AllocOp>())
     return nullptr;
@@ -160,6 +160,33 @@ linalg::GenericOp roundingOnlyReader(linalg::LinalgOp product, Value c,
         return nullptr;
   }
   return rounding;
+}
+
+ProductOutput claimProductOutput(linalg::LinalgOp product, Value c, Type inputType,
+                                 ValueRange inputs, linalg::FillOp fill) {
+  ProductOutput output{c, nullptr, nullptr};
+  // The product overwrites c, so a fill only it would read is dead.
+  if (fill.getOutputs()[0] == c && unusedBetween(fill, product, c))
+    output.deadFill = fill;
+  output.rounding = roundingOnlyReader(product, c, inputType, inputs);
+  if (output.rounding) {
+    output.target = output.rounding.getDpsInitOperand(0)->get();
+    Operation *alloc = output.target.getDefiningOp();
+    if (!alloc->isBeforeInBlock(product))
+      alloc->moveBefore(product);
+  }
+  return output;
+}
+
+void eraseReplacedProduct(linalg::LinalgOp product, const ProductOutput &output,
+                          llvm::SmallPtrSetImpl<Operation *> &erased) {
+  product->erase();
+  if (linalg::GenericOp rounding = output.rounding) {
+    erased.insert(rounding.getOperation());
+    rounding->erase();
+  }
+  if (linalg::FillOp fill = output.deadFill)
+    fill->erase();
 }
 
 // Fills and copies into a local buffer that nothing reads are dead: a call

@@ -167,17 +167,28 @@ bool isMultiplyAccumulate(mlir::linalg::LinalgOp op);
 bool holdsZeros(mlir::Operation *point, mlir::Value memref,
                 mlir::linalg::FillOp &fill, unsigned depth = 0);
 
-/// True when nothing between `from` and `to` (same block) uses `memref`.
-bool unusedBetween(mlir::Operation *from, mlir::Operation *to, mlir::Value memref);
+/// What a product's new executor (a library call, a kernel) writes: `c`,
+/// or, for a bf16/f16 product into a fresh f32 `c` that nothing but an
+/// elementwise rounding back to `inputType` reads afterwards, that
+/// rounding's fresh buffer (its allocation moved above the product; the
+/// executor rounds once, as the two ops did); and the fill of `c` that only
+/// the product read (`fill`, as holdsZeros found it), dead once it is
+/// replaced. `inputs` are the product's inputs (the rounding's buffer must
+/// not be one of theirs).
+struct ProductOutput {
+  mlir::Value target;
+  mlir::linalg::GenericOp rounding;
+  mlir::linalg::FillOp deadFill;
+};
+ProductOutput claimProductOutput(mlir::linalg::LinalgOp product, mlir::Value c,
+                                 mlir::Type inputType, mlir::ValueRange inputs,
+                                 mlir::linalg::FillOp fill);
 
-/// For a bf16/f16 product into a fresh f32 buffer `c` that nothing but an
-/// elementwise rounding to `type` reads afterwards: that rounding (whose
-/// fresh output the product may write rounded instead), else null.
-/// `inputs` are the product's inputs (the rounding's output must not be
-/// one of theirs).
-mlir::linalg::GenericOp roundingOnlyReader(mlir::linalg::LinalgOp product,
-                                           mlir::Value c, mlir::Type type,
-                                           mlir::ValueRange inputs);
+/// Erases `product` once its new executor is in place, and the rounding and
+/// dead fill `output` names (the rounding is added to `erased`: a later
+/// candidate of the caller's walk must not be visited).
+void eraseReplacedProduct(mlir::linalg::LinalgOp product, const ProductOutput &output,
+                          llvm::SmallPtrSetImpl<mlir::Operation *> &erased);
 
 /// Erases fills and copies into local buffers that nothing reads.
 void eraseWritesNobodyReads(mlir::func::FuncOp func);
