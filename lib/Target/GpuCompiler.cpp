@@ -451,15 +451,37 @@ FailureOr<std::string> assemblePtx(StringRef ptx,
     error = llvm::toString(std::move(e));
     return failure();
   }
+  // ptxas's own messages go to a file, not to this process's stderr: they
+  // become the error's text (several pieces compile at once, and a library
+  // caller has no terminal to read).
+  SmallString<128> logPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("magi", "ptxas.log", logPath)) {
+    error = "cannot create a temporary file: " + ec.message();
+    return failure();
+  }
+  llvm::FileRemover removeLog(logPath);
   std::string opt = "-O" + std::to_string(std::min(target.optLevel, 3u));
   SmallVector<StringRef> args = {ptxas,  "--gpu-name", target.chip, opt,
                                  ptxPath, "-o",         cubinPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
                                      &message);
   if (rc != 0) {
     error = "ptxas failed (exit " + std::to_string(rc) + ")" +
             (message.empty() ? "" : ": " + message);
+    // Its first lines name the PTX line and what is wrong with it.
+    if (auto log = llvm::MemoryBuffer::getFile(logPath)) {
+      SmallVector<StringRef> lines;
+      (*log)->getBuffer().split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+      constexpr size_t kShownLines = 8;
+      for (size_t i = 0; i < std::min(lines.size(), kShownLines); ++i)
+        error += "\n  " + lines[i].trim().str();
+      if (lines.size() > kShownLines)
+        error += "\n  (" + std::to_string(lines.size() - kShownLines) + " more lines)";
+    }
     return failure();
   }
   auto cubin = llvm::MemoryBuffer::getFile(cubinPath);
