@@ -16,6 +16,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tarfile
@@ -64,7 +65,22 @@ def main(source, date, compiler):
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
     print("%d core ops, %d samples kept" % (len(report["core"]), len(kept)))
-    return 0
+    # Tests that unpack a sample by name (tar -xzf ...core-op-samples.tgz
+    # -C %t NAME): a sample this run did not keep breaks them.
+    missing = set()
+    for root, _, files in os.walk(os.path.join(REPO, "test")):
+        for f in files:
+            if not f.endswith((".mlir", ".test")):
+                continue
+            for line in open(os.path.join(root, f), errors="replace"):
+                match = re.search(r"core-op-samples\.tgz -C %t ((?:[\w.-]+ ?)+)", line)
+                if match:
+                    missing |= {(os.path.join(root, f), n) for n in match.group(1).split()
+                                if n not in kept}
+    for path, name in sorted(missing):
+        print("%s unpacks %s, which this run did not keep: choose one it kept" % (
+            os.path.relpath(path, REPO), name))
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":
