@@ -335,8 +335,8 @@ struct CompileCommandLine::Flags {
                         cl::cat(cat)),
         fewRowGemmStages(
             "few-row-gemm-stages", cl::init(0),
-            cl::desc("Few-row products: stages of 64 of the depth a warp "
-                     "keeps in flight (0: chosen)"),
+            cl::desc("Few-row products: stages of 64 of the depth in each "
+                     "warp's ring, all but one in flight (0: chosen)"),
             cl::cat(cat)),
         dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
                 cl::cat(cat)),

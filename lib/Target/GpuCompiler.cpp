@@ -257,7 +257,7 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       llvm::cl::init(0)};
   Option<int64_t> fewRowGemmStages{
       *this, "few-row-gemm-stages",
-      llvm::cl::desc("Few-row products: a warp's stages of 64 k in flight (0: chosen)"),
+      llvm::cl::desc("Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)"),
       llvm::cl::init(0)};
 };
 } // namespace

@@ -2,10 +2,13 @@
 //
 // At a few tokens a projection reads a weight of tens of megabytes to make a
 // few kilobytes: its time is the weight's bytes over the bandwidth. cuBLASLt
-// streamed a 4096 x 4096 weight at 0.55 of the H200's copy bandwidth at 16
-// rows (docs/compile.md). This kernel loads each weight row 16 bytes a lane
-// straight into mma.sync's B registers (see the pass description for the
-// numbering of k that allows it) and splits K over a block's warps.
+// streamed the 7B layer's weights at 0.55-0.89 of the H200's copy bandwidth
+// at 16 rows (docs/compile.md, "Few-row products"). Here each warp keeps
+// three 64-column stages of its block's weight rows in flight (cp.async into
+// a ring in shared memory; loading straight into registers left too few
+// bytes in flight), and a lane's 16-byte chunk of a row is its mma.sync
+// fragment registers as they are (see the pass description for the
+// numbering of k that allows it).
 //
 //===----------------------------------------------------------------------===//
 

@@ -84,7 +84,7 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
     Option<"fewRowGemmWarps", "few-row-gemm-warps", "int64_t", "0",
            "Few-row products: warps a block (0: chosen)">,
     Option<"fewRowGemmStages", "few-row-gemm-stages", "int64_t", "0",
-           "Few-row products: a warp's stages of 64 k in flight (0: chosen)">,
+           "Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)">,
   ];
 }
 
