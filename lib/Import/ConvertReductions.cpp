@@ -2,6 +2,9 @@
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -131,11 +134,67 @@ LogicalResult convertSoftmax(Node &node) {
                              node.boolArg("half_to_float").value_or(false))});
 }
 
+/// linalg_vector_norm(self, ord = 2, dim = None, keepdim = False, dtype =
+/// None) of a floating-point tensor, as PyTorch defines it (the magi.sum
+/// description). The reduction's result has the node's type; the
+/// elementwise steps before it have `self`'s. A `dtype` (a result type
+/// other than `self`'s), an integer `self` or `ord = 0` keeps the node
+/// opaque.
+LogicalResult convertVectorNorm(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  FailureOr<Type> dtype = node.dtypeArg("dtype");
+  if (failed(self) || failed(dtype))
+    return failure();
+  auto selfType = cast<RankedTensorType>(self->getType());
+  double ord = node.floatArg("ord").value_or(2.0);
+  auto resultType = node.resultTypes.size() == 1
+                        ? dyn_cast<RankedTensorType>(node.resultTypes[0])
+                        : RankedTensorType();
+  if (*dtype || !resultType || !isa<FloatType>(selfType.getElementType()) ||
+      resultType.getElementType() != selfType.getElementType() || ord == 0.0)
+    return node.opaque();
+  SmallVector<NamedAttribute> attrs;
+  if (auto dims = node.intsArg("dim"))
+    attrs.push_back(node.i64s("dims", *dims));
+  if (node.boolArg("keepdim").value_or(false))
+    attrs.push_back(node.boolean("keepdim", true));
+  OpBuilder &b = node.builder();
+  auto make = [&](StringRef name, ValueRange operands, Type type,
+                  ArrayRef<NamedAttribute> opAttrs = {}) {
+    OperationState state(node.loc, name);
+    state.addOperands(operands);
+    state.addAttributes(opAttrs);
+    state.addTypes(type);
+    return b.create(state)->getResult(0);
+  };
+  auto constant = [&](double v) {
+    return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v)).getResult();
+  };
+  Type reduced = resultType;
+  if (ord == 2.0) {
+    Value square = make(MulOp::getOperationName(), {*self, *self}, selfType);
+    Value sum = make(SumOp::getOperationName(), {square}, reduced, attrs);
+    return node.emitAs(SqrtOp::getOperationName(), {sum});
+  }
+  Value magnitude = make(AbsOp::getOperationName(), {*self}, selfType);
+  if (std::isinf(ord))
+    return node.emitAs(ord > 0 ? AmaxOp::getOperationName() : AminOp::getOperationName(),
+                       {magnitude}, attrs);
+  if (ord == 1.0)
+    return node.emitAs(SumOp::getOperationName(), {magnitude}, attrs);
+  Value exponent = constant(ord);
+  Value powered = make(PowOp::getOperationName(), {magnitude, exponent}, selfType);
+  Value sum = make(SumOp::getOperationName(), {powered}, reduced, attrs);
+  Value root = constant(1.0 / ord);
+  return node.emitAs(PowOp::getOperationName(), {sum, root});
+}
+
 } // namespace
 
 void addReductionConverters(std::vector<ConverterRow> &rows) {
   rows.insert(rows.end(),
               {row<SumOp>("aten::sum", convertReduction),
+               row<SumOp>("aten::linalg_vector_norm", convertVectorNorm),
                row<MeanOp>("aten::mean", convertReduction),
                row<AmaxOp>("aten::amax", convertReduction),
                row<AminOp>("aten::amin", convertReduction),

@@ -13,7 +13,7 @@ SPEC is Python literal syntax:
               {"y": ("f32", [2])})],                    # tensor outputs
    "outputs": ["y"]}
 An argument is a value name (a tensor or SymInt defined before), an int, a
-float, a bool, None or a list of ints; an output ("index", "EXPR") is a
+float (1e400 and -1e400 are the infinities), a bool, None or a list of ints; an output ("index", "EXPR") is a
 SymInt, EXPR its value as torch.export writes it ("Mul(Integer(2),
 Symbol('s0', positive=True, integer=True))")."""
 import ast
@@ -63,6 +63,9 @@ def argument(value):
     if isinstance(value, int):
         return {"as_int": value}
     if isinstance(value, float):
+        # Infinities as torch.export writes them (JSON has no literal).
+        if value in (float("inf"), float("-inf")):
+            return {"as_float": "Infinity" if value > 0 else "-Infinity"}
         return {"as_float": value}
     if isinstance(value, list):
         return {"as_ints": value}

@@ -416,7 +416,17 @@ class Magi_ReductionOp<string mnemonic, string aten, list<Trait> traits = []>
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_SumOp : Magi_ReductionOp<"sum", "aten.sum (integers and bool sum to i64)", [Magi_Torch<["aten::sum"]>]>;
+def Magi_SumOp : Magi_ReductionOp<"sum", "aten.sum (integers and bool sum to i64)",
+                                  [Magi_Torch<["aten::sum", "aten::linalg_vector_norm"]>]> {
+  let description = [{
+    Also what `aten.linalg_vector_norm` (a floating-point `self`, no
+    `dtype`, a result of `self`'s type) imports to, as PyTorch defines the norm over `dim`:
+    `sqrt(sum(x * x))` for `ord = 2`, `sum(abs(x))` for 1,
+    `amax(abs(x))` / `amin(abs(x))` for plus / minus infinity, and
+    `pow(sum(pow(abs(x), ord)), 1 / ord)` for any other nonzero `ord`
+    (`ord = 0`, a count, stays opaque).
+  }];
+}
 def Magi_MeanOp : Magi_ReductionOp<"mean", "aten.mean (floating point only)", [Magi_Torch<["aten::mean"]>]>;
 def Magi_AmaxOp : Magi_ReductionOp<"amax", "aten.amax", [Magi_Torch<["aten::amax", "aten::max.default"]>]>;
 def Magi_AminOp : Magi_ReductionOp<"amin", "aten.amin", [Magi_Torch<["aten::amin", "aten::min.default"]>]>;
