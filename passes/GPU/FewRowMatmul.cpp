@@ -132,7 +132,9 @@ private:
   }
   // Where chunk `chunk` (16 bytes) of stage row `row` lies: odd rows have
   // their two 64-byte halves swapped, so that the 8 lanes of a shared load
-  // phase (rows g, g + 1, four chunks each) hit all 32 banks once.
+  // phase (rows g, g + 1, four chunks each) hit all 32 banks once. A row's
+  // parity is the same counted in its stage or in the whole ring (a stage
+  // has an even number of rows), so copies and loads may use either.
   Value swizzled(Value row, Value chunk) {
     Value flip = mul(rem(row, 2), kChunksPerRow / 2);
     return arith::XOrIOp::create(b, loc, chunk, flip);
