@@ -26,6 +26,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
@@ -106,6 +107,34 @@ struct StridedCopiesToLinalgPass
     });
   }
 };
+
+// The CPU run executes scf.parallel loops one iteration after another
+// (scf-to-cf makes them serial loops), so a generic atomic update (a float
+// scatter product's compare-and-swap) is its body between a load and a
+// store. Rewritten before buffer deallocation, which refuses region ops
+// that do not describe their control flow.
+struct SerialAtomicUpdatesPass
+    : PassWrapper<SerialAtomicUpdatesPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerialAtomicUpdatesPass)
+  StringRef getArgument() const override { return "magi-serial-atomic-updates"; }
+  void runOnOperation() override {
+    getOperation().walk([](memref::GenericAtomicRMWOp update) {
+      OpBuilder b(update);
+      Location loc = update.getLoc();
+      Value current = memref::LoadOp::create(b, loc, update.getMemref(), update.getIndices());
+      IRMapping map;
+      map.map(update.getCurrentValue(), current);
+      Block *body = update.getBody();
+      for (Operation &op : body->without_terminator())
+        b.clone(op, map);
+      auto yield = cast<memref::AtomicYieldOp>(body->getTerminator());
+      Value next = map.lookupOrDefault(yield.getResult());
+      memref::StoreOp::create(b, loc, next, update.getMemref(), update.getIndices());
+      update.getResult().replaceAllUsesWith(current);
+      update.erase();
+    });
+  }
+};
 } // namespace
 
 // Bufferization and conversion to LLVM with upstream passes.
@@ -118,6 +147,7 @@ static void addCpuLoweringPasses(OpPassManager &pm) {
   // Tiled attention as the GPU kernel's algorithm in loops, before the
   // deallocation pipeline frees its split buffers.
   pm.addNestedPass<func::FuncOp>(createTiledAttentionToLoops());
+  pm.addNestedPass<func::FuncOp>(std::make_unique<SerialAtomicUpdatesPass>());
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createConvertBufferizationToMemRefPass());

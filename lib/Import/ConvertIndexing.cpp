@@ -85,8 +85,12 @@ LogicalResult convertIndexAlongDim(Node &node) {
                    {node.i64("dim", node.intArg("dim").value_or(0))});
 }
 
-/// scatter (src or value, optional reduce) and scatter_add.
-LogicalResult convertScatter(Node &node, bool add) {
+enum class ScatterKind { Assign, Add, Reduce };
+
+/// scatter (src or value, optional reduce "add"/"multiply"), scatter_add and
+/// scatter_reduce.two (reduce "sum", "prod", "mean", "amax", "amin";
+/// include_self). magi.scatter names sum and prod as scatter.reduce does.
+LogicalResult convertScatter(Node &node, ScatterKind kind) {
   FailureOr<Value> self = node.tensor("self"), index = node.tensor("index");
   FailureOr<Value> src = node.scalar(node.arg("src") ? "src" : "value");
   if (failed(self) || failed(index) || failed(src))
@@ -94,19 +98,32 @@ LogicalResult convertScatter(Node &node, bool add) {
   SmallVector<NamedAttribute> attrs{
       node.i64("dim", node.intArg("dim").value_or(0))};
   StringRef reduce;
-  if (add)
+  if (kind == ScatterKind::Add)
     reduce = "add";
   else if (const Json *r = node.arg("reduce"))
     reduce = getString(r, "as_string").value_or("");
+  if (kind == ScatterKind::Reduce) {
+    if (reduce.empty())
+      return node.error() << "missing argument 'reduce'";
+    reduce = llvm::StringSwitch<StringRef>(reduce)
+                 .Case("sum", "add")
+                 .Case("prod", "multiply")
+                 .Default(reduce);
+    if (!node.boolArg("include_self").value_or(true))
+      attrs.push_back(node.boolean("include_self", false));
+  }
   if (!reduce.empty())
     attrs.push_back(node.named("reduce", node.builder().getStringAttr(reduce)));
   return node.emit({*self, *index, *src}, attrs);
 }
 LogicalResult convertScatterAssign(Node &node) {
-  return convertScatter(node, /*add=*/false);
+  return convertScatter(node, ScatterKind::Assign);
 }
 LogicalResult convertScatterAdd(Node &node) {
-  return convertScatter(node, /*add=*/true);
+  return convertScatter(node, ScatterKind::Add);
+}
+LogicalResult convertScatterReduce(Node &node) {
+  return convertScatter(node, ScatterKind::Reduce);
 }
 
 LogicalResult convertSliceScatter(Node &node) {
@@ -136,6 +153,7 @@ void addIndexingConverters(std::vector<ConverterRow> &rows) {
                row<GatherOp>("aten::gather", convertIndexAlongDim),
                row<ScatterOp>("aten::scatter", convertScatterAssign),
                row<ScatterOp>("aten::scatter_add", convertScatterAdd),
+               row<ScatterOp>("aten::scatter_reduce", convertScatterReduce),
                row<SliceScatterOp>("aten::slice_scatter", convertSliceScatter),
                row<SelectScatterOp>("aten::select_scatter",
                                     convertSelectScatter)});

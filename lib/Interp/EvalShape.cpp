@@ -504,6 +504,8 @@ LogicalResult evalScatter(ScatterOp op, Env &env) {
   SmallVector<int64_t> at(rank);
   Tensor out = self;
   int64_t size = rank ? self.getShape()[*dim] : 1;
+  // Where each index element writes and which src element it takes.
+  SmallVector<std::pair<int64_t, int64_t>> writes;
   for (int64_t i = 0, e = index.getNumElements(); i < e; ++i) {
     unravel(i, index.getShape(), at);
     FailureOr<int64_t> v = readIndex(op, index, i, size);
@@ -515,16 +517,72 @@ LogicalResult evalScatter(ScatterOp op, Env &env) {
       if (!scalarSrc)
         from += at[d] * srcStrides[d];
     }
-    if (!reduce) {
+    writes.push_back({to, from});
+  }
+  if (!reduce) {
+    for (auto [to, from] : writes)
       out.setFrom(to, src, from);
-    } else if (*reduce == "add") {
-      writeElement(out, to, src, from, /*accumulate=*/true);
-    } else if (out.isFloat()) {
-      out.setDouble(to, out.getDouble(to) * src.getDouble(from));
+    env.set(op.getResult(), std::move(out));
+    return success();
+  }
+  // As PyTorch's scatter_reduce: without include_self the written elements
+  // start from the reduction's identity; mean divides by how many values
+  // met (self counting as one), floor rounding for integers.
+  bool isFloat = out.isFloat();
+  if (!op.getIncludeSelf()) {
+    double inf = std::numeric_limits<double>::infinity();
+    for (auto [to, from] : writes) {
+      if (*reduce == "multiply")
+        out.setDouble(to, 1);
+      else if (*reduce == "amax")
+        isFloat ? out.setDouble(to, -inf) : out.setInt(to, std::numeric_limits<int64_t>::min());
+      else if (*reduce == "amin")
+        isFloat ? out.setDouble(to, inf) : out.setInt(to, std::numeric_limits<int64_t>::max());
+      else
+        out.setDouble(to, 0);
+    }
+  }
+  auto wrapping = [](int64_t a, int64_t b, bool multiply) {
+    auto x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+    return static_cast<int64_t>(multiply ? x * y : x + y);
+  };
+  for (auto [to, from] : writes) {
+    if (*reduce == "add" || *reduce == "mean" || *reduce == "multiply") {
+      bool multiply = *reduce == "multiply";
+      if (isFloat) {
+        double a = out.getDouble(to), b = src.getDouble(from);
+        out.setDouble(to, multiply ? a * b : a + b);
+      } else {
+        out.setInt(to, wrapping(out.getInt(to), src.getInt(from), multiply));
+      }
+    } else if (isFloat) {
+      double a = out.getDouble(to), b = src.getDouble(from);
+      double m = std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN()
+                 : *reduce == "amax"            ? std::max(a, b)
+                                                : std::min(a, b);
+      out.setDouble(to, m);
     } else {
-      out.setInt(to,
-                 static_cast<int64_t>(static_cast<uint64_t>(out.getInt(to)) *
-                                      static_cast<uint64_t>(src.getInt(from))));
+      int64_t a = out.getInt(to), b = src.getInt(from);
+      out.setInt(to, *reduce == "amax" ? std::max(a, b) : std::min(a, b));
+    }
+  }
+  if (*reduce == "mean") {
+    // The count is kept in self's dtype, as PyTorch does.
+    Tensor count = self;
+    for (int64_t i = 0, e = count.getNumElements(); i < e; ++i)
+      count.setDouble(i, op.getIncludeSelf() ? 1 : 0);
+    for (auto [to, from] : writes)
+      count.setDouble(to, count.getDouble(to) + 1);
+    for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+      if (count.getDouble(i) == 0)
+        continue;
+      if (isFloat) {
+        out.setDouble(i, out.getDouble(i) / count.getDouble(i));
+      } else {
+        int64_t a = out.getInt(i), c = count.getInt(i);
+        int64_t q = a / c;
+        out.setInt(i, (a % c != 0 && (a < 0) != (c < 0)) ? q - 1 : q);
+      }
     }
   }
   env.set(op.getResult(), std::move(out));

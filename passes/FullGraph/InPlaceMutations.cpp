@@ -49,7 +49,7 @@ public:
                        return user == def || isa<magi::BindSymbolicShapeOp>(user);
                      });
       if (auto put = dyn_cast_or_null<magi::IndexPutOp>(def))
-        inPlace = inPlace && put.getSelf() == input && !put.getAccumulate();
+        inPlace = inPlace && put.getSelf() == input;
       else if (auto copy = dyn_cast_or_null<magi::CopyOp>(def))
         inPlace = inPlace && copy.getSelf() == input;
       else

@@ -13,6 +13,7 @@
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -314,25 +315,283 @@ public:
   }
 };
 
-// index_put without accumulate: a scf.forall over the indexed shape (as
-// magi.index's result) whose every iteration inserts one element of
-// `values` (broadcast and converted first when it is not already of that
-// shape and self's dtype) at the element of `self` its indices name. The
-// loop's shared output is `self`: bufferization writes into self's buffer
+// The loop body's view of an indexed write: where iteration `ivs` writes
+// in the destination and what it writes there (a scalar, or for
+// writeEachIteration a 0-d tensor).
+using PositionFn =
+    llvm::function_ref<SmallVector<OpFoldResult>(OpBuilder &, Location, ValueRange)>;
+using ValueFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+// `dest` with element(ivs) (a 0-d tensor) written at position(ivs) for
+// every ivs in `sizes`:
+// a scf.forall whose shared output is `dest`, so that bufferization writes
+// in place where it may and copies `dest` first elsewhere. Iterations that
+// write one element race (PyTorch leaves that undefined too).
+Value writeEachIteration(OpBuilder &b, Location loc, Value dest,
+                         ArrayRef<OpFoldResult> sizes, PositionFn position,
+                         ValueFn element) {
+  auto destType = cast<RankedTensorType>(dest.getType());
+  auto loop = scf::ForallOp::create(b, loc, sizes, ValueRange{dest}, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = loop.getBody();
+  b.setInsertionPoint(body->getTerminator());
+  ValueRange ivs = body->getArguments().take_front(sizes.size());
+  SmallVector<OpFoldResult> at = position(b, loc, ivs);
+  Value value = element(b, loc, ivs);
+  b.setInsertionPointToStart(loop.getTerminator().getBody());
+  SmallVector<OpFoldResult> ones(destType.getRank(), b.getIndexAttr(1));
+  tensor::ParallelInsertSliceOp::create(b, loc, value, body->getArguments().back(), at,
+                                        ones, ones);
+  return loop.getResult(0);
+}
+
+// Tensors have no atomic update, so the accumulating writes (scatter with a
+// reduction, index_put with accumulate), and scatter's plain writes (whose
+// scalar would otherwise be a 0-d tensor per iteration), update buffers:
+// each of `dests` is copied into a tensor of its own
+// (bufferization.alloc_tensor), whose bufferization.to_buffer a
+// scf.parallel over `sizes` updates with memref stores or atomics;
+// to_tensor of each buffer is a result. The copy is what keeps
+// this sound: to_buffer is pure, so CSE would give two updates of one
+// value (x.scatter_add twice) one buffer, and so would two identical
+// pure producers. `inPlace` (a graph input the graph mutates, which only
+// this op writes) updates the destination's own buffer instead. The
+// buffers have the identity layout, as allocations and piece arguments
+// do (a strided type would make every later use that needs the identity
+// layout, a piece's result, a copy). On the GPU the loop is one kernel, a
+// thread an iteration.
+// A `prologue`, when given, is a loop of its own over the same sizes and
+// buffers that runs first (include_self = false writes the identity).
+using AtomicBody = llvm::function_ref<void(OpBuilder &, Location, ValueRange ivs,
+                                           ValueRange buffers)>;
+SmallVector<Value> updateBuffers(OpBuilder &b, Location loc, ValueRange dests,
+                                    ArrayRef<OpFoldResult> sizes, bool inPlace,
+                                    AtomicBody prologue, AtomicBody body) {
+  SmallVector<Value> buffers;
+  for (Value dest : dests) {
+    auto type = cast<RankedTensorType>(dest.getType());
+    if (!inPlace)
+      dest = bufferization::AllocTensorOp::create(b, loc, type, ValueRange{}, dest);
+    auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
+    buffers.push_back(bufferization::ToBufferOp::create(b, loc, bufferType, dest));
+  }
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lower(sizes.size(), zero), steps(sizes.size(), one), upper;
+  for (OpFoldResult size : sizes)
+    upper.push_back(toIndexValue(b, loc, size));
+  for (AtomicBody loopBody : {prologue, body})
+    if (loopBody)
+      scf::ParallelOp::create(b, loc, lower, upper, steps,
+                              [&](OpBuilder &nested, Location l, ValueRange ivs) {
+                                loopBody(nested, l, ivs, buffers);
+                              });
+  SmallVector<Value> results;
+  for (auto [dest, buffer] : llvm::zip(dests, buffers))
+    results.push_back(bufferization::ToTensorOp::create(b, loc, dest.getType(), buffer,
+                                                        /*restrict=*/true,
+                                                        /*writable=*/true));
+  return results;
+}
+
+// The value a reduction starts from: x combined with it is x.
+Value reductionIdentity(OpBuilder &b, Location loc, StringRef reduce, Type type) {
+  if (reduce == "multiply")
+    return typedConst(b, loc, type, 1);
+  bool max = reduce == "amax";
+  if (reduce != "amax" && reduce != "amin")
+    return typedConst(b, loc, type, 0);
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/max)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, max ? APInt::getSignedMinValue(width)
+                                         : APInt::getSignedMaxValue(width)));
+}
+
+// The integer type of `type`'s bits (i16 for bf16).
+IntegerType bitsType(Type type) {
+  return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
+}
+
+// buffer[at] = buffer[at] `reduce` value, atomically. A float product has
+// no atomic operation: the buffer then holds the floats' bits and a
+// compare-and-swap loop multiplies (LLVM's atomics take integers there).
+// Float max and min propagate NaN, as PyTorch's do.
+void combineAtomically(OpBuilder &b, Location loc, StringRef reduce, Value value,
+                       Value buffer, ValueRange at) {
+  Type type = value.getType();
+  bool isFloat = isa<FloatType>(type);
+  if (reduce == "multiply") {
+    auto update = memref::GenericAtomicRMWOp::create(b, loc, buffer, at);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(update.getBody());
+    Value current = update.getCurrentValue();
+    Value product;
+    if (isFloat) {
+      Value f = arith::BitcastOp::create(b, loc, type, current);
+      product = arith::BitcastOp::create(b, loc, current.getType(),
+                                         arith::MulFOp::create(b, loc, f, value));
+    } else {
+      product = arith::MulIOp::create(b, loc, current, value);
+    }
+    memref::AtomicYieldOp::create(b, loc, product);
+    return;
+  }
+  arith::AtomicRMWKind kind =
+      reduce == "amax"   ? (isFloat ? arith::AtomicRMWKind::maximumf : arith::AtomicRMWKind::maxs)
+      : reduce == "amin" ? (isFloat ? arith::AtomicRMWKind::minimumf : arith::AtomicRMWKind::mins)
+                         : (isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi);
+  memref::AtomicRMWOp::create(b, loc, kind, value, buffer, at);
+}
+
+// scatter (aten.scatter.src, scatter.value, scatter_add, scatter.reduce,
+// scatter_reduce.two): for every element of index, src at the same position
+// (or the scalar), converted to self's dtype, goes to the element of self
+// that index names along `dim` (the iteration's own position elsewhere).
+// The loops update a copy of self (updateBuffers).
+// - Without a reduction, a store; iterations that meet race, as PyTorch
+//   leaves them undefined.
+// - With one, it is combined atomically into a copy of
+//   self (with include_self false, a first loop writes the identity at
+//   every position index names), a float product through its bits, and
+//   for "mean" a second buffer counts the values each element met, divided
+//   at the end.
+class ScatterPattern : public OpRewritePattern<ScatterOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScatterOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value self = op.getSelf(), index = op.getIndex(), src = op.getSrc();
+    auto selfType = cast<RankedTensorType>(self.getType());
+    int64_t rank = selfType.getRank();
+    if (rank == 0 || cast<RankedTensorType>(index.getType()).getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "index must have self's rank, at least 1");
+    // I64Attr reads back unsigned: -1 is 2^64 - 1 until cast.
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    dim = dim < 0 ? dim + rank : dim;
+    if (dim < 0 || dim >= rank)
+      return rewriter.notifyMatchFailure(op, "dim out of range");
+    Type element = selfType.getElementType();
+    std::optional<StringRef> reduce = op.getReduce();
+    if (reduce && element.isInteger(1))
+      return rewriter.notifyMatchFailure(op, "no atomic updates of bool elements");
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, index);
+    Value dimSize = getValueOrCreateConstantIndexOp(
+        rewriter, loc, tensor::getMixedSize(rewriter, loc, self, dim));
+    auto position = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<OpFoldResult> at(ivs.begin(), ivs.end());
+      at[dim] = normalizedIndex(b, l, tensor::ExtractOp::create(b, l, index, ivs), dimSize);
+      return at;
+    };
+    auto value = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      Value v = isa<RankedTensorType>(src.getType())
+                    ? tensor::ExtractOp::create(b, l, src, ivs).getResult()
+                    : src;
+      return convertScalar(b, l, v, element);
+    };
+    if (!reduce) {
+      SmallVector<Value> written = updateBuffers(
+          rewriter, loc, self, sizes, /*inPlace=*/false, /*prologue=*/{},
+          [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
+            memref::StoreOp::create(b, l, value(b, l, ivs), buffers[0],
+                                    getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs)));
+          });
+      rewriter.replaceOp(op, written[0]);
+      return success();
+    }
+
+    Value dest = self;
+    SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
+    SmallVector<AffineMap> identityMap{rewriter.getMultiDimIdentityMap(rank)};
+    bool throughBits = isa<FloatType>(element) && *reduce == "multiply";
+    if (throughBits)
+      dest = buildParallelGeneric(
+          rewriter, loc, emptyOfSizes(rewriter, loc, selfSizes, bitsType(element)), dest,
+          identityMap, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return arith::BitcastOp::create(b, l, bitsType(element), a[0]);
+          });
+    bool mean = *reduce == "mean";
+    SmallVector<Value> dests{dest};
+    if (mean)
+      dests.push_back(filledOfSizes(
+          rewriter, loc, selfSizes,
+          typedConst(rewriter, loc, element, op.getIncludeSelf() ? 1 : 0)));
+    // Without self, every element index names first holds the identity
+    // (plain stores: iterations that meet store the same value).
+    auto writeIdentity = [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
+      Value identity = reductionIdentity(b, l, *reduce, element);
+      if (throughBits)
+        identity = arith::BitcastOp::create(b, l, bitsType(element), identity);
+      memref::StoreOp::create(b, l, identity, buffers[0],
+                              getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs)));
+    };
+    SmallVector<Value> updated = updateBuffers(
+        rewriter, loc, dests, sizes, /*inPlace=*/false,
+        op.getIncludeSelf() ? AtomicBody() : AtomicBody(writeIdentity),
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
+          SmallVector<Value> at =
+              getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs));
+          combineAtomically(b, l, mean ? "add" : *reduce, value(b, l, ivs), buffers[0], at);
+          if (mean)
+            combineAtomically(b, l, "add", typedConst(b, l, element, 1), buffers[1], at);
+        });
+    Value result = updated[0];
+    Value init = emptyOfSizes(rewriter, loc, selfSizes, element);
+    if (throughBits)
+      result = buildParallelGeneric(rewriter, loc, init, result, identityMap,
+                                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                      return arith::BitcastOp::create(b, l, element, a[0]);
+                                    });
+    if (mean) {
+      // An element nothing met keeps its value; integers divide with floor
+      // rounding, as PyTorch does.
+      identityMap.push_back(identityMap.front());
+      result = buildParallelGeneric(
+          rewriter, loc, init, {result, updated[1]}, identityMap,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            Value zero = typedConst(b, l, element, 0);
+            Value none, quotient;
+            if (isa<FloatType>(element)) {
+              none = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+              quotient = arith::DivFOp::create(b, l, a[0], a[1]);
+            } else {
+              none = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1], zero);
+              Value safe = arith::SelectOp::create(b, l, none, typedConst(b, l, element, 1), a[1]);
+              quotient = arith::FloorDivSIOp::create(b, l, a[0], safe);
+            }
+            return arith::SelectOp::create(b, l, none, a[0], quotient);
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+// index_put: a loop over the indexed shape (as magi.index's result) whose
+// every iteration writes one element of `values` (broadcast and converted
+// first when it is not already of that shape and self's dtype) at the
+// element of `self` its indices name. Without accumulate a scf.forall
+// inserts it (writeEachIteration): bufferization writes into self's buffer
 // where it may (the piece argument of an in-place mutation, a KV cache:
-// only the new elements are written) and copies self first elsewhere.
-// Repeated indices race, as PyTorch leaves them undefined.
+// only the new elements are written) and copies self first elsewhere;
+// repeated indices race, as PyTorch leaves them undefined. With accumulate
+// it is added atomically (updateBuffers), in self's own buffer when the
+// op is an in-place mutation.
 class IndexPutPattern : public OpRewritePattern<IndexPutOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(IndexPutOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getAccumulate())
-      return rewriter.notifyMatchFailure(op, "accumulate needs atomic adds");
     Location loc = op.getLoc();
     Value self = op.getSelf();
     auto selfType = cast<RankedTensorType>(self.getType());
+    Type element = selfType.getElementType();
+    if (op.getAccumulate() && element.isInteger(1))
+      return rewriter.notifyMatchFailure(op, "no atomic updates of bool elements");
     int64_t selfRank = selfType.getRank();
     ArrayRef<int64_t> dims = op.getIndexedDims();
     ValueRange indices = op.getIndices();
@@ -349,107 +608,59 @@ public:
     // The values, as a tensor of the indexed shape and self's dtype.
     Value values = op.getValues();
     auto valuesType = cast<RankedTensorType>(values.getType());
-    auto wanted = RankedTensorType::get(shape, selfType.getElementType());
+    auto wanted = RankedTensorType::get(shape, element);
     if (valuesType != wanted) {
       if (valuesType.getRank() > rank)
         return rewriter.notifyMatchFailure(op, "values have a higher rank");
-      Value init = emptyOfSizes(rewriter, loc, sizes, selfType.getElementType());
+      Value init = emptyOfSizes(rewriter, loc, sizes, element);
       values = buildParallelGeneric(
           rewriter, loc, init, values, broadcastMap(valuesType, shape, rank),
           [&](OpBuilder &b, Location l, ValueRange a) {
-            return convertScalar(b, l, a[0], selfType.getElementType());
+            return convertScalar(b, l, a[0], element);
           });
     }
 
-    auto loop = scf::ForallOp::create(rewriter, loc, sizes, ValueRange{self},
-                                      std::nullopt);
-    OpBuilder::InsertionGuard guard(rewriter);
-    Block *body = loop.getBody();
-    rewriter.setInsertionPoint(body->getTerminator());
-    ValueRange ivs = body->getArguments().take_front(rank);
-    Value dest = body->getArguments().back();
-    // The element of self each iteration writes.
-    SmallVector<OpFoldResult> at(selfRank);
-    for (int64_t d = 0; d < selfRank; ++d) {
-      auto k = llvm::find(dims, d);
-      if (k == dims.end()) {
-        at[d] = ivs[loopOf[d]];
-        continue;
+    // The element of self an iteration writes.
+    auto position = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<OpFoldResult> at(selfRank);
+      for (int64_t d = 0; d < selfRank; ++d) {
+        auto k = llvm::find(dims, d);
+        if (k == dims.end()) {
+          at[d] = ivs[loopOf[d]];
+          continue;
+        }
+        Value index = indices[k - dims.begin()];
+        auto t = cast<RankedTensorType>(index.getType());
+        SmallVector<Value> coords;
+        for (int64_t od = 0; od < t.getRank(); ++od)
+          coords.push_back(t.getDimSize(od) == 1
+                               ? arith::ConstantIndexOp::create(b, l, 0).getResult()
+                               : ivs[indexAt + indexRank - t.getRank() + od]);
+        Value v = tensor::ExtractOp::create(b, l, index, coords);
+        at[d] = normalizedIndex(b, l, v, toIndexValue(b, l, selfSizes[d]));
       }
-      Value index = indices[k - dims.begin()];
-      auto t = cast<RankedTensorType>(index.getType());
-      SmallVector<Value> coords;
-      for (int64_t od = 0; od < t.getRank(); ++od)
-        coords.push_back(t.getDimSize(od) == 1
-                             ? arith::ConstantIndexOp::create(rewriter, loc, 0).getResult()
-                             : ivs[indexAt + indexRank - t.getRank() + od]);
-      Value v = tensor::ExtractOp::create(rewriter, loc, index, coords);
-      at[d] = normalizedIndex(rewriter, loc, v,
-                              toIndexValue(rewriter, loc, selfSizes[d]));
+      return at;
+    };
+    if (!op.getAccumulate()) {
+      auto scalar = RankedTensorType::get({}, element);
+      rewriter.replaceOp(
+          op, writeEachIteration(rewriter, loc, self, sizes, position,
+                                 [&](OpBuilder &b, Location l, ValueRange ivs) -> Value {
+                                   SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+                                   return tensor::ExtractSliceOp::create(
+                                       b, l, scalar, values, SmallVector<OpFoldResult>(ivs),
+                                       ones, ones);
+                                 }));
+      return success();
     }
-    auto scalar = RankedTensorType::get({}, selfType.getElementType());
-    SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
-    Value element = tensor::ExtractSliceOp::create(
-        rewriter, loc, scalar, values, SmallVector<OpFoldResult>(ivs), ones, ones);
-    rewriter.setInsertionPointToStart(loop.getTerminator().getBody());
-    SmallVector<OpFoldResult> selfOnes(selfRank, rewriter.getIndexAttr(1));
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, element, dest, at,
-                                          selfOnes, selfOnes);
-    rewriter.replaceOp(op, loop.getResult(0));
-    return success();
-  }
-};
-
-// scatter without a reduction (aten.scatter.src, scatter.value): as
-// index_put, a scf.forall over index's shape whose every iteration inserts
-// src at the same position (or the scalar), converted to self's dtype, at
-// the element of self that index names along `dim` (the iteration's own
-// position elsewhere). The loop's shared output is `self`, which
-// bufferization copies first. Repeated indices race, as PyTorch leaves
-// them undefined. A reduction (scatter_add, reduce="multiply") needs atomic
-// updates and is not lowered.
-class ScatterPattern : public OpRewritePattern<ScatterOp> {
-public:
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(ScatterOp op, PatternRewriter &rewriter) const override {
-    if (op.getReduce())
-      return rewriter.notifyMatchFailure(op, "a scatter reduction needs atomic updates");
-    Location loc = op.getLoc();
-    Value self = op.getSelf(), index = op.getIndex(), src = op.getSrc();
-    auto selfType = cast<RankedTensorType>(self.getType());
-    int64_t rank = selfType.getRank();
-    if (rank == 0 || cast<RankedTensorType>(index.getType()).getRank() != rank)
-      return rewriter.notifyMatchFailure(op, "index must have self's rank, at least 1");
-    // I64Attr reads back unsigned: -1 is 2^64 - 1 until cast.
-    int64_t dim = static_cast<int64_t>(op.getDim());
-    dim = dim < 0 ? dim + rank : dim;
-    if (dim < 0 || dim >= rank)
-      return rewriter.notifyMatchFailure(op, "dim out of range");
-    Type element = selfType.getElementType();
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, index);
-    Value dimSize = getValueOrCreateConstantIndexOp(
-        rewriter, loc, tensor::getMixedSize(rewriter, loc, self, dim));
-
-    auto loop = scf::ForallOp::create(rewriter, loc, sizes, ValueRange{self}, std::nullopt);
-    OpBuilder::InsertionGuard guard(rewriter);
-    Block *body = loop.getBody();
-    rewriter.setInsertionPoint(body->getTerminator());
-    ValueRange ivs = body->getArguments().take_front(rank);
-    Value dest = body->getArguments().back();
-    SmallVector<OpFoldResult> at(ivs.begin(), ivs.end());
-    at[dim] = normalizedIndex(rewriter, loc, tensor::ExtractOp::create(rewriter, loc, index, ivs),
-                              dimSize);
-    Value value = isa<RankedTensorType>(src.getType())
-                      ? tensor::ExtractOp::create(rewriter, loc, src, ivs).getResult()
-                      : src;
-    value = convertScalar(rewriter, loc, value, element);
-    Value scalar = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({}, element), value);
-    rewriter.setInsertionPointToStart(loop.getTerminator().getBody());
-    SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, scalar, dest, at, ones, ones);
-    rewriter.replaceOp(op, loop.getResult(0));
+    SmallVector<Value> updated = updateBuffers(
+        rewriter, loc, self, sizes, op.getInPlace(), /*prologue=*/{},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
+          SmallVector<Value> at = getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs));
+          combineAtomically(b, l, "add", tensor::ExtractOp::create(b, l, values, ivs),
+                            buffers[0], at);
+        });
+    rewriter.replaceOp(op, updated[0]);
     return success();
   }
 };

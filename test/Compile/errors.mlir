@@ -26,7 +26,8 @@
 // NOWEIGHT-MANIFEST-NOT: "weight":
 // NOWEIGHT-MANIFEST: "pieces"
 
-func.func @main(%x: tensor<8xf32>, %i: tensor<8xi64>) -> tensor<8xf32> {
-  %y = magi.scatter %x, %i, %x {dim = 0 : i64, reduce = "add"} : (tensor<8xf32>, tensor<8xi64>, tensor<8xf32>) -> tensor<8xf32>
-  return %y : tensor<8xf32>
+// (A bool scatter_add: bool elements have no atomic add.)
+func.func @main(%x: tensor<8xi1>, %i: tensor<8xi64>) -> tensor<8xi1> {
+  %y = magi.scatter %x, %i, %x {dim = 0 : i64, reduce = "add"} : (tensor<8xi1>, tensor<8xi64>, tensor<8xi1>) -> tensor<8xi1>
+  return %y : tensor<8xi1>
 }

@@ -86,15 +86,17 @@ func.func private @main_piece_2(%o: tensor<?x2xf32>, %ids: tensor<?xi64>, %n: in
 // UNLOWERED:      magi-interp: error: 'magi.scatter' in piece @unlowered_piece_0 was not lowered to linalg at {{.*}}lowered-pieces.mlir:{{[0-9]+}}:
 // UNLOWERED-NEXT: magi-interp: error: piece @unlowered_piece_0 failed to lower to linalg for the CPU run at {{.*}}lowered-pieces.mlir:
 // UNLOWERED-NEXT: magi-interp: error: in this call of @unlowered_piece_0 at {{.*}}lowered-pieces.mlir:
-func.func @unlowered(%x: tensor<2x3xf32>) -> tensor<2x3xf32> attributes {magi.split} {
-  %y = call @unlowered_piece_0(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %y : tensor<2x3xf32>
+func.func @unlowered(%x: tensor<2x3xf32>) -> tensor<2x3xi1> attributes {magi.split} {
+  %y = call @unlowered_piece_0(%x) : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  return %y : tensor<2x3xi1>
 }
-func.func private @unlowered_piece_0(%x: tensor<2x3xf32>) -> tensor<2x3xf32>
+// A bool scatter_add: bool elements have no atomic add.
+func.func private @unlowered_piece_0(%x: tensor<2x3xf32>) -> tensor<2x3xi1>
     attributes {magi.graph_index = 0 : i64, magi.is_splitting = false, magi.piece_index = 0 : i64} {
   %idx = magi.constant dense<[[0, 2, 1], [1, 0, 2]]> : tensor<2x3xi64>
-  %y = magi.scatter %x, %idx, %x {dim = 1 : i64, reduce = "add"} : (tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %y : tensor<2x3xf32>
+  %m = magi.constant dense<true> : tensor<2x3xi1>
+  %y = magi.scatter %m, %idx, %m {dim = 1 : i64, reduce = "add"} : (tensor<2x3xi1>, tensor<2x3xi64>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  return %y : tensor<2x3xi1>
 }
 
 // A piece may return its argument, and one value twice: the caller's tensor

@@ -1,7 +1,13 @@
 // Shape, view and indexing ops, materialized as values.
 
+// Every function also lowered and run on the CPU, with the same values
+// (the writes include scatter_add and index_put with accumulate: atomic
+// updates).
+
 // RUN: magi-interp %s --function=views | FileCheck %s --check-prefix=VIEW
+// RUN: magi-interp %s --function=views --lowered-pieces | FileCheck %s --check-prefix=VIEW
 // RUN: magi-interp %s --function=indexing | FileCheck %s --check-prefix=INDEX
+// RUN: magi-interp %s --function=indexing --lowered-pieces | FileCheck %s --check-prefix=INDEX
 
 // VIEW:      out0: tensor<3x2xf32> = {{\[}}[0, 1], [2, 3], [4, 5]]
 // VIEW-NEXT: out1: tensor<2x2x3xf32> = {{\[}}{{\[}}[0, 1, 2], [3, 4, 5]], {{\[}}[0, 1, 2], [3, 4, 5]]]
@@ -79,6 +85,7 @@ func.func @indexing() -> (tensor<2x2x2xbf16>, tensor<2x3xf32>, tensor<2x4xf32>, 
 }
 
 // RUN: magi-interp %s --function=writes | FileCheck %s --check-prefix=WRITE
+// RUN: magi-interp %s --function=writes --lowered-pieces | FileCheck %s --check-prefix=WRITE
 // WRITE:      out0: tensor<2x3xf32> = {{\[}}[0, 0, 3], [4, 0, 0]]
 // WRITE-NEXT: out1: tensor<2x3xf32> = {{\[}}[0, 0, 4], [2, 4, 0]]
 // WRITE-NEXT: out2: tensor<2x3xf32> = {{\[}}[7, 0, 7], [0, 0, 0]]
@@ -113,6 +120,7 @@ func.func @writes() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tenso
 }
 
 // RUN: magi-interp %s --function=arrange | FileCheck %s --check-prefix=ARRANGE
+// RUN: magi-interp %s --function=arrange --lowered-pieces | FileCheck %s --check-prefix=ARRANGE
 // ARRANGE:      out0: tensor<2x3xi64> = {{\[}}[5, 4, 3], [2, 1, 0]]
 // ARRANGE-NEXT: out1: tensor<2x2x3xi64> = {{\[}}{{\[}}[0, 1, 2], [0, 1, 2]], {{\[}}[3, 4, 5], [3, 4, 5]]]
 // ARRANGE-NEXT: out2: tensor<2x3xi64> = {{\[}}[0, 1, 0], [3, 4, 5]]

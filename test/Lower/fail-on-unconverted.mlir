@@ -8,11 +8,12 @@
 // CHECK-NOT: magi.bind_symbolic_shape
 // CHECK: linalg.generic
 // CHECK: magi.scatter
-func.func @partial(%x: tensor<?x4xf32>, %i: tensor<?x4xi64>) -> tensor<?x4xf32> {
+func.func @partial(%x: tensor<?x4xf32>, %i: tensor<?x4xi64>, %m: tensor<?x4xi1>) -> (tensor<?x4xf32>, tensor<?x4xi1>) {
   %s0 = magi.symbolic_int "s0" min 2 max 64
   magi.bind_symbolic_shape %x, [%s0], affine_map<()[s0] -> (s0, 4)> : tensor<?x4xf32>
   %0 = magi.exp %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  // A bool scatter_add: bool elements have no atomic add.
   // expected-error @+1 {{'magi.scatter' in piece @partial was not lowered to linalg}}
-  %1 = magi.scatter %0, %i, %0 {dim = 1 : i64, reduce = "add"} : (tensor<?x4xf32>, tensor<?x4xi64>, tensor<?x4xf32>) -> tensor<?x4xf32>
-  return %1 : tensor<?x4xf32>
+  %1 = magi.scatter %m, %i, %m {dim = 1 : i64, reduce = "add"} : (tensor<?x4xi1>, tensor<?x4xi64>, tensor<?x4xi1>) -> tensor<?x4xi1>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xi1>
 }

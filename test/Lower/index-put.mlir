@@ -1,8 +1,9 @@
 // RUN: magi-opt %s -split-input-file --magi-lower-to-linalg=fail-on-unconverted | FileCheck %s
 // RUN: magi-opt %s -split-input-file --magi-lower-to-linalg=fail-on-unconverted --magi-bufferize --canonicalize | FileCheck %s --check-prefix=BUF
 
-// index_put (without accumulate) is an scf.forall over the indexed shape
-// that inserts one element of the values per iteration into `self`; copy is
+// index_put without accumulate is an scf.forall over the indexed shape
+// that inserts one element of the values per iteration into `self` (with
+// accumulate, a scf.parallel of atomic adds, below); copy is
 // one converting generic. With `in_place` (magi-mark-in-place-mutations) the
 // piece argument `self` is the only writable one, and bufferization writes
 // into it: a KV cache update writes the new positions only and returns the
@@ -99,4 +100,41 @@ func.func @same_type_copy(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<
 func.func @broadcast_copy(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf16>) -> tensor<2x3xf32> {
   %0 = magi.copy %arg0, %arg1 : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// With accumulate every value is added atomically (repeated indices add
+// up, as in PyTorch): a scf.parallel over the indexed shape updates the
+// buffer of a copy of self.
+// CHECK-LABEL: func.func @accumulate
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%arg0) : tensor<3x4xf32>
+// CHECK: %[[BUFFER:.*]] = bufferization.to_buffer %[[COPY]] : tensor<3x4xf32> to memref<3x4xf32>
+// CHECK: scf.parallel (%[[J:.*]]) = (%c0) to (%c2) step (%c1)
+// CHECK: %[[R:.*]] = tensor.extract %arg1[%[[J]]]
+// CHECK: %[[C:.*]] = tensor.extract %arg2[%[[J]]]
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[J]]] : tensor<2xf32>
+// CHECK: memref.atomic_rmw addf %[[V]], %[[BUFFER]]
+// CHECK: bufferization.to_tensor %[[BUFFER]] restrict writable
+func.func @accumulate(%arg0: tensor<3x4xf32>, %arg1: tensor<2xi64>, %arg2: tensor<2xi64>, %arg3: tensor<1xf32>) -> tensor<3x4xf32> {
+  %0 = magi.index_put %arg0[%arg1, %arg2], %arg3 {indexed_dims = array<i64: 0, 1>, accumulate = true} : (tensor<3x4xf32>, tensor<2xi64>, tensor<2xi64>, tensor<1xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// In place (a mutated graph input), the adds go into self's own buffer.
+// CHECK-LABEL: func.func @accumulate_in_place
+// CHECK-SAME: %arg0: tensor<8x4xbf16> {bufferization.writable = true}
+// CHECK-NOT: alloc_tensor
+// CHECK: bufferization.to_buffer %arg0 : tensor<8x4xbf16> to memref<8x4xbf16>
+// CHECK: memref.atomic_rmw addf
+
+// BUF-LABEL: func.func @accumulate_in_place
+// BUF-NOT: memref.alloc
+// BUF: memref.atomic_rmw addf %{{.*}}, %arg0
+// BUF: return %arg0 : memref<8x4xbf16>
+func.func @accumulate_in_place(%arg0: tensor<8x4xbf16>, %arg1: tensor<3xi64>, %arg2: tensor<3x4xbf16>) -> tensor<8x4xbf16> {
+  %0 = magi.index_put %arg0[%arg1], %arg2 {in_place, indexed_dims = array<i64: 0>, accumulate = true} : (tensor<8x4xbf16>, tensor<3xi64>, tensor<3x4xbf16>) -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
 }

@@ -43,10 +43,13 @@ func.func @counter(%arg0: tensor<i64> {magi.input_kind = "buffer", magi.name = "
 
 // -----
 
-// The old value is read elsewhere (a) or the update accumulates (b): the
-// runtime copies them back. The new value of c is not computed from c,
-// which nothing reads: copied into c in place at the end.
+// The old value of a is read elsewhere: the runtime copies it back. An
+// accumulating update of b is in place (its atomic adds go into b's
+// buffer). The new value of c is not computed from c, which nothing reads:
+// copied into c in place at the end.
 // CHECK-LABEL: func.func @not_in_place
+// CHECK-NOT: in_place
+// CHECK: magi.index_put %arg1[%arg3], %arg4 {accumulate = true, in_place,
 // CHECK-NOT: in_place
 // CHECK: %[[C:.*]] = magi.copy %arg2, %{{.*}} {in_place}
 // CHECK-NEXT: return %{{.*}}, %{{.*}}, %[[C]], %{{.*}} :

@@ -1431,9 +1431,13 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 }
 
 LogicalResult ScatterOp::verify() {
-  if (auto reduce = getReduce(); reduce && *reduce != "add" && *reduce != "multiply")
-    return emitOpError("reduce must be \"add\" or \"multiply\", got \"")
+  std::optional<StringRef> reduce = getReduce();
+  if (reduce && !llvm::is_contained({"add", "multiply", "mean", "amax", "amin"}, *reduce))
+    return emitOpError("reduce must be one of \"add\", \"multiply\", \"mean\", "
+                       "\"amax\", \"amin\", got \"")
            << *reduce << "\"";
+  if (!reduce && !getIncludeSelf())
+    return emitOpError("include_self = false needs a reduction");
   return success();
 }
 

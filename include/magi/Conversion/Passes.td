@@ -69,6 +69,14 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
       argument is marked `bufferization.writable`: the result is written
       into the argument's buffer (`magi-bufferize` makes every other
       argument read-only).
+    - `scatter` (any reduction) and `index_put` with `accumulate`: a
+      `scf.parallel` over the index's shape that updates the
+      `bufferization.to_buffer` of a copy of `self`
+      (`bufferization.alloc_tensor`; of `self` itself with `in_place`) with
+      `memref.store` or atomics (`memref.atomic_rmw`; a float product as a
+      `generic_atomic_rmw` on the bits), whose `to_tensor` is the result;
+      `mean` divides by a count kept beside the sum. Bool elements (no
+      atomic update) are not lowered.
     - `full`, `full_like`, `scalar_tensor`, `arange`, `constant`: fills or
       generics computing each element from its index.
     - `sym_size` becomes `tensor.dim`, the other `sym_*` ops arith on `index`;
@@ -80,6 +88,7 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::memref::MemRefDialect",
   ];
   let options = [
     Option<"failOnUnconverted", "fail-on-unconverted", "bool", "false",

@@ -117,7 +117,7 @@ def MarkInPlaceMutations : Pass<"magi-mark-in-place-mutations", "mlir::func::Fun
     A graph result marked `magi.mutates = "NAME"` is written back into the
     input whose `magi.name` is NAME (torch.export's buffer and user input
     mutations: a KV cache that each decode step updates). Where that result
-    is a `magi.index_put` (without `accumulate`) or `magi.copy` of the input
+    is a `magi.index_put` (with or without `accumulate`) or `magi.copy` of the input
     itself, and the input has no other use, the op gets `in_place`: it may
     write into the input's storage, so the step writes only the elements it
     changes and the runtime has nothing to copy back. A new value computed

@@ -340,9 +340,17 @@ func.func @scatter_dim_out_of_range(%x: tensor<4x5xf32>, %i: tensor<2x5xi64>) {
 // -----
 
 func.func @scatter_bad_reduce(%x: tensor<4x5xf32>, %i: tensor<2x5xi64>) {
-  // scatter_reduce's names (sum, prod, amax, ...) are not the scatter.reduce ones.
-  // expected-error @+1 {{'magi.scatter' op reduce must be "add" or "multiply", got "sum"}}
+  // The importer names scatter_reduce's "sum" and "prod" "add" and "multiply".
+  // expected-error @+1 {{'magi.scatter' op reduce must be one of "add", "multiply", "mean", "amax", "amin", got "sum"}}
   %0 = magi.scatter %x, %i, %x {dim = 0 : i64, reduce = "sum"} : (tensor<4x5xf32>, tensor<2x5xi64>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_exclude_self_without_reduce(%x: tensor<4x5xf32>, %i: tensor<2x5xi64>) {
+  // expected-error @+1 {{'magi.scatter' op include_self = false needs a reduction}}
+  %0 = magi.scatter %x, %i, %x {dim = 0 : i64, include_self = false} : (tensor<4x5xf32>, tensor<2x5xi64>, tensor<4x5xf32>) -> tensor<4x5xf32>
   return
 }
 

@@ -13,7 +13,8 @@ SPEC is Python literal syntax:
               {"y": ("f32", [2])})],                    # tensor outputs
    "outputs": ["y"]}
 An argument is a value name (a tensor or SymInt defined before), an int, a
-float (1e400 and -1e400 are the infinities), a bool, None or a list of ints; an output ("index", "EXPR") is a
+float (1e400 and -1e400 are the infinities), a bool, None, a list of ints
+or ("str", TEXT), a string; an output ("index", "EXPR") is a
 SymInt, EXPR its value as torch.export writes it ("Mul(Integer(2),
 Symbol('s0', positive=True, integer=True))")."""
 import ast
@@ -69,6 +70,8 @@ def argument(value):
         return {"as_float": value}
     if isinstance(value, list):
         return {"as_ints": value}
+    if isinstance(value, tuple) and value[0] == "str":
+        return {"as_string": value[1]}
     if value in sym_ints:
         return {"as_sym_int": {"as_name": value}}
     return {"as_tensor": {"name": value}}

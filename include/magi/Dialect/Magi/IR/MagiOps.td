@@ -646,15 +646,27 @@ def Magi_GatherOp : Magi_TensorOp<"gather", [Magi_Torch<["aten::gather"]>]> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add"]>]> {
-  let summary = "`self` with `src` written at `index` along `dim` (aten.scatter, aten.scatter_add)";
+def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add", "aten::scatter_reduce"]>]> {
+  let summary = "`self` with `src` written or reduced at `index` along `dim` (aten.scatter, scatter_add, scatter_reduce)";
   let description = [{
-    For dim 0: `out[index[i][j]][j] = src[i][j]`, or `+=` when `reduce` is
-    `"add"` (aten.scatter_add). `src` may be a Python scalar
-    (aten.scatter.value).
+    For dim 0: `out[index[i][j]][j] = src[i][j]`, or, with `reduce`, the
+    element combined with every src element that index names:
+    - `"add"` (aten.scatter_add, scatter.reduce "add", scatter_reduce
+      "sum") and `"multiply"` (scatter.reduce "multiply", scatter_reduce
+      "prod");
+    - `"amax"` and `"amin"` (scatter_reduce), NaN propagating;
+    - `"mean"` (scatter_reduce): the sum divided by how many values met
+      there, self counting as one unless `include_self` is false; an
+      element nothing is scattered to keeps self; integers divide with
+      floor rounding, as PyTorch does.
+
+    With `include_self` false (scatter_reduce only), an element that index
+    names starts from the reduction's identity instead of self. `src` may
+    be a Python scalar (aten.scatter.value).
   }];
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index,
-                       Magi_TensorOrScalar:$src, OptionalAttr<StrAttr>:$reduce);
+                       Magi_TensorOrScalar:$src, OptionalAttr<StrAttr>:$reduce,
+                       DefaultValuedAttr<BoolAttr, "true">:$include_self);
   let results = (outs Magi_Tensor:$result);
   let hasVerifier = 1;
 }
