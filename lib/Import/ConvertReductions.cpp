@@ -135,28 +135,36 @@ LogicalResult convertSoftmax(Node &node) {
 }
 
 /// linalg_vector_norm(self, ord = 2, dim = None, keepdim = False, dtype =
-/// None) of a floating-point tensor, as PyTorch defines it (the magi.sum
-/// description). The reduction's result has the node's type; the
-/// elementwise steps before it have `self`'s. A `dtype` (a result type
-/// other than `self`'s), an integer `self` or `ord = 0` keeps the node
-/// opaque.
+/// None) of a floating-point tensor, as PyTorch defines it (emitNorm). A
+/// `dtype` (a result type other than `self`'s) or an integer `self` keeps
+/// the node opaque.
 LogicalResult convertVectorNorm(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   FailureOr<Type> dtype = node.dtypeArg("dtype");
   if (failed(self) || failed(dtype))
     return failure();
-  auto selfType = cast<RankedTensorType>(self->getType());
-  double ord = node.floatArg("ord").value_or(2.0);
   auto resultType = node.resultTypes.size() == 1
                         ? dyn_cast<RankedTensorType>(node.resultTypes[0])
                         : RankedTensorType();
-  if (*dtype || !resultType || !isa<FloatType>(selfType.getElementType()) ||
-      resultType.getElementType() != selfType.getElementType() || ord == 0.0)
+  if (*dtype || !resultType)
+    return node.opaque();
+  return emitNorm(node, *self, node.floatArg("ord").value_or(2.0), node.intsArg("dim"),
+                  node.boolArg("keepdim").value_or(false), resultType);
+}
+
+} // namespace
+
+LogicalResult emitNorm(Node &node, Value x, double ord,
+                       std::optional<ArrayRef<int64_t>> dims, bool keepdim,
+                       RankedTensorType resultType) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (!isa<FloatType>(xType.getElementType()) ||
+      resultType.getElementType() != xType.getElementType())
     return node.opaque();
   SmallVector<NamedAttribute> attrs;
-  if (auto dims = node.intsArg("dim"))
+  if (dims)
     attrs.push_back(node.i64s("dims", *dims));
-  if (node.boolArg("keepdim").value_or(false))
+  if (keepdim)
     attrs.push_back(node.boolean("keepdim", true));
   OpBuilder &b = node.builder();
   auto make = [&](StringRef name, ValueRange operands, Type type,
@@ -171,25 +179,31 @@ LogicalResult convertVectorNorm(Node &node) {
     return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v)).getResult();
   };
   Type reduced = resultType;
+  if (ord == 0.0) {
+    // A count of the nonzero elements, in x's dtype.
+    auto flags = RankedTensorType::get(xType.getShape(), b.getI1Type());
+    Value nonzero = make(NeOp::getOperationName(), {x, constant(0.0)}, flags);
+    Value ones = make(ToCopyOp::getOperationName(), {nonzero}, xType,
+                      {node.dtype("dtype", xType.getElementType())});
+    return node.emitAs(SumOp::getOperationName(), {ones}, attrs);
+  }
   if (ord == 2.0) {
-    Value square = make(MulOp::getOperationName(), {*self, *self}, selfType);
+    Value square = make(MulOp::getOperationName(), {x, x}, xType);
     Value sum = make(SumOp::getOperationName(), {square}, reduced, attrs);
     return node.emitAs(SqrtOp::getOperationName(), {sum});
   }
-  Value magnitude = make(AbsOp::getOperationName(), {*self}, selfType);
+  Value magnitude = make(AbsOp::getOperationName(), {x}, xType);
   if (std::isinf(ord))
     return node.emitAs(ord > 0 ? AmaxOp::getOperationName() : AminOp::getOperationName(),
                        {magnitude}, attrs);
   if (ord == 1.0)
     return node.emitAs(SumOp::getOperationName(), {magnitude}, attrs);
   Value exponent = constant(ord);
-  Value powered = make(PowOp::getOperationName(), {magnitude, exponent}, selfType);
+  Value powered = make(PowOp::getOperationName(), {magnitude, exponent}, xType);
   Value sum = make(SumOp::getOperationName(), {powered}, reduced, attrs);
   Value root = constant(1.0 / ord);
   return node.emitAs(PowOp::getOperationName(), {sum, root});
 }
-
-} // namespace
 
 void addReductionConverters(std::vector<ConverterRow> &rows) {
   rows.insert(rows.end(),

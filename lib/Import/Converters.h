@@ -41,6 +41,7 @@ void addReductionConverters(std::vector<ConverterRow> &rows);
 void addShapeConverters(std::vector<ConverterRow> &rows);
 void addIndexingConverters(std::vector<ConverterRow> &rows);
 void addNNConverters(std::vector<ConverterRow> &rows);
+void addComposedConverters(std::vector<ConverterRow> &rows);
 
 /// A slice-like op (slice, slice_scatter) over `leading`: the node's `dim`
 /// and `[start, end, step]`, SymInt bounds as operands after `leading`.
@@ -51,6 +52,17 @@ mlir::LogicalResult emitSlice(Node &node, llvm::ArrayRef<mlir::Value> leading);
 /// other index keeps the node opaque when `symIntOnly`.
 mlir::LogicalResult emitSelect(Node &node, llvm::ArrayRef<mlir::Value> leading,
                                bool symIntOnly);
+
+/// The `ord`-norm of `x` over `dims` (all when absent), as PyTorch's
+/// linalg_vector_norm defines it: sqrt(sum(x * x)) for 2, sum(abs(x)) for
+/// 1, amax / amin of abs(x) for +-inf, the count of nonzeros for 0,
+/// pow(sum(pow(abs(x), ord)), 1 / ord) otherwise; the reduction has
+/// `resultType`, the elementwise steps before it x's type. Emitted as the
+/// node's result; a non-float x or a result of another dtype keeps the
+/// node opaque (callers that build x check that first).
+mlir::LogicalResult emitNorm(Node &node, mlir::Value x, double ord,
+                             std::optional<llvm::ArrayRef<int64_t>> dims, bool keepdim,
+                             mlir::RankedTensorType resultType);
 
 /// Every row, in the families' order.
 llvm::ArrayRef<ConverterRow> converterRows();

@@ -197,6 +197,9 @@ public:
   std::optional<int64_t> intArg(const NodeArgs &args, llvm::StringRef name);
   std::optional<double> floatArg(const NodeArgs &args, llvm::StringRef name);
   std::optional<bool> boolArg(const NodeArgs &args, llvm::StringRef name);
+  /// A list of floats ({"as_floats": [...]}); nullopt when absent or None.
+  std::optional<llvm::SmallVector<double>> floatsArg(const NodeArgs &args,
+                                                     llvm::StringRef name);
   std::optional<llvm::SmallVector<int64_t>> intsArg(const NodeArgs &args,
                                                     llvm::StringRef name);
   mlir::FailureOr<MixedList> mixedArg(const NodeArgs &args,
@@ -355,6 +358,9 @@ public:
   }
   std::optional<llvm::SmallVector<int64_t>> intsArg(llvm::StringRef name) {
     return importer.intsArg(args, name);
+  }
+  std::optional<llvm::SmallVector<double>> floatsArg(llvm::StringRef name) {
+    return importer.floatsArg(args, name);
   }
   mlir::FailureOr<MixedList> mixedArg(llvm::StringRef name) {
     return importer.mixedArg(args, name, loc);

@@ -658,6 +658,22 @@ std::optional<double> Importer::floatArg(const NodeArgs &args, StringRef name) {
   return std::nullopt;
 }
 
+std::optional<SmallVector<double>> Importer::floatsArg(const NodeArgs &args,
+                                                      StringRef name) {
+  const Json *arg = args.get(name);
+  const Json *list = arg ? getArray(arg, "as_floats") : nullptr;
+  if (!list)
+    return std::nullopt;
+  SmallVector<double> out;
+  for (const Json &v : *list) {
+    std::optional<double> f = jsonFloat(v);
+    if (!f)
+      return std::nullopt;
+    out.push_back(*f);
+  }
+  return out;
+}
+
 std::optional<bool> Importer::boolArg(const NodeArgs &args, StringRef name) {
   const Json *arg = args.get(name);
   return arg ? getBoolean(arg, "as_bool") : std::nullopt;
@@ -983,6 +999,7 @@ ArrayRef<ConverterRow> converterRows() {
     addShapeConverters(all);
     addIndexingConverters(all);
     addNNConverters(all);
+    addComposedConverters(all);
     return all;
   }();
   return rows;

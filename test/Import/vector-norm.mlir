@@ -1,9 +1,9 @@
 // linalg_vector_norm (not a core op, but run_decompositions() keeps it:
 // pairwise_distance, normalize) imports as PyTorch defines the norm:
 // sqrt(sum(x * x)) for ord 2 (the default), sum(abs(x)) for 1, amax / amin
-// of abs(x) for +-inf, pow(sum(pow(abs(x), ord)), 1 / ord) otherwise, over
-// `dim` with `keepdim`; ord 0 (a count) and a result of another type than
-// self's (a `dtype`) stay opaque.
+// of abs(x) for +-inf, the count of nonzeros for 0, pow(sum(pow(abs(x),
+// ord)), 1 / ord) otherwise, over `dim` with `keepdim`; a result of another
+// type than self's (a `dtype`) stays opaque.
 // PyTorch's own sample (pairwise_distance, scripts/gpu-ops-check.py)
 // matches interpreted and lowered.
 // REQUIRES: fixtures
@@ -26,7 +26,7 @@
 // RUN: magi-opt --verify-roundtrip %t/norm.mlir > /dev/null
 
 // INTERP: out0: rel_err={{.*}} OK
-// WARN: warning: ops without a typed magi op, kept as magi.opaque: aten::linalg_vector_norm.default (2)
+// WARN: warning: ops without a typed magi op, kept as magi.opaque: aten::linalg_vector_norm.default (1)
 
 // CHECK-LABEL: func.func @main(
 // CHECK: %[[SQ:.*]] = magi.mul %arg0, %arg0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -44,5 +44,7 @@
 // CHECK: %[[S3:.*]] = magi.sum %[[POW]] {dims = array<i64: 1>} : (tensor<2x3xbf16>) -> tensor<2xbf16>
 // CHECK: %[[ROOT:.*]] = arith.constant 0.33333333333333331 : f64
 // CHECK: magi.pow %[[S3]], %[[ROOT]] : (tensor<2xbf16>, f64) -> tensor<2xbf16>
-// CHECK: magi.opaque "aten::linalg_vector_norm.default"(%arg0) {{{.*}}ord = 0.000000e+00 : f64}
+// CHECK: %[[NZ:.*]] = magi.ne %arg0, %{{.*}} : (tensor<2x3xf32>, f64) -> tensor<2x3xi1>
+// CHECK: %[[ONES:.*]] = magi.to_copy %[[NZ]] {dtype = f32} : (tensor<2x3xi1>) -> tensor<2x3xf32>
+// CHECK: magi.sum %[[ONES]] : (tensor<2x3xf32>) -> tensor<f32>
 // CHECK: magi.opaque "aten::linalg_vector_norm.default"(%arg1) {magi.operand_names = ["self"]} : (tensor<2x3xbf16>) -> tensor<f32>

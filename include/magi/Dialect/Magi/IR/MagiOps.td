@@ -299,7 +299,16 @@ class Magi_AlphaBinaryOp<string mnemonic, string aten, list<Trait> traits = []>
                        OptionalAttr<F64Attr>:$alpha);
 }
 
-def Magi_AddOp : Magi_AlphaBinaryOp<"add", "aten.add (self + alpha * other)", [Magi_Torch<["aten::add"]>]>;
+def Magi_AddOp : Magi_AlphaBinaryOp<"add", "aten.add (self + alpha * other)",
+    [Magi_Torch<["aten::add", "aten::upsample_bilinear2d"]>]> {
+  let description = [{
+    Also the last op of what `aten.upsample_bilinear2d` (static spatial
+    sizes) imports to: along W then along H, the two source columns (rows)
+    of each output one gathered with `index_select` and weighted by
+    constants, as PyTorch computes the taps (`align_corners`, a given scale
+    factor, sources clamped at 0); f16 and bf16 in f32, rounded once.
+  }];
+}
 def Magi_SubOp : Magi_AlphaBinaryOp<"sub", "aten.sub (self - alpha * other)", [Magi_Torch<["aten::sub"]>]>;
 def Magi_MulOp : Magi_PromotingBinaryOp<"mul", "aten.mul", [Magi_Torch<["aten::mul"]>]>;
 def Magi_DivOp : Magi_PromotingBinaryOp<"div", "aten.div", [Magi_Torch<["aten::div"]>]> {
@@ -351,9 +360,14 @@ def Magi_LeOp : Magi_CompareOp<"le", "aten.le", [Magi_Torch<["aten::le"]>]>;
 def Magi_GtOp : Magi_CompareOp<"gt", "aten.gt", [Magi_Torch<["aten::gt"]>]>;
 def Magi_GeOp : Magi_CompareOp<"ge", "aten.ge", [Magi_Torch<["aten::ge"]>]>;
 
-def Magi_WhereOp : Magi_TensorOp<"where", [Magi_Torch<["aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar"]>, 
+def Magi_WhereOp : Magi_TensorOp<"where", [Magi_Torch<["aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::where.Scalar", "aten::masked_scatter"]>, 
     DeclareOpInterfaceMethods<Magi_PromotesOperandsOpInterface, ["getPromotedOperands"]>]> {
   let summary = "Elementwise select: `condition ? self : other` (aten.where)";
+  let description = [{
+    Also the last op of what `aten.masked_scatter` (static shapes) imports
+    to: `where(mask, source_flat[clamp(cumsum(mask) - 1, 0)], self)`, the
+    k-th true element of the mask taking source's k-th element.
+  }];
   let arguments = (ins Magi_BoolTensor:$condition, Magi_TensorOrScalar:$self,
                        Magi_TensorOrScalar:$other);
   let results = (outs Magi_Tensor:$result);
@@ -417,14 +431,19 @@ class Magi_ReductionOp<string mnemonic, string aten, list<Trait> traits = []>
 }
 
 def Magi_SumOp : Magi_ReductionOp<"sum", "aten.sum (integers and bool sum to i64)",
-                                  [Magi_Torch<["aten::sum", "aten::linalg_vector_norm"]>]> {
+                                  [Magi_Torch<["aten::sum", "aten::linalg_vector_norm",
+                                               "aten::_cdist_forward", "aten::_pdist_forward"]>]> {
   let description = [{
     Also what `aten.linalg_vector_norm` (a floating-point `self`, no
     `dtype`, a result of `self`'s type) imports to, as PyTorch defines the norm over `dim`:
     `sqrt(sum(x * x))` for `ord = 2`, `sum(abs(x))` for 1,
     `amax(abs(x))` / `amin(abs(x))` for plus / minus infinity, and
-    `pow(sum(pow(abs(x), ord)), 1 / ord)` for any other nonzero `ord`
-    (`ord = 0`, a count, stays opaque).
+    `sum(to_copy(x != 0))` for `ord = 0` (a count), and
+    `pow(sum(pow(abs(x), ord)), 1 / ord)` for any other `ord`.
+    `aten._cdist_forward` (x1 [*, P, M],
+    x2 [*, R, M]) is that norm over the last dim of `unsqueeze(x1, -2) -
+    unsqueeze(x2, -3)`, and `aten._pdist_forward` (static N) of the
+    differences of its rows i < j, gathered with `index_select`.
   }];
 }
 def Magi_MeanOp : Magi_ReductionOp<"mean", "aten.mean (floating point only)", [Magi_Torch<["aten::mean"]>]>;
@@ -618,13 +637,18 @@ def Magi_EmbeddingOp : Magi_TensorOp<"embedding", [Magi_Torch<["aten::embedding"
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_IndexOp : Magi_TensorOp<"index", [Magi_Torch<["aten::index.Tensor"]>]> {
+def Magi_IndexOp : Magi_TensorOp<"index", [Magi_Torch<["aten::index.Tensor", "aten::as_strided"]>]> {
   let summary = "Advanced indexing with tensors (aten.index.Tensor)";
   let description = [{
     `indexed_dims[i]` is the dimension of `self` that `indices[i]` indexes; the
     other dimensions are taken whole (`None` in PyTorch). Index tensors are
     broadcast together. When the indexed dimensions are adjacent, the broadcast
     shape replaces them in place; otherwise it comes first.
+
+    Also what `aten.as_strided` (static self, sizes, strides and offset)
+    imports to: the flattened self indexed with a constant table of
+    `offset + sum(i_k * stride_k)` (self's storage is its own contiguous
+    elements).
   }];
   let arguments = (ins Magi_Tensor:$self, Variadic<Magi_Tensor>:$indices,
                        DenseI64ArrayAttr:$indexed_dims);

@@ -1,0 +1,384 @@
+//===- ConvertComposed.cpp - Core ops imported as compositions ------------===//
+//
+// Core ATen ops that are PyTorch's own compositions of ops Magi has: the
+// node becomes those ops (its last one has the node's type), so the
+// interpreter, the lowering and the GPU path need nothing new. Index tables
+// and interpolation weights are computed in the graph from magi.arange, not
+// written as tensor literals: a launch plan cannot hold a literal tensor
+// (it would be a global on the host). A form the composition does not
+// cover (dynamic sizes where the arithmetic needs static ones) keeps the
+// node opaque.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Converters.h"
+#include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace magi::torch_import {
+namespace {
+
+// An intermediate op of a composition, with its result type given (the
+// op's verifier checks it against what it infers).
+Value make(Node &node, StringRef name, ValueRange operands, Type type,
+           ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(node.loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(type);
+  return node.builder().create(state)->getResult(0);
+}
+
+// Scalars for the elementwise ops (Python numbers beside a tensor).
+Value i64Scalar(Node &node, int64_t v) {
+  OpBuilder &b = node.builder();
+  return arith::ConstantOp::create(b, node.loc, b.getI64IntegerAttr(v));
+}
+Value f64Scalar(Node &node, double v) {
+  OpBuilder &b = node.builder();
+  return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v));
+}
+
+// 0, 1, ..., n - 1 as a [n] tensor of `dtype`.
+Value arange(Node &node, int64_t n, Type dtype) {
+  return make(node, ArangeOp::getOperationName(),
+              {i64Scalar(node, 0), i64Scalar(node, n), i64Scalar(node, 1)},
+              RankedTensorType::get({n}, dtype), {node.dtype("dtype", dtype)});
+}
+
+RankedTensorType withShape(RankedTensorType type, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+RankedTensorType resultTensorType(Node &node) {
+  return node.resultTypes.size() == 1 ? dyn_cast<RankedTensorType>(node.resultTypes[0])
+                                      : RankedTensorType();
+}
+
+Value view(Node &node, Value x, ArrayRef<int64_t> shape) {
+  auto type = withShape(cast<RankedTensorType>(x.getType()), shape);
+  return make(node, ViewOp::getOperationName(), {x}, type,
+              {node.i64s("static_sizes", shape)});
+}
+
+/// _cdist_forward(x1 [*, P, M], x2 [*, R, M], p, compute_mode): the p-norm
+/// of x1[.., i, :] - x2[.., j, :] for every (i, j), computed as the
+/// difference of the two broadcast against each other (PyTorch may take
+/// the matmul form for p = 2, which loses more to cancellation; the
+/// difference is the definition).
+LogicalResult convertCdist(Node &node) {
+  FailureOr<Value> x1 = node.tensor("x1"), x2 = node.tensor("x2");
+  if (failed(x1) || failed(x2))
+    return failure();
+  auto t1 = cast<RankedTensorType>(x1->getType());
+  auto t2 = cast<RankedTensorType>(x2->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  int64_t rank = t1.getRank();
+  if (!resultType || rank < 2 || t2.getRank() != rank || resultType.getRank() != rank ||
+      !isa<FloatType>(t1.getElementType()) || t2.getElementType() != t1.getElementType() ||
+      resultType.getElementType() != t1.getElementType())
+    return node.opaque();
+  // x1 [*, P, 1, M] - x2 [*, 1, R, M]: the result's shape and M.
+  SmallVector<int64_t> s1(t1.getShape()), s2(t2.getShape());
+  s1.insert(s1.end() - 1, 1);
+  s2.insert(s2.end() - 2, 1);
+  Value a = make(node, UnsqueezeOp::getOperationName(), {*x1}, withShape(t1, s1),
+                 {node.i64("dim", rank - 1)});
+  Value b = make(node, UnsqueezeOp::getOperationName(), {*x2}, withShape(t2, s2),
+                 {node.i64("dim", rank - 2)});
+  SmallVector<int64_t> differenceShape(resultType.getShape());
+  differenceShape.push_back(t1.getShape().back());
+  Value difference =
+      make(node, SubOp::getOperationName(), {a, b}, withShape(t1, differenceShape));
+  int64_t last = rank;
+  return emitNorm(node, difference, node.floatArg("p").value_or(2.0), ArrayRef<int64_t>(last),
+                  /*keepdim=*/false, resultType);
+}
+
+/// _pdist_forward(self [N, M], p): the p-norm of self[i] - self[j] for
+/// i < j, row-major, from two index_selects of the pairs' rows (static N).
+/// The k-th pair's rows are computed from k: row i starts at pair i (2N - 1
+/// - i) / 2, so i = floor(((2N - 1) - sqrt((2N - 1)^2 - 8k)) / 2) (in f64,
+/// exact for any N a tensor can have here: the root is an integer exactly
+/// when i is one) and j = k - i (2N - 1 - i) / 2 + i + 1.
+LogicalResult convertPdist(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  if (!resultType || type.getRank() != 2 || type.isDynamicDim(0) ||
+      !isa<FloatType>(type.getElementType()) ||
+      resultType.getElementType() != type.getElementType() || type.getDimSize(0) > (1 << 24))
+    return node.opaque();
+  int64_t n = type.getDimSize(0);
+  int64_t pairs = n * (n - 1) / 2; // 0 for one row: an empty result
+  OpBuilder &b = node.builder();
+  auto f64 = RankedTensorType::get({pairs}, b.getF64Type());
+  auto i64 = RankedTensorType::get({pairs}, b.getI64Type());
+  Value k = arange(node, pairs, b.getI64Type());
+  Value kf = make(node, ToCopyOp::getOperationName(), {k}, f64,
+                  {node.dtype("dtype", b.getF64Type())});
+  double width = static_cast<double>(2 * n - 1);
+  // (2N - 1)^2 - 8k, its root, and the row.
+  Value scaled = make(node, MulOp::getOperationName(), {kf, f64Scalar(node, -8.0)}, f64);
+  Value radicand =
+      make(node, AddOp::getOperationName(), {scaled, f64Scalar(node, width * width)}, f64);
+  Value root = make(node, SqrtOp::getOperationName(), {radicand}, f64);
+  Value lower = make(node, SubOp::getOperationName(), {f64Scalar(node, width), root}, f64);
+  Value half = make(node, MulOp::getOperationName(), {lower, f64Scalar(node, 0.5)}, f64);
+  Value floored = make(node, FloorOp::getOperationName(), {half}, f64);
+  Value row = make(node, ToCopyOp::getOperationName(), {floored}, i64,
+                   {node.dtype("dtype", b.getI64Type())});
+  // j = k - i (2N - 1 - i) / 2 + i + 1 (the product is even).
+  Value rest = make(node, SubOp::getOperationName(), {i64Scalar(node, 2 * n - 1), row}, i64);
+  Value product = make(node, MulOp::getOperationName(), {row, rest}, i64);
+  Value start = make(node, DivOp::getOperationName(), {product, i64Scalar(node, 2)}, i64,
+                     {node.named("rounding_mode", b.getStringAttr("floor"))});
+  Value offset = make(node, SubOp::getOperationName(), {k, start}, i64);
+  Value shifted = make(node, AddOp::getOperationName(), {offset, row}, i64);
+  Value column = make(node, AddOp::getOperationName(), {shifted, i64Scalar(node, 1)}, i64);
+  auto pairRows = withShape(type, {pairs, type.getDimSize(1)});
+  Value a = make(node, IndexSelectOp::getOperationName(), {*self, row}, pairRows,
+                 {node.i64("dim", 0)});
+  Value c = make(node, IndexSelectOp::getOperationName(), {*self, column}, pairRows,
+                 {node.i64("dim", 0)});
+  Value difference = make(node, SubOp::getOperationName(), {a, c}, pairRows);
+  int64_t last = 1;
+  return emitNorm(node, difference, node.floatArg("p").value_or(2.0), ArrayRef<int64_t>(last),
+                  /*keepdim=*/false, resultType);
+}
+
+/// masked_scatter(self, mask, source): where mask (broadcast to self) is
+/// true, source's elements in row-major order, elsewhere self. The k-th
+/// true element takes source's element cumsum(mask) - 1 (clamped at 0 for
+/// the elements before the first true, which keep self): a cumsum, a
+/// gather from the flattened source and a where. Static shapes.
+LogicalResult convertMaskedScatter(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), mask = node.tensor("mask"),
+                   source = node.tensor("source");
+  if (failed(self) || failed(mask) || failed(source))
+    return failure();
+  auto selfType = cast<RankedTensorType>(self->getType());
+  auto maskType = cast<RankedTensorType>(mask->getType());
+  auto sourceType = cast<RankedTensorType>(source->getType());
+  if (!selfType.hasStaticShape() || !maskType.hasStaticShape() ||
+      !sourceType.hasStaticShape() || !maskType.getElementType().isInteger(1) ||
+      sourceType.getElementType() != selfType.getElementType() ||
+      maskType.getRank() > selfType.getRank() || sourceType.getNumElements() == 0)
+    return node.opaque();
+  ArrayRef<int64_t> shape = selfType.getShape();
+  auto boolShape = withShape(maskType, shape);
+  Value wide = *mask;
+  if (maskType.getShape() != shape)
+    wide = make(node, ExpandOp::getOperationName(), {*mask}, boolShape,
+                {node.i64s("static_sizes", shape)});
+  int64_t n = selfType.getNumElements();
+  OpBuilder &b = node.builder();
+  auto i64Type = RankedTensorType::get(shape, b.getI64Type());
+  Value counts = make(node, ToCopyOp::getOperationName(), {wide}, i64Type,
+                      {node.dtype("dtype", b.getI64Type())});
+  Value flat = view(node, counts, {n});
+  Value running = make(node, CumsumOp::getOperationName(), {flat}, flat.getType(),
+                       {node.i64("dim", 0)});
+  Value one = arith::ConstantOp::create(b, node.loc, b.getI64IntegerAttr(1));
+  Value position = make(node, SubOp::getOperationName(), {running, one}, flat.getType());
+  Value clamped = make(node, ClampOp::getOperationName(), {position}, flat.getType(),
+                       {node.f64("min", 0.0)});
+  Value sourceFlat = view(node, *source, {sourceType.getNumElements()});
+  Value gathered = make(node, IndexOp::getOperationName(), {sourceFlat, clamped},
+                        withShape(sourceType, {n}), {node.i64s("indexed_dims", {0})});
+  Value taken = view(node, gathered, shape);
+  return node.emitAs(WhereOp::getOperationName(), {wide, taken, *self});
+}
+
+/// as_strided(self, size, stride, storage_offset): the elements of self's
+/// storage at storage_offset + sum(i_k * stride_k), gathered from the
+/// flattened self with those offsets (computed from one arange a dim,
+/// broadcast and added). A Magi tensor is a value whose storage is its own
+/// contiguous elements, which is what torch.export's as_strided reads when
+/// self is a contiguous tensor; sizes, strides and offset must be static,
+/// and an offset outside self's elements is an error (PyTorch's too).
+LogicalResult convertAsStrided(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  std::optional<SmallVector<int64_t>> size = node.intsArg("size"),
+                                      stride = node.intsArg("stride");
+  const Json *offsetArg = node.arg("storage_offset");
+  std::optional<int64_t> offset = 0;
+  if (offsetArg && !member(offsetArg, "as_none"))
+    offset = node.intArg("storage_offset");
+  if (!type.hasStaticShape() || !size || !stride || !offset || size->size() != stride->size())
+    return node.opaque();
+  // The offsets' range: the extremes add up dim by dim.
+  int64_t elements = type.getNumElements(), count = 1, least = *offset, most = *offset;
+  for (auto [s, st] : llvm::zip(*size, *stride)) {
+    if (s < 0)
+      return node.error() << "as_strided size " << s << " is negative";
+    count *= s;
+    if (s > 0)
+      (st < 0 ? least : most) += (s - 1) * st;
+  }
+  if (count > 0 && (least < 0 || most >= elements))
+    return node.error() << "as_strided reads elements " << least << " to " << most
+                        << " of a tensor of " << elements;
+  OpBuilder &b = node.builder();
+  int64_t rank = static_cast<int64_t>(size->size());
+  Value offsets = make(node, FullOp::getOperationName(), {},
+                       RankedTensorType::get(*size, b.getI64Type()),
+                       {node.i64s("static_sizes", *size), node.i64("fill_value", *offset),
+                        node.dtype("dtype", b.getI64Type())});
+  for (int64_t d = 0; d < rank; ++d) {
+    SmallVector<int64_t> shape(rank, 1);
+    shape[d] = (*size)[d];
+    Value along = view(node, arange(node, (*size)[d], b.getI64Type()), shape);
+    Value scaled = make(node, MulOp::getOperationName(), {along, i64Scalar(node, (*stride)[d])},
+                        along.getType());
+    offsets = make(node, AddOp::getOperationName(), {offsets, scaled}, offsets.getType());
+  }
+  Value flat = view(node, *self, {elements});
+  return node.emitAs(IndexOp::getOperationName(), {flat, offsets},
+                     {node.i64s("indexed_dims", {0})});
+}
+
+// The two source rows (or columns) of each output one of a linear
+// interpolation and their weights, as PyTorch's
+// area_pixel_compute_source_index computes them in f32: with align_corners
+// the ends meet (source = scale * d), else pixel centers (source = scale *
+// (d + 0.5) - 0.5, clamped at 0); a given scale factor is used as given.
+// low = min(floor(source), in - 1), high = min(low + 1, in - 1), and the
+// high weight is source - low clamped to [0, 1]. `shape` is the weights'
+// shape ([out] or [out, 1]).
+struct LinearTaps {
+  Value low, high, lowWeight, highWeight;
+};
+LinearTaps linearTaps(Node &node, int64_t in, int64_t out, bool alignCorners,
+                      std::optional<double> scaleFactor, ArrayRef<int64_t> shape,
+                      Type compute) {
+  double scale;
+  if (alignCorners)
+    scale = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  else if (scaleFactor && *scaleFactor > 0)
+    scale = 1.0 / *scaleFactor;
+  else
+    scale = static_cast<double>(in) / static_cast<double>(out);
+  OpBuilder &b = node.builder();
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  auto f32s = RankedTensorType::get({out}, f32);
+  auto i64s = RankedTensorType::get({out}, i64);
+  Value d = arange(node, out, f32);
+  Value source;
+  if (alignCorners) {
+    source = make(node, MulOp::getOperationName(), {d, f64Scalar(node, scale)}, f32s);
+  } else {
+    Value center = make(node, AddOp::getOperationName(), {d, f64Scalar(node, 0.5)}, f32s);
+    Value scaled = make(node, MulOp::getOperationName(), {center, f64Scalar(node, scale)}, f32s);
+    Value shifted = make(node, SubOp::getOperationName(), {scaled, f64Scalar(node, 0.5)}, f32s);
+    source = make(node, ClampOp::getOperationName(), {shifted}, f32s, {node.f64("min", 0.0)});
+  }
+  Value floored = make(node, FloorOp::getOperationName(), {source}, f32s);
+  Value lowIndex = make(node, ToCopyOp::getOperationName(), {floored}, i64s,
+                        {node.dtype("dtype", i64)});
+  LinearTaps taps;
+  taps.low = make(node, ClampOp::getOperationName(), {lowIndex}, i64s,
+                  {node.f64("max", static_cast<double>(in - 1))});
+  Value next = make(node, AddOp::getOperationName(), {taps.low, i64Scalar(node, 1)}, i64s);
+  taps.high = make(node, ClampOp::getOperationName(), {next}, i64s,
+                   {node.f64("max", static_cast<double>(in - 1))});
+  Value lowFloat = make(node, ToCopyOp::getOperationName(), {taps.low}, f32s,
+                        {node.dtype("dtype", f32)});
+  Value fraction = make(node, SubOp::getOperationName(), {source, lowFloat}, f32s);
+  Value high = make(node, ClampOp::getOperationName(), {fraction}, f32s,
+                    {node.f64("min", 0.0), node.f64("max", 1.0)});
+  Value low = make(node, SubOp::getOperationName(), {f64Scalar(node, 1.0), high}, f32s);
+  auto weightType = RankedTensorType::get(shape, compute);
+  auto shaped = [&](Value w) {
+    if (compute != f32)
+      w = make(node, ToCopyOp::getOperationName(), {w}, RankedTensorType::get({out}, compute),
+               {node.dtype("dtype", compute)});
+    return shape.size() == 1 ? w : view(node, w, weightType.getShape());
+  };
+  taps.lowWeight = shaped(low);
+  taps.highWeight = shaped(high);
+  return taps;
+}
+
+/// upsample_bilinear2d (.vec and .default) of [N, C, H, W] to [N, C, Ho,
+/// Wo] with static H, W, Ho, Wo: along W, then along H, each step
+/// index_select of the two taps, times their weights, added. Half types
+/// are computed in f32 and rounded once, as PyTorch does.
+LogicalResult convertUpsampleBilinear(Node &node) {
+  FailureOr<Value> input = node.tensor(node.arg("input") ? "input" : "self");
+  if (failed(input))
+    return failure();
+  auto type = cast<RankedTensorType>(input->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  if (!resultType || type.getRank() != 4 || resultType.getRank() != 4 ||
+      !isa<FloatType>(type.getElementType()) || type.isDynamicDim(2) ||
+      type.isDynamicDim(3) || resultType.isDynamicDim(2) || resultType.isDynamicDim(3))
+    return node.opaque();
+  bool alignCorners = node.boolArg("align_corners").value_or(false);
+  std::optional<double> scaleH, scaleW;
+  if (auto scales = node.floatsArg("scale_factors"); scales && scales->size() == 2) {
+    scaleH = (*scales)[0];
+    scaleW = (*scales)[1];
+  } else {
+    scaleH = node.floatArg("scales_h");
+    scaleW = node.floatArg("scales_w");
+  }
+  OpBuilder &b = node.builder();
+  Type element = type.getElementType();
+  Type compute = element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+  Value x = *input;
+  if (compute != element)
+    x = make(node, ToCopyOp::getOperationName(), {x}, RankedTensorType::get(type.getShape(), compute),
+             {node.dtype("dtype", compute)});
+  // One axis: the taps gathered along `dim` and weighted (weights shaped to
+  // broadcast along the dims after it).
+  auto interpolate = [&](Value v, int64_t dim, int64_t in, int64_t out,
+                         std::optional<double> scaleFactor) {
+    auto vType = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(vType.getShape());
+    shape[dim] = out;
+    auto gathered = RankedTensorType::get(shape, compute);
+    SmallVector<int64_t> weightShape(4 - dim, 1);
+    weightShape[0] = out;
+    LinearTaps taps = linearTaps(node, in, out, alignCorners, scaleFactor, weightShape, compute);
+    Value low = make(node, IndexSelectOp::getOperationName(), {v, taps.low}, gathered,
+                     {node.i64("dim", dim)});
+    Value high = make(node, IndexSelectOp::getOperationName(), {v, taps.high}, gathered,
+                      {node.i64("dim", dim)});
+    Value lowTerm = make(node, MulOp::getOperationName(), {low, taps.lowWeight}, gathered);
+    Value highTerm = make(node, MulOp::getOperationName(), {high, taps.highWeight}, gathered);
+    return std::make_pair(lowTerm, highTerm);
+  };
+  int64_t height = type.getDimSize(2), width = type.getDimSize(3);
+  int64_t outHeight = resultType.getDimSize(2), outWidth = resultType.getDimSize(3);
+  auto [left, right] = interpolate(x, 3, width, outWidth, scaleW);
+  Value columns = make(node, AddOp::getOperationName(), {left, right}, left.getType());
+  auto [top, bottom] = interpolate(columns, 2, height, outHeight, scaleH);
+  if (compute == element)
+    return node.emitAs(AddOp::getOperationName(), {top, bottom});
+  Value sum = make(node, AddOp::getOperationName(), {top, bottom}, top.getType());
+  return node.emitAs(ToCopyOp::getOperationName(), {sum}, {node.dtype("dtype", element)});
+}
+
+} // namespace
+
+void addComposedConverters(std::vector<ConverterRow> &rows) {
+  rows.insert(rows.end(),
+              {row<SumOp>("aten::_cdist_forward", convertCdist),
+               row<SumOp>("aten::_pdist_forward", convertPdist),
+               row<WhereOp>("aten::masked_scatter", convertMaskedScatter),
+               row<IndexOp>("aten::as_strided", convertAsStrided),
+               row<AddOp>("aten::upsample_bilinear2d", convertUpsampleBilinear)});
+}
+
+} // namespace magi::torch_import
