@@ -9,8 +9,8 @@
 // lowered; the values below are by hand.
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tar -xzf %S/../Ops/Inputs/core-op-samples.tgz -C %t cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.upsample_bilinear-0
-// RUN: for s in cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.upsample_bilinear-0; do \
+// RUN: tar -xzf %S/../Ops/Inputs/core-op-samples.tgz -C %t cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.interpolate.bilinear-0
+// RUN: for s in cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.interpolate.bilinear-0; do \
 // RUN:   magi-interp %t/$s/model.pt2 --fixture %t/$s/case0 && \
 // RUN:   magi-interp %t/$s/model.pt2 --fixture %t/$s/case0 --lowered-pieces && \
 // RUN:   magi-compile %t/$s/model.pt2 -o %t/$s/artifact --no-cubin --cache-mode=off --quiet || exit 1; \
