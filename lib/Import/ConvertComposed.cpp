@@ -23,15 +23,9 @@ using namespace mlir;
 namespace magi::torch_import {
 namespace {
 
-// An intermediate op of a composition, with its result type given (the
-// op's verifier checks it against what it infers).
 Value make(Node &node, StringRef name, ValueRange operands, Type type,
            ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(node.loc, name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  state.addTypes(type);
-  return node.builder().create(state)->getResult(0);
+  return makeOp(node, name, operands, type, attrs);
 }
 
 // Scalars for the elementwise ops (Python numbers beside a tensor).
@@ -371,6 +365,85 @@ LogicalResult convertUpsampleBilinear(Node &node) {
 }
 
 } // namespace
+
+Value makeOp(Node &node, StringRef name, ValueRange operands, Type type,
+             ArrayRef<NamedAttribute> attrs) {
+  OperationState state(node.loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(type);
+  return node.builder().create(state)->getResult(0);
+}
+
+LogicalResult emitAdaptiveAvgPoolByWeights(Node &node, Value self,
+                                           ArrayRef<int64_t> outSize) {
+  auto type = cast<RankedTensorType>(self.getType());
+  RankedTensorType resultType = resultTensorType(node);
+  int64_t rank = type.getRank(), spatial = static_cast<int64_t>(outSize.size());
+  if (!resultType || !type.hasStaticShape() || !isa<FloatType>(type.getElementType()) ||
+      resultType.getElementType() != type.getElementType())
+    return node.opaque();
+  OpBuilder &b = node.builder();
+  Type element = type.getElementType(), i64 = b.getI64Type(), i1 = b.getI1Type();
+  Type compute = element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+  Value x = self;
+  if (compute != element)
+    x = make(node, ToCopyOp::getOperationName(), {x}, RankedTensorType::get(type.getShape(), compute),
+             {node.dtype("dtype", compute)});
+  for (int64_t k = 0; k < spatial; ++k) {
+    int64_t dim = rank - spatial + k, in = type.getDimSize(dim), out = outSize[k];
+    if (out < 1)
+      return node.error() << "adaptive_avg_pool output size " << out << " is not positive";
+    // Window i is [i * in // out, ceil((i + 1) * in / out)): weights[i, h]
+    // is 1 / its length inside it, 0 outside.
+    auto column = RankedTensorType::get({out, 1}, i64);
+    Value i = view(node, arange(node, out, i64), {out, 1});
+    Value h = view(node, arange(node, in, i64), {1, in});
+    auto floorDiv = [&](Value v) {
+      return make(node, DivOp::getOperationName(), {v, i64Scalar(node, out)}, column,
+                  {node.named("rounding_mode", b.getStringAttr("floor"))});
+    };
+    Value start = floorDiv(make(node, MulOp::getOperationName(), {i, i64Scalar(node, in)}, column));
+    Value next = make(node, AddOp::getOperationName(), {i, i64Scalar(node, 1)}, column);
+    Value scaled = make(node, MulOp::getOperationName(), {next, i64Scalar(node, in)}, column);
+    Value end = floorDiv(
+        make(node, AddOp::getOperationName(), {scaled, i64Scalar(node, out - 1)}, column));
+    auto flags = RankedTensorType::get({out, in}, i1);
+    Value after = make(node, GeOp::getOperationName(), {h, start}, flags);
+    Value before = make(node, LtOp::getOperationName(), {h, end}, flags);
+    Value inside = make(node, LogicalAndOp::getOperationName(), {after, before}, flags);
+    Value length = make(node, SubOp::getOperationName(), {end, start}, column);
+    Value ones = make(node, ToCopyOp::getOperationName(), {inside},
+                      RankedTensorType::get({out, in}, compute), {node.dtype("dtype", compute)});
+    Value lengthF = make(node, ToCopyOp::getOperationName(), {length},
+                         RankedTensorType::get({out, 1}, compute), {node.dtype("dtype", compute)});
+    Value weights = make(node, DivOp::getOperationName(), {ones, lengthF},
+                         RankedTensorType::get({out, in}, compute));
+    // x [.., in, rest] -> [.., 1, in, rest] * weights [out, in, 1 ...]
+    // -> summed over `in`: [.., out, rest].
+    auto xType = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> expanded(xType.getShape());
+    expanded.insert(expanded.begin() + dim, 1);
+    Value wide = make(node, UnsqueezeOp::getOperationName(), {x},
+                      RankedTensorType::get(expanded, compute), {node.i64("dim", dim)});
+    SmallVector<int64_t> weightShape = {out, in};
+    weightShape.append(rank - dim - 1, 1);
+    Value shaped = view(node, weights, weightShape);
+    SmallVector<int64_t> productShape(expanded);
+    productShape[dim] = out;
+    Value product = make(node, MulOp::getOperationName(), {wide, shaped},
+                         RankedTensorType::get(productShape, compute));
+    SmallVector<int64_t> pooled(xType.getShape());
+    pooled[dim] = out;
+    auto pooledType = RankedTensorType::get(pooled, compute);
+    bool last = k + 1 == spatial;
+    if (last && compute == element)
+      return node.emitAs(SumOp::getOperationName(), {product}, {node.i64s("dims", {dim + 1})});
+    x = make(node, SumOp::getOperationName(), {product}, pooledType,
+             {node.i64s("dims", {dim + 1})});
+  }
+  return node.emitAs(ToCopyOp::getOperationName(), {x}, {node.dtype("dtype", element)});
+}
 
 void addComposedConverters(std::vector<ConverterRow> &rows) {
   rows.insert(rows.end(),

@@ -205,8 +205,10 @@ LogicalResult convertMaxPool(Node &node) { return convertPool(node, true); }
 LogicalResult convertAvgPool(Node &node) { return convertPool(node, false); }
 
 /// _adaptive_avg_pool{2,3}d where each static input size is a multiple of
-/// its output size: windows of in / out, as many apart. Other sizes (uneven
-/// windows) keep the node opaque.
+/// its output size: windows of in / out, as many apart. Uneven windows (a
+/// static float input) are multiplied by a matrix of window weights per
+/// dim (emitAdaptiveAvgPoolByWeights); a dynamic pooled size keeps the
+/// node opaque.
 LogicalResult convertAdaptiveAvgPool(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -220,8 +222,10 @@ LogicalResult convertAdaptiveAvgPool(Node &node) {
   int64_t lead = type.getRank() - static_cast<int64_t>(outSize->size());
   for (auto [d, out] : llvm::enumerate(*outSize)) {
     int64_t in = type.getDimSize(lead + d);
-    if (ShapedType::isDynamic(in) || out < 1 || in % out != 0)
+    if (ShapedType::isDynamic(in) || out < 1)
       return node.opaque();
+    if (in % out != 0)
+      return emitAdaptiveAvgPoolByWeights(node, *self, *outSize);
     kernel.push_back(in / out);
   }
   return node.emitAs(

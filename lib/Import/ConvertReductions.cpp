@@ -169,11 +169,7 @@ LogicalResult emitNorm(Node &node, Value x, double ord,
   OpBuilder &b = node.builder();
   auto make = [&](StringRef name, ValueRange operands, Type type,
                   ArrayRef<NamedAttribute> opAttrs = {}) {
-    OperationState state(node.loc, name);
-    state.addOperands(operands);
-    state.addAttributes(opAttrs);
-    state.addTypes(type);
-    return b.create(state)->getResult(0);
+    return makeOp(node, name, operands, type, opAttrs);
   };
   auto constant = [&](double v) {
     return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v)).getResult();

@@ -64,6 +64,18 @@ mlir::LogicalResult emitNorm(Node &node, mlir::Value x, double ord,
                              std::optional<llvm::ArrayRef<int64_t>> dims, bool keepdim,
                              mlir::RankedTensorType resultType);
 
+/// An intermediate op of a composed conversion, with its result type given
+/// (the op's verifier checks it against what it infers).
+mlir::Value makeOp(Node &node, llvm::StringRef name, mlir::ValueRange operands,
+                   mlir::Type type, llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+
+/// adaptive_avg_pool over the last `outSize.size()` dims of a static float
+/// `self` whose windows are uneven: per dim, a [out, in] matrix of window
+/// weights (1 / the window's length inside it, from arange arithmetic)
+/// multiplied in and summed over `in`; f16 and bf16 in f32, rounded once.
+mlir::LogicalResult emitAdaptiveAvgPoolByWeights(Node &node, mlir::Value self,
+                                                 llvm::ArrayRef<int64_t> outSize);
+
 /// Every row, in the families' order.
 llvm::ArrayRef<ConverterRow> converterRows();
 

@@ -2,29 +2,31 @@
 // (lib/Import/ConvertComposed.cpp): _cdist_forward and _pdist_forward as
 // norms of differences, masked_scatter as cumsum + gather + where,
 // as_strided as a gather at computed offsets, upsample_bilinear2d as two
-// weighted index_selects per axis. Index tables and weights come from
+// weighted index_selects per axis, adaptive_avg_pool with uneven windows
+// as window-weight matrices multiplied in and summed. Index tables and weights come from
 // magi.arange arithmetic, never tensor literals (a launch plan cannot hold
 // one), so each compiles for the GPU (magi-compile --no-cubin).
 // PyTorch's own samples (scripts/gpu-ops-check.py) match interpreted and
 // lowered; the values below are by hand.
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tar -xzf %S/../Ops/Inputs/core-op-samples.tgz -C %t cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.interpolate.bilinear-0
-// RUN: for s in cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.interpolate.bilinear-0; do \
+// RUN: tar -xzf %S/../Ops/Inputs/core-op-samples.tgz -C %t cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.interpolate.bilinear-0 nn.functional.adaptive_avg_pool2d-0
+// RUN: for s in cdist-1 nn.functional.pdist-0 masked_scatter-2 as_strided-0 nn.functional.interpolate.bilinear-0 nn.functional.adaptive_avg_pool2d-0; do \
 // RUN:   magi-interp %t/$s/model.pt2 --fixture %t/$s/case0 && \
 // RUN:   magi-interp %t/$s/model.pt2 --fixture %t/$s/case0 --lowered-pieces && \
 // RUN:   magi-compile %t/$s/model.pt2 -o %t/$s/artifact --no-cubin --cache-mode=off --quiet || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAMPLES
-// SAMPLES-COUNT-10: out0: rel_err={{.*}} OK
+// SAMPLES-COUNT-12: out0: rel_err={{.*}} OK
 
 // RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/composed.pt2 \
-// RUN:   "{'inputs': {'x': ('f32', [4, 2]), 'y': ('f32', [3, 4]), 'h': ('bf16', [1, 1, 2, 2]), 'a': ('f32', [2, 2]), 'b': ('f32', [1, 2])}, \
+// RUN:   "{'inputs': {'x': ('f32', [4, 2]), 'y': ('f32', [3, 4]), 'h': ('bf16', [1, 1, 2, 2]), 'a': ('f32', [2, 2]), 'b': ('f32', [1, 2]), 'w': ('bf16', [1, 1, 1, 5])}, \
 // RUN:     'nodes': [('aten._pdist_forward.default', [('self', 'x')], {'p2': ('f32', [6])}), \
 // RUN:               ('aten._pdist_forward.default', [('self', 'x'), ('p', 1.0)], {'p1': ('f32', [6])}), \
 // RUN:               ('aten.as_strided.default', [('self', 'y'), ('size', [2, 3]), ('stride', [1, 4]), ('storage_offset', 1)], {'strided': ('f32', [2, 3])}), \
 // RUN:               ('aten.upsample_bilinear2d.vec', [('input', 'h'), ('output_size', [3, 3]), ('align_corners', True), ('scale_factors', None)], {'up': ('bf16', [1, 1, 3, 3])}), \
-// RUN:               ('aten._cdist_forward.default', [('x1', 'a'), ('x2', 'b'), ('p', 2.0), ('compute_mode', None)], {'cd': ('f32', [2, 1])})], \
-// RUN:     'outputs': ['p2', 'p1', 'strided', 'up', 'cd']}"
+// RUN:               ('aten._cdist_forward.default', [('x1', 'a'), ('x2', 'b'), ('p', 2.0), ('compute_mode', None)], {'cd': ('f32', [2, 1])}), \
+// RUN:               ('aten._adaptive_avg_pool2d.default', [('self', 'w'), ('output_size', [1, 3])], {'pool': ('bf16', [1, 1, 1, 3])})], \
+// RUN:     'outputs': ['p2', 'p1', 'strided', 'up', 'cd', 'pool']}"
 // RUN: magi-import %t/composed.pt2 -o %t/composed.mlir
 // RUN: FileCheck %s --input-file=%t/composed.mlir
 // RUN: magi-opt --verify-roundtrip %t/composed.mlir > /dev/null
@@ -33,8 +35,9 @@
 // RUN: %python %S/../Interp/Inputs/tensors.py bin %t/h bfloat16 1,1,2,2 0,1,2,3
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/a.npy float32 2,2 0,0,1,1
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/b.npy float32 1,2 3,4
-// RUN: magi-interp %t/composed.pt2 --input %t/x.npy --input %t/y.npy --input %t/h.bin --input %t/a.npy --input %t/b.npy | FileCheck %s --check-prefix=VALUES
-// RUN: magi-interp %t/composed.pt2 --input %t/x.npy --input %t/y.npy --input %t/h.bin --input %t/a.npy --input %t/b.npy --lowered-pieces | FileCheck %s --check-prefix=VALUES
+// RUN: %python %S/../Interp/Inputs/tensors.py bin %t/w bfloat16 1,1,1,5 0,1,2,3,4
+// RUN: magi-interp %t/composed.pt2 --input %t/x.npy --input %t/y.npy --input %t/h.bin --input %t/a.npy --input %t/b.npy --input %t/w.bin | FileCheck %s --check-prefix=VALUES
+// RUN: magi-interp %t/composed.pt2 --input %t/x.npy --input %t/y.npy --input %t/h.bin --input %t/a.npy --input %t/b.npy --input %t/w.bin --lowered-pieces | FileCheck %s --check-prefix=VALUES
 // RUN: magi-compile %t/composed.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet
 
 // Pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) of [0,0] [3,4] [1,1] [0,2].
@@ -45,6 +48,8 @@
 // [[0, 1], [2, 3]] to 3 x 3 with the corners aligned: sources 0, 0.5, 1.
 // VALUES-NEXT: out3: tensor<1x1x3x3xbf16> = {{\[\[\[}}[0, 0.5, 1], [1, 1.5, 2], [2, 2.5, 3]]]]
 // VALUES-NEXT: out4: tensor<2x1xf32> = {{\[}}[5], [3.6055512]]
+// Windows {0, 1}, {1, 2, 3}, {3, 4} of 0..4.
+// VALUES-NEXT: out5: tensor<1x1x1x3xbf16> = {{\[\[\[}}[0.5, 2, 3.5]]]]
 
 // The pairs' rows from arange arithmetic, then index_select and the norm.
 // CHECK: %[[K:.*]] = magi.arange {{.*}} : (i64, i64, i64) -> tensor<6xi64>
@@ -70,3 +75,12 @@
 // CHECK: magi.unsqueeze %arg4 {dim = 0 : i64} : (tensor<1x2xf32>) -> tensor<1x1x2xf32>
 // CHECK: magi.sub %{{.*}}, %{{.*}} : (tensor<2x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
 // CHECK: magi.sum %{{.*}} {dims = array<i64: 2>} : (tensor<2x1x2xf32>) -> tensor<2x1xf32>
+// adaptive_avg_pool2d, uneven along W: per pooled dim a [out, in] weight
+// matrix multiplied in and summed over `in`, in f32.
+// CHECK: magi.to_copy %arg5 {dtype = f32} : (tensor<1x1x1x5xbf16>) -> tensor<1x1x1x5xf32>
+// CHECK: magi.logical_and %{{.*}}, %{{.*}} : (tensor<1x1xi1>, tensor<1x1xi1>) -> tensor<1x1xi1>
+// CHECK: magi.logical_and %{{.*}}, %{{.*}} : (tensor<3x5xi1>, tensor<3x5xi1>) -> tensor<3x5xi1>
+// CHECK: magi.div %{{.*}}, %{{.*}} : (tensor<3x5xf32>, tensor<3x1xf32>) -> tensor<3x5xf32>
+// CHECK: magi.mul %{{.*}}, %{{.*}} : (tensor<1x1x1x1x5xf32>, tensor<3x5xf32>) -> tensor<1x1x1x3x5xf32>
+// CHECK: magi.sum %{{.*}} {dims = array<i64: 4>} : (tensor<1x1x1x3x5xf32>) -> tensor<1x1x1x3xf32>
+// CHECK: magi.to_copy %{{.*}} {dtype = bf16} : (tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xbf16>
