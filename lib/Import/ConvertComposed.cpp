@@ -364,6 +364,136 @@ LogicalResult convertUpsampleBilinear(Node &node) {
   return node.emitAs(ToCopyOp::getOperationName(), {sum}, {node.dtype("dtype", element)});
 }
 
+/// grid_sampler_2d(input [N, C, H, W], grid [N, Ho, Wo, 2],
+/// interpolation_mode, padding_mode, align_corners) for bilinear (0) and
+/// nearest (1) sampling with zeros (0) or border (1) padding, static
+/// shapes, as PyTorch computes it: grid x and y unnormalized to pixel
+/// coordinates ((g + 1) / 2 * (size - 1) with align_corners, else ((g + 1)
+/// * size - 1) / 2; clamped to [0, size - 1] for border), then the corners
+/// (bilinear: floor and floor + 1, weighted by the distances; nearest: the
+/// coordinates rounded half to even) gathered with magi.index and counted
+/// only inside the input. Half types in f32, rounded once. Reflection
+/// padding and bicubic sampling stay opaque.
+LogicalResult convertGridSampler(Node &node) {
+  FailureOr<Value> input = node.tensor("input"), grid = node.tensor("grid");
+  if (failed(input) || failed(grid))
+    return failure();
+  auto type = cast<RankedTensorType>(input->getType());
+  auto gridType = cast<RankedTensorType>(grid->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  std::optional<int64_t> mode = node.intArg("interpolation_mode"),
+                         padding = node.intArg("padding_mode");
+  if (!resultType || !mode || !padding || *mode > 1 || *padding > 1 || type.getRank() != 4 ||
+      gridType.getRank() != 4 || !type.hasStaticShape() || !gridType.hasStaticShape() ||
+      gridType.getDimSize(3) != 2 || gridType.getDimSize(0) != type.getDimSize(0) ||
+      !isa<FloatType>(type.getElementType()) ||
+      gridType.getElementType() != type.getElementType())
+    return node.opaque();
+  bool alignCorners = node.boolArg("align_corners").value_or(false);
+  OpBuilder &b = node.builder();
+  Type element = type.getElementType(), i64 = b.getI64Type(), i1 = b.getI1Type();
+  Type compute = element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+  int64_t n = type.getDimSize(0), channels = type.getDimSize(1);
+  int64_t height = type.getDimSize(2), width = type.getDimSize(3);
+  int64_t outHeight = gridType.getDimSize(1), outWidth = gridType.getDimSize(2);
+  auto widen = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (compute == element)
+      return v;
+    return make(node, ToCopyOp::getOperationName(), {v}, RankedTensorType::get(t.getShape(), compute),
+                {node.dtype("dtype", compute)});
+  };
+  Value x = widen(*input), g = widen(*grid);
+  auto points = RankedTensorType::get({n, outHeight, outWidth}, compute);
+  auto indices = RankedTensorType::get({n, outHeight, outWidth}, i64);
+  auto flags = RankedTensorType::get({n, outHeight, outWidth}, i1);
+  auto binary = [&](StringRef name, Value l, Value r, Type t) {
+    return make(node, name, {l, r}, t);
+  };
+  // One pixel coordinate from grid component `c` over `size` pixels.
+  auto coordinate = [&](int64_t c, int64_t size) {
+    Value v = make(node, SelectOp::getOperationName(), {g}, points,
+                   {node.i64("dim", 3), node.i64s("static_index", {c})});
+    Value shifted = binary(AddOp::getOperationName(), v, f64Scalar(node, 1.0), points);
+    Value source;
+    if (alignCorners) {
+      Value half = binary(MulOp::getOperationName(), shifted, f64Scalar(node, 0.5), points);
+      source = binary(MulOp::getOperationName(), half, f64Scalar(node, double(size - 1)), points);
+    } else {
+      Value scaled = binary(MulOp::getOperationName(), shifted, f64Scalar(node, double(size)), points);
+      Value less = binary(SubOp::getOperationName(), scaled, f64Scalar(node, 1.0), points);
+      source = binary(MulOp::getOperationName(), less, f64Scalar(node, 0.5), points);
+    }
+    if (*padding == 1)
+      source = make(node, ClampOp::getOperationName(), {source}, points,
+                    {node.f64("min", 0.0), node.f64("max", double(size - 1))});
+    return source;
+  };
+  Value ix = coordinate(0, width), iy = coordinate(1, height);
+  Value batch = view(node, arange(node, n, i64), {n, 1, 1});
+  // The input at (yc, xc) (float pixel coordinates, integral), times
+  // `weight` where the pixel is inside the input and 0 elsewhere: [N, Ho,
+  // Wo, C].
+  auto corner = [&](Value xc, Value yc, Value weight) {
+    auto inside = [&](Value v, int64_t size) {
+      Value low = binary(GeOp::getOperationName(), v, f64Scalar(node, 0.0), flags);
+      Value high = binary(LtOp::getOperationName(), v, f64Scalar(node, double(size)), flags);
+      return binary(LogicalAndOp::getOperationName(), low, high, flags);
+    };
+    auto index = [&](Value v, int64_t size) {
+      Value i = make(node, ToCopyOp::getOperationName(), {v}, indices, {node.dtype("dtype", i64)});
+      return make(node, ClampOp::getOperationName(), {i}, indices,
+                  {node.f64("min", 0.0), node.f64("max", double(size - 1))});
+    };
+    Value valid = binary(LogicalAndOp::getOperationName(), inside(xc, width), inside(yc, height),
+                         flags);
+    Value counted = make(node, ToCopyOp::getOperationName(), {valid}, points,
+                         {node.dtype("dtype", compute)});
+    Value w = weight ? binary(MulOp::getOperationName(), weight, counted, points) : counted;
+    auto gatheredType = RankedTensorType::get({n, outHeight, outWidth, channels}, compute);
+    Value gathered = make(node, IndexOp::getOperationName(),
+                          {x, batch, index(yc, height), index(xc, width)}, gatheredType,
+                          {node.i64s("indexed_dims", {0, 2, 3})});
+    Value wide = make(node, UnsqueezeOp::getOperationName(), {w},
+                      RankedTensorType::get({n, outHeight, outWidth, 1}, compute),
+                      {node.i64("dim", 3)});
+    return binary(MulOp::getOperationName(), gathered, wide, gatheredType);
+  };
+  Value sum;
+  if (*mode == 1) {
+    Value xr = make(node, RoundOp::getOperationName(), {ix}, points);
+    Value yr = make(node, RoundOp::getOperationName(), {iy}, points);
+    sum = corner(xr, yr, Value());
+  } else {
+    Value x0 = make(node, FloorOp::getOperationName(), {ix}, points);
+    Value y0 = make(node, FloorOp::getOperationName(), {iy}, points);
+    Value x1 = binary(AddOp::getOperationName(), x0, f64Scalar(node, 1.0), points);
+    Value y1 = binary(AddOp::getOperationName(), y0, f64Scalar(node, 1.0), points);
+    Value east = binary(SubOp::getOperationName(), ix, x0, points);  // ix - x0
+    Value west = binary(SubOp::getOperationName(), x1, ix, points);  // x1 - ix
+    Value south = binary(SubOp::getOperationName(), iy, y0, points); // iy - y0
+    Value north = binary(SubOp::getOperationName(), y1, iy, points); // y1 - iy
+    auto weight = [&](Value a, Value c) { return binary(MulOp::getOperationName(), a, c, points); };
+    // PyTorch's order: nw + ne + sw + se.
+    Value nw = corner(x0, y0, weight(west, north));
+    Value ne = corner(x1, y0, weight(east, north));
+    Value sw = corner(x0, y1, weight(west, south));
+    Value se = corner(x1, y1, weight(east, south));
+    Type t = nw.getType();
+    sum = binary(AddOp::getOperationName(),
+                 binary(AddOp::getOperationName(), binary(AddOp::getOperationName(), nw, ne, t),
+                        sw, t),
+                 se, t);
+  }
+  SmallVector<int64_t> order = {0, 3, 1, 2};
+  if (compute == element)
+    return node.emitAs(PermuteOp::getOperationName(), {sum}, {node.i64s("dims", order)});
+  Value permuted = make(node, PermuteOp::getOperationName(), {sum},
+                        RankedTensorType::get({n, channels, outHeight, outWidth}, compute),
+                        {node.i64s("dims", order)});
+  return node.emitAs(ToCopyOp::getOperationName(), {permuted}, {node.dtype("dtype", element)});
+}
+
 } // namespace
 
 Value makeOp(Node &node, StringRef name, ValueRange operands, Type type,
@@ -451,7 +581,8 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<SumOp>("aten::_pdist_forward", convertPdist),
                row<WhereOp>("aten::masked_scatter", convertMaskedScatter),
                row<IndexOp>("aten::as_strided", convertAsStrided),
-               row<AddOp>("aten::upsample_bilinear2d", convertUpsampleBilinear)});
+               row<AddOp>("aten::upsample_bilinear2d", convertUpsampleBilinear),
+               row<PermuteOp>("aten::grid_sampler_2d", convertGridSampler)});
 }
 
 } // namespace magi::torch_import

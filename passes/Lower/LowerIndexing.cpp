@@ -362,11 +362,11 @@ Value writeEachIteration(OpBuilder &b, Location loc, Value dest,
 // thread an iteration.
 // A `prologue`, when given, is a loop of its own over the same sizes and
 // buffers that runs first (include_self = false writes the identity).
-using AtomicBody = llvm::function_ref<void(OpBuilder &, Location, ValueRange ivs,
-                                           ValueRange buffers)>;
+using BufferLoopBody = llvm::function_ref<void(OpBuilder &, Location, ValueRange ivs,
+                                               ValueRange buffers)>;
 SmallVector<Value> updateBuffers(OpBuilder &b, Location loc, ValueRange dests,
-                                    ArrayRef<OpFoldResult> sizes, bool inPlace,
-                                    AtomicBody prologue, AtomicBody body) {
+                                 ArrayRef<OpFoldResult> sizes, bool inPlace,
+                                 BufferLoopBody prologue, BufferLoopBody body) {
   SmallVector<Value> buffers;
   for (Value dest : dests) {
     auto type = cast<RankedTensorType>(dest.getType());
@@ -380,7 +380,7 @@ SmallVector<Value> updateBuffers(OpBuilder &b, Location loc, ValueRange dests,
   SmallVector<Value> lower(sizes.size(), zero), steps(sizes.size(), one), upper;
   for (OpFoldResult size : sizes)
     upper.push_back(toIndexValue(b, loc, size));
-  for (AtomicBody loopBody : {prologue, body})
+  for (BufferLoopBody loopBody : {prologue, body})
     if (loopBody)
       scf::ParallelOp::create(b, loc, lower, upper, steps,
                               [&](OpBuilder &nested, Location l, ValueRange ivs) {
@@ -530,7 +530,7 @@ public:
     };
     SmallVector<Value> updated = updateBuffers(
         rewriter, loc, dests, sizes, /*inPlace=*/false,
-        op.getIncludeSelf() ? AtomicBody() : AtomicBody(writeIdentity),
+        op.getIncludeSelf() ? BufferLoopBody() : BufferLoopBody(writeIdentity),
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
           SmallVector<Value> at =
               getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs));

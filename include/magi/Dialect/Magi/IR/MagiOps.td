@@ -548,8 +548,15 @@ def Magi_ExpandOp : Magi_TensorOp<"expand", [Magi_Torch<["aten::expand"]>]> {
   let hasFolder = 1;
 }
 
-def Magi_PermuteOp : Magi_TensorOp<"permute", [Magi_Torch<["aten::permute", "aten::transpose.int", "aten::t"]>]> {
+def Magi_PermuteOp : Magi_TensorOp<"permute", [Magi_Torch<["aten::permute", "aten::transpose.int", "aten::t", "aten::grid_sampler_2d"]>]> {
   let summary = "Reorders dimensions: result dim i is `self` dim `dims[i]` (aten.permute)";
+  let description = [{
+    Also the last op of what `aten.grid_sampler_2d` (bilinear or nearest,
+    zeros or border padding, static shapes) imports to: the grid
+    unnormalized to pixel coordinates as PyTorch does, the corners gathered
+    with `magi.index` into [N, Ho, Wo, C] and weighted (0 outside the
+    input), summed, and permuted to [N, C, Ho, Wo].
+  }];
   let arguments = (ins Magi_Tensor:$self, DenseI64ArrayAttr:$dims);
   let results = (outs Magi_Tensor:$result);
   let hasFolder = 1;
