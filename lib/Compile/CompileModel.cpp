@@ -171,6 +171,7 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-column-tiles", fewRowGemmColumnTiles),
     MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
+    MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
     {"cache-mode",
@@ -338,6 +339,10 @@ struct CompileCommandLine::Flags {
             cl::desc("Few-row products: stages of 64 of the depth in each "
                      "warp's ring, all but one in flight (0: chosen)"),
             cl::cat(cat)),
+        opLibrary("op-library",
+                  cl::desc("An MLIR file of op definitions (func.func named after "
+                           "the op) for ops Magi does not know"),
+                  cl::cat(cat)),
         dumpDir("dump-dir", cl::desc("Write the IR after every phase here"),
                 cl::cat(cat)),
         quiet("quiet", cl::desc("Print no summary"), cl::cat(cat)),
@@ -377,7 +382,7 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
-  cl::opt<std::string> dumpDir;
+  cl::opt<std::string> opLibrary, dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
   cl::opt<bool> explainCache;
@@ -418,6 +423,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmColumnTiles = f.fewRowGemmColumnTiles;
   options.fewRowGemmWarps = f.fewRowGemmWarps;
   options.fewRowGemmStages = f.fewRowGemmStages;
+  options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
   options.cacheSalt = f.cacheSalt;
@@ -519,6 +525,8 @@ magi::compileModel(const CompileOptions &options) {
     keyInputs.inputFiles.push_back(options.inputPath);
     if (!options.weightsPath.empty())
       keyInputs.inputFiles.push_back(options.weightsPath);
+    if (!options.opLibrary.empty())
+      keyInputs.inputFiles.push_back(options.opLibrary);
     keyInputs.options = options.keyText();
     keyInputs.chip = options.chip;
     keyInputs.features = options.features;
@@ -582,6 +590,7 @@ magi::compileModel(const CompileOptions &options) {
   pipeline.compileTo = "post-grad";
   pipeline.splittingOps = options.splittingOps;
   pipeline.dumpDir = options.dumpDir;
+  pipeline.opLibrary = options.opLibrary;
   pipeline.mergeProjections = options.mergeProjections;
   PassManager pm(&context);
   std::string pipelineError;

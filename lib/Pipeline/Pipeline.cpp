@@ -110,6 +110,11 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
 
   // full-graph: clean-ups, the seed's rewrites, fusions, extension slot.
   OpPassManager &full = pm.nest<func::FuncOp>();
+  if (!options.opLibrary.empty()) {
+    ExpandOpLibraryOptions library;
+    library.library = options.opLibrary;
+    full.addPass(createExpandOpLibrary(library));
+  }
   full.addPass(createCanonicalizerPass());
   full.addPass(createCSEPass());
   full.addPass(createItemToTensor());

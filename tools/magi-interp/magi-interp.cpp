@@ -21,6 +21,8 @@
 #include "magi/Interp/Interpreter.h"
 #include "magi/Interp/TensorIO.h"
 #include "magi/Pipeline/Pipeline.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "magi/Support/Version.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -88,6 +90,12 @@ static cl::opt<bool> loweredPieces(
              "piece lowered to linalg and compiled for the CPU, while the "
              "split graph itself is interpreted"),
     cl::cat(category));
+static cl::opt<std::string> opLibrary(
+    "op-library",
+    cl::desc("An MLIR file of op definitions (func.func named after the op) "
+             "that replace the opaque ops they name before anything runs "
+             "(magi-expand-op-library)"),
+    cl::cat(category));
 static cl::opt<bool> noTiledAttention(
     "no-tiled-attention",
     cl::desc("With --lowered-pieces: lower attention to its six generics "
@@ -152,6 +160,15 @@ static void printDiagnostic(Diagnostic &diag) {
   print(diag.getSeverity(), diag.getLocation(), diag.str());
   for (Diagnostic &note : diag.getNotes())
     print(DiagnosticSeverity::Note, note.getLocation(), note.str());
+}
+
+// The opaque ops the op library defines, replaced by their definitions.
+static LogicalResult expandOpLibrary(ModuleOp module) {
+  PassManager pm(module.getContext());
+  magi::ExpandOpLibraryOptions options;
+  options.library = opLibrary;
+  pm.addNestedPass<func::FuncOp>(magi::createExpandOpLibrary(options));
+  return pm.run(module);
 }
 
 // The pipeline up to post-grad: the graph split into pieces.
@@ -316,6 +333,8 @@ int main(int argc, char **argv) {
         parseSourceFile<ModuleOp>(graphPath, sourceMgr, ParserConfig(&context));
   }
   if (!module)
+    return 1;
+  if (!opLibrary.empty() && failed(expandOpLibrary(*module)))
     return 1;
   if (loweredPieces && failed(runPipelineToPostGrad(*module)))
     return 1;

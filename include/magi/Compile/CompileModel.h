@@ -61,6 +61,10 @@ struct CompileOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
+  /// An MLIR file of op definitions for ops the importer keeps opaque
+  /// (magi-expand-op-library; "" for none). Its contents are part of the
+  /// artifact's cache key.
+  std::string opLibrary;
   /// Write the IR after every phase into this directory ("" for none).
   std::string dumpDir;
 

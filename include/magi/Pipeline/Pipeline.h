@@ -48,6 +48,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "into one product over concatenated weights "
                      "(magi-merge-projections)"),
       llvm::cl::init(true)};
+  Option<std::string> opLibrary{
+      *this, "op-library",
+      llvm::cl::desc("An MLIR file of op definitions: magi-expand-op-library "
+                     "replaces the opaque ops they name, first in the "
+                     "full-graph phase")};
   Option<std::string> replaceOp{
       *this, "replace-op",
       llvm::cl::desc("'from=to': run magi-replace-op in the full-graph phase")};

@@ -111,6 +111,35 @@ def MergeProjections : Pass<"magi-merge-projections", "mlir::func::FuncOp"> {
   ];
 }
 
+def ExpandOpLibrary : Pass<"magi-expand-op-library", "mlir::func::FuncOp"> {
+  let summary = "Replaces opaque ops by their definitions from a library of functions";
+  let description = [{
+    Lets a user give Magi an op it does not know without changing Magi's
+    sources: `library` is an MLIR file of `func.func`s, each named after
+    the op it defines (`func.func @"mylib::my_op.default"`, the name
+    `magi.opaque` carries) and written in magi ops (or any op the pipeline
+    lowers). Every `magi.opaque` of that name is replaced by the function's
+    body, so the interpreter runs it (the CPU reference), the lowering and
+    the GPU path compile it, and the split sees its ops.
+
+    The opaque op's operands (tensors and scalars, in order) are the
+    function's arguments; an argument with `{magi.attr = "NAME"}` takes
+    the op's attribute NAME instead (an integer, float or bool constant of
+    the argument's type). Argument types may have `?` sizes where the
+    operands are static: after inlining, each op's result types are
+    inferred again from its operands, and the function's results must be
+    compatible with the opaque op's. A mismatch (operand count or type,
+    a missing attribute, incompatible results) is an error at that op.
+  }];
+  let options = [
+    Option<"library", "library", "std::string", "",
+           "The MLIR file of op definitions">,
+  ];
+  let statistics = [
+    Statistic<"numExpanded", "num-expanded", "Number of opaque ops replaced">,
+  ];
+}
+
 def MarkInPlaceMutations : Pass<"magi-mark-in-place-mutations", "mlir::func::FuncOp"> {
   let summary = "Lets the ops that compute a mutated input's new value write it in place";
   let description = [{
