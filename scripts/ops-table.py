@@ -190,7 +190,35 @@ def main():
     out.write("| core op | magi op | sample | interpreted | lowered | H200 |\n"
               "|---|---|---|---|---|---|\n")
     out.write("\n".join(lines) + "\n")
+    out.write(EXCEPTIONS)
     return 0
+
+
+# Why the ops that neither compile nor have a sample stay as they are. Kept
+# here, beside the table it explains, so that the two change together.
+EXCEPTIONS = """
+## What stays opaque, and why
+
+- Gradient ops (`*_backward`, `embedding_dense_backward`): Magi compiles
+  inference graphs (`torch.no_grad` exports); a training graph is out of
+  scope.
+- Random ops (`rand`, `randn`, `randperm`, `native_dropout` in training):
+  their values are PyTorch's generator stream, which a compiled kernel
+  cannot reproduce, so no run could be compared with PyTorch's. A
+  counter-based generator of Magi's own (as Inductor's Philox) would run,
+  but not match; not done.
+- Data-dependent shapes (`nonzero`, `_local_scalar_dense` and the
+  `torch._check` / `as_sym_bool` outputs that come with it, and the
+  samples of `sym_size`, `sym_storage_offset` that need them): a result's
+  size known only after the op runs does not fit Magi's static launch
+  plans. `magi-item-to-tensor` keeps a one-element `.item()` that only
+  feeds elementwise ops in tensor arithmetic; the rest stays opaque.
+- Complex numbers (`_fft_r2c`, `_fft_c2r`): Magi has no complex dtype.
+- No OpInfo sample reaches the rest (`run_decompositions()` turns the
+  samples into other ops): typed where the op has a clear form, opaque
+  otherwise; an op Magi does not know can be given a definition without
+  changing Magi (`--op-library`, `docs/import.md`).
+"""
 
 
 if __name__ == "__main__":
