@@ -190,13 +190,13 @@ def main():
     out.write("| core op | magi op | sample | interpreted | lowered | H200 |\n"
               "|---|---|---|---|---|---|\n")
     out.write("\n".join(lines) + "\n")
-    out.write(EXCEPTIONS)
+    out.write(STAYS_OPAQUE)
     return 0
 
 
 # Why the ops that neither compile nor have a sample stay as they are. Kept
 # here, beside the table it explains, so that the two change together.
-EXCEPTIONS = """
+STAYS_OPAQUE = """
 ## What stays opaque, and why
 
 - Gradient ops (`*_backward`, `embedding_dense_backward`): Magi compiles
