@@ -4,8 +4,9 @@
 // node becomes those ops (its last one has the node's type), so the
 // interpreter, the lowering and the GPU path need nothing new. Index tables
 // and interpolation weights are computed in the graph from magi.arange, not
-// written as tensor literals: a launch plan cannot hold a literal tensor
-// (it would be a global on the host). A form the composition does not
+// written as tensor literals: a literal that a library gemm or the host
+// reads cannot be in a launch plan (docs/compile.md, Limits), and the
+// arithmetic works for any placement. A form the composition does not
 // cover (dynamic sizes where the arithmetic needs static ones) keeps the
 // node opaque.
 //

@@ -393,15 +393,27 @@ private:
 
   // Constants used in a kernel are rematerialized inside it, so they are
   // not kernel parameters (and a bf16 constant needs no parameter type).
+  // So is a constant global's address (a tensor literal's buffer):
+  // outlining copies the global into the kernel module, where it is device
+  // memory, and the host, which a launch plan keeps free of globals, no
+  // longer reads it.
   static void sinkConstants(gpu::LaunchOp launch) {
     Block &body = launch.getBody().front();
     OpBuilder b(&body, body.begin());
     llvm::DenseMap<Value, Value> sunk;
+    auto isConstantGlobal = [&](Operation *def) {
+      auto get = dyn_cast<memref::GetGlobalOp>(def);
+      if (!get)
+        return false;
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          launch, get.getNameAttr());
+      return global && global.getConstant();
+    };
     launch.getBody().walk([&](Operation *op) {
       for (OpOperand &use : op->getOpOperands()) {
         Operation *def = use.get().getDefiningOp();
-        if (!def || !def->hasTrait<OpTrait::ConstantLike>() ||
-            launch->isAncestor(def))
+        if (!def || launch->isAncestor(def) ||
+            !(def->hasTrait<OpTrait::ConstantLike>() || isConstantGlobal(def)))
           continue;
         Value &inside = sunk[use.get()];
         if (!inside)

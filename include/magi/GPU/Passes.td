@@ -166,7 +166,9 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     Constants a kernel uses are defined inside its launch, so they are not
     kernel parameters: also in launches formed before this pass
     (magi-few-row-matmul-to-gpu's), whose constants canonicalization hoists
-    to the function.
+    to the function. So is the address of a constant `memref.global` (a
+    tensor literal's buffer): outlining then copies the global into the
+    kernel module, as device memory the PTX initializes.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];
