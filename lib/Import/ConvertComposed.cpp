@@ -16,6 +16,7 @@
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 
@@ -213,15 +214,23 @@ LogicalResult convertAsStrided(Node &node) {
   if (!type.hasStaticShape() || !size || !stride || !offset || size->size() != stride->size())
     return node.opaque();
   // The offsets' range: the extremes add up dim by dim.
-  int64_t elements = type.getNumElements(), count = 1, least = *offset, most = *offset;
+  // Checked arithmetic: the sizes and strides are the archive's, untrusted.
+  int64_t elements = type.getNumElements(), least = *offset, most = *offset;
+  bool empty = false;
   for (auto [s, st] : llvm::zip(*size, *stride)) {
     if (s < 0)
       return node.error() << "as_strided size " << s << " is negative";
-    count *= s;
-    if (s > 0)
-      (st < 0 ? least : most) += (s - 1) * st;
+    empty |= s == 0;
+    if (s == 0)
+      continue;
+    std::optional<int64_t> reach = llvm::checkedMul(s - 1, st);
+    std::optional<int64_t> end = reach ? llvm::checkedAdd(st < 0 ? least : most, *reach)
+                                       : std::nullopt;
+    if (!end)
+      return node.error() << "as_strided sizes and strides overflow 64 bits";
+    (st < 0 ? least : most) = *end;
   }
-  if (count > 0 && (least < 0 || most >= elements))
+  if (!empty && (least < 0 || most >= elements))
     return node.error() << "as_strided reads elements " << least << " to " << most
                         << " of a tensor of " << elements;
   OpBuilder &b = node.builder();

@@ -45,6 +45,16 @@
 // RUN: magi-interp %t/composed.pt2 --input %t/x.npy --input %t/y.npy --input %t/h.bin --input %t/a.npy --input %t/b.npy --input %t/w.bin --input %t/gi.npy --input %t/gn.npy --input %t/gb.npy | FileCheck %s --check-prefix=VALUES
 // RUN: magi-interp %t/composed.pt2 --input %t/x.npy --input %t/y.npy --input %t/h.bin --input %t/a.npy --input %t/b.npy --input %t/w.bin --input %t/gi.npy --input %t/gn.npy --input %t/gb.npy --lowered-pieces | FileCheck %s --check-prefix=VALUES
 // RUN: magi-compile %t/composed.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet
+// as_strided's sizes and strides are the archive's: reading past self, or
+// a reach that overflows 64 bits, is an error, not a wrapped offset.
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/past.pt2 \
+// RUN:   "{'inputs': {'y': ('f32', [3, 4])}, 'nodes': [('aten.as_strided.default', [('self', 'y'), ('size', [2, 3]), ('stride', [1, 5]), ('storage_offset', 2)], {'s': ('f32', [2, 3])})], 'outputs': ['s']}"
+// RUN: not magi-import %t/past.pt2 2>&1 | FileCheck %s --check-prefix=PAST
+// PAST: as_strided reads elements 2 to 13 of a tensor of 12
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/overflow.pt2 \
+// RUN:   "{'inputs': {'y': ('f32', [3, 4])}, 'nodes': [('aten.as_strided.default', [('self', 'y'), ('size', [3, 3]), ('stride', [4611686018427387904, 1]), ('storage_offset', 0)], {'s': ('f32', [3, 3])})], 'outputs': ['s']}"
+// RUN: not magi-import %t/overflow.pt2 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// OVERFLOW: as_strided sizes and strides overflow 64 bits
 
 // Pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) of [0,0] [3,4] [1,1] [0,2].
 // VALUES:      out0: tensor<6xf32> = [5, 1.4142135, 2, 3.6055512, 3.6055512, 1.4142135]
