@@ -8,11 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,23 +28,6 @@ using namespace magi;
 namespace {
 
 constexpr llvm::StringLiteral kAttrArg = "magi.attr";
-
-// The more precise of two compatible types (a static size where one has
-// `?`), or null when they are not compatible. Non-tensor types must match.
-Type meet(Type a, Type b) {
-  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
-  if (!ta || !tb)
-    return a == b ? a : Type();
-  if (ta.getElementType() != tb.getElementType() || ta.getRank() != tb.getRank())
-    return Type();
-  SmallVector<int64_t> shape;
-  for (auto [x, y] : llvm::zip(ta.getShape(), tb.getShape())) {
-    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
-      return Type();
-    shape.push_back(ShapedType::isDynamic(x) ? y : x);
-  }
-  return RankedTensorType::get(shape, ta.getElementType());
-}
 
 class ExpandOpLibraryPass : public magi::impl::ExpandOpLibraryBase<ExpandOpLibraryPass> {
 public:
@@ -114,7 +97,7 @@ private:
                << definition.getSymName() << "' takes more operands than the op's "
                << op.getArgs().size();
       Value operand = op.getArgs()[next++];
-      if (!meet(operand.getType(), type))
+      if (!meetTypes(operand.getType(), type))
         return op.emitError("operand ")
                << next - 1 << " of type " << operand.getType()
                << " does not fit argument " << arg.getArgNumber() << " of the op library's '"
@@ -131,20 +114,10 @@ private:
     for (Operation &inner : body.without_terminator()) {
       Operation *clone = b.clone(inner, map);
       cloned.insert(clone);
-      auto infer = dyn_cast<InferTypeOpInterface>(clone);
-      if (!infer)
-        continue;
-      SmallVector<Type> inferred;
-      if (failed(infer.inferReturnTypes(clone->getContext(), clone->getLoc(),
-                                        clone->getOperands(), clone->getRawDictionaryAttrs(),
-                                        clone->getPropertiesStorage(), clone->getRegions(),
-                                        inferred)))
+      if (failed(refineResultTypes(clone)))
         return op.emitError("in the op library's '")
                << definition.getSymName() << "': cannot infer the types of '"
                << clone->getName() << "' for these operands";
-      for (auto [result, type] : llvm::zip(clone->getResults(), inferred))
-        if (Type refined = meet(result.getType(), type))
-          result.setType(refined);
     }
     auto terminator = cast<func::ReturnOp>(body.getTerminator());
     if (terminator.getNumOperands() != op.getNumResults())
@@ -154,7 +127,7 @@ private:
     for (auto [i, pair] : llvm::enumerate(llvm::zip(terminator.getOperands(), op.getResults()))) {
       auto [returned, result] = pair;
       Value value = map.lookupOrDefault(returned);
-      if (!meet(value.getType(), result.getType()))
+      if (!meetTypes(value.getType(), result.getType()))
         return op.emitError("result ")
                << i << " of type " << result.getType() << " does not fit the op library's '"
                << definition.getSymName() << "' result of type " << value.getType();

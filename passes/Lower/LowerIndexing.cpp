@@ -345,33 +345,50 @@ Value writeEachIteration(OpBuilder &b, Location loc, Value dest,
   return loop.getResult(0);
 }
 
+// A tensor no other value shares (bufferization.alloc_tensor), for
+// updateBuffers to write through: uninitialized with `sizes`, or a copy of
+// `copied`.
+Value freshTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type element) {
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamic;
+  for (OpFoldResult size : sizes) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    shape.push_back(c ? *c : ShapedType::kDynamic);
+    if (!c)
+      dynamic.push_back(toIndexValue(b, loc, size));
+  }
+  return bufferization::AllocTensorOp::create(b, loc, RankedTensorType::get(shape, element),
+                                              dynamic);
+}
+Value freshCopy(OpBuilder &b, Location loc, Value copied) {
+  return bufferization::AllocTensorOp::create(
+      b, loc, cast<RankedTensorType>(copied.getType()), ValueRange{}, copied);
+}
+
 // Tensors have no atomic update, so the accumulating writes (scatter with a
 // reduction, index_put with accumulate), and scatter's plain writes (whose
 // scalar would otherwise be a 0-d tensor per iteration), update buffers:
-// each of `dests` is copied into a tensor of its own
-// (bufferization.alloc_tensor), whose bufferization.to_buffer a
-// scf.parallel over `sizes` updates with memref stores or atomics;
-// to_tensor of each buffer is a result. The copy is what keeps
-// this sound: to_buffer is pure, so CSE would give two updates of one
-// value (x.scatter_add twice) one buffer, and so would two identical
-// pure producers. `inPlace` (a graph input the graph mutates, which only
-// this op writes) updates the destination's own buffer instead. The
-// buffers have the identity layout, as allocations and piece arguments
-// do (a strided type would make every later use that needs the identity
-// layout, a piece's result, a copy). On the GPU the loop is one kernel, a
-// thread an iteration.
+// a scf.parallel over `sizes` updates the bufferization.to_buffer of each
+// of `dests` with memref stores or atomics; to_tensor of each buffer is a
+// result. Each dest must be a tensor of its own (freshTensor, freshCopy,
+// or what an op wrote into one): to_buffer is pure, so CSE would give two
+// updates of one value (x.scatter_add twice) one buffer, and so would two
+// identical pure producers. The exception is a graph input the graph
+// mutates, which only this op writes (an in-place index_put): its own
+// buffer is updated. The buffers have the identity layout, as allocations
+// and piece arguments do (a strided type would make every later use that
+// needs the identity layout, a piece's result, a copy). On the GPU the
+// loop is one kernel, a thread an iteration.
 // A `prologue`, when given, is a loop of its own over the same sizes and
 // buffers that runs first (include_self = false writes the identity).
 using BufferLoopBody = llvm::function_ref<void(OpBuilder &, Location, ValueRange ivs,
                                                ValueRange buffers)>;
 SmallVector<Value> updateBuffers(OpBuilder &b, Location loc, ValueRange dests,
-                                 ArrayRef<OpFoldResult> sizes, bool inPlace,
-                                 BufferLoopBody prologue, BufferLoopBody body) {
+                                 ArrayRef<OpFoldResult> sizes, BufferLoopBody prologue,
+                                 BufferLoopBody body) {
   SmallVector<Value> buffers;
   for (Value dest : dests) {
     auto type = cast<RankedTensorType>(dest.getType());
-    if (!inPlace)
-      dest = bufferization::AllocTensorOp::create(b, loc, type, ValueRange{}, dest);
     auto bufferType = MemRefType::get(type.getShape(), type.getElementType());
     buffers.push_back(bufferization::ToBufferOp::create(b, loc, bufferType, dest));
   }
@@ -494,7 +511,7 @@ public:
     };
     if (!reduce) {
       SmallVector<Value> written = updateBuffers(
-          rewriter, loc, self, sizes, /*inPlace=*/false, /*prologue=*/{},
+          rewriter, loc, freshCopy(rewriter, loc, self), sizes, /*prologue=*/{},
           [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
             memref::StoreOp::create(b, l, value(b, l, ivs), buffers[0],
                                     getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs)));
@@ -503,22 +520,28 @@ public:
       return success();
     }
 
-    Value dest = self;
+    // The updated tensors, each of its own: a copy of self (its bits,
+    // written by the bitcast into a fresh tensor, for a float product), and
+    // for mean the count, filled into a fresh tensor.
     SmallVector<OpFoldResult> selfSizes = tensor::getMixedSizes(rewriter, loc, self);
     SmallVector<AffineMap> identityMap{rewriter.getMultiDimIdentityMap(rank)};
     bool throughBits = isa<FloatType>(element) && *reduce == "multiply";
-    if (throughBits)
-      dest = buildParallelGeneric(
-          rewriter, loc, emptyOfSizes(rewriter, loc, selfSizes, bitsType(element)), dest,
-          identityMap, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-            return arith::BitcastOp::create(b, l, bitsType(element), a[0]);
-          });
+    Value dest = throughBits
+                     ? buildParallelGeneric(
+                           rewriter, loc, freshTensor(rewriter, loc, selfSizes, bitsType(element)),
+                           self, identityMap,
+                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                             return arith::BitcastOp::create(b, l, bitsType(element), a[0]);
+                           })
+                     : freshCopy(rewriter, loc, self);
     bool mean = *reduce == "mean";
     SmallVector<Value> dests{dest};
     if (mean)
-      dests.push_back(filledOfSizes(
-          rewriter, loc, selfSizes,
-          typedConst(rewriter, loc, element, op.getIncludeSelf() ? 1 : 0)));
+      dests.push_back(
+          linalg::FillOp::create(
+              rewriter, loc, typedConst(rewriter, loc, element, op.getIncludeSelf() ? 1 : 0),
+              freshTensor(rewriter, loc, selfSizes, element))
+              .getResult(0));
     // Without self, every element index names first holds the identity
     // (plain stores: iterations that meet store the same value).
     auto writeIdentity = [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
@@ -529,7 +552,7 @@ public:
                               getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs)));
     };
     SmallVector<Value> updated = updateBuffers(
-        rewriter, loc, dests, sizes, /*inPlace=*/false,
+        rewriter, loc, dests, sizes,
         op.getIncludeSelf() ? BufferLoopBody() : BufferLoopBody(writeIdentity),
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
           SmallVector<Value> at =
@@ -654,7 +677,8 @@ public:
       return success();
     }
     SmallVector<Value> updated = updateBuffers(
-        rewriter, loc, self, sizes, op.getInPlace(), /*prologue=*/{},
+        rewriter, loc, op.getInPlace() ? self : freshCopy(rewriter, loc, self), sizes,
+        /*prologue=*/{},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange buffers) {
           SmallVector<Value> at = getValueOrCreateConstantIndexOp(b, l, position(b, l, ivs));
           combineAtomically(b, l, "add", tensor::ExtractOp::create(b, l, values, ivs),

@@ -1,6 +1,7 @@
 //===- Specialize.cpp - Specialize a graph for one value of a symbol ------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -16,19 +17,6 @@ using namespace mlir;
 using namespace magi;
 
 namespace {
-
-// The most static type that both `a` and `b` describe; null if they conflict.
-RankedTensorType meet(RankedTensorType a, RankedTensorType b) {
-  if (a.getElementType() != b.getElementType() || a.getRank() != b.getRank())
-    return nullptr;
-  SmallVector<int64_t> shape;
-  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape())) {
-    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
-      return nullptr;
-    shape.push_back(ShapedType::isDynamic(x) ? y : x);
-  }
-  return RankedTensorType::get(shape, a.getElementType());
-}
 
 class SpecializePass : public magi::impl::SpecializeBase<SpecializePass> {
 public:
@@ -167,7 +155,8 @@ LogicalResult specializeSymbol(func::FuncOp func, StringRef symbol,
         shape.push_back(cast<IntegerAttr>(size).getInt());
       Value tensor = bind.getOperand();
       auto type = cast<RankedTensorType>(tensor.getType());
-      auto refined = meet(type, RankedTensorType::get(shape, type.getElementType()));
+      auto refined = cast_or_null<RankedTensorType>(
+          meetTypes(type, RankedTensorType::get(shape, type.getElementType())));
       if (!refined)
         return bind.emitError("specializing '")
                << symbol << "' to " << static_cast<int64_t>(value)
@@ -176,30 +165,9 @@ LogicalResult specializeSymbol(func::FuncOp func, StringRef symbol,
       bind.erase();
     }
     // 3. Refold every result type from its operands, in order.
-    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
-      auto infer = dyn_cast<InferTypeOpInterface>(op);
-      if (!infer)
-        return WalkResult::advance();
-      SmallVector<Type> inferred;
-      if (failed(infer.inferReturnTypes(
-              op->getContext(), op->getLoc(), op->getOperands(),
-              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-              op->getRegions(), inferred)))
-        return WalkResult::interrupt();
-      for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
-        auto declared = dyn_cast<RankedTensorType>(result.getType());
-        auto inferredTensor = dyn_cast<RankedTensorType>(type);
-        if (!declared || !inferredTensor)
-          continue;
-        auto refined = meet(declared, inferredTensor);
-        if (!refined) {
-          op->emitError("specialized shapes conflict: inferred ")
-              << inferredTensor << " for declared " << declared;
-          return WalkResult::interrupt();
-        }
-        result.setType(refined);
-      }
-      return WalkResult::advance();
+    WalkResult walk = func.walk([&](Operation *op) {
+      return failed(magi::refineResultTypes(op)) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();

@@ -110,14 +110,15 @@ func.func @add(%arg0: tensor<10x5xf32>, %arg1: tensor<3x5xi64>, %arg2: tensor<3x
 
 // -----
 
-// A bf16 product without self: in self's bits (i16), a first loop stores
-// the identity (1) where index points, a second multiplies by
-// compare-and-swap; the bits are cast back.
+// A bf16 product without self: in self's bits (i16, cast into a fresh
+// tensor: no copy after), a first loop stores the identity (1) where index
+// points, a second multiplies by compare-and-swap; the bits are cast back.
 // CHECK-LABEL: func.func @product
-// CHECK: %[[BITS:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x2xbf16>) outs(%{{.*}} : tensor<4x2xi16>)
+// CHECK: %[[FRESH:.*]] = bufferization.alloc_tensor() : tensor<4x2xi16>
+// CHECK: %[[BITS:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x2xbf16>) outs(%[[FRESH]] : tensor<4x2xi16>)
 // CHECK: arith.bitcast %{{.*}} : bf16 to i16
-// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[BITS]]) : tensor<4x2xi16>
-// CHECK: %[[BUFFER:.*]] = bufferization.to_buffer %[[COPY]]
+// CHECK-NOT: copy(
+// CHECK: %[[BUFFER:.*]] = bufferization.to_buffer %[[BITS]]
 // CHECK: scf.parallel
 // CHECK: %[[ONE_BITS:.*]] = arith.bitcast %{{.*}} : bf16 to i16
 // CHECK: memref.store %[[ONE_BITS]], %[[BUFFER]]
@@ -154,8 +155,9 @@ func.func @extremes(%arg0: tensor<4x2xf16>, %arg1: tensor<3x2xi64>, %arg2: tenso
 // updated in one loop; where the count is zero the element is kept,
 // integers divide with floor rounding.
 // CHECK-LABEL: func.func @mean
+// CHECK: %[[COUNT0:.*]] = linalg.fill ins(%c1_i64 : i64) outs(%{{.*}} : tensor<4x2xi64>)
 // CHECK: %[[SUM:.*]] = bufferization.to_buffer
-// CHECK: %[[COUNT:.*]] = bufferization.to_buffer
+// CHECK: %[[COUNT:.*]] = bufferization.to_buffer %[[COUNT0]]
 // CHECK: scf.parallel
 // CHECK: memref.atomic_rmw addi %{{.*}}, %[[SUM]]
 // CHECK: memref.atomic_rmw addi %c1_i64, %[[COUNT]]

@@ -2,6 +2,7 @@
 
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -183,6 +184,42 @@ bool areCompatibleResults(TypeRange declared, TypeRange inferred) {
       return false;
   }
   return true;
+}
+
+Type meetTypes(Type a, Type b) {
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  if (!ta || !tb)
+    return a == b ? a : Type();
+  if (ta.getElementType() != tb.getElementType() || ta.getRank() != tb.getRank())
+    return Type();
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(ta.getShape(), tb.getShape())) {
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return Type();
+    shape.push_back(ShapedType::isDynamic(x) ? y : x);
+  }
+  return RankedTensorType::get(shape, ta.getElementType());
+}
+
+LogicalResult refineResultTypes(Operation *op) {
+  auto infer = dyn_cast<InferTypeOpInterface>(op);
+  if (!infer)
+    return success();
+  SmallVector<Type> inferred;
+  if (failed(infer.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
+                                    op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+                                    op->getRegions(), inferred)))
+    return failure();
+  for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
+    if (!isa<RankedTensorType>(result.getType()) || !isa<RankedTensorType>(type))
+      continue;
+    Type refined = meetTypes(result.getType(), type);
+    if (!refined)
+      return op->emitError("shapes conflict: inferred ")
+             << type << " for declared " << result.getType();
+    result.setType(refined);
+  }
+  return success();
 }
 
 bool areRefinementsOf(TypeRange declared, TypeRange inferred) {

@@ -80,6 +80,17 @@ bool areRefinementsOf(mlir::TypeRange declared, mlir::TypeRange inferred);
 /// different static sizes are a contradiction.
 bool areCompatibleResults(mlir::TypeRange declared, mlir::TypeRange inferred);
 
+/// The most static type both describe (a size static where either has it;
+/// non-tensor types must be equal); null when they conflict.
+mlir::Type meetTypes(mlir::Type a, mlir::Type b);
+
+/// Infers `op`'s result types again from its operands (an op whose
+/// operands became more static: a specialized symbol, an inlined
+/// definition) and gives each tensor result the meet of its type and the
+/// inferred one. Ops without type inference are left alone. Fails (with
+/// an error on `op`) when inference fails or a result conflicts.
+mlir::LogicalResult refineResultTypes(mlir::Operation *op);
+
 } // namespace magi
 
 #endif // MAGI_DIALECT_MAGI_IR_TYPEINFERENCE_H
