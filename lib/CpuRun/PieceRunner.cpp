@@ -141,6 +141,9 @@ struct SerialAtomicUpdatesPass
 static void addCpuLoweringPasses(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // A while_loop's body yields new tensors, not its arguments updated in
+  // place.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

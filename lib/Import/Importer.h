@@ -254,6 +254,30 @@ private:
                                  mlir::Location loc);
   mlir::LogicalResult importNode(const Json &node);
   mlir::LogicalResult importOutputs(const Json &program);
+  // Control flow (ControlFlow.cpp): `torch.ops.higher_order.cond` and
+  // `while_loop` as scf.if and scf.while.
+  mlir::LogicalResult convertCond(const NodeArgs &args,
+                                  mlir::TypeRange resultTypes,
+                                  mlir::Location loc,
+                                  llvm::SmallVectorImpl<mlir::Value> &results);
+  mlir::LogicalResult
+  convertWhileLoop(const NodeArgs &args, mlir::TypeRange resultTypes,
+                   mlir::Location loc,
+                   llvm::SmallVectorImpl<mlir::Value> &results);
+  /// Imports the subgraph argument `arg` at the builder's insertion point,
+  /// its inputs bound to `operands`; returns its outputs. `role` names it
+  /// in errors.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  importSubgraph(const Json *arg, llvm::StringRef role,
+                 mlir::ValueRange operands, mlir::Location loc);
+  /// The i1 held by a bool tensor of one element.
+  mlir::FailureOr<mlir::Value> predicate(mlir::Value tensor,
+                                         llvm::StringRef role,
+                                         mlir::Location loc);
+  /// `values` as `types`, a tensor.cast where only static sizes differ.
+  mlir::LogicalResult yieldAs(mlir::ValueRange values, mlir::TypeRange types,
+                              llvm::StringRef what, mlir::Location loc,
+                              llvm::SmallVectorImpl<mlir::Value> &out);
   /// Converts a node through its converter row, or keeps it opaque.
   mlir::LogicalResult convert(llvm::StringRef target, const NodeArgs &args,
                               mlir::TypeRange resultTypes, mlir::Location loc,

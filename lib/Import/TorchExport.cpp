@@ -15,6 +15,8 @@
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -795,19 +797,23 @@ LogicalResult Importer::importNode(const Json &node) {
   currentNode = (nodeName.value_or("?") + " (" + *target + ")").str();
   NodeArgs args;
   if (const Json *inputs = getArray(&node, "inputs"))
-    for (const Json &in : *inputs) {
+    for (auto [i, in] : llvm::enumerate(*inputs)) {
       const Json *o = asObject(in);
       std::optional<StringRef> n = o ? getString(o, "name") : std::nullopt;
       const Json *arg = getObject(o, "arg");
       if (!n || !arg)
         return error(loc) << "malformed input of node";
-      args.byName[n->str()] = arg;
-      args.ordered.push_back({n->str(), arg});
+      // Higher-order ops have no schema: torch.export leaves their
+      // positional arguments unnamed, so they are named by position.
+      std::string argName = n->empty() ? "arg" + std::to_string(i) : n->str();
+      if (!args.byName.try_emplace(argName, arg).second)
+        return error(loc) << "argument '" << argName << "' given twice";
+      args.ordered.push_back({argName, arg});
       // A scalar that is there but malformed is an error now, before a
       // converter reads it as absent and takes its default.
       if (!scalarArgWellFormed(*arg))
         return error(loc) << "malformed '" << unionKind(arg)
-                          << "' in argument '" << *n << "'";
+                          << "' in argument '" << argName << "'";
     }
   // Output names and types.
   SmallVector<std::string> outNames;
@@ -1024,6 +1030,10 @@ const ConverterRow *findConverter(StringRef name) {
 LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
                                 TypeRange resultTypes, Location loc,
                                 SmallVectorImpl<Value> &results) {
+  if (target == "torch.ops.higher_order.cond")
+    return convertCond(args, resultTypes, loc, results);
+  if (target == "torch.ops.higher_order.while_loop")
+    return convertWhileLoop(args, resultTypes, loc, results);
   const ConverterRow *row = findConverter(qualifiedTorchName(target));
   if (!row)
     return convertOpaque(target, args, resultTypes, loc, results);
@@ -1169,7 +1179,8 @@ std::vector<ImportedTorchOp> importedTorchOps() {
 
 OwningOpRef<ModuleOp> importTorchExport(StringRef path, MLIRContext *context,
                                         const ImportOptions &options) {
-  context->loadDialect<MagiDialect, func::FuncDialect, arith::ArithDialect>();
+  context->loadDialect<MagiDialect, func::FuncDialect, arith::ArithDialect,
+                       scf::SCFDialect, tensor::TensorDialect>();
   std::string err;
   std::unique_ptr<TorchExportArchive> archive =
       TorchExportArchive::open(path, err);

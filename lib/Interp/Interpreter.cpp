@@ -11,6 +11,8 @@
 #include "Eval.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -60,6 +62,13 @@ private:
   LogicalResult evalConstant(Operation *op, Attribute value);
   LogicalResult evalSymBinary(Operation *op);
   LogicalResult evalCall(func::CallOp call);
+  LogicalResult evalIf(scf::IfOp op);
+  LogicalResult evalWhile(scf::WhileOp op);
+  LogicalResult evalExtract(tensor::ExtractOp op);
+  /// Runs `block` up to its terminator with `args` as its arguments, and
+  /// gives the terminator (not evaluated) and the values of its operands.
+  LogicalResult runBlock(Block &block, ArrayRef<Tensor> args,
+                         Operation *&terminator, SmallVector<Tensor> &yielded);
 
   Env env;
   // Runs callees instead of a nested interpreter when set.
@@ -120,37 +129,60 @@ FailureOr<SmallVector<Tensor>> Interpreter::run(func::FuncOp func,
     return func.emitError("cannot interpret a function with several blocks");
   if (failed(checkArguments(func, args)))
     return failure();
-  for (auto [value, arg] : llvm::zip(func.getArguments(), args))
+  Operation *terminator = nullptr;
+  SmallVector<Tensor> results;
+  if (failed(runBlock(func.getBody().front(), args, terminator, results)))
+    return failure();
+  if (!isa<func::ReturnOp>(terminator))
+    return func.emitError("the function body does not end in func.return");
+  return results;
+}
+
+LogicalResult Interpreter::runBlock(Block &block, ArrayRef<Tensor> args,
+                                    Operation *&terminator,
+                                    SmallVector<Tensor> &yielded) {
+  for (auto [value, arg] : llvm::zip(block.getArguments(), args))
     if (!value.use_empty())
       env.set(value, arg);
 
   // Values are dropped after their last use, so memory holds only the live
-  // ones.
-  Block &body = func.getBody().front();
+  // ones. A use inside a nested region counts as its op's in this block, and
+  // only this block's own values are dropped here: a loop body runs again
+  // and reads the values from outside it each time.
   DenseMap<Value, Operation *> lastUser;
-  for (Operation &op : body)
-    for (Value v : op.getOperands())
-      lastUser[v] = &op;
+  for (Operation &op : block)
+    op.walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        lastUser[v] = &op;
+    });
+  auto dropIfLast = [&](Value v, Operation *op) {
+    if (v.getParentBlock() == &block && lastUser.lookup(v) == op)
+      env.erase(v);
+  };
 
-  for (Operation &op : body) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
       if (failed(checkOperands(&op)))
         return failure();
-      SmallVector<Tensor> results;
-      for (Value v : ret.getOperands())
-        results.push_back(env.get(v));
-      return results;
+      terminator = &op;
+      yielded.clear();
+      for (Value v : op.getOperands())
+        yielded.push_back(env.get(v));
+      for (Value v : op.getOperands())
+        dropIfLast(v, &op);
+      return success();
     }
     if (failed(evalOp(&op)))
       return failure();
-    for (Value v : op.getOperands())
-      if (lastUser.lookup(v) == &op)
-        env.erase(v);
+    op.walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        dropIfLast(v, &op);
+    });
     for (Value v : op.getResults())
       if (v.use_empty())
         env.erase(v);
   }
-  return func.emitError("the function body does not end in func.return");
+  return block.getParentOp()->emitError("a block without a terminator");
 }
 
 LogicalResult Interpreter::checkOperands(Operation *op) {
@@ -199,6 +231,10 @@ LogicalResult Interpreter::evalOp(Operation *op) {
   if (auto opaque = dyn_cast<OpaqueOp>(op))
     return op->emitError("cannot interpret '")
            << op->getName() << "' (\"" << opaque.getOpName() << "\")";
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return evalIf(ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return evalWhile(whileOp);
   if (op->getNumRegions() != 0)
     return op->emitError("cannot interpret '")
            << op->getName() << "': ops with regions are not supported";
@@ -226,6 +262,12 @@ LogicalResult Interpreter::evalOp(Operation *op) {
           .Case<SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMinOp,
                 SymMaxOp>([&](Operation *) { return evalSymBinary(op); })
           .Case([&](func::CallOp call) { return evalCall(call); })
+          .Case([&](tensor::ExtractOp e) { return evalExtract(e); })
+          .Case([&](tensor::CastOp c) -> LogicalResult {
+            // The declared type is checked below, like every result's.
+            env.set(c.getResult(), env.get(c.getSource()));
+            return success();
+          })
           .Case([&](AssertTensorMetadataOp a) -> LogicalResult {
             std::optional<Type> dtype = a.getDtype();
             Type actual = env.get(a.getSelf()).getDtype();
@@ -250,6 +292,72 @@ LogicalResult Interpreter::evalOp(Operation *op) {
   if (failed(*result))
     return failure();
   return checkResults(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow (cond and while_loop, imported as scf.if and scf.while)
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::evalIf(scf::IfOp op) {
+  if (failed(checkOperands(op)))
+    return failure();
+  Region &branch =
+      env.getInt(op.getCondition()) ? op.getThenRegion() : op.getElseRegion();
+  if (branch.empty())
+    return op.getNumResults() == 0
+               ? success()
+               : op.emitError("an scf.if with results has no else region");
+  Operation *terminator = nullptr;
+  SmallVector<Tensor> yielded;
+  if (failed(runBlock(branch.front(), {}, terminator, yielded)))
+    return failure();
+  for (auto [result, value] : llvm::zip(op.getResults(), yielded))
+    env.set(result, std::move(value));
+  return checkResults(op);
+}
+
+LogicalResult Interpreter::evalWhile(scf::WhileOp op) {
+  if (failed(checkOperands(op)))
+    return failure();
+  SmallVector<Tensor> carried;
+  for (Value init : op.getInits())
+    carried.push_back(env.get(init));
+  while (true) {
+    Operation *terminator = nullptr;
+    SmallVector<Tensor> forwarded;
+    if (failed(runBlock(op.getBefore().front(), carried, terminator, forwarded)))
+      return failure();
+    if (!isa<scf::ConditionOp>(terminator))
+      return op.emitError("the condition region does not end in scf.condition");
+    // The condition is the terminator's first operand; the rest go on.
+    bool again = forwarded.front().isNonZero(0);
+    forwarded.erase(forwarded.begin());
+    if (!again) {
+      for (auto [result, value] : llvm::zip(op.getResults(), forwarded))
+        env.set(result, std::move(value));
+      return checkResults(op);
+    }
+    if (failed(runBlock(op.getAfter().front(), forwarded, terminator, carried)))
+      return failure();
+  }
+}
+
+LogicalResult Interpreter::evalExtract(tensor::ExtractOp op) {
+  const Tensor &source = env.get(op.getTensor());
+  int64_t linear = 0;
+  for (auto [dim, index] : llvm::enumerate(op.getIndices())) {
+    int64_t i = env.getInt(index);
+    int64_t size = source.getShape()[dim];
+    if (i < 0 || i >= size)
+      return op.emitError("index ")
+             << i << " is out of range for dimension " << dim << " of size "
+             << size;
+    linear = linear * size + i;
+  }
+  Tensor element(source.getDtype(), {});
+  element.setFrom(0, source, linear);
+  env.set(op.getResult(), std::move(element));
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace magi {
 #define GEN_PASS_DEF_MAGIBUFFERIZE
@@ -22,6 +24,29 @@ using namespace mlir;
 
 namespace {
 
+// A piece's launch plan is a straight line of launches and library calls:
+// it cannot branch on a value on the device. cond and while_loop
+// (scf.if / scf.while outside any kernel body) are therefore refused here,
+// by name, rather than failing later in bufferization or the plan.
+LogicalResult rejectHostControlFlow(ModuleOp module) {
+  WalkResult walk = module.walk([](Operation *op) {
+    if (!isa<scf::IfOp, scf::WhileOp>(op))
+      return WalkResult::advance();
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp())
+      if (isa<linalg::LinalgOp, scf::ParallelOp, scf::ForallOp,
+              tensor::GenerateOp>(parent))
+        return WalkResult::advance(); // inside a kernel's body
+    op->emitError() << "'" << op->getName()
+                    << "' (control flow: torch.cond or while_loop) is not "
+                       "compiled for the GPU: a launch plan cannot branch on "
+                       "a value on the device (magi-interp runs it, also "
+                       "lowered with --lowered-pieces)";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 class MagiBufferizePass
     : public magi::impl::MagiBufferizeBase<MagiBufferizePass> {
 public:
@@ -30,6 +55,8 @@ public:
     // pieces' results): read-only unless the lowering marked one as an
     // in-place mutation's destination.
     MLIRContext *ctx = &getContext();
+    if (failed(rejectHostControlFlow(getOperation())))
+      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;

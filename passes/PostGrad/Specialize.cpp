@@ -4,6 +4,8 @@
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -17,6 +19,63 @@ using namespace mlir;
 using namespace magi;
 
 namespace {
+
+// Bindings and refolding refine types inside cond's and while_loop's
+// regions (scf.if, scf.while), but the values their regions join must keep
+// one type. Each joined value takes the meet of the types flowing into it;
+// an incoming value of a less static type gets a tensor.cast.
+LogicalResult joinTypes(Operation *op, ArrayRef<SmallVector<Value>> targets,
+                        ArrayRef<SmallVector<OpOperand *>> incoming) {
+  OpBuilder b(op->getContext());
+  for (auto [joined, flows] : llvm::zip(targets, incoming)) {
+    Type meet = joined.front().getType();
+    if (!isa<RankedTensorType>(meet))
+      continue;
+    for (Value v : joined)
+      meet = meet ? meetTypes(meet, v.getType()) : meet;
+    for (OpOperand *use : flows)
+      meet = meet ? meetTypes(meet, use->get().getType()) : meet;
+    if (!meet)
+      return op->emitError("the values joined by '")
+             << op->getName() << "' have conflicting shapes";
+    for (Value v : joined)
+      v.setType(meet);
+    for (OpOperand *use : flows) {
+      if (use->get().getType() == meet)
+        continue;
+      b.setInsertionPoint(use->getOwner());
+      use->set(tensor::CastOp::create(b, op->getLoc(), meet, use->get()));
+    }
+  }
+  return success();
+}
+
+LogicalResult joinControlFlowTypes(Operation *op) {
+  SmallVector<SmallVector<Value>> targets;
+  SmallVector<SmallVector<OpOperand *>> incoming;
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    for (OpResult result : ifOp.getResults()) {
+      targets.push_back({result});
+      incoming.push_back(
+          {&ifOp.thenYield()->getOpOperand(result.getResultNumber()),
+           &ifOp.elseYield()->getOpOperand(result.getResultNumber())});
+    }
+    return joinTypes(op, targets, incoming);
+  }
+  auto whileOp = cast<scf::WhileOp>(op);
+  // Before the condition: the initial values and what the body yields.
+  for (auto [i, arg] : llvm::enumerate(whileOp.getBeforeArguments())) {
+    targets.push_back({arg});
+    incoming.push_back({&whileOp.getInitsMutable()[i],
+                        &whileOp.getYieldOp()->getOpOperand(i)});
+  }
+  // After it: the values the condition forwards to the body and out.
+  for (auto [i, arg] : llvm::enumerate(whileOp.getAfterArguments())) {
+    targets.push_back({arg, whileOp.getResult(i)});
+    incoming.push_back({&whileOp.getConditionOp().getArgsMutable()[i]});
+  }
+  return joinTypes(op, targets, incoming);
+}
 
 class SpecializePass : public magi::impl::SpecializeBase<SpecializePass> {
 public:
@@ -166,8 +225,10 @@ LogicalResult specializeSymbol(func::FuncOp func, StringRef symbol,
     }
     // 3. Refold every result type from its operands, in order.
     WalkResult walk = func.walk([&](Operation *op) {
-      return failed(magi::refineResultTypes(op)) ? WalkResult::interrupt()
-                                                 : WalkResult::advance();
+      LogicalResult refined = isa<scf::IfOp, scf::WhileOp>(op)
+                                  ? joinControlFlowTypes(op)
+                                  : magi::refineResultTypes(op);
+      return failed(refined) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();

@@ -231,7 +231,11 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     llvm::SetVector<Operation *> constants;
     auto addInput = [&](Value v) {
       Operation *def = v.getDefiningOp();
-      if (def && inPiece.contains(def))
+      // Values defined inside a piece op's regions (a branch's ops, a
+      // loop's block arguments) are the piece's own.
+      Operation *owner = def ? def : v.getParentBlock()->getParentOp();
+      Operation *top = func.getBody().front().findAncestorOpInBlock(*owner);
+      if (top && inPiece.contains(top))
         return;
       if (def && def->hasTrait<OpTrait::ConstantLike>())
         constants.insert(def);

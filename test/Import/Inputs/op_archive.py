@@ -3,7 +3,7 @@ lines, for import tests of single ops (PyTorch is not here to export them):
 the entries of a real archive (BASE) around a program with only user inputs,
 the nodes given, and their outputs.
 
-usage: op_archive.py BASE.pt2 DST.pt2 SPEC
+usage: op_archive.py BASE.pt2 DST.pt2 SPEC|@SPEC_FILE
 
 SPEC is Python literal syntax:
   {"symbols": {"s0": (2, None)},                      # name: (min, max)
@@ -14,9 +14,13 @@ SPEC is Python literal syntax:
    "outputs": ["y"]}
 An argument is a value name (a tensor or SymInt defined before), an int, a
 float (1e400 and -1e400 are the infinities), a bool, None, a list of ints
-or ("str", TEXT), a string; an output ("index", "EXPR") is a
-SymInt, EXPR its value as torch.export writes it ("Mul(Integer(2),
-Symbol('s0', positive=True, integer=True))")."""
+or ("str", TEXT), ("tensors", [NAMES]) (a tensor list), ("graph", NAME,
+SUBGRAPH) (a higher-order op's subgraph: a dict of "inputs", "nodes" and
+"outputs" as above, with tensor metadata of its own, as torch.export
+serializes cond's and while_loop's branches), a string; an output ("index",
+"EXPR") is a SymInt, EXPR its value as torch.export writes it
+("Mul(Integer(2), Symbol('s0', positive=True, integer=True))"). An argument
+named "" is positional, as torch.export names a higher-order op's."""
 import ast
 import json
 import sys
@@ -26,6 +30,9 @@ DTYPES = {"u8": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "f16": 6, "f32": 7,
           "f64": 8, "bool": 12, "bf16": 13}
 
 base, dst, spec_text = sys.argv[1:4]
+if spec_text.startswith("@"):  # the spec in a file
+    with open(spec_text[1:]) as f:
+        spec_text = f.read()
 spec = ast.literal_eval(spec_text)
 
 
@@ -48,12 +55,7 @@ def meta(dtype, sizes):
             "storage_offset": {"as_int": 0}, "layout": 7}
 
 
-tensor_values, sym_ints, symbols = {}, {}, spec.get("symbols", {})
-graph_inputs, input_specs = [], []
-for name, (dtype, sizes) in spec["inputs"].items():
-    tensor_values[name] = meta(dtype, sizes)
-    graph_inputs.append({"as_tensor": {"name": name}})
-    input_specs.append({"user_input": {"arg": {"as_tensor": {"name": name}}}})
+symbols, sym_ints = spec.get("symbols", {}), {}
 
 
 def argument(value):
@@ -72,27 +74,49 @@ def argument(value):
         return {"as_ints": value}
     if isinstance(value, tuple) and value[0] == "str":
         return {"as_string": value[1]}
+    if isinstance(value, tuple) and value[0] == "tensors":
+        return {"as_tensors": [{"name": n} for n in value[1]]}
+    if isinstance(value, tuple) and value[0] == "graph":
+        return {"as_graph": {"name": value[1], "graph": graph(value[2])[0]}}
     if value in sym_ints:
         return {"as_sym_int": {"as_name": value}}
     return {"as_tensor": {"name": value}}
 
 
-nodes = []
-for target, args, outputs in spec["nodes"]:
-    node_outputs = []
-    for out, (dtype, sizes) in outputs.items():
-        if dtype == "index":
-            sym_ints[out] = sizes  # its expression, as torch.export writes it
-            node_outputs.append({"as_sym_int": {"as_name": out}})
-        else:
-            tensor_values[out] = meta(dtype, sizes)
-            node_outputs.append({"as_tensor": {"name": out}})
-    nodes.append({"target": "torch.ops." + target,
-                  "inputs": [{"name": n, "arg": argument(v), "kind": 1} for n, v in args],
-                  "outputs": node_outputs, "metadata": {},
-                  "is_hop_single_tensor_return": None, "name": list(outputs)[0]})
+def graph(part):
+    """The serialized graph of `part` and its input names."""
+    tensor_values, graph_sym_ints, inputs = {}, {}, []
+    for name, (dtype, sizes) in part["inputs"].items():
+        tensor_values[name] = meta(dtype, sizes)
+        inputs.append({"as_tensor": {"name": name}})
+    nodes = []
+    for target, args, outputs in part["nodes"]:
+        node_outputs = []
+        for out, (dtype, sizes) in outputs.items():
+            if dtype == "index":
+                sym_ints[out] = graph_sym_ints[out] = sizes  # as written
+                node_outputs.append({"as_sym_int": {"as_name": out}})
+            else:
+                tensor_values[out] = meta(dtype, sizes)
+                node_outputs.append({"as_tensor": {"name": out}})
+        nodes.append({"target": "torch.ops." + target,
+                      "inputs": [{"name": n, "arg": argument(v), "kind": 1}
+                                 for n, v in args],
+                      "outputs": node_outputs, "metadata": {},
+                      "is_hop_single_tensor_return": None,
+                      "name": list(outputs)[0]})
+    outputs = [argument(o) for o in part["outputs"]]
+    return ({"inputs": inputs, "outputs": outputs, "nodes": nodes,
+             "tensor_values": tensor_values,
+             "sym_int_values": {s: {"as_expr": {"expr_str": e, "hint": {"as_int": 4}}}
+                                for s, e in graph_sym_ints.items()},
+             "sym_bool_values": {}, "is_single_tensor_return": False,
+             "custom_obj_values": {}, "sym_float_values": {}}, list(part["inputs"]))
 
-graph_outputs = [argument(o) for o in spec["outputs"]]
+
+top, input_names = graph(spec)
+input_specs = [{"user_input": {"arg": {"as_tensor": {"name": n}}}} for n in input_names]
+graph_outputs = top["outputs"]
 with zipfile.ZipFile(base) as zin:
     entries = {info.filename: zin.read(info.filename) for info in zin.infolist()}
 prefix = next(iter(entries)).split("/")[0] + "/"
@@ -101,12 +125,7 @@ program["range_constraints"] = {s: {"min_val": lo, "max_val": hi}
                                 for s, (lo, hi) in symbols.items()}
 program["guards_code"] = []
 gm = program["graph_module"]
-gm["graph"] = {"inputs": graph_inputs, "outputs": graph_outputs, "nodes": nodes,
-               "tensor_values": tensor_values,
-               "sym_int_values": {s: {"as_expr": {"expr_str": e, "hint": {"as_int": 4}}}
-                                  for s, e in sym_ints.items()},
-               "sym_bool_values": {}, "is_single_tensor_return": False,
-               "custom_obj_values": {}, "sym_float_values": {}}
+gm["graph"] = top
 gm["signature"] = {"input_specs": input_specs,
                    "output_specs": [{"user_output": {"arg": a}} for a in graph_outputs]}
 

@@ -1,0 +1,85 @@
+// torch.cond and torch.while_loop (torch.ops.higher_order.cond and
+// .while_loop) import as scf.if and scf.while whose regions hold the
+// subgraphs (lib/Import/ControlFlow.cpp); magi-interp runs them, also
+// lowered to linalg and run on the CPU (--lowered-pieces); magi-compile
+// refuses them by name, since a launch plan cannot branch on the device.
+// The archives are written as torch.export serializes these ops
+// (Inputs/control-flow/*.spec).
+// REQUIRES: fixtures
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: for s in cond-while symbolic wrong-inputs float-predicate other-hop; do \
+// RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
+// RUN: done
+// RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
+// RUN: FileCheck %s --input-file=%t/cond-while.mlir
+// RUN: magi-opt --verify-roundtrip %t/cond-while.mlir > /dev/null
+
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %[[P:[a-z0-9]+]]: tensor<i1> {{.*}}"p"}, %[[X:[a-z0-9]+]]: tensor<3xf32> {{.*}}"x"}, %[[I:[a-z0-9]+]]: tensor<i64>
+// CHECK:         %[[C:.*]] = tensor.extract %[[P]][] : tensor<i1>
+// CHECK:         %[[IF:.*]] = scf.if %[[C]] -> (tensor<3xf32>) {
+// CHECK-NEXT:      %[[SIN:.*]] = magi.sin %[[X]]
+// CHECK-NEXT:      scf.yield %[[SIN]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[COS:.*]] = magi.cos %[[X]]
+// CHECK-NEXT:      scf.yield %[[COS]]
+// CHECK-NEXT:    }
+// The loop carries the counter and cond's result; x comes in from above.
+// CHECK:         %[[W:.*]]:2 = scf.while (%[[CI:.*]] = %[[I]], %[[CX:.*]] = %[[IF]]) : (tensor<i64>, tensor<3xf32>) -> (tensor<i64>, tensor<3xf32>) {
+// CHECK:           %[[LT:.*]] = magi.lt %[[CI]]
+// CHECK:           %[[GO:.*]] = tensor.extract %[[LT]][] : tensor<i1>
+// CHECK-NEXT:      scf.condition(%[[GO]]) %[[CI]], %[[CX]]
+// CHECK-NEXT:    } do {
+// CHECK-NEXT:    ^bb0(%[[BI:.*]]: tensor<i64>, %[[BX:.*]]: tensor<3xf32>):
+// CHECK:           %[[ADD:.*]] = magi.add %[[BI]]
+// CHECK-NEXT:      %[[MUL:.*]] = magi.mul %[[BX]], %[[X]]
+// CHECK-NEXT:      scf.yield %[[ADD]], %[[MUL]]
+// CHECK:         return %[[IF]], %[[W]]#0, %[[W]]#1
+
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/true.npy bool "" 1
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/false.npy bool "" 0
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 3 0,1,2
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/i.npy int64 "" 0
+// RUN: magi-interp %t/cond-while.pt2 --input %t/true.npy --input %t/x.npy --input %t/i.npy | FileCheck %s --check-prefix=TRUE
+// RUN: magi-interp %t/cond-while.pt2 --input %t/true.npy --input %t/x.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=TRUE
+// RUN: magi-interp %t/cond-while.pt2 --input %t/false.npy --input %t/x.npy --input %t/i.npy | FileCheck %s --check-prefix=FALSE
+// RUN: magi-interp %t/cond-while.pt2 --input %t/false.npy --input %t/x.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=FALSE
+// sin(x), then three iterations of multiplying by x: sin(x) * x^3.
+// TRUE:      out0: tensor<3xf32> = [0, 0.84147096, 0.9092974]
+// TRUE-NEXT: out1: tensor<i64> = 3
+// TRUE-NEXT: out2: tensor<3xf32> = [0, 0.84147096, 7.2743793]
+// FALSE:      out0: tensor<3xf32> = [1, 0.5403023, -0.41614684]
+// FALSE-NEXT: out1: tensor<i64> = 3
+// FALSE-NEXT: out2: tensor<3xf32> = [0, 0.5403023, -3.3291748]
+
+// RUN: not magi-compile %t/cond-while.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=GPU
+// GPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: a launch plan cannot branch on a value on the device
+
+// Symbolic sizes: the predicate has one element in rank 1; the false branch
+// returns its input. Specializing s0 gives every joined value one static type.
+// RUN: magi-import %t/symbolic.pt2 -o %t/symbolic.mlir
+// RUN: magi-opt %t/symbolic.mlir --pass-pipeline='builtin.module(magi-specialize{symbol=s0 value=4 replace=true})' | FileCheck %s --check-prefix=SPEC
+// SPEC: tensor.extract %{{.*}}[%{{.*}}] : tensor<1xi1>
+// SPEC: scf.if %{{.*}} -> (tensor<4xf32>)
+// SPEC: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (tensor<i64>, tensor<4xf32>) -> (tensor<i64>, tensor<4xf32>)
+// SPEC: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<4xf32>):
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/p1.npy bool 1 1
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/p0.npy bool 1 0
+// RUN: magi-interp %t/symbolic.pt2 --input %t/p1.npy --input %t/x.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=NEG
+// RUN: magi-interp %t/symbolic.pt2 --input %t/p0.npy --input %t/x.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=SAME
+// -x, then x added twice; x, then x added twice.
+// NEG:  out0: tensor<3xf32> = [0, 1, 2]
+// SAME: out0: tensor<3xf32> = [0, 3, 6]
+
+// RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
+// INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1
+// RUN: not magi-import %t/float-predicate.pt2 2>&1 | FileCheck %s --check-prefix=PRED
+// PRED: error: node 'getitem (torch.ops.higher_order.cond)': the predicate of cond must be a bool tensor of one element, got 'tensor<f32>'
+
+// Other higher-order ops stay opaque; their unnamed positional arguments are
+// named by position (they once overwrote each other under the name ""), so
+// the printed graph parses back.
+// RUN: magi-import %t/other-hop.pt2 -o %t/other-hop.mlir 2>&1 | FileCheck %s --check-prefix=WARN
+// WARN: warning: ops without a typed magi op, kept as magi.opaque: higher_order::my_hop (1)
+// RUN: magi-opt --verify-roundtrip %t/other-hop.mlir | FileCheck %s --check-prefix=HOP
+// HOP: magi.opaque "higher_order::my_hop"(%{{.*}}) {arg1 = 2 : i64, arg2 = "{\22as_graph\22:{{.*}}, magi.operand_names = ["arg0"]}
