@@ -14,6 +14,7 @@
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -506,6 +507,129 @@ LogicalResult convertGridSampler(Node &node) {
 
 } // namespace
 
+/// histc(self, bins, min, max): the counts of self's elements in `bins`
+/// equal bins over [min, max], as PyTorch's CUDA kernel bins them: element
+/// x goes to bin trunc((x - min) * bins / (max - min)), the last bin taking
+/// x == max; elements outside [min, max] (and NaN) count nowhere. min ==
+/// max takes the data's minimum and maximum, widened by one on each side
+/// if those are equal too. Counted with scatter add (the MoE routing's
+/// tokens per expert); float self only, its dtype the counts' (f16 and
+/// bf16 counted in f32 and rounded once).
+LogicalResult convertHistc(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  RankedTensorType result = resultTensorType(node);
+  int64_t bins = node.intArg("bins").value_or(100);
+  std::optional<double> lo = node.arg("min") ? node.floatArg("min") : 0.0;
+  std::optional<double> hi = node.arg("max") ? node.floatArg("max") : 0.0;
+  if (!type.hasStaticShape() || !isa<FloatType>(type.getElementType()) || !result ||
+      result.getElementType() != type.getElementType() || !lo || !hi)
+    return node.opaque();
+  if (bins <= 0)
+    return node.error() << "histc needs bins > 0, got " << bins;
+  if (*lo > *hi)
+    return node.error() << "histc needs min <= max, got " << *lo << " > " << *hi;
+  OpBuilder &b = node.builder();
+  Type dtype = type.getElementType();
+  // PyTorch's accumulate type: double for f64, float otherwise.
+  Type acc = dtype.isF64() ? dtype : b.getF32Type();
+  int64_t n = type.getNumElements();
+  auto flatAcc = RankedTensorType::get({n}, acc);
+  Value x = view(node, *self, {n});
+  if (acc != dtype)
+    x = make(node, ToCopyOp::getOperationName(), {x}, flatAcc, {node.dtype("dtype", acc)});
+  auto scalarAcc = RankedTensorType::get({}, acc);
+  Value low, high;
+  if (*lo == *hi) {
+    // The data's range, widened where it is one value.
+    Value least = make(node, AminOp::getOperationName(), {x}, scalarAcc);
+    Value most = make(node, AmaxOp::getOperationName(), {x}, scalarAcc);
+    if (n == 0) {
+      least = make(node, FullOp::getOperationName(), {}, scalarAcc,
+                   {node.i64s("static_sizes", {}), node.f64("fill_value", *lo),
+                    node.dtype("dtype", acc)});
+      most = least;
+    }
+    auto boolScalar = RankedTensorType::get({}, b.getI1Type());
+    Value same = make(node, EqOp::getOperationName(), {least, most}, boolScalar);
+    low = make(node, WhereOp::getOperationName(),
+               {same, make(node, SubOp::getOperationName(), {least, f64Scalar(node, 1.0)},
+                           scalarAcc),
+                least},
+               scalarAcc);
+    high = make(node, WhereOp::getOperationName(),
+                {same, make(node, AddOp::getOperationName(), {most, f64Scalar(node, 1.0)},
+                            scalarAcc),
+                 most},
+                scalarAcc);
+  } else {
+    low = f64Scalar(node, *lo);
+    high = f64Scalar(node, *hi);
+  }
+  auto flatBool = RankedTensorType::get({n}, b.getI1Type());
+  auto flatI64 = RankedTensorType::get({n}, b.getI64Type());
+  Value above = make(node, GeOp::getOperationName(), {x, low}, flatBool);
+  Value below = make(node, LeOp::getOperationName(), {x, high}, flatBool);
+  Value one = make(node, WhereOp::getOperationName(),
+                   {below, f64Scalar(node, 1.0), f64Scalar(node, 0.0)}, flatAcc);
+  Value weight = make(node, WhereOp::getOperationName(), {above, one, f64Scalar(node, 0.0)},
+                      flatAcc);
+  // trunc((x - low) * bins / (high - low)), in that order (the CUDA kernel's).
+  Value shifted = make(node, SubOp::getOperationName(), {x, low}, flatAcc);
+  Value scaled = make(node, MulOp::getOperationName(), {shifted, f64Scalar(node, double(bins))},
+                      flatAcc);
+  Value width = *lo == *hi ? make(node, SubOp::getOperationName(), {high, low}, scalarAcc)
+                           : f64Scalar(node, *hi - *lo);
+  Value ratio = make(node, DivOp::getOperationName(), {scaled, width}, flatAcc);
+  Value bin = make(node, ToCopyOp::getOperationName(), {ratio}, flatI64,
+                   {node.dtype("dtype", b.getI64Type())});
+  // x == max lands on `bins`: the last bin takes it. Outside the range the
+  // bin is clamped too, and its weight is 0.
+  bin = make(node, ClampOp::getOperationName(), {bin}, flatI64,
+             {node.f64("min", 0.0), node.f64("max", double(bins - 1))});
+  auto countsAcc = RankedTensorType::get({bins}, acc);
+  Value zeros = make(node, FullOp::getOperationName(), {}, countsAcc,
+                     {node.i64s("static_sizes", {bins}), node.f64("fill_value", 0.0),
+                      node.dtype("dtype", acc)});
+  SmallVector<NamedAttribute> scatterAttrs{
+      node.i64("dim", 0), node.named("reduce", b.getStringAttr("add"))};
+  if (acc == dtype)
+    return node.emitAs(ScatterOp::getOperationName(), {zeros, bin, weight}, scatterAttrs);
+  Value counts = make(node, ScatterOp::getOperationName(), {zeros, bin, weight}, countsAcc,
+                      scatterAttrs);
+  return node.emitAs(ToCopyOp::getOperationName(), {counts}, {node.dtype("dtype", dtype)});
+}
+
+/// index_add(self, dim, index, source, alpha): source * alpha added into
+/// self at `index` along `dim`, an accumulating index_put (the MoE
+/// experts' outputs summed back into their tokens).
+LogicalResult convertIndexAdd(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), index = node.tensor("index"),
+                   source = node.tensor("source");
+  if (failed(self) || failed(index) || failed(source))
+    return failure();
+  auto selfType = cast<RankedTensorType>(self->getType());
+  int64_t dim = node.intArg("dim").value_or(0);
+  if (dim < 0)
+    dim += selfType.getRank();
+  if (dim < 0 || dim >= std::max<int64_t>(selfType.getRank(), 1))
+    return node.error() << "index_add dim " << node.intArg("dim").value_or(0)
+                        << " is out of range for rank " << selfType.getRank();
+  Value values = *source;
+  if (const Json *alphaArg = node.arg("alpha")) {
+    FailureOr<Value> alpha = node.scalarValue(alphaArg, "alpha");
+    if (failed(alpha))
+      return failure();
+    std::optional<double> constant = getConstantScalar(*alpha);
+    if (!constant || *constant != 1.0)
+      values = make(node, MulOp::getOperationName(), {values, *alpha}, values.getType());
+  }
+  return node.emitAs(IndexPutOp::getOperationName(), {*self, *index, values},
+                     {node.i64s("indexed_dims", {dim}), node.boolean("accumulate", true)});
+}
+
 Value makeOp(Node &node, StringRef name, ValueRange operands, Type type,
              ArrayRef<NamedAttribute> attrs) {
   OperationState state(node.loc, name);
@@ -592,7 +716,9 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<WhereOp>("aten::masked_scatter", convertMaskedScatter),
                row<IndexOp>("aten::as_strided", convertAsStrided),
                row<AddOp>("aten::upsample_bilinear2d", convertUpsampleBilinear),
-               row<PermuteOp>("aten::grid_sampler_2d", convertGridSampler)});
+               row<PermuteOp>("aten::grid_sampler_2d", convertGridSampler),
+               row<ScatterOp>("aten::histc", convertHistc),
+               row<IndexPutOp>("aten::index_add", convertIndexAdd)});
 }
 
 } // namespace magi::torch_import

@@ -17,6 +17,29 @@ LogicalResult convertMatmul(Node &node) {
   return node.emit({*self, *mat2});
 }
 
+/// _grouped_mm(self, mat2, offs, bias, out_dtype): a 2-d self in row groups
+/// times a 3-d mat2 becomes magi.grouped_mm; two 3-d operands without offs
+/// are a bmm. The other forms (offsets along K or N, a bias, another
+/// out_dtype) stay opaque.
+LogicalResult convertGroupedMm(Node &node) {
+  FailureOr<Value> self = node.tensor("self"), mat2 = node.tensor("mat2");
+  FailureOr<Value> offs = node.optTensor("offs"), bias = node.optTensor("bias");
+  if (failed(self) || failed(mat2) || failed(offs) || failed(bias))
+    return failure();
+  auto selfType = cast<RankedTensorType>(self->getType());
+  auto mat2Type = cast<RankedTensorType>(mat2->getType());
+  FailureOr<Type> outDtype = node.dtypeArg("out_dtype");
+  if (failed(outDtype))
+    return failure();
+  if (*bias || (*outDtype && *outDtype != selfType.getElementType()))
+    return node.opaque();
+  if (selfType.getRank() == 2 && mat2Type.getRank() == 3 && *offs)
+    return node.emit({*self, *mat2, *offs});
+  if (selfType.getRank() == 3 && mat2Type.getRank() == 3 && !*offs)
+    return node.emitAs(BmmOp::getOperationName(), {*self, *mat2});
+  return node.opaque();
+}
+
 LogicalResult convertAddmm(Node &node) {
   FailureOr<Value> self = node.tensor("self"), m1 = node.tensor("mat1"),
                    m2 = node.tensor("mat2");
@@ -370,6 +393,7 @@ void addNNConverters(std::vector<ConverterRow> &rows) {
       rows.end(),
       {row<MmOp>("aten::mm", convertMatmul),
        row<BmmOp>("aten::bmm", convertMatmul),
+       row<GroupedMmOp>("aten::_grouped_mm", convertGroupedMm),
        row<AddmmOp>("aten::addmm", convertAddmm),
        row<ConvolutionOp>("aten::convolution", convertConvolution),
        row<BatchNormOp>("aten::_native_batch_norm_legit_no_training",

@@ -118,6 +118,49 @@ LogicalResult evalMatmul(OpT op, Env &env, int64_t rank) {
   return success();
 }
 
+// grouped_mm: rows offs[g - 1] to offs[g] of self times mat2[g]; rows past
+// the last offset are zeros.
+LogicalResult evalGroupedMm(GroupedMmOp op, Env &env) {
+  const Tensor &a = env.get(op.getSelf());
+  Tensor b = maybeTransposed(env.get(op.getMat2()), op.getTransposeMat2());
+  const Tensor &offs = env.get(op.getOffs());
+  if (a.getRank() != 2 || b.getRank() != 3 || offs.getRank() != 1 ||
+      a.getShape()[1] != b.getShape()[1] ||
+      b.getShape()[0] != offs.getShape()[0])
+    return op.emitError("cannot multiply groups of ")
+           << formatShape(a.getShape()) << " by " << formatShape(b.getShape())
+           << " with offsets " << formatShape(offs.getShape());
+  int64_t rows = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[2];
+  int64_t groups = b.getShape()[0];
+  Tensor out(getDeclaredDtype(op.getResult()), {rows, n});
+  int64_t start = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    int64_t end = offs.getInt(g);
+    if (end < start || end > rows)
+      return op.emitError("offs must be nondecreasing and at most ")
+             << rows << " (the rows of self), got " << end << " at group " << g
+             << " after " << start;
+    for (int64_t i = start; i < end; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        if (a.isFloat()) {
+          double acc = 0.0;
+          for (int64_t t = 0; t < k; ++t)
+            acc += a.getDouble(i * k + t) * b.getDouble((g * k + t) * n + j);
+          out.setDouble(i * n + j, acc);
+        } else {
+          uint64_t acc = 0;
+          for (int64_t t = 0; t < k; ++t)
+            acc += static_cast<uint64_t>(a.getInt(i * k + t)) *
+                   static_cast<uint64_t>(b.getInt((g * k + t) * n + j));
+          out.setInt(i * n + j, static_cast<int64_t>(acc));
+        }
+      }
+    start = end;
+  }
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
 LogicalResult evalAddmm(AddmmOp op, Env &env) {
   Tensor a = maybeTransposed(env.get(op.getMat1()), op.getTransposeMat1());
   Tensor b = maybeTransposed(env.get(op.getMat2()), op.getTransposeMat2());
@@ -825,6 +868,7 @@ std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
       .Case([&](MmOp m) -> Result { return evalMatmul(m, env, 2); })
       .Case([&](BmmOp m) -> Result { return evalMatmul(m, env, 3); })
       .Case([&](AddmmOp a) -> Result { return evalAddmm(a, env); })
+      .Case([&](GroupedMmOp g) -> Result { return evalGroupedMm(g, env); })
       .Case([&](ConvolutionOp c) -> Result { return evalConvolution(c, env); })
       .Case([&](BatchNormOp b) -> Result { return evalBatchNorm(b, env); })
       .Case([&](MaxPoolOp m) -> Result { return evalMaxPool(m, env); })

@@ -11,6 +11,7 @@
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace magi;
@@ -156,9 +157,90 @@ public:
   }
 };
 
+// grouped_mm: each row's group (how many offsets are at or below it), then
+// out[m, n] = sum_k self[m, k] * mat2[group(m), k, n], mat2 read at the
+// row's group inside the body; a row past the last offset (group G) adds
+// nothing. Accumulated in opmath, rounded once. A general product: no
+// tensor cores, no library call.
+class GroupedMmPattern : public OpRewritePattern<GroupedMmOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GroupedMmOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto resType = cast<RankedTensorType>(op.getType());
+    Type resEl = resType.getElementType();
+    Type acc = opmath(resEl);
+    bool isFloat = isa<FloatType>(acc);
+    bool transposed = op.getTransposeMat2();
+    Value self = op.getSelf(), mat2 = op.getMat2(), offs = op.getOffs();
+    Type i64 = rewriter.getI64Type();
+
+    // The group of each row.
+    OpFoldResult rows = tensor::getMixedSize(rewriter, loc, self, 0);
+    Value groupsInit = filledOfSizes(rewriter, loc, {rows}, intConst(rewriter, loc, i64, 0));
+    AffineExpr m = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx);
+    Value groups =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{groupsInit.getType()}, ValueRange{offs},
+            ValueRange{groupsInit},
+            {AffineMap::get(2, 0, {g}, ctx), AffineMap::get(2, 0, {m}, ctx)},
+            {utils::IteratorType::parallel, utils::IteratorType::reduction},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value row = convertScalar(b, l, linalg::IndexOp::create(b, l, 0), i64);
+              Value end = convertScalar(b, l, args[0], i64);
+              Value past = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, end, row);
+              Value next = arith::AddIOp::create(
+                  b, l, args[1], arith::ExtUIOp::create(b, l, i64, past));
+              linalg::YieldOp::create(b, l, next);
+            })
+            .getResult(0);
+
+    // The products, mat2 read at the row's group.
+    OpFoldResult cols = tensor::getMixedSize(rewriter, loc, mat2, transposed ? 1 : 2);
+    Value init = filledOfSizes(rewriter, loc, {rows, cols}, typedConst(rewriter, loc, acc, 0.0));
+    Value groupCount = convertScalar(rewriter, loc, tensor::DimOp::create(rewriter, loc, mat2, 0), i64);
+    AffineExpr n = getAffineDimExpr(1, ctx), k = getAffineDimExpr(2, ctx);
+    Value product =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{init.getType()}, ValueRange{self, groups},
+            ValueRange{init},
+            {AffineMap::get(3, 0, {m, k}, ctx), AffineMap::get(3, 0, {m}, ctx),
+             AffineMap::get(3, 0, {m, n}, ctx)},
+            {utils::IteratorType::parallel, utils::IteratorType::parallel,
+             utils::IteratorType::reduction},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value group = args[1];
+              Value inRange =
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, group, groupCount);
+              Value safe = arith::SelectOp::create(b, l, inRange, group,
+                                                   intConst(b, l, i64, 0));
+              Value col = linalg::IndexOp::create(b, l, 1);
+              Value red = linalg::IndexOp::create(b, l, 2);
+              Value at = convertScalar(b, l, safe, b.getIndexType());
+              Value w = tensor::ExtractOp::create(
+                  b, l, mat2,
+                  transposed ? ValueRange{at, col, red} : ValueRange{at, red, col});
+              Value x = convertScalar(b, l, args[0], acc);
+              Value y = convertScalar(b, l, w, acc);
+              Value p = isFloat ? Value(arith::MulFOp::create(b, l, x, y))
+                                : Value(arith::MulIOp::create(b, l, x, y));
+              p = arith::SelectOp::create(b, l, inRange, p, typedConst(b, l, acc, 0.0));
+              Value s = isFloat ? Value(arith::AddFOp::create(b, l, args[2], p))
+                                : Value(arith::AddIOp::create(b, l, args[2], p));
+              linalg::YieldOp::create(b, l, s);
+            })
+            .getResult(0);
+    return replaceWithType(rewriter, op,
+                           convertElements(rewriter, loc, product, resEl), resType);
+  }
+};
+
 } // namespace
 
 void magi::lower::populateMatmulPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulPattern<MmOp>, MatmulPattern<BmmOp>, AddmmPattern>(
-      patterns.getContext());
+  patterns.add<MatmulPattern<MmOp>, MatmulPattern<BmmOp>, AddmmPattern,
+               GroupedMmPattern>(patterns.getContext());
 }

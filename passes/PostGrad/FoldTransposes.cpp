@@ -39,6 +39,8 @@ public:
       else if (auto bmm = dyn_cast<BmmOp>(op))
         operands = {{&bmm.getSelfMutable(), "transpose_self"},
                     {&bmm.getMat2Mutable(), "transpose_mat2"}};
+      else if (auto grouped = dyn_cast<GroupedMmOp>(op))
+        operands = {{&grouped.getMat2Mutable(), "transpose_mat2"}};
       else if (auto addmm = dyn_cast<AddmmOp>(op))
         operands = {{&addmm.getMat1Mutable(), "transpose_mat1"},
                     {&addmm.getMat2Mutable(), "transpose_mat2"}};

@@ -84,3 +84,35 @@ func.func @dropout() -> tensor<1x2x2xf32> {
 // NOFUNC: magi-interp: error: '{{.*}}errors.mlir' has no function @nope
 // RUN: not magi-interp %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: magi-interp: error: {{.*}}
+
+// RUN: not magi-interp %s --function=grouped_mm_offsets 2>&1 | FileCheck %s --check-prefix=GROUPS
+// GROUPS: magi-interp: error: offs must be nondecreasing and at most 4 (the rows of self), got 1 at group 1 after 3 at {{.*}}errors.mlir:[[@LINE+5]]:8
+func.func @grouped_mm_offsets() -> tensor<4x2xf32> {
+  %a = magi.constant dense<1.0> : tensor<4x3xf32>
+  %b = magi.constant dense<1.0> : tensor<2x3x2xf32>
+  %offs = magi.constant dense<[3, 1]> : tensor<2xi32>
+  %y = magi.grouped_mm %a, %b, %offs : (tensor<4x3xf32>, tensor<2x3x2xf32>, tensor<2xi32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// A while_loop (scf.while) whose body reads out of range fails there, the
+// error naming the op in the body.
+// RUN: not magi-interp %s --function=loop_error 2>&1 | FileCheck %s --check-prefix=LOOP
+// LOOP: magi-interp: error: index 3 is out of range for a dimension of size 3 at {{.*}}errors.mlir:[[@LINE+11]]:10
+func.func @loop_error() -> tensor<i64> {
+  %x = magi.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %i0 = magi.constant dense<0> : tensor<i64>
+  %r = scf.while (%i = %i0) : (tensor<i64>) -> tensor<i64> {
+    %c = arith.constant 5 : i64
+    %lt = magi.lt %i, %c : (tensor<i64>, i64) -> tensor<i1>
+    %go = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%go) %i : tensor<i64>
+  } do {
+  ^bb0(%j: tensor<i64>):
+    %y = magi.index %x[%j] {indexed_dims = array<i64: 0>} : (tensor<3xf32>, tensor<i64>) -> tensor<f32>
+    %c1 = arith.constant 1 : i64
+    %n = magi.add %j, %c1 : (tensor<i64>, i64) -> tensor<i64>
+    scf.yield %n : tensor<i64>
+  }
+  return %r : tensor<i64>
+}

@@ -1700,6 +1700,30 @@ LogicalResult BmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                      adaptor.getTransposeSelf(), adaptor.getTransposeMat2());
 }
 
+LogicalResult GroupedMmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto self = tensorTypeOf(adaptor.getSelf());
+  auto mat2 = tensorTypeOf(adaptor.getMat2());
+  auto offs = tensorTypeOf(adaptor.getOffs());
+  if (self.getRank() != 2 || mat2.getRank() != 3 || offs.getRank() != 1)
+    return emitOptionalError(loc,
+                             "grouped_mm takes a 2-d self, a 3-d mat2 and 1-d "
+                             "offs, got ranks ",
+                             self.getRank(), ", ", mat2.getRank(), " and ",
+                             offs.getRank());
+  mat2 = maybeTransposed(mat2, adaptor.getTransposeMat2());
+  if (failed(checkSameDtype(self, mat2, loc)) ||
+      failed(checkSizesMatch(self.getDimSize(1), mat2.getDimSize(1),
+                             "contraction sizes", loc)) ||
+      failed(checkSizesMatch(mat2.getDimSize(0), offs.getDimSize(0),
+                             "group counts of mat2 and offs", loc)))
+    return failure();
+  types.push_back(makeTensor({self.getDimSize(0), mat2.getDimSize(2)},
+                             self.getElementType()));
+  return success();
+}
+
 LogicalResult AddmmOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {

@@ -266,12 +266,13 @@ def ExplicitPromotion : Pass<"magi-explicit-promotion", "mlir::func::FuncOp"> {
 }
 
 def FoldTransposes : Pass<"magi-fold-transposes", "mlir::func::FuncOp"> {
-  let summary = "Folds transposes of matrix operands into mm, bmm and addmm";
+  let summary = "Folds transposes of matrix operands into mm, bmm, grouped_mm and addmm";
   let description = [{
     A matrix operand that is `magi.permute` swapping its last two dimensions
-    (`[1, 0]` for mm/addmm, `[0, 2, 1]` for bmm) is replaced by the permute's
-    input, and the op's `transpose_*` flag is toggled: `x @ w.T` reads `w`
-    as it is stored instead of materializing its transpose.
+    (`[1, 0]` for mm/addmm, `[0, 2, 1]` for bmm and grouped_mm's mat2) is
+    replaced by the permute's input, and the op's `transpose_*` flag is
+    toggled: `x @ w.T` reads `w` as it is stored instead of materializing
+    its transpose.
   }];
   let statistics = [
     Statistic<"numFolded", "num-folded", "Number of transposes folded">,

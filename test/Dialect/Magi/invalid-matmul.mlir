@@ -107,3 +107,39 @@ func.func @addmm_mat1_not_2d(%bias: tensor<16xf32>, %a: tensor<64xf32>, %b: tens
   %0 = magi.addmm %bias, %a, %b : (tensor<16xf32>, tensor<64xf32>, tensor<64x16xf32>) -> tensor<16xf32>
   return
 }
+
+// -----
+
+func.func @grouped_mm_ranks(%a: tensor<6x2xf32>, %b: tensor<2x4xf32>, %offs: tensor<3xi32>) {
+  // expected-error @+2 {{grouped_mm takes a 2-d self, a 3-d mat2 and 1-d offs, got ranks 2, 2 and 1}}
+  // expected-error @+1 {{'magi.grouped_mm' op failed to infer returned types}}
+  %0 = magi.grouped_mm %a, %b, %offs : (tensor<6x2xf32>, tensor<2x4xf32>, tensor<3xi32>) -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_contraction(%a: tensor<6x2xf32>, %b: tensor<3x5x4xf32>, %offs: tensor<3xi32>) {
+  // expected-error @+2 {{contraction sizes do not match: 2 vs 5}}
+  // expected-error @+1 {{'magi.grouped_mm' op failed to infer returned types}}
+  %0 = magi.grouped_mm %a, %b, %offs : (tensor<6x2xf32>, tensor<3x5x4xf32>, tensor<3xi32>) -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_groups(%a: tensor<6x2xf32>, %b: tensor<3x2x4xf32>, %offs: tensor<4xi32>) {
+  // expected-error @+2 {{group counts of mat2 and offs do not match: 3 vs 4}}
+  // expected-error @+1 {{'magi.grouped_mm' op failed to infer returned types}}
+  %0 = magi.grouped_mm %a, %b, %offs : (tensor<6x2xf32>, tensor<3x2x4xf32>, tensor<4xi32>) -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_dtypes(%a: tensor<6x2xf32>, %b: tensor<3x2x4xbf16>, %offs: tensor<3xi32>) {
+  // expected-error @+2 {{operands must have the same dtype, got 'f32' and 'bf16'}}
+  // expected-error @+1 {{'magi.grouped_mm' op failed to infer returned types}}
+  %0 = magi.grouped_mm %a, %b, %offs : (tensor<6x2xf32>, tensor<3x2x4xbf16>, tensor<3xi32>) -> tensor<6x4xf32>
+  return
+}

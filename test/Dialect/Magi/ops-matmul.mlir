@@ -44,3 +44,12 @@ func.func @addmm(%bias: tensor<128xbf16>, %a: tensor<?x64xbf16>, %w: tensor<64x1
   %2 = magi.addmm %col, %a, %w : (tensor<1x1xbf16>, tensor<?x64xbf16>, tensor<64x128xbf16>) -> tensor<?x128xbf16>
   return
 }
+
+// CHECK-LABEL: func.func @grouped_mm
+func.func @grouped_mm(%a: tensor<?x64xbf16>, %b: tensor<8x64x128xbf16>, %bt: tensor<8x128x64xbf16>, %offs: tensor<8xi32>) {
+  // CHECK: magi.grouped_mm %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x64xbf16>, tensor<8x64x128xbf16>, tensor<8xi32>) -> tensor<?x128xbf16>
+  %0 = magi.grouped_mm %a, %b, %offs : (tensor<?x64xbf16>, tensor<8x64x128xbf16>, tensor<8xi32>) -> tensor<?x128xbf16>
+  // CHECK: magi.grouped_mm %{{.*}}, %{{.*}}, %{{.*}} {transpose_mat2} : (tensor<?x64xbf16>, tensor<8x128x64xbf16>, tensor<8xi32>) -> tensor<?x128xbf16>
+  %1 = magi.grouped_mm %a, %bt, %offs {transpose_mat2} : (tensor<?x64xbf16>, tensor<8x128x64xbf16>, tensor<8xi32>) -> tensor<?x128xbf16>
+  return
+}

@@ -677,7 +677,7 @@ def Magi_GatherOp : Magi_TensorOp<"gather", [Magi_Torch<["aten::gather"]>]> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add", "aten::scatter_reduce"]>]> {
+def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add", "aten::scatter_reduce", "aten::histc"]>]> {
   let summary = "`self` with `src` written or reduced at `index` along `dim` (aten.scatter, scatter_add, scatter_reduce)";
   let description = [{
     For dim 0: `out[index[i][j]][j] = src[i][j]`, or, with `reduce`, the
@@ -694,6 +694,9 @@ def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "ate
     With `include_self` false (scatter_reduce only), an element that index
     names starts from the reduction's identity instead of self. `src` may
     be a Python scalar (aten.scatter.value).
+
+    Also how `aten.histc` (float self) imports: ones scatter-added into
+    zeros at each element's bin, weighted 0 outside `[min, max]`.
   }];
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index,
                        Magi_TensorOrScalar:$src, OptionalAttr<StrAttr>:$reduce,
@@ -702,7 +705,7 @@ def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "ate
   let hasVerifier = 1;
 }
 
-def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put"]>]> {
+def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put", "aten::index_add"]>]> {
   let summary = "`self` with `values` written at advanced `indices` (aten.index_put)";
   let description = [{
     The inverse of `magi.index`: `indexed_dims` as there; `values` broadcasts
@@ -711,6 +714,9 @@ def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put"]
     elements are written): `magi-mark-in-place-mutations` sets it where
     `self` is a graph input that the graph mutates into this result (a KV
     cache) and that nothing else reads.
+
+    Also what `aten.index_add` imports to: `source * alpha` accumulated at
+    the index along `dim`.
   }];
   let arguments = (ins Magi_Tensor:$self, Variadic<Magi_IndexTensor>:$indices,
                        Magi_Tensor:$values, DenseI64ArrayAttr:$indexed_dims,
@@ -796,6 +802,24 @@ def Magi_BmmOp : Magi_TensorOp<"bmm", [Magi_Torch<["aten::bmm"]>]> {
   let summary = "Batched matrix product of 3-d tensors (aten.bmm)";
   let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2,
                        UnitAttr:$transpose_self, UnitAttr:$transpose_mat2);
+  let results = (outs Magi_Tensor:$result);
+}
+
+def Magi_GroupedMmOp : Magi_TensorOp<"grouped_mm", [Magi_Torch<["aten::_grouped_mm"]>]> {
+  let summary = "Row groups multiplied by a matrix each (aten._grouped_mm)";
+  let description = [{
+    `self` is `[M, K]`, `mat2` `[G, K, N]` and `offs` `[G]` the cumulative
+    ends of the groups of rows: rows `offs[g - 1]` (0 for the first group)
+    to `offs[g]` of `self` are multiplied by `mat2[g]`, giving `[M, N]`.
+    Rows past `offs[G - 1]` are zeros (PyTorch leaves them unwritten).
+    Products accumulate in f32 for f16/bf16 and round once.
+    `transpose_mat2`: `mat2` is used with its last two dimensions swapped
+    (`magi-fold-transposes`). The mixture-of-experts layers of
+    `transformers` (the `grouped_mm` experts implementation) compute their
+    projections with it, `offs` from `histc` and `cumsum`.
+  }];
+  let arguments = (ins Magi_Tensor:$self, Magi_Tensor:$mat2, Magi_IndexTensor:$offs,
+                       UnitAttr:$transpose_mat2);
   let results = (outs Magi_Tensor:$result);
 }
 
