@@ -507,6 +507,127 @@ LogicalResult convertGridSampler(Node &node) {
 
 } // namespace
 
+/// `x` gathered along each (dim, index table) in turn with index_select,
+/// the last gather emitted as the node's result.
+LogicalResult emitGathers(Node &node, Value x,
+                          ArrayRef<std::pair<int64_t, Value>> tables) {
+  for (auto [i, table] : llvm::enumerate(tables)) {
+    auto [dim, index] = table;
+    SmallVector<int64_t> shape(cast<RankedTensorType>(x.getType()).getShape());
+    shape[dim] = cast<RankedTensorType>(index.getType()).getDimSize(0);
+    if (i + 1 == tables.size())
+      return node.emitAs(IndexSelectOp::getOperationName(), {x, index},
+                         {node.i64("dim", dim)});
+    x = make(node, IndexSelectOp::getOperationName(), {x, index},
+             withShape(cast<RankedTensorType>(x.getType()), shape), {node.i64("dim", dim)});
+  }
+  return node.emitAs(IndexSelectOp::getOperationName(), {x}, {}); // unreachable
+}
+
+enum class PadMode { Reflect, Replicate };
+
+/// reflection_padNd and replication_padNd(self, padding): each of the last N
+/// dims (static) read at a table of source positions, `padding` giving the
+/// (before, after) pair of the last dim first. For j = i - before:
+/// reflection reads (W - 1) - |(W - 1) - |j|| (no edge repeated; each pad
+/// must be below W), replication clamp(j, 0, W - 1).
+LogicalResult convertPad(Node &node, PadMode mode, int64_t padded) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  std::optional<SmallVector<int64_t>> padding = node.intsArg("padding");
+  if (!padding || static_cast<int64_t>(padding->size()) != 2 * padded ||
+      type.getRank() < padded + 1)
+    return node.opaque();
+  StringRef name = mode == PadMode::Reflect ? "reflection" : "replication";
+  OpBuilder &b = node.builder();
+  auto i64 = b.getI64Type();
+  SmallVector<std::pair<int64_t, Value>> tables;
+  for (int64_t k = 0; k < padded; ++k) {
+    int64_t dim = type.getRank() - 1 - k;
+    int64_t before = (*padding)[2 * k], after = (*padding)[2 * k + 1];
+    if (type.isDynamicDim(dim))
+      return node.opaque();
+    int64_t size = type.getDimSize(dim);
+    if (before < 0 || after < 0 || size == 0)
+      return node.error() << name << " padding needs pads >= 0 and a nonempty dim, got ("
+                          << before << ", " << after << ") for size " << size;
+    if (mode == PadMode::Reflect && (before >= size || after >= size))
+      return node.error() << "reflection padding (" << before << ", " << after
+                          << ") must be below the size " << size << " of dim " << dim;
+    int64_t out = size + before + after;
+    auto table = RankedTensorType::get({out}, i64);
+    Value j = make(node, SubOp::getOperationName(),
+                   {arange(node, out, i64), i64Scalar(node, before)}, table);
+    Value index;
+    if (mode == PadMode::Replicate) {
+      index = make(node, ClampOp::getOperationName(), {j}, table,
+                   {node.f64("min", 0.0), node.f64("max", double(size - 1))});
+    } else {
+      Value distance = make(node, AbsOp::getOperationName(), {j}, table);
+      Value fromEnd = make(node, SubOp::getOperationName(),
+                           {distance, i64Scalar(node, size - 1)}, table);
+      Value overshoot = make(node, AbsOp::getOperationName(), {fromEnd}, table);
+      Value negated = make(node, SubOp::getOperationName(),
+                           {overshoot, i64Scalar(node, size - 1)}, table);
+      index = make(node, MulOp::getOperationName(), {negated, i64Scalar(node, -1)}, table);
+    }
+    tables.push_back({dim, index});
+  }
+  return emitGathers(node, *self, tables);
+}
+
+/// upsample_nearestNd (.vec and .default): each spatial dim (static) read
+/// at min(floor(i * scale), in - 1), scale = 1 / scale_factor when one is
+/// given and in / out otherwise, in f32 as PyTorch computes it.
+LogicalResult convertUpsampleNearest(Node &node, int64_t spatial) {
+  FailureOr<Value> input = node.tensor(node.arg("input") ? "input" : "self");
+  if (failed(input))
+    return failure();
+  auto type = cast<RankedTensorType>(input->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  if (!resultType || type.getRank() != spatial + 2 || resultType.getRank() != spatial + 2)
+    return node.opaque();
+  SmallVector<std::optional<double>> scales(spatial);
+  if (auto given = node.floatsArg("scale_factors")) {
+    if (static_cast<int64_t>(given->size()) != spatial)
+      return node.opaque();
+    for (int64_t d = 0; d < spatial; ++d)
+      scales[d] = (*given)[d];
+  } else {
+    static constexpr const char *names[3][3] = {
+        {"scales", "", ""}, {"scales_h", "scales_w", ""}, {"scales_d", "scales_h", "scales_w"}};
+    for (int64_t d = 0; d < spatial; ++d)
+      scales[d] = node.floatArg(names[spatial - 1][d]);
+  }
+  OpBuilder &b = node.builder();
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  SmallVector<std::pair<int64_t, Value>> tables;
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t dim = 2 + d;
+    if (type.isDynamicDim(dim) || resultType.isDynamicDim(dim))
+      return node.opaque();
+    int64_t in = type.getDimSize(dim), out = resultType.getDimSize(dim);
+    if (in == 0 || out == 0)
+      return node.opaque();
+    float scale = scales[d] && *scales[d] > 0
+                      ? static_cast<float>(1.0 / *scales[d])
+                      : static_cast<float>(in) / static_cast<float>(out);
+    Value position = make(node, MulOp::getOperationName(),
+                          {arange(node, out, f32), f64Scalar(node, scale)},
+                          RankedTensorType::get({out}, f32));
+    Value floored = make(node, FloorOp::getOperationName(), {position}, position.getType());
+    auto table = RankedTensorType::get({out}, i64);
+    Value index = make(node, ToCopyOp::getOperationName(), {floored}, table,
+                       {node.dtype("dtype", i64)});
+    index = make(node, ClampOp::getOperationName(), {index}, table,
+                 {node.f64("max", double(in - 1))});
+    tables.push_back({dim, index});
+  }
+  return emitGathers(node, *input, tables);
+}
+
 /// histc(self, bins, min, max): the counts of self's elements in `bins`
 /// equal bins over [min, max], as PyTorch's CUDA kernel bins them: element
 /// x goes to bin trunc((x - min) * bins / (max - min)), the last bin taking
@@ -718,6 +839,24 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<AddOp>("aten::upsample_bilinear2d", convertUpsampleBilinear),
                row<PermuteOp>("aten::grid_sampler_2d", convertGridSampler),
                row<ScatterOp>("aten::histc", convertHistc),
+               row<IndexSelectOp>("aten::reflection_pad1d",
+                                  [](Node &n) { return convertPad(n, PadMode::Reflect, 1); }),
+               row<IndexSelectOp>("aten::reflection_pad2d",
+                                  [](Node &n) { return convertPad(n, PadMode::Reflect, 2); }),
+               row<IndexSelectOp>("aten::reflection_pad3d",
+                                  [](Node &n) { return convertPad(n, PadMode::Reflect, 3); }),
+               row<IndexSelectOp>("aten::replication_pad1d",
+                                  [](Node &n) { return convertPad(n, PadMode::Replicate, 1); }),
+               row<IndexSelectOp>("aten::replication_pad2d",
+                                  [](Node &n) { return convertPad(n, PadMode::Replicate, 2); }),
+               row<IndexSelectOp>("aten::replication_pad3d",
+                                  [](Node &n) { return convertPad(n, PadMode::Replicate, 3); }),
+               row<IndexSelectOp>("aten::upsample_nearest1d",
+                                  [](Node &n) { return convertUpsampleNearest(n, 1); }),
+               row<IndexSelectOp>("aten::upsample_nearest2d",
+                                  [](Node &n) { return convertUpsampleNearest(n, 2); }),
+               row<IndexSelectOp>("aten::upsample_nearest3d",
+                                  [](Node &n) { return convertUpsampleNearest(n, 3); }),
                row<IndexPutOp>("aten::index_add", convertIndexAdd)});
 }
 

@@ -94,7 +94,11 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
           return math::AbsFOp::create(b, loc, a[0]);
         if (isBool)
           return a[0];
-        return math::AbsIOp::create(b, loc, a[0]);
+        // max(x, 0 - x) rather than math.absi, which the NVVM conversion
+        // does not lower (INT_MIN stays INT_MIN, as in PyTorch).
+        return arith::MaxSIOp::create(
+            b, loc, a[0],
+            arith::SubIOp::create(b, loc, intConst(b, loc, ct, 0), a[0]));
       })
       .Case<ReluOp>([&](auto) -> Value {
         if (isFloat)

@@ -14,7 +14,7 @@ SPEC is Python literal syntax:
    "outputs": ["y"]}
 An argument is a value name (a tensor or SymInt defined before), an int, a
 float (1e400 and -1e400 are the infinities), a bool, None, a list of ints
-or ("str", TEXT), ("dtype", DTYPE), ("tensors", [NAMES]) (a tensor list), ("graph", NAME,
+or ("str", TEXT), ("floats", [NUMBERS]), ("dtype", DTYPE), ("tensors", [NAMES]) (a tensor list), ("graph", NAME,
 SUBGRAPH) (a higher-order op's subgraph: a dict of "inputs", "nodes" and
 "outputs" as above, with tensor metadata of its own, as torch.export
 serializes cond's and while_loop's branches), a string; an output ("index",
@@ -74,6 +74,8 @@ def argument(value):
         return {"as_ints": value}
     if isinstance(value, tuple) and value[0] == "str":
         return {"as_string": value[1]}
+    if isinstance(value, tuple) and value[0] == "floats":
+        return {"as_floats": value[1]}
     if isinstance(value, tuple) and value[0] == "dtype":
         return {"as_scalar_type": DTYPES[value[1]]}
     if isinstance(value, tuple) and value[0] == "tensors":

@@ -665,8 +665,17 @@ def Magi_IndexOp : Magi_TensorOp<"index", [Magi_Torch<["aten::index.Tensor", "at
   }];
 }
 
-def Magi_IndexSelectOp : Magi_TensorOp<"index_select", [Magi_Torch<["aten::index_select"]>]> {
+def Magi_IndexSelectOp : Magi_TensorOp<"index_select", [Magi_Torch<[
+    "aten::index_select", "aten::reflection_pad1d", "aten::reflection_pad2d",
+    "aten::reflection_pad3d", "aten::replication_pad1d", "aten::replication_pad2d",
+    "aten::replication_pad3d", "aten::upsample_nearest1d", "aten::upsample_nearest2d",
+    "aten::upsample_nearest3d"]>]> {
   let summary = "Entries of `self` along `dim` at a 1-d `index` (aten.index_select)";
+  let description = [{
+    Also what reflection and replication padding and nearest upsampling
+    import to: each padded or scaled dimension gathered at a table of source
+    positions computed from `magi.arange` (docs/import.md).
+  }];
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Magi_IndexTensor:$index);
   let results = (outs Magi_Tensor:$result);
 }
