@@ -628,6 +628,106 @@ LogicalResult convertUpsampleNearest(Node &node, int64_t spatial) {
   return emitGathers(node, *input, tables);
 }
 
+/// col2im(self [N, C * kh * kw, L], output_size, kernel_size, dilation,
+/// padding, stride) (static, also unbatched): every column entry added into
+/// the output pixel it came from, fold's definition. The entries of channel
+/// c, tap (ki, kj) and block (bh, bw) go to row bh * sh + ki * dh and column
+/// bw * sw + kj * dw of the padded image: one table of flat positions (from
+/// magi.arange), an accumulating index_put into zeros [N, C, Hp * Wp], and
+/// the padding sliced off. f16 and bf16 add up in f32, rounded once (PyTorch
+/// sums each pixel in f32).
+LogicalResult convertCol2im(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  std::optional<SmallVector<int64_t>> outSize = node.intsArg("output_size"),
+                                      kernel = node.intsArg("kernel_size"),
+                                      dilation = node.intsArg("dilation"),
+                                      padding = node.intsArg("padding"),
+                                      stride = node.intsArg("stride");
+  RankedTensorType resultType = resultTensorType(node);
+  bool batched = type.getRank() == 3;
+  if (!resultType || !type.hasStaticShape() || (type.getRank() != 2 && !batched) ||
+      !outSize || !kernel || !dilation || !padding || !stride || outSize->size() != 2 ||
+      kernel->size() != 2 || dilation->size() != 2 || padding->size() != 2 ||
+      stride->size() != 2)
+    return node.opaque();
+  int64_t n = batched ? type.getDimSize(0) : 1;
+  int64_t rows = type.getDimSize(batched ? 1 : 0), blocks = type.getDimSize(batched ? 2 : 1);
+  auto [height, width] = std::pair((*outSize)[0], (*outSize)[1]);
+  auto [kh, kw] = std::pair((*kernel)[0], (*kernel)[1]);
+  auto [dh, dw] = std::pair((*dilation)[0], (*dilation)[1]);
+  auto [ph, pw] = std::pair((*padding)[0], (*padding)[1]);
+  auto [sh, sw] = std::pair((*stride)[0], (*stride)[1]);
+  if (kh <= 0 || kw <= 0 || dh <= 0 || dw <= 0 || sh <= 0 || sw <= 0 || ph < 0 || pw < 0 ||
+      height <= 0 || width <= 0)
+    return node.error() << "col2im needs positive kernel, dilation, stride and output "
+                           "sizes and pads >= 0";
+  int64_t paddedH = height + 2 * ph, paddedW = width + 2 * pw;
+  int64_t blocksH = (paddedH - dh * (kh - 1) - 1) / sh + 1;
+  int64_t blocksW = (paddedW - dw * (kw - 1) - 1) / sw + 1;
+  if (blocksH <= 0 || blocksW <= 0 || rows % (kh * kw) != 0 || blocks != blocksH * blocksW)
+    return node.error() << "col2im of " << rows << " x " << blocks
+                        << " columns does not fit the kernel " << kh << " x " << kw
+                        << " and " << blocksH << " x " << blocksW << " blocks";
+  int64_t channels = rows / (kh * kw);
+  OpBuilder &b = node.builder();
+  Type element = type.getElementType(), i64 = b.getI64Type();
+  Type compute = element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+  int64_t entries = kh * kw * blocks;
+  Value x = view(node, *self, {n, channels, entries});
+  if (compute != element)
+    x = make(node, ToCopyOp::getOperationName(), {x},
+             RankedTensorType::get({n, channels, entries}, compute),
+             {node.dtype("dtype", compute)});
+  // Flat padded positions, [kh, kw, blocksH, blocksW] in the columns' order.
+  auto along = [&](int64_t count, int64_t step, int64_t axis) {
+    SmallVector<int64_t> shape(4, 1);
+    shape[axis] = count;
+    auto t = RankedTensorType::get({count}, i64);
+    Value scaled = make(node, MulOp::getOperationName(),
+                        {arange(node, count, i64), i64Scalar(node, step)}, t);
+    return view(node, scaled, shape);
+  };
+  auto i64s = [&](ArrayRef<int64_t> shape) { return RankedTensorType::get(shape, i64); };
+  Value rowOf = make(node, AddOp::getOperationName(),
+                     {along(kh, dh * paddedW, 0), along(blocksH, sh * paddedW, 2)},
+                     i64s({kh, 1, blocksH, 1}));
+  Value colOf = make(node, AddOp::getOperationName(),
+                     {along(kw, dw, 1), along(blocksW, sw, 3)}, i64s({1, kw, 1, blocksW}));
+  Value position = make(node, AddOp::getOperationName(), {rowOf, colOf},
+                        i64s({kh, kw, blocksH, blocksW}));
+  Value flat = view(node, position, {entries});
+  auto imageType = RankedTensorType::get({n, channels, paddedH * paddedW}, compute);
+  Value zeros = make(node, FullOp::getOperationName(), {}, imageType,
+                     {node.i64s("static_sizes", imageType.getShape()),
+                      node.f64("fill_value", 0.0), node.dtype("dtype", compute)});
+  Value sums = make(node, IndexPutOp::getOperationName(), {zeros, flat, x}, imageType,
+                    {node.i64s("indexed_dims", {2}), node.boolean("accumulate", true)});
+  Value image = view(node, sums, {n, channels, paddedH, paddedW});
+  auto sliced = [&](Value v, int64_t dim, int64_t start, int64_t size) {
+    SmallVector<int64_t> shape(cast<RankedTensorType>(v.getType()).getShape());
+    shape[dim] = size;
+    return make(node, SliceOp::getOperationName(), {v},
+                RankedTensorType::get(shape, compute),
+                {node.i64("dim", dim), node.i64s("static_bounds", {start, start + size, 1})});
+  };
+  if (ph > 0)
+    image = sliced(image, 2, ph, height);
+  if (pw > 0)
+    image = sliced(image, 3, pw, width);
+  if (compute != element)
+    image = make(node, ToCopyOp::getOperationName(), {image},
+                 RankedTensorType::get({n, channels, height, width}, element),
+                 {node.dtype("dtype", element)});
+  if (batched)
+    return node.emitAs(ViewOp::getOperationName(), {image},
+                       {node.i64s("static_sizes", {n, channels, height, width})});
+  return node.emitAs(ViewOp::getOperationName(), {image},
+                     {node.i64s("static_sizes", {channels, height, width})});
+}
+
 /// histc(self, bins, min, max): the counts of self's elements in `bins`
 /// equal bins over [min, max], as PyTorch's CUDA kernel bins them: element
 /// x goes to bin trunc((x - min) * bins / (max - min)), the last bin taking
@@ -839,6 +939,7 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<AddOp>("aten::upsample_bilinear2d", convertUpsampleBilinear),
                row<PermuteOp>("aten::grid_sampler_2d", convertGridSampler),
                row<ScatterOp>("aten::histc", convertHistc),
+               row<IndexPutOp>("aten::col2im", convertCol2im),
                row<IndexSelectOp>("aten::reflection_pad1d",
                                   [](Node &n) { return convertPad(n, PadMode::Reflect, 1); }),
                row<IndexSelectOp>("aten::reflection_pad2d",

@@ -714,7 +714,7 @@ def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "ate
   let hasVerifier = 1;
 }
 
-def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put", "aten::index_add"]>]> {
+def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put", "aten::index_add", "aten::col2im"]>]> {
   let summary = "`self` with `values` written at advanced `indices` (aten.index_put)";
   let description = [{
     The inverse of `magi.index`: `indexed_dims` as there; `values` broadcasts
@@ -725,7 +725,8 @@ def Magi_IndexPutOp : Magi_TensorOp<"index_put", [Magi_Torch<["aten::index_put",
     cache) and that nothing else reads.
 
     Also what `aten.index_add` imports to: `source * alpha` accumulated at
-    the index along `dim`.
+    the index along `dim`; and `aten.col2im`: the columns accumulated into
+    the padded image at a table of flat pixel positions.
   }];
   let arguments = (ins Magi_Tensor:$self, Variadic<Magi_IndexTensor>:$indices,
                        Magi_Tensor:$values, DenseI64ArrayAttr:$indexed_dims,
