@@ -13,10 +13,11 @@ relative for f32, 3e-2 for bf16/f16). A backend that fell back to PyTorch
 MobileNetV3-small and ViT-B/16 the same two ways (vision_models), timed
 beside eager. With `--llama7b HARNESS_DIR` (the shared LLaMA-7B harness,
 bench/llama7b), also the 7B-shaped layer with its real (seeded) weights the
-same two ways (llama7b_layer).
+same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
+whose experts compute with histc and _grouped_mm (moe_model).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
-        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-vision] [--llama7b HARNESS_DIR]
+        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-vision] [--moe] [--llama7b HARNESS_DIR]
 """
 
 import glob
@@ -116,6 +117,8 @@ def main(fixtures):
     print("\n".join(rows))
     if "--no-vision" not in sys.argv:
         failures += vision_models()
+    if "--moe" in sys.argv:
+        failures += moe_model()
     if "--llama7b" in sys.argv:
         failures += llama7b_layer(sys.argv[sys.argv.index("--llama7b") + 1])
     print("release check: %d failure(s)" % failures)
@@ -208,6 +211,48 @@ def vision_models():
             failures += not ok
     print_model_rows(rows)
     return failures
+
+
+def moe_model():
+    """A small mixture-of-experts causal LM from transformers (Qwen2-MoE:
+    4 experts, 2 a token, random bf16 weights) with its experts computed
+    the `grouped_mm` way (histc, argsort, _grouped_mm, index_add), through
+    magi.compile at 24 tokens, against PyTorch eager (the bf16 bar, 3e-2
+    relative). Written without a device (2026-12-05): a failure to build
+    the model or to pick that implementation is reported as such."""
+    try:
+        import transformers
+        config = transformers.Qwen2MoeConfig(
+            vocab_size=256, hidden_size=64, intermediate_size=128,
+            moe_intermediate_size=64, shared_expert_intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+            num_experts=4, num_experts_per_tok=2, max_position_embeddings=128)
+        config._experts_implementation = "grouped_mm"
+        torch.manual_seed(0)
+        model = transformers.Qwen2MoeForCausalLM(config).to(torch.bfloat16).eval().cuda()
+    except Exception as e:  # noqa: BLE001 - reported, counted
+        print("| qwen2-moe | building the model | - | - | - | - | FAIL: %s |" % (
+            (str(e) or type(e).__name__).splitlines()[0][:200]))
+        return 1
+    ids = torch.randint(0, 256, (1, 24), device="cuda",
+                        generator=torch.Generator("cuda").manual_seed(24))
+
+    class Logits(torch.nn.Module):
+        def __init__(self, lm):
+            super().__init__()
+            self.lm = lm
+
+        def forward(self, ids):
+            return self.lm(ids, use_cache=False).logits
+
+    wrapped = Logits(model)
+    with torch.no_grad():
+        ref = wrapped(ids).cpu()
+        eager_ms = median_ms(lambda: wrapped(ids))
+    row, ok = timed_comparison("qwen2-moe (grouped_mm experts), T=24", "magi.compile",
+                               lambda: magi.compile(wrapped, [ids]), ids, ref, eager_ms)
+    print_model_rows([row])
+    return 0 if ok else 1
 
 
 def llama7b_layer(harness):

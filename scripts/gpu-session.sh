@@ -37,6 +37,8 @@
 #   release    scripts/gpu-release-check.py with the release's python/ and
 #              lib/ (.gpu/release.tgz, RELEASE of gpu-prepare.sh): every fixture through magi.compile
 #              and torch.compile(backend="magi"), compiled on the GPU machine
+#              (RELEASE_FLAGS="--moe" adds a small Qwen2-MoE model whose experts
+#              compute with histc and _grouped_mm)
 #   ops        scripts/gpu-ops-check.py with the release (as `release`): PyTorch's
 #              OpInfo samples of every core ATen op exported, compiled and run;
 #              $OUT/ops.json, ops-summary.md, ops-archives.tgz
