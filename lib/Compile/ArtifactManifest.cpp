@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 namespace rt = magi::runtime;
@@ -79,6 +81,7 @@ public:
     }
     if (failed(describeInputs(out.manifest)) ||
         failed(describeSymbols(out.manifest)) ||
+        failed(describeChecks(out.manifest)) ||
         failed(describeCalls(out)))
       return failure();
     return out;
@@ -198,6 +201,67 @@ private:
     return success();
   }
 
+  // The expression of a runtime assertion's symbolic arithmetic, over the
+  // symbols' names (SymBools as 0 and 1).
+  FailureOr<std::string> checkExpr(Value v) {
+    if (auto it = symbolNames.find(v); it != symbolNames.end())
+      return it->second;
+    Operation *def = v.getDefiningOp();
+    if (auto c = dyn_cast_or_null<arith::ConstantOp>(def))
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return std::to_string(i.getType().isInteger(1) ? int64_t(!i.getValue().isZero())
+                                                       : i.getValue().getSExtValue());
+    if (!def || def->getNumOperands() == 0)
+      return graph.emitError("a runtime assertion reads a value that is no "
+                             "symbolic arithmetic");
+    SmallVector<std::string> args;
+    for (Value operand : def->getOperands()) {
+      FailureOr<std::string> e = checkExpr(operand);
+      if (failed(e))
+        return failure();
+      args.push_back(*e);
+    }
+    auto infix = [&](StringRef op) {
+      return "(" + args[0] + " " + op.str() + " " + args[1] + ")";
+    };
+    auto call = [&](StringRef fn) {
+      return fn.str() + "(" + llvm::join(args, ", ") + ")";
+    };
+    return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(def)
+        .Case([&](SymAddOp) { return infix("+"); })
+        .Case([&](SymSubOp) { return infix("-"); })
+        .Case([&](SymMulOp) { return infix("*"); })
+        .Case([&](SymFloorDivOp) { return infix("floordiv"); })
+        .Case([&](SymModOp) { return infix("mod"); })
+        .Case([&](SymMinOp) { return call("min"); })
+        .Case([&](SymMaxOp) { return call("max"); })
+        .Case([&](SymCompareOp c) { return call(c.getPredicate()); })
+        .Case([&](SymAndOp) { return call("min"); })
+        .Case([&](SymOrOp) { return call("max"); })
+        .Case([&](SymNotOp) { return "eq(" + args[0] + ", 0)"; })
+        .Default([&](Operation *op) -> FailureOr<std::string> {
+          return op->emitError("a runtime assertion reads '")
+                 << op->getName() << "', which the artifact cannot express";
+        });
+  }
+
+  // The runtime assertions the split kept in the graph (magi-split's
+  // hoisting), each an expression over the symbols and its message.
+  LogicalResult describeChecks(rt::Graph &g) {
+    for (auto check : graph.getBody().front().getOps<AssertSymbolicOp>()) {
+      FailureOr<std::string> text = checkExpr(check.getCondition());
+      if (failed(text))
+        return failure();
+      std::string error;
+      std::optional<rt::Expr> e = rt::Expr::tryParse(*text, error);
+      if (!e)
+        return check.emitError("the runtime assertion's expression '")
+               << *text << "' does not parse: " << error;
+      g.checks.push_back(rt::GraphCheck{std::move(*e), check.getMessage().str()});
+    }
+    return success();
+  }
+
   FailureOr<rt::ValueRef> refOf(Value v) {
     auto it = refs.find(v);
     if (it != refs.end())
@@ -235,8 +299,9 @@ private:
   LogicalResult describeCalls(SplitGraph &out) {
     rt::Graph &g = out.manifest;
     for (Operation &op : graph.getBody().front()) {
-      if (isa<SymbolicIntOp, BindSymbolicShapeOp, arith::ConstantOp>(op))
-        continue;
+      if (isa<SymbolicIntOp, BindSymbolicShapeOp, arith::ConstantOp, AssertSymbolicOp>(op) ||
+          op.hasAttr(kCheckArithmeticAttr))
+        continue; // declarations, or checks (describeChecks)
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         for (Value v : ret.getOperands()) {
           FailureOr<rt::ValueRef> ref = refOf(v);

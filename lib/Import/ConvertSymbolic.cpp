@@ -2,7 +2,9 @@
 //
 // Python's integer arithmetic on SymInts (`_operator.add`, `torch.sym_min`,
 // ...), `aten.sym_size`, `aten.sym_numel`, `aten.sym_stride`,
-// `aten.sym_storage_offset`, and `aten._assert_tensor_metadata`.
+// `aten.sym_storage_offset`, `aten._assert_tensor_metadata`, and SymBools:
+// comparisons of SymInts, and/or/not, and the runtime assertions on them
+// (`aten._assert_scalar`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,6 +146,77 @@ LogicalResult convertAssertTensorMetadata(Node &node) {
   return node.emit({*a}, attrs);
 }
 
+/// `a op b` on SymInts giving a SymBool; anything else stays opaque.
+LogicalResult convertSymCompare(Node &node, StringRef predicate) {
+  if (node.resultTypes.size() != 1 || !node.resultTypes[0].isInteger(1) ||
+      node.args.ordered.size() != 2)
+    return node.opaque();
+  SmallVector<Value> operands;
+  for (auto &[name, arg] : node.args.ordered) {
+    if (auto i = getInteger(arg, "as_int")) {
+      operands.push_back(node.indexConstant(*i));
+      continue;
+    }
+    FailureOr<Value> v = node.scalarValue(arg, name);
+    if (failed(v))
+      return failure();
+    if (!v->getType().isIndex())
+      return node.opaque();
+    operands.push_back(*v);
+  }
+  return node.emit(operands,
+                   {node.named("predicate", node.builder().getStringAttr(predicate))});
+}
+
+/// SymBool operands (a SymBool node's result or a constant bool).
+FailureOr<SmallVector<Value>> symBools(Node &node) {
+  SmallVector<Value> operands;
+  for (auto &[name, arg] : node.args.ordered) {
+    FailureOr<Value> v = node.scalarValue(arg, name);
+    if (failed(v))
+      return failure();
+    if (!v->getType().isInteger(1))
+      return node.error() << "argument '" << name << "' is no SymBool";
+    operands.push_back(*v);
+  }
+  return operands;
+}
+
+LogicalResult convertSymLogic(Node &node) {
+  FailureOr<SmallVector<Value>> operands = symBools(node);
+  if (failed(operands))
+    return failure();
+  if (operands->size() != 2 || node.resultTypes.size() != 1)
+    return node.opaque();
+  return node.emit(*operands);
+}
+
+LogicalResult convertSymNot(Node &node) {
+  FailureOr<SmallVector<Value>> operands = symBools(node);
+  if (failed(operands))
+    return failure();
+  if (operands->size() != 1 || node.resultTypes.size() != 1)
+    return node.opaque();
+  return node.emit(*operands);
+}
+
+/// _assert_scalar(self, assert_msg): a runtime check of a SymBool.
+LogicalResult convertAssertScalar(Node &node) {
+  const Json *self = node.arg("self");
+  if (!self)
+    return node.error() << "missing argument 'self'";
+  FailureOr<Value> condition = node.scalarValue(self, "self");
+  if (failed(condition))
+    return failure();
+  if (!condition->getType().isInteger(1))
+    return node.opaque(); // an assertion on a tensor or a number
+  std::string message = "a runtime assertion";
+  if (const Json *m = node.arg("assert_msg"))
+    message = getString(m, "as_string").value_or(message).str();
+  return node.emit({*condition},
+                   {node.named("message", node.builder().getStringAttr(message))});
+}
+
 } // namespace
 
 void addSymbolicConverters(std::vector<ConverterRow> &rows) {
@@ -163,7 +236,17 @@ void addSymbolicConverters(std::vector<ConverterRow> &rows) {
        ConverterRow{"aten::sym_storage_offset", "arith.constant",
                     convertSymStorageOffset},
        row<AssertTensorMetadataOp>("aten::_assert_tensor_metadata",
-                                   convertAssertTensorMetadata)});
+                                   convertAssertTensorMetadata),
+       row<SymCompareOp>("_operator::eq", [](Node &n) { return convertSymCompare(n, "eq"); }),
+       row<SymCompareOp>("_operator::ne", [](Node &n) { return convertSymCompare(n, "ne"); }),
+       row<SymCompareOp>("_operator::lt", [](Node &n) { return convertSymCompare(n, "lt"); }),
+       row<SymCompareOp>("_operator::le", [](Node &n) { return convertSymCompare(n, "le"); }),
+       row<SymCompareOp>("_operator::gt", [](Node &n) { return convertSymCompare(n, "gt"); }),
+       row<SymCompareOp>("_operator::ge", [](Node &n) { return convertSymCompare(n, "ge"); }),
+       row<SymAndOp>("_operator::and_", convertSymLogic),
+       row<SymOrOp>("_operator::or_", convertSymLogic),
+       row<SymNotOp>("torch::sym_not", convertSymNot),
+       row<AssertSymbolicOp>("aten::_assert_scalar", convertAssertScalar)});
 }
 
 } // namespace magi::torch_import

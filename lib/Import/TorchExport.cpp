@@ -619,6 +619,14 @@ FailureOr<Value> Importer::scalarValue(const Json *arg, Location loc,
       return lookup(*n, loc);
     return malformed();
   }
+  if (kind == "as_sym_bool") {
+    const Json *s = asObject(*v);
+    if (auto bv = s ? getBoolean(s, "as_bool") : std::nullopt)
+      return Value(arith::ConstantOp::create(b, loc, b.getBoolAttr(*bv)));
+    if (auto n = s ? getString(s, "as_name") : std::nullopt)
+      return lookup(*n, loc);
+    return malformed();
+  }
   if (kind == "as_tensor") {
     const Json *t = asObject(*v);
     std::optional<StringRef> ref = t ? getString(t, "name") : std::nullopt;
@@ -851,6 +859,14 @@ LogicalResult Importer::importNode(const Json &node) {
           return error(loc) << "malformed SymInt output";
         outNames.push_back(n->str());
         outTypes.push_back(b.getIndexType());
+      } else if (kind == "as_sym_bool") {
+        const Json *symBool = getObject(o, kind);
+        std::optional<StringRef> n =
+            symBool ? getString(symBool, "as_name") : std::nullopt;
+        if (!n)
+          return error(loc) << "malformed SymBool output";
+        outNames.push_back(n->str());
+        outTypes.push_back(b.getI1Type());
       } else if (kind == "as_none") {
         continue;
       } else {

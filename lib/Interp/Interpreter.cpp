@@ -61,6 +61,7 @@ private:
   LogicalResult bindSymbol(BindSymbolicShapeOp op, Value symbol, int64_t value);
   LogicalResult evalConstant(Operation *op, Attribute value);
   LogicalResult evalSymBinary(Operation *op);
+  LogicalResult evalSymBool(Operation *op);
   LogicalResult evalCall(func::CallOp call);
   LogicalResult evalIf(scf::IfOp op);
   LogicalResult evalWhile(scf::WhileOp op);
@@ -261,6 +262,13 @@ LogicalResult Interpreter::evalOp(Operation *op) {
           })
           .Case<SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMinOp,
                 SymMaxOp>([&](Operation *) { return evalSymBinary(op); })
+          .Case<SymCompareOp, SymAndOp, SymOrOp, SymNotOp>(
+              [&](Operation *) { return evalSymBool(op); })
+          .Case([&](AssertSymbolicOp a) -> LogicalResult {
+            if (env.getInt(a.getCondition()) == 0)
+              return op->emitError("runtime assertion failed: ") << a.getMessage();
+            return success();
+          })
           .Case([&](func::CallOp call) { return evalCall(call); })
           .Case([&](tensor::ExtractOp e) { return evalExtract(e); })
           .Case([&](tensor::CastOp c) -> LogicalResult {
@@ -574,6 +582,26 @@ LogicalResult Interpreter::evalSymBinary(Operation *op) {
     return op->emitError("integer division by zero");
   env.set(op->getResult(0),
           Tensor::scalarInt(IntegerType::get(op->getContext(), 64), *r));
+  return success();
+}
+
+LogicalResult Interpreter::evalSymBool(Operation *op) {
+  auto value = [&](unsigned i) { return env.getInt(op->getOperand(i)); };
+  bool r = llvm::TypeSwitch<Operation *, bool>(op)
+               .Case([&](SymCompareOp c) {
+                 int64_t a = value(0), b = value(1);
+                 StringRef p = c.getPredicate();
+                 return p == "eq"   ? a == b
+                        : p == "ne" ? a != b
+                        : p == "lt" ? a < b
+                        : p == "le" ? a <= b
+                        : p == "gt" ? a > b
+                                    : a >= b;
+               })
+               .Case([&](SymAndOp) { return value(0) != 0 && value(1) != 0; })
+               .Case([&](SymOrOp) { return value(0) != 0 || value(1) != 0; })
+               .Default([&](Operation *) { return value(0) == 0; }); // sym_not
+  env.set(op->getResult(0), Tensor::scalarInt(IntegerType::get(op->getContext(), 1), r));
   return success();
 }
 

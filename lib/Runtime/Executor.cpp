@@ -107,6 +107,18 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
                          formatShape(given.shape) + " was given");
     }
   }
+  // torch.export's runtime assertions on the sizes (format 6).
+  for (const GraphCheck &check : graph.checks)
+    if (check.expr.evaluate(lookup, "graph check") == 0) {
+      std::string values;
+      std::set<std::string> named;
+      for (const std::string &name : check.expr.names())
+        if (named.insert(name).second)
+          values += (values.empty() ? " with " : ", ") + name + " = " +
+                    std::to_string(symbols.at(name));
+      throw RuntimeError("runtime assertion failed: " + check.message + " (" +
+                         check.expr.text() + values + ")");
+    }
   return symbols;
 }
 

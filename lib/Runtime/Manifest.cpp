@@ -2,6 +2,7 @@
 
 #include "magi/Runtime/Manifest.h"
 
+#include <algorithm>
 #include <set>
 
 namespace magi::runtime {
@@ -341,7 +342,7 @@ private:
   }
 
   void parseGraph(const JsonValue &graph) {
-    r_.object(graph, "graph", {"inputs", "symbols", "steps", "outputs", "mutations"});
+    r_.object(graph, "graph", {"inputs", "symbols", "checks", "steps", "outputs", "mutations"});
     Graph &g = m_.graph;
     // Symbols first: input shapes refer to them.
     const auto &symbols = r_.arrayField(graph, "graph", "symbols");
@@ -462,6 +463,27 @@ private:
     }
     if (r_.optionalField(graph, "mutations"))
       parseMutations(r_.arrayField(graph, "graph", "mutations"));
+    if (r_.optionalField(graph, "checks"))
+      parseChecks(r_.arrayField(graph, "graph", "checks"));
+  }
+
+  // Each check: an expression over the symbols and its message.
+  void parseChecks(const std::vector<JsonValue> &list) {
+    Graph &g = m_.graph;
+    if (m_.version < 6 && !list.empty())
+      r_.fail("graph.checks", "checks need format version 6");
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string path = indexed("graph.checks", i);
+      r_.object(list[i], path, {"expr", "message"});
+      GraphCheck check;
+      check.expr = Expr::fromJson(r_.field(list[i], path, "expr"), path + ".expr");
+      check.message = r_.stringField(list[i], path, "message");
+      for (const std::string &name : check.expr.names())
+        if (std::none_of(g.symbols.begin(), g.symbols.end(),
+                         [&](const GraphSymbol &s) { return s.name == name; }))
+          r_.fail(path + ".expr", "'" + name + "' is not a symbol of the graph");
+      g.checks.push_back(std::move(check));
+    }
   }
 
   // Each mutation: an output that is the new value of a buffer or user
@@ -1072,8 +1094,13 @@ JsonValue graphJson(const Graph &graph) {
   for (const GraphMutation &m : graph.mutations)
     mutations.push_back(
         JsonValue::makeObject({{"output", integer(m.output)}, {"input", integer(m.input)}}));
+  std::vector<JsonValue> checks;
+  for (const GraphCheck &c : graph.checks)
+    checks.push_back(
+        JsonValue::makeObject({{"expr", c.expr.toJson()}, {"message", str(c.message)}}));
   return JsonValue::makeObject({{"inputs", JsonValue::makeArray(std::move(inputs))},
                                 {"symbols", JsonValue::makeArray(std::move(symbols))},
+                                {"checks", JsonValue::makeArray(std::move(checks))},
                                 {"steps", JsonValue::makeArray(std::move(steps))},
                                 {"outputs", refList(graph.outputs)},
                                 {"mutations", JsonValue::makeArray(std::move(mutations))}});

@@ -150,9 +150,56 @@ private:
 };
 
 // Ops that stay in the top-level function: symbol declarations and constants
-// (constants are cloned into every piece that uses them).
+// (constants are cloned into every piece that uses them), runtime assertions
+// and the symbolic arithmetic they read (a copy of their own).
 bool staysOnTop(Operation *op) {
-  return isa<SymbolicIntOp>(op) || op->hasTrait<OpTrait::ConstantLike>();
+  return isa<SymbolicIntOp, AssertSymbolicOp>(op) ||
+         op->hasTrait<OpTrait::ConstantLike>() || op->hasAttr(kCheckArithmeticAttr);
+}
+
+// Symbolic arithmetic an assertion's copy may hold.
+bool isCheckArithmetic(Operation *op) {
+  return isa<SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMinOp,
+             SymMaxOp, SymCompareOp, SymAndOp, SymOrOp, SymNotOp>(op);
+}
+
+// Gives each runtime assertion a copy, just before it, of the symbolic
+// arithmetic it reads, marked to stay on top: the artifact checks it over
+// the symbols before anything runs (graph.checks). The originals keep
+// their other users; those left unused go.
+LogicalResult hoistChecks(Block &body) {
+  for (auto check : llvm::to_vector(body.getOps<AssertSymbolicOp>())) {
+    OpBuilder b(check);
+    IRMapping copies;
+    SmallVector<Operation *> originals;
+    std::function<LogicalResult(Value)> copy = [&](Value v) -> LogicalResult {
+      Operation *def = v.getDefiningOp();
+      if (copies.contains(v) ||
+          (def && (isa<SymbolicIntOp>(def) || def->hasTrait<OpTrait::ConstantLike>())))
+        return success();
+      if (!def || !isCheckArithmetic(def))
+        return check.emitError("the runtime assertion '")
+               << check.getMessage() << "' reads "
+               << (def ? "'" + def->getName().getStringRef().str() + "'"
+                       : std::string("a block argument"))
+               << ": only symbolic arithmetic on the graph's symbols can be "
+                  "checked before a run";
+      for (Value operand : def->getOperands())
+        if (failed(copy(operand)))
+          return failure();
+      Operation *clone = b.clone(*def, copies);
+      clone->setAttr(kCheckArithmeticAttr, b.getUnitAttr());
+      originals.push_back(def);
+      return success();
+    };
+    if (failed(copy(check.getCondition())))
+      return failure();
+    check.getConditionMutable().assign(copies.lookupOrDefault(check.getCondition()));
+    for (Operation *op : llvm::reverse(originals))
+      if (op->use_empty())
+        op->erase();
+  }
+  return success();
 }
 
 LogicalResult SplitPass::splitFunction(func::FuncOp func,
@@ -161,6 +208,8 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   if (!func.getBody().hasOneBlock())
     return func.emitError("magi-split needs a function with one block");
   Block &body = func.getBody().front();
+  if (failed(hoistChecks(body)))
+    return failure();
   // Symbols are declared first, so every piece call can receive them.
   Operation *lastSymbol = nullptr;
   for (auto sym : llvm::make_early_inc_range(body.getOps<SymbolicIntOp>())) {

@@ -368,7 +368,13 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 5, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 6, not 1");
+  const std::string symbols = "\"symbols\": [{\"name\": \"s0\", \"min\": 1, \"max\": 64, \"input\": 2, \"dim\": 0}],";
+  refuse(edited(symbols, symbols + " \"checks\": [{\"expr\": \"eq(s0 mod 2, 0)\", \"message\": \"even\"}],"),
+         "graph.checks: checks need format version 6");
+  std::string version6 = edited(symbols, symbols + " \"checks\": [{\"expr\": \"eq(s9, 0)\", \"message\": \"m\"}],");
+  version6.replace(version6.find("\"version\": 2"), 12, "\"version\": 6");
+  refuse(version6, "graph.checks[0].expr: 's9' is not a symbol of the graph");
   refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
   refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
                 "\"weights\": {\"files\": [{\"path\": \"weights.bin\"}]}"),
@@ -453,6 +459,24 @@ TEST(RuntimeInputs, BindsAndChecks) {
   expectError([&] { bindInputs(m.graph, {makeF32({65, 8}, std::vector<float>(65 * 8))}); },
               "size 65 of dimension 0 (symbol s0) is outside [1, 64]");
   expectError([&] { bindInputs(m.graph, {makeF32({0, 8}, {})}); }, "outside [1, 64]");
+}
+
+// torch.export's runtime assertions (format 6's graph.checks) are tested
+// after the sizes, before anything runs, naming the symbols' values.
+TEST(RuntimeInputs, TestsTheGraphsChecks) {
+  const std::string symbols =
+      "\"symbols\": [{\"name\": \"s0\", \"min\": 1, \"max\": 64, \"input\": 2, \"dim\": 0}],";
+  std::string text = edited(symbols, symbols + " \"checks\": [{\"expr\": \"eq(s0 mod 5, 0)\", "
+                                               "\"message\": \"a multiple of five\"}],");
+  text.replace(text.find("\"version\": 2"), 12, "\"version\": 6");
+  Manifest m = parseManifest(text, "manifest.json");
+  ASSERT_EQ(m.graph.checks.size(), 1u);
+  EXPECT_EQ(parseManifest(printManifest(m), "printed").graph.checks[0].expr.text(),
+            "eq(s0 mod 5, 0)");
+  std::vector<float> data(10 * 8, 1.0f);
+  EXPECT_EQ(bindInputs(m.graph, {makeF32({10, 8}, data)}).at("s0"), 10);
+  expectError([&] { bindInputs(m.graph, {makeF32({6, 8}, std::vector<float>(48))}); },
+              "runtime assertion failed: a multiple of five (eq(s0 mod 5, 0) with s0 = 6)");
 }
 
 //===--- The executor on a host device ------------------------------------===//

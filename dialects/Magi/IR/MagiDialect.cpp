@@ -22,6 +22,9 @@ Operation *MagiDialect::materializeConstant(OpBuilder &builder, Attribute value,
   if (auto integer = dyn_cast<IntegerAttr>(value);
       integer && type.isIndex())
     return arith::ConstantIndexOp::create(builder, loc, integer.getInt());
+  // SymBools (sym_compare, sym_and, ...) fold to i1 constants.
+  if (auto flag = dyn_cast<BoolAttr>(value); flag && type.isInteger(1))
+    return arith::ConstantOp::create(builder, loc, flag);
   if (auto elements = dyn_cast<ElementsAttr>(value);
       elements && elements.getType() == type)
     return ConstantOp::create(builder, loc, type, elements);

@@ -255,6 +255,83 @@ static std::optional<int64_t> floorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+static std::optional<bool> boolConstant(Attribute attr) {
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return !i.getValue().isZero();
+  return std::nullopt;
+}
+
+static BoolAttr boolAttr(MLIRContext *context, bool value) {
+  return BoolAttr::get(context, value);
+}
+
+LogicalResult SymCompareOp::verify() {
+  if (!llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, getPredicate()))
+    return emitOpError("predicate must be eq, ne, lt, le, gt or ge, got '")
+           << getPredicate() << "'";
+  return success();
+}
+
+OpFoldResult SymCompareOp::fold(FoldAdaptor adaptor) {
+  std::optional<int64_t> a = indexConstant(adaptor.getLhs());
+  std::optional<int64_t> b = indexConstant(adaptor.getRhs());
+  StringRef p = getPredicate();
+  if (!a || !b) {
+    // x op x needs no values.
+    if (getLhs() != getRhs())
+      return {};
+    return boolAttr(getContext(), p == "eq" || p == "le" || p == "ge");
+  }
+  bool r = p == "eq"   ? *a == *b
+           : p == "ne" ? *a != *b
+           : p == "lt" ? *a < *b
+           : p == "le" ? *a <= *b
+           : p == "gt" ? *a > *b
+                       : *a >= *b;
+  return boolAttr(getContext(), r);
+}
+
+OpFoldResult SymAndOp::fold(FoldAdaptor adaptor) {
+  std::optional<bool> a = boolConstant(adaptor.getLhs());
+  std::optional<bool> b = boolConstant(adaptor.getRhs());
+  if ((a && !*a) || (b && !*b))
+    return boolAttr(getContext(), false);
+  if (a && *a)
+    return getRhs();
+  if (b && *b)
+    return getLhs();
+  return {};
+}
+
+OpFoldResult SymOrOp::fold(FoldAdaptor adaptor) {
+  std::optional<bool> a = boolConstant(adaptor.getLhs());
+  std::optional<bool> b = boolConstant(adaptor.getRhs());
+  if ((a && *a) || (b && *b))
+    return boolAttr(getContext(), true);
+  if (a && !*a)
+    return getRhs();
+  if (b && !*b)
+    return getLhs();
+  return {};
+}
+
+OpFoldResult SymNotOp::fold(FoldAdaptor adaptor) {
+  if (std::optional<bool> a = boolConstant(adaptor.getOperand()))
+    return boolAttr(getContext(), !*a);
+  return {};
+}
+
+LogicalResult AssertSymbolicOp::canonicalize(AssertSymbolicOp op,
+                                             PatternRewriter &rewriter) {
+  std::optional<bool> holds;
+  if (auto c = op.getCondition().getDefiningOp<arith::ConstantOp>())
+    holds = boolConstant(c.getValue());
+  if (!holds || !*holds)
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}
+
 OpFoldResult SymAddOp::fold(FoldAdaptor adaptor) {
   if (indexConstant(adaptor.getRhs()) == 0)
     return getLhs();

@@ -25,7 +25,7 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 5;
+constexpr int64_t kArtifactVersion = 6;
 // Version 3 is version 4 without the dtypes of kernels' memref arguments,
 // version 2 version 3 without concatenated weights: both still read.
 constexpr int64_t kOldestArtifactVersion = 2;
@@ -115,9 +115,17 @@ struct GraphMutation {
   int64_t input = 0;
 };
 
+// A runtime assertion over the symbols (format 6): the run fails with
+// `message` when `expr` is 0.
+struct GraphCheck {
+  Expr expr;
+  std::string message;
+};
+
 struct Graph {
   std::vector<GraphInput> inputs;
   std::vector<GraphSymbol> symbols;
+  std::vector<GraphCheck> checks;
   std::vector<GraphStep> steps;
   std::vector<ValueRef> outputs;
   std::vector<GraphMutation> mutations; // by output, increasing

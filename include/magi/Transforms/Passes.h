@@ -23,6 +23,9 @@ inline constexpr llvm::StringLiteral kSymbolArgAttr = "magi.symbol";
 inline constexpr llvm::StringLiteral kSplitAttr = "magi.split";
 /// Unit attribute by which any op declares itself a splitting op.
 inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
+/// Unit attribute on the symbolic arithmetic magi-split keeps in the split
+/// graph for a runtime assertion (`magi.assert_symbolic`).
+inline constexpr llvm::StringLiteral kCheckArithmeticAttr = "magi.check_arithmetic";
 
 /// Specializes `func` for `symbol == value`: its declaration (a
 /// magi.symbolic_int, or in a piece an argument marked `magi.symbol`)

@@ -213,8 +213,11 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     dense over compute pieces). Values used across pieces become results of
     the piece that defines them and arguments of the pieces that use them;
     symbolic integers stay in the top-level function and are passed to the
-    pieces that need them. The top-level function becomes the list of piece
-    calls in order.
+    pieces that need them. Runtime assertions (`magi.assert_symbolic`) stay
+    there too, each with a copy of the symbolic arithmetic it reads (marked
+    `magi.check_arithmetic`); one that reads anything else is an error. The
+    top-level function becomes the checks and the list of piece calls in
+    order.
 
     Splitting ops: ops whose name matches one of `splitting-ops`, and any op
     with the unit attribute `magi.splitting`. An op answers to its MLIR name

@@ -506,3 +506,30 @@ func.func @arange_after_sym_size_folds(%x: tensor<2x8xf32>) -> tensor<?xf32> {
   %r = magi.arange %c0, %m, %c1 {dtype = f32} : (i64, index, i64) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// SymBools fold on constants (and x == x); an assertion that holds goes,
+// one that fails stays for the run to report.
+// CHECK-LABEL: func.func @sym_bool_folds
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[TRUE:.*]] = arith.constant true
+// CHECK-DAG:     %[[FALSE:.*]] = arith.constant false
+// CHECK-NOT:     magi.assert_symbolic %{{.*}}, "holds"
+// CHECK:         magi.assert_symbolic %[[FALSE]], "never"
+// CHECK-NEXT:    %[[GT:.*]] = magi.sym_compare "gt" %{{.*}}, %[[C3]]
+// CHECK-NEXT:    return %[[TRUE]], %[[GT]] : i1, i1
+func.func @sym_bool_folds(%s: index) -> (i1, i1) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lt = magi.sym_compare "lt" %c2, %c3
+  %self = magi.sym_compare "le" %s, %s
+  %not = magi.sym_not %lt
+  %and = magi.sym_and %lt, %self
+  %or = magi.sym_or %not, %not
+  magi.assert_symbolic %and, "holds"
+  magi.assert_symbolic %or, "never"
+  %keep = magi.sym_compare "gt" %s, %c3
+  %passthrough = magi.sym_and %lt, %keep
+  return %and, %passthrough : i1, i1
+}

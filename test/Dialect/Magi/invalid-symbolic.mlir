@@ -203,3 +203,27 @@ func.func @sym_max_non_index(%a: index, %b: i64) {
   %0 = "magi.sym_max"(%a, %b) : (index, i64) -> index
   return
 }
+
+// -----
+
+func.func @sym_compare_predicate(%a: index, %b: index) {
+  // expected-error @+1 {{'magi.sym_compare' op predicate must be eq, ne, lt, le, gt or ge, got 'cmp'}}
+  %0 = magi.sym_compare "cmp" %a, %b
+  return
+}
+
+// -----
+
+func.func @sym_and_non_bool(%a: i1, %b: index) {
+  // expected-error @+1 {{'magi.sym_and' op operand #1 must be 1-bit signless integer, but got 'index'}}
+  %0 = "magi.sym_and"(%a, %b) : (i1, index) -> i1
+  return
+}
+
+// -----
+
+func.func @assert_non_bool(%a: index) {
+  // expected-error @+1 {{'magi.assert_symbolic' op operand #0 must be 1-bit signless integer, but got 'index'}}
+  "magi.assert_symbolic"(%a) {message = "m"} : (index) -> ()
+  return
+}

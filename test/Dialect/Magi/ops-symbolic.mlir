@@ -116,3 +116,21 @@ func.func @symbolic_chain(%x: tensor<1x?xi64>) -> index {
   %r = magi.sym_add %n, %s
   return %r : index
 }
+
+// CHECK-LABEL: func.func @sym_bools
+func.func @sym_bools(%a: index, %b: index) {
+  // SymBools and the runtime assertions on them (aten._assert_scalar).
+  // CHECK: %[[E:.*]] = magi.sym_compare "eq" %{{.*}}, %{{.*}}
+  // CHECK: %[[L:.*]] = magi.sym_compare "lt" %{{.*}}, %{{.*}}
+  // CHECK: %[[N:.*]] = magi.sym_not %[[L]]
+  // CHECK: %[[A:.*]] = magi.sym_and %[[E]], %[[N]]
+  // CHECK: %[[O:.*]] = magi.sym_or %[[A]], %[[L]]
+  // CHECK: magi.assert_symbolic %[[O]], "a == b and not a < b, or a < b"
+  %e = magi.sym_compare "eq" %a, %b
+  %l = magi.sym_compare "lt" %a, %b
+  %n = magi.sym_not %l
+  %x = magi.sym_and %e, %n
+  %o = magi.sym_or %x, %l
+  magi.assert_symbolic %o, "a == b and not a < b, or a < b"
+  return
+}

@@ -19,7 +19,9 @@ SUBGRAPH) (a higher-order op's subgraph: a dict of "inputs", "nodes" and
 "outputs" as above, with tensor metadata of its own, as torch.export
 serializes cond's and while_loop's branches), a string; an output ("index",
 "EXPR") is a SymInt, EXPR its value as torch.export writes it
-("Mul(Integer(2), Symbol('s0', positive=True, integer=True))"). An argument
+("Mul(Integer(2), Symbol('s0', positive=True, integer=True))"), and
+("symbool", "EXPR") a SymBool. A node without outputs (an assertion) is
+named after its target. An argument
 named "" is positional, as torch.export names a higher-order op's."""
 import ast
 import json
@@ -55,7 +57,7 @@ def meta(dtype, sizes):
             "storage_offset": {"as_int": 0}, "layout": 7}
 
 
-symbols, sym_ints = spec.get("symbols", {}), {}
+symbols, sym_ints, sym_bools = spec.get("symbols", {}), {}, {}
 
 
 def argument(value):
@@ -84,12 +86,14 @@ def argument(value):
         return {"as_graph": {"name": value[1], "graph": graph(value[2])[0]}}
     if value in sym_ints:
         return {"as_sym_int": {"as_name": value}}
+    if value in sym_bools:
+        return {"as_sym_bool": {"as_name": value}}
     return {"as_tensor": {"name": value}}
 
 
 def graph(part):
     """The serialized graph of `part` and its input names."""
-    tensor_values, graph_sym_ints, inputs = {}, {}, []
+    tensor_values, graph_sym_ints, graph_sym_bools, inputs = {}, {}, {}, []
     for name, (dtype, sizes) in part["inputs"].items():
         tensor_values[name] = meta(dtype, sizes)
         inputs.append({"as_tensor": {"name": name}})
@@ -100,6 +104,9 @@ def graph(part):
             if dtype == "index":
                 sym_ints[out] = graph_sym_ints[out] = sizes  # as written
                 node_outputs.append({"as_sym_int": {"as_name": out}})
+            elif dtype == "symbool":
+                sym_bools[out] = graph_sym_bools[out] = sizes  # as written
+                node_outputs.append({"as_sym_bool": {"as_name": out}})
             else:
                 tensor_values[out] = meta(dtype, sizes)
                 node_outputs.append({"as_tensor": {"name": out}})
@@ -108,13 +115,16 @@ def graph(part):
                                  for n, v in args],
                       "outputs": node_outputs, "metadata": {},
                       "is_hop_single_tensor_return": None,
-                      "name": list(outputs)[0]})
+                      "name": list(outputs)[0] if outputs
+                      else target.replace(".", "_")})
     outputs = [argument(o) for o in part["outputs"]]
     return ({"inputs": inputs, "outputs": outputs, "nodes": nodes,
              "tensor_values": tensor_values,
              "sym_int_values": {s: {"as_expr": {"expr_str": e, "hint": {"as_int": 4}}}
                                 for s, e in graph_sym_ints.items()},
-             "sym_bool_values": {}, "is_single_tensor_return": False,
+             "sym_bool_values": {s: {"as_expr": {"expr_str": e}}
+                                 for s, e in graph_sym_bools.items()},
+             "is_single_tensor_return": False,
              "custom_obj_values": {}, "sym_float_values": {}}, list(part["inputs"]))
 
 

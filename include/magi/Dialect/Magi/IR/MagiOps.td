@@ -140,6 +140,60 @@ def Magi_SymModOp : Magi_SymBinaryOp<"sym_mod", "a % b (sign of b, as in Python)
 def Magi_SymMinOp : Magi_SymBinaryOp<"sym_min", "min(a, b)", [Magi_Torch<["torch::sym_min"]>, Commutative]>;
 def Magi_SymMaxOp : Magi_SymBinaryOp<"sym_max", "max(a, b)", [Magi_Torch<["torch::sym_max"]>, Commutative]>;
 
+def Magi_SymCompareOp : Magi_Op<"sym_compare", [
+    Magi_Torch<["_operator::eq", "_operator::ne", "_operator::lt", "_operator::le",
+                "_operator::gt", "_operator::ge"]>, Pure]> {
+  let summary = "A comparison of symbolic integers (`==`, `!=`, `<`, `<=`, `>`, `>=` on SymInts)";
+  let description = [{
+    `predicate` is `eq`, `ne`, `lt`, `le`, `gt` or `ge`. torch.export writes
+    these as SymBool nodes (`_operator.ge`) whose result a runtime assertion
+    (`aten._assert_scalar`, from `torch._check` or a guard the range
+    constraints do not imply) tests.
+  }];
+  let arguments = (ins StrAttr:$predicate, Index:$lhs, Index:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+class Magi_SymLogicOp<string mnemonic, string pyop, list<Trait> traits = []>
+    : Magi_Op<mnemonic, !listconcat([Pure, Commutative], traits)> {
+  let summary = "SymBool `" # pyop # "`";
+  let arguments = (ins I1:$lhs, I1:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+  let hasFolder = 1;
+}
+
+def Magi_SymAndOp : Magi_SymLogicOp<"sym_and", "a and b", [Magi_Torch<["_operator::and_"]>]>;
+def Magi_SymOrOp : Magi_SymLogicOp<"sym_or", "a or b", [Magi_Torch<["_operator::or_"]>]>;
+
+def Magi_SymNotOp : Magi_Op<"sym_not", [Magi_Torch<["torch::sym_not"]>, Pure]> {
+  let summary = "SymBool `not a` (torch.sym_not)";
+  let arguments = (ins I1:$operand);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$operand attr-dict";
+  let hasFolder = 1;
+}
+
+def Magi_AssertSymbolicOp : Magi_Op<"assert_symbolic", [
+    Magi_Torch<["aten::_assert_scalar"]>, MemoryEffects<[MemWrite]>]> {
+  let summary = "A runtime assertion on symbolic sizes (aten._assert_scalar)";
+  let description = [{
+    Fails the run with `message` when `condition` is false: torch.export's
+    checks of the sizes a graph is called with that its range constraints do
+    not imply (`Eq(Mod(s0, 2), 0)`), from `torch._check` or tracing. The
+    interpreter checks it where it stands; `magi-split` keeps it, and the
+    symbolic arithmetic it reads, in the split graph, and the artifact lists
+    it in `graph.checks`, which the runtime tests before anything runs. A
+    condition that folds to true is dropped.
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+  let hasCanonicalizeMethod = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Constants and tensor creation
 //===----------------------------------------------------------------------===//
