@@ -29,6 +29,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 using namespace magi::runtime;
 
@@ -186,15 +187,30 @@ HostTensor makeI64(std::vector<int64_t> shape, std::vector<int64_t> values) {
   return t;
 }
 
-std::string tempDir() {
-  const char *base = std::getenv("TMPDIR");
-  std::string dir = std::string(base ? base : "/tmp") + "/magi-runtime-test-XXXXXX";
-  std::vector<char> buffer(dir.begin(), dir.end());
-  buffer.push_back('\0');
-  if (!mkdtemp(buffer.data()))
-    return "/tmp";
-  return buffer.data();
-}
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents
+// when the test ends (they once piled up, hundreds of them).
+class TempDir {
+public:
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base ? base : "/tmp") + "/magi-runtime-test-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (!mkdtemp(buffer.data()))
+      throw std::runtime_error("cannot create a directory like " + pattern);
+    path_ = buffer.data();
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
 
 void writeFile(const std::string &path, const std::string &text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -214,7 +230,8 @@ TEST(RuntimeTensor, Dtypes) {
 }
 
 TEST(RuntimeTensor, RawFilesRoundTrip) {
-  std::string dir = tempDir();
+  TempDir temp;
+  std::string dir = temp.path();
   HostTensor t = makeI64({1, 3}, {5, -6, 7});
   writeRawTensor(t, dir + "/t.bin", dir + "/t.json");
   HostTensor back = readTensorFile(dir + "/t.json");
@@ -1430,7 +1447,8 @@ TEST(RuntimeExecutor, FailedCaptureIsCancelled) {
 }
 
 TEST(RuntimeExecutor, RefusesMissingWeights) {
-  std::string dir = tempDir();
+  TempDir temp;
+  std::string dir = temp.path();
   Manifest m = loadManifest(selftestDir() + "/artifact");
   HostDevice device;
   GraphExecutor executor(m, dir, device);
@@ -1445,15 +1463,17 @@ TEST(RuntimeExecutor, RefusesMissingWeights) {
 }
 
 // A copy of the self-test artifact in a temporary directory.
-std::string copySelftestArtifact() {
-  std::string dir = tempDir();
+// The self-test artifact's manifest and weights, copied into `temp`.
+std::string copySelftestArtifact(const TempDir &temp) {
+  std::string dir = temp.path();
   for (const char *file : {"manifest.json", "weights.bin"})
     writeFile(dir + "/" + file, readFileBytes(selftestDir() + "/artifact/" + file));
   return dir;
 }
 
 TEST(RuntimeExecutor, RefusesChangedWeights) {
-  std::string dir = copySelftestArtifact();
+  TempDir temp;
+  std::string dir = copySelftestArtifact(temp);
   Manifest m = loadManifest(dir);
   HostDevice device;
   GraphExecutor executor(m, dir, device);
@@ -1496,7 +1516,8 @@ TEST(RuntimeExecutor, RefusesAnArtifactWithoutWeights) {
   EXPECT_FALSE(m.graph.inputs[1].weight.has_value());
   EXPECT_TRUE(m.graph.inputs[0].weight.has_value());
   HostDevice device;
-  GraphExecutor executor(m, tempDir(), device);
+  TempDir temp;
+  GraphExecutor executor(m, temp.path(), device);
   expectError([&] { executor.uploadWeights(); },
               "the artifact has no bytes for weight linear.bias (it was compiled with "
               "--no-weights");
@@ -1884,7 +1905,8 @@ TEST(RuntimeManifest, RefusesBadConcatenations) {
 }
 
 TEST(RuntimeWeights, RefusesCorruptEntries) {
-  std::string dir = tempDir();
+  TempDir temp;
+  std::string dir = temp.path();
   std::string bytes = readFileBytes(archivesDir() + "/model-a.zip");
   writeFile(dir + "/model-a.zip", bytes);
   Manifest m = archiveManifest(dir, "model-a.zip");
@@ -1966,7 +1988,8 @@ Manifest streamedManifest(const std::string &dir, std::string &bytes) {
 }
 
 TEST(RuntimeWeights, StreamsLargeStoragesAndChecksTheirCrc) {
-  std::string dir = tempDir(), bytes;
+  TempDir temp;
+  std::string dir = temp.path(), bytes;
   Manifest m = streamedManifest(dir, bytes);
   HostDevice device;
   std::ostringstream verbose;
@@ -2026,7 +2049,8 @@ TEST(RuntimeWeights, RebindsToAnotherArchive) {
 
   HostDevice device;
   // The artifact directory no longer matters: the archive's path is absolute.
-  GraphExecutor executor(rebound, tempDir(), device);
+  TempDir temp;
+  GraphExecutor executor(rebound, temp.path(), device);
   executor.uploadWeights();
   EXPECT_EQ(executor.weightStats().inflated, 1);
   expectArchiveWeights(executor, "model-b");
@@ -2082,7 +2106,8 @@ TEST(RuntimeWeights, PackedWeightsCannotBeRebound) {
 // A storage large enough that its CRC-32 is computed on worker threads
 // while its weights upload: a dense view and a transposed one of it.
 TEST(RuntimeWeights, LargeStorages) {
-  std::string dir = tempDir();
+  TempDir temp;
+  std::string dir = temp.path();
   const int64_t rows = 1024, cols = 1280; // 5 MiB of f32
   std::vector<float> values(size_t(rows * cols));
   for (size_t i = 0; i < values.size(); ++i)
