@@ -16,12 +16,13 @@ using namespace mlir;
 namespace magi::torch_import {
 namespace {
 
-/// `a op b` on SymInts; a node that computes on anything else (a float, a
-/// tensor) stays opaque.
-LogicalResult convertSymBinary(Node &node) {
-  if (node.resultTypes.size() != 1 || !node.resultTypes[0].isIndex() ||
+/// The two SymInt operands of `a op b` (an integer as an index constant);
+/// an empty list when the node has another form or computes on anything
+/// else (a float, a tensor): such a node stays opaque.
+FailureOr<SmallVector<Value>> symIntPair(Node &node, Type resultType) {
+  if (node.resultTypes.size() != 1 || node.resultTypes[0] != resultType ||
       node.args.ordered.size() != 2)
-    return node.opaque();
+    return SmallVector<Value>();
   SmallVector<Value> operands;
   for (auto &[name, arg] : node.args.ordered) {
     if (auto i = getInteger(arg, "as_int")) {
@@ -32,10 +33,19 @@ LogicalResult convertSymBinary(Node &node) {
     if (failed(v))
       return failure();
     if (!v->getType().isIndex())
-      return node.opaque();
+      return SmallVector<Value>();
     operands.push_back(*v);
   }
-  return node.emit(operands);
+  return operands;
+}
+
+/// `a op b` on SymInts.
+LogicalResult convertSymBinary(Node &node) {
+  FailureOr<SmallVector<Value>> operands =
+      symIntPair(node, node.builder().getIndexType());
+  if (failed(operands))
+    return failure();
+  return operands->empty() ? node.opaque() : node.emit(*operands);
 }
 
 LogicalResult convertSymSize(Node &node) {
@@ -146,25 +156,14 @@ LogicalResult convertAssertTensorMetadata(Node &node) {
   return node.emit({*a}, attrs);
 }
 
-/// `a op b` on SymInts giving a SymBool; anything else stays opaque.
+/// `a op b` on SymInts giving a SymBool.
 LogicalResult convertSymCompare(Node &node, StringRef predicate) {
-  if (node.resultTypes.size() != 1 || !node.resultTypes[0].isInteger(1) ||
-      node.args.ordered.size() != 2)
+  FailureOr<SmallVector<Value>> operands = symIntPair(node, node.builder().getI1Type());
+  if (failed(operands))
+    return failure();
+  if (operands->empty())
     return node.opaque();
-  SmallVector<Value> operands;
-  for (auto &[name, arg] : node.args.ordered) {
-    if (auto i = getInteger(arg, "as_int")) {
-      operands.push_back(node.indexConstant(*i));
-      continue;
-    }
-    FailureOr<Value> v = node.scalarValue(arg, name);
-    if (failed(v))
-      return failure();
-    if (!v->getType().isIndex())
-      return node.opaque();
-    operands.push_back(*v);
-  }
-  return node.emit(operands,
+  return node.emit(*operands,
                    {node.named("predicate", node.builder().getStringAttr(predicate))});
 }
 
