@@ -731,7 +731,8 @@ LogicalResult convertCol2im(Node &node) {
 /// histc(self, bins, min, max): the counts of self's elements in `bins`
 /// equal bins over [min, max], as PyTorch's CUDA kernel bins them: element
 /// x goes to bin trunc((x - min) * bins / (max - min)), the last bin taking
-/// x == max; elements outside [min, max] (and NaN) count nowhere. min ==
+/// x == max; elements outside [min, max] (and NaN) count nowhere (their
+/// position is not converted to an integer: it may not fit one). min ==
 /// max takes the data's minimum and maximum, widened by one on each side
 /// if those are equal too. Counted with scatter add (the MoE routing's
 /// tokens per expert); float self only, its dtype the counts' (f16 and
@@ -793,10 +794,9 @@ LogicalResult convertHistc(Node &node) {
   auto flatI64 = RankedTensorType::get({n}, b.getI64Type());
   Value above = make(node, GeOp::getOperationName(), {x, low}, flatBool);
   Value below = make(node, LeOp::getOperationName(), {x, high}, flatBool);
-  Value one = make(node, WhereOp::getOperationName(),
-                   {below, f64Scalar(node, 1.0), f64Scalar(node, 0.0)}, flatAcc);
-  Value weight = make(node, WhereOp::getOperationName(), {above, one, f64Scalar(node, 0.0)},
-                      flatAcc);
+  Value inside = make(node, LogicalAndOp::getOperationName(), {above, below}, flatBool);
+  Value weight = make(node, WhereOp::getOperationName(),
+                      {inside, f64Scalar(node, 1.0), f64Scalar(node, 0.0)}, flatAcc);
   // trunc((x - low) * bins / (high - low)), in that order (the CUDA kernel's).
   Value shifted = make(node, SubOp::getOperationName(), {x, low}, flatAcc);
   Value scaled = make(node, MulOp::getOperationName(), {shifted, f64Scalar(node, double(bins))},
@@ -804,10 +804,13 @@ LogicalResult convertHistc(Node &node) {
   Value width = *lo == *hi ? make(node, SubOp::getOperationName(), {high, low}, scalarAcc)
                            : f64Scalar(node, *hi - *lo);
   Value ratio = make(node, DivOp::getOperationName(), {scaled, width}, flatAcc);
-  Value bin = make(node, ToCopyOp::getOperationName(), {ratio}, flatI64,
+  // Only positions inside the range convert to an integer: NaN or a value
+  // far out of range would not fit one (a poison index on the GPU).
+  Value position = make(node, WhereOp::getOperationName(),
+                        {inside, ratio, f64Scalar(node, 0.0)}, flatAcc);
+  Value bin = make(node, ToCopyOp::getOperationName(), {position}, flatI64,
                    {node.dtype("dtype", b.getI64Type())});
-  // x == max lands on `bins`: the last bin takes it. Outside the range the
-  // bin is clamped too, and its weight is 0.
+  // x == max lands on `bins`: the last bin takes it.
   bin = make(node, ClampOp::getOperationName(), {bin}, flatI64,
              {node.f64("min", 0.0), node.f64("max", double(bins - 1))});
   auto countsAcc = RankedTensorType::get({bins}, acc);
