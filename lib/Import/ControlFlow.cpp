@@ -163,6 +163,12 @@ LogicalResult Importer::convertCond(const NodeArgs &args, TypeRange resultTypes,
   if (predKind == "as_bool") {
     condition = arith::ConstantOp::create(
         b, loc, b.getBoolAttr(*asBoolean(*member(pred, predKind))));
+  } else if (predKind == "as_sym_bool") {
+    // A predicate on sizes (x.shape[0] > 4): a SymBool node's i1.
+    FailureOr<Value> c = scalarValue(pred, loc, "arg0");
+    if (failed(c))
+      return failure();
+    condition = *c;
   } else if (predKind == "as_tensor") {
     FailureOr<Value> p = tensorArg(args, "arg0", loc);
     if (failed(p))
@@ -173,7 +179,8 @@ LogicalResult Importer::convertCond(const NodeArgs &args, TypeRange resultTypes,
     condition = *c;
   } else {
     return error(loc) << "a predicate of kind '" << predKind
-                      << "' is not supported (a bool tensor or a constant is)";
+                      << "' is not supported (a bool tensor, a SymBool or a "
+                         "constant is)";
   }
 
   auto ifOp = scf::IfOp::create(b, loc, resultTypes, condition,

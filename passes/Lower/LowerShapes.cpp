@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerToLinalgCommon.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -826,6 +827,41 @@ public:
   }
 };
 
+// SymBools (a cond's predicate on sizes): comparisons and logic on i1.
+class SymComparePattern : public OpRewritePattern<SymCompareOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SymCompareOp op,
+                                PatternRewriter &rewriter) const override {
+    using P = arith::CmpIPredicate;
+    std::optional<P> predicate = llvm::StringSwitch<std::optional<P>>(op.getPredicate())
+                                     .Case("eq", P::eq)
+                                     .Case("ne", P::ne)
+                                     .Case("lt", P::slt)
+                                     .Case("le", P::sle)
+                                     .Case("gt", P::sgt)
+                                     .Case("ge", P::sge)
+                                     .Default(std::nullopt);
+    if (!predicate)
+      return rewriter.notifyMatchFailure(op, "unknown predicate");
+    rewriter.replaceOpWithNewOp<arith::CmpIOp>(op, *predicate, op.getLhs(), op.getRhs());
+    return success();
+  }
+};
+
+class SymNotPattern : public OpRewritePattern<SymNotOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SymNotOp op,
+                                PatternRewriter &rewriter) const override {
+    Value one = arith::ConstantOp::create(rewriter, op.getLoc(), rewriter.getBoolAttr(true));
+    rewriter.replaceOpWithNewOp<arith::XOrIOp>(op, op.getOperand(), one);
+    return success();
+  }
+};
+
 // Bindings only describe shapes; lowered pieces carry their sizes in their
 // types and tensor.dim.
 class EraseBindingPattern : public OpRewritePattern<BindSymbolicShapeOp> {
@@ -1053,6 +1089,8 @@ void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
                SymFloorDivPattern,
                SymBinaryPattern<SymMinOp, arith::MinSIOp>,
                SymBinaryPattern<SymMaxOp, arith::MaxSIOp>, SymModPattern,
+               SymComparePattern, SymBinaryPattern<SymAndOp, arith::AndIOp>,
+               SymBinaryPattern<SymOrOp, arith::OrIOp>, SymNotPattern,
                EraseBindingPattern, EraseUnusedSymbolPattern,
                TrianglePattern<TrilOp, true>, TrianglePattern<TriuOp, false>,
                FlipPattern, DiagonalPattern, RepeatPattern,

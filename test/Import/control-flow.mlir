@@ -7,7 +7,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while symbolic wrong-inputs float-predicate other-hop; do \
+// RUN: for s in cond-while symbolic size-predicate wrong-inputs float-predicate other-hop; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -70,6 +70,18 @@
 // -x, then x added twice; x, then x added twice.
 // NEG:  out0: tensor<3xf32> = [0, 1, 2]
 // SAME: out0: tensor<3xf32> = [0, 3, 6]
+
+// A predicate on the sizes (a SymBool): the branch follows the length, in
+// the interpreter and lowered (magi.sym_compare becomes arith.cmpi).
+// RUN: magi-import %t/size-predicate.pt2 | FileCheck %s --check-prefix=SIZE
+// SIZE: %[[N:.*]] = magi.sym_size %arg0, 0
+// SIZE: %[[GT:.*]] = magi.sym_compare "gt" %[[N]], %{{.*}}
+// SIZE: scf.if %[[GT]] -> (tensor<?xf32>)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x4.npy float32 4 1,2,3,4
+// RUN: magi-interp %t/size-predicate.pt2 --input %t/x4.npy --lowered-pieces | FileCheck %s --check-prefix=LONG
+// RUN: magi-interp %t/size-predicate.pt2 --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=SHORT
+// LONG:  out0: tensor<4xf32> = [-1, -2, -3, -4]
+// SHORT: out0: tensor<3xf32> = [0, 10, 20]
 
 // RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1
