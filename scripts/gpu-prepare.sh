@@ -2,7 +2,8 @@
 # Runs here (the CPU machine), before a GPU check: lays out .gpu/ (ignored by
 # git) with everything the GPU machine needs that is not in the repository,
 # so one device call can check and time it all:
-#   .gpu/fixtures/<model>/     the shared fixtures (archives and cases)
+#   .gpu/fixtures/<model>/     the shared fixtures (archives and cases), and
+#                              op-<name>/ from scripts/make-op-fixtures.sh
 #   .gpu/llama7b/*.pt2         the 7B-shaped zero-weight archives
 #   .gpu/artifacts/<model>/    the fixtures compiled (weights referenced:
 #                              ../../fixtures/<model>/model.pt2)
@@ -31,13 +32,18 @@ grep -qx '/.gpu/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$re
 rm -rf "$out"
 mkdir -p "$out/fixtures" "$out/llama7b" "$out/artifacts" "$out/harness"
 cp -r "$shared/fixtures/torch-export/." "$out/fixtures/"
+# Ops checked by hand in the import tests, as fixtures (op-<name>/).
+MAGI_BIN="$bin" "$repo/scripts/make-op-fixtures.sh" "$out/fixtures"
 cp "$shared/fixtures/llama7b/llama7b-1l-zero.pt2" "$shared/fixtures/llama7b/llama7b-4l-zero.pt2" \
   "$shared/fixtures/llama7b/llama7b-32l-lm-zero.pt2" "$out/llama7b/"
 cp "$shared/bench/llama7b/llama7b_common.py" "$out/harness/"
 for dir in "$out"/fixtures/*/; do
   name="$(basename "$dir")"
+  # The op fixtures' graphs are mostly static: no compile sizes.
+  sizes=(--compile-sizes=7,32)
+  [[ "$name" == op-* ]] && sizes=()
   "$bin/magi-compile" "$dir/model.pt2" -o "$out/artifacts/$name" --cache-mode=off --quiet \
-    --compile-sizes=7,32
+    "${sizes[@]}"
 done
 for layers in 1 4; do
   "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$out/llama7b-${layers}l" \
@@ -56,8 +62,10 @@ done
 for target in ${EXTRA_TARGETS:-}; do
   dir="$out/targets/$target"
   for fixture in "$out"/fixtures/*/; do
+    sizes=(--compile-sizes=7,32)
+    [[ "$(basename "$fixture")" == op-* ]] && sizes=()
     "$bin/magi-compile" "$fixture/model.pt2" -o "$dir/artifacts/$(basename "$fixture")" \
-      --cache-mode=off --quiet --compile-sizes=7,32 --target="$target"
+      --cache-mode=off --quiet "${sizes[@]}" --target="$target"
   done
   for layers in 1 4; do
     "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$dir/llama7b-${layers}l" \

@@ -5,11 +5,7 @@
 // sum of the column entries that cover it).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/fold.pt2 \
-// RUN:   "{'inputs': {'c': ('f32', [1, 4, 4]), 'u': ('bf16', [8, 4])}, \
-// RUN:     'nodes': [('aten.col2im.default', [('self', 'c'), ('output_size', [3, 3]), ('kernel_size', [2, 2]), ('dilation', [1, 1]), ('padding', [0, 0]), ('stride', [1, 1])], {'f': ('f32', [1, 1, 3, 3])}), \
-// RUN:               ('aten.col2im.default', [('self', 'u'), ('output_size', [2, 2]), ('kernel_size', [2, 2]), ('dilation', [1, 1]), ('padding', [1, 1]), ('stride', [2, 2])], {'g': ('bf16', [2, 2, 2])})], \
-// RUN:     'outputs': ['f', 'g']}"
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/fold.pt2 @%S/Inputs/col2im.spec
 // RUN: magi-import %t/fold.pt2 -o %t/fold.mlir
 // RUN: FileCheck %s --input-file=%t/fold.mlir
 // RUN: magi-opt --verify-roundtrip %t/fold.mlir > /dev/null

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Writes fixture directories (model.pt2, case0_inN and case0_outN in the shared
+# fixtures' format) for ops whose import tests check values by hand but which
+# no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
+# _grouped_mm, index_add), padding and nearest upsampling, col2im and runtime
+# assertions. Archives come from the tests' specs (test/Import/Inputs/), inputs
+# are the tests' hand values, references are magi-interp's outputs (which
+# those tests check against the hand values). scripts/gpu-prepare.sh calls it,
+# so `scripts/gpu-session.sh check` runs them on the GPU beside the fixtures.
+#   scripts/make-op-fixtures.sh OUT_DIR   (uses MAGI_BIN, default build/bin)
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${MAGI_BIN:-$repo/build/bin}"
+out="$1"
+base="$repo/../shared/fixtures/torch-export/llama-f32/model.pt2"
+specs="$repo/test/Import/Inputs"
+tensors="$repo/test/Interp/Inputs/tensors.py"
+
+# fixture NAME SPEC INPUT...; each INPUT is DTYPE:SHAPE:VALUES.
+fixture() {
+  local name="$1" spec="$2"
+  shift 2
+  local dir="$out/$name"
+  rm -rf "$dir" && mkdir -p "$dir"
+  python3 "$specs/op_archive.py" "$base" "$dir/model.pt2" "@$specs/$spec"
+  local i=0 args=()
+  for input in "$@"; do
+    IFS=: read -r dtype shape values <<< "$input"
+    python3 "$tensors" bin "$dir/case0_in$i" "$dtype" "$shape" "$values"
+    args+=(--input "$dir/case0_in$i.bin")
+    i=$((i + 1))
+  done
+  local refs
+  refs="$(mktemp -d)"
+  "$bin/magi-interp" "$dir/model.pt2" "${args[@]}" --save-outputs "$refs" > /dev/null
+  for file in "$refs"/out*; do
+    mv "$file" "$dir/case0_$(basename "$file")"
+  done
+  rmdir "$refs"
+}
+
+fixture op-moe-routing moe-routing.spec \
+  int64:6:0,0,1,2,2,2 \
+  float32:6,2:1,0,0,1,1,1,2,0,0,2,1,-1 \
+  float32:3,4,2:1,0,0,1,1,1,1,-1,2,0,0,2,0,0,1,1,0,1,1,0,3,0,0,3 \
+  int64:6:0,1,0,3,3,2 \
+  float32:4,4:0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 \
+  float32:5:1,2,2,3,5
+fixture op-padding padding.spec \
+  float32:1,2,3:0,1,2,3,4,5 \
+  float32:1,1,2,3:0,1,2,3,4,5 \
+  float32:1,1,2,2,2:0,1,2,3,4,5,6,7 \
+  int64:1,1,2,3:0,1,2,3,4,5
+fixture op-col2im col2im.spec \
+  float32:1,4,4:0,1,2,3,10,11,12,13,20,21,22,23,30,31,32,33 \
+  bfloat16:8,4:0,1,2,3,10,11,12,13,20,21,22,23,30,31,32,33,40,41,42,43,50,51,52,53,60,61,62,63,70,71,72,73
+fixture op-assertions assertions.spec \
+  float32:4:1,2,3,4
