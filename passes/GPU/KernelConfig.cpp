@@ -7,6 +7,7 @@
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
@@ -275,7 +276,16 @@ public:
         loop.getBody()->walk([&](LoopLikeOpInterface) { serialInner = true; });
         strategy = serialInner ? "serial-reduction" : "elementwise";
         threads = serialInner ? reductionBlockSize : blockSize;
-        if (!serialInner && vectorAccess)
+        // sin, cos and tan take libdevice's full range reduction (about 500
+        // PTX lines each): one element a thread, unvectorized, keeps one
+        // copy of it (the rotary tables' module then takes ptxas a third
+        // less time). Such loops compute rather than stream, so more
+        // elements a thread buy nothing.
+        bool rangeReduction = false;
+        loop.getBody()->walk([&](Operation *inner) {
+          rangeReduction |= isa<math::SinOp, math::CosOp, math::TanOp>(inner);
+        });
+        if (!serialInner && vectorAccess && !rangeReduction)
           vectorWidth = magi::elementwiseVectorWidth(loop);
         // The iterations the threads share: vectors of W when vectorized.
         std::optional<int64_t> count = staticIterationCount(loop);
@@ -290,7 +300,8 @@ public:
           strategy = "block-reduction";
           threads = *rowThreads;
         }
-        if (strategy == "elementwise" && magi::canRunSeveralPerThread(loop))
+        if (strategy == "elementwise" && magi::canRunSeveralPerThread(loop) &&
+            !rangeReduction)
           perThread = elementsPerThread(count, maxElementsPerThread);
         // Eight vectors a thread hold about 90 registers: blocks of 256
         // then fit twice an SM (512 threads), blocks of 128 five times

@@ -58,7 +58,11 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       the block count are of those vector iterations (`vector-access=false`
       keeps scalar access); a loop of eight vectors a thread gets at most
       128 threads a block (its threads hold about 90 registers: blocks of
-      128 fit an SM five times, blocks of 256 twice);
+      128 fit an SM five times, blocks of 256 twice). A loop computing
+      `math.sin`, `cos` or `tan` (libdevice's full range reduction, about
+      500 PTX lines each) keeps one scalar element a thread: it computes
+      rather than streams, and one copy of that code halves ptxas's time on
+      it;
     - `serial-reduction`: each thread runs an inner `scf.for` (a reduction
       or a matrix product); `reduction-block-size` threads per block;
     - `block-reduction`: a row reduction (see `matchRowAccumulation`: an
