@@ -260,3 +260,34 @@ func.func @lone_row(%x: memref<1x1x4096xbf16>, %acc: memref<1x1xf32>, %scan: mem
   }
   return
 }
+
+// -----
+
+// A loop computing sin or cos (libdevice's full range reduction, about 500
+// PTX lines each) keeps one scalar element a thread, though its accesses
+// stream: one copy of that code for ptxas. The same loop with exp is
+// vectorized and unrolled as usual.
+// CHECK-LABEL: func @range_reduction
+// CHECK: math.cos
+// CHECK: magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}
+// CHECK: math.exp
+// CHECK: magi.kernel_config = {block_size = 256 : i64, elements_per_thread = 4 : i64, strategy = "elementwise", vector_width = 4 : i64}
+func.func @range_reduction(%a: memref<?x64xf32>, %b: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = memref.dim %a, %c0 : memref<?x64xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c64) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x64xf32>
+    %y = math.cos %x : f32
+    memref.store %y, %b[%i, %j] : memref<?x64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c64) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x64xf32>
+    %y = math.exp %x : f32
+    memref.store %y, %b[%i, %j] : memref<?x64xf32>
+    scf.reduce
+  }
+  return
+}
