@@ -4,6 +4,7 @@
 #include "magi/Compile/ArtifactCache.h"
 #include "magi/Compile/ArtifactManifest.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/GPU/Passes.h"
 #include "magi/Import/TorchExport.h"
 #include "magi/Support/Version.h"
 #include "magi/Pipeline/Pipeline.h"
@@ -499,7 +500,15 @@ private:
     SmallVector<std::optional<int64_t>> sizes;
     if (takesSymbol)
       sizes.append(options.compileSizes.begin(), options.compileSizes.end());
-    sizes.push_back(std::nullopt);
+    // Control flow (a cond on the sizes) folds away when the piece is
+    // specialized; for any size it cannot run on the GPU. Such a piece has
+    // only its specialized variants, and the runtime refuses other sizes.
+    if (takesSymbol && !options.compileSizes.empty() && findHostControlFlow(piece))
+      piece.emitWarning() << "piece @" << piece.getSymName()
+                          << " holds control flow: compiled for the compile sizes of "
+                          << symbolName << " only (other sizes are refused when run)";
+    else
+      sizes.push_back(std::nullopt);
     for (std::optional<int64_t> size : sizes) {
       auto job = std::make_unique<VariantJob>();
       job->piece = piece;
@@ -639,8 +648,12 @@ private:
         return failure();
       entry->variants.push_back(std::move(*variant));
       report.seconds += job->seconds;
-      // The piece is described by its variant for any size.
-      if (!job->size) {
+      // The piece is described by its variant for any size (or, without
+      // one, its last specialized one).
+      bool noGeneral = llvm::none_of(jobs, [&](const auto &other) {
+        return other->piece == piece && !other->size;
+      });
+      if (!job->size || noGeneral) {
         const PieceBinary &binary =
             job->sameAs ? *job->sameAs->binary : *job->binary;
         report.kernels = binary.kernels;

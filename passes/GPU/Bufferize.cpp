@@ -22,14 +22,9 @@ namespace magi {
 
 using namespace mlir;
 
-namespace {
-
-// A piece's launch plan is a straight line of launches and library calls:
-// it cannot branch on a value on the device. cond and while_loop
-// (scf.if / scf.while outside any kernel body) are therefore refused here,
-// by name, rather than failing later in bufferization or the plan.
-LogicalResult rejectHostControlFlow(ModuleOp module) {
-  WalkResult walk = module.walk([](Operation *op) {
+Operation *magi::findHostControlFlow(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
     if (!isa<scf::IfOp, scf::WhileOp>(op))
       return WalkResult::advance();
     for (Operation *parent = op->getParentOp(); parent;
@@ -37,14 +32,28 @@ LogicalResult rejectHostControlFlow(ModuleOp module) {
       if (isa<linalg::LinalgOp, scf::ParallelOp, scf::ForallOp,
               tensor::GenerateOp>(parent))
         return WalkResult::advance(); // inside a kernel's body
-    op->emitError() << "'" << op->getName()
-                    << "' (control flow: torch.cond or while_loop) is not "
-                       "compiled for the GPU: a launch plan cannot branch on "
-                       "a value on the device (magi-interp runs it, also "
-                       "lowered with --lowered-pieces)";
+    found = op;
     return WalkResult::interrupt();
   });
-  return failure(walk.wasInterrupted());
+  return found;
+}
+
+namespace {
+
+// A piece's launch plan is a straight line of launches and library calls:
+// it cannot branch on a value on the device. cond and while_loop
+// (scf.if / scf.while outside any kernel body) are therefore refused here,
+// by name, rather than failing later in bufferization or the plan.
+LogicalResult rejectHostControlFlow(ModuleOp module) {
+  Operation *op = magi::findHostControlFlow(module);
+  if (!op)
+    return success();
+  return op->emitError() << "'" << op->getName()
+                         << "' (control flow: torch.cond or while_loop) is not "
+                            "compiled for the GPU: a launch plan cannot branch on "
+                            "a value on the device (magi-interp runs it, also "
+                            "lowered with --lowered-pieces; a cond on the sizes "
+                            "compiles for --compile-sizes)";
 }
 
 class MagiBufferizePass

@@ -82,6 +82,19 @@
 // RUN: magi-interp %t/size-predicate.pt2 --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=SHORT
 // LONG:  out0: tensor<4xf32> = [-1, -2, -3, -4]
 // SHORT: out0: tensor<3xf32> = [0, 10, 20]
+// Specialized for a size, the predicate is a constant and the cond folds
+// away: magi-compile builds the compile sizes' variants only (the runtime
+// refuses other sizes), with a warning; without compile sizes it refuses.
+// RUN: magi-compile %t/size-predicate.pt2 -o %t/sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,4 2>&1 | FileCheck %s --check-prefix=SIZED
+// SIZED: warning: piece @main_piece_0 holds control flow: compiled for the compile sizes of s0 only (other sizes are refused when run)
+// RUN: FileCheck %s --check-prefix=VARIANTS --input-file=%t/sized/manifest.json
+// VARIANTS:     "symbols": {
+// VARIANTS-NEXT:  "s0": 3
+// VARIANTS:     "symbols": {
+// VARIANTS-NEXT:  "s0": 4
+// VARIANTS-NOT: "symbols": {}
+// RUN: not magi-compile %t/size-predicate.pt2 -o %t/unsized --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=UNSIZED
+// UNSIZED: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU
 
 // RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1

@@ -807,6 +807,30 @@ void runSelftestCase(const std::string &caseName, size_t expectedVariant) {
 TEST(RuntimeExecutor, SelftestCase0GeneralVariant) { runSelftestCase("case0", 1); }
 TEST(RuntimeExecutor, SelftestCase1SpecialisedVariant) { runSelftestCase("case1", 0); }
 
+// A piece compiled for the compile sizes only (magi-compile does so for a
+// cond on the sizes, which folds away when specialized) runs those sizes and
+// refuses the others by name.
+TEST(RuntimeExecutor, PieceWithoutAGeneralVariant) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  std::vector<Variant> &variants = m.pieces[0].variants;
+  variants.erase(std::remove_if(variants.begin(), variants.end(),
+                                [](const Variant &v) { return v.symbols.empty(); }),
+                 variants.end());
+  ASSERT_EQ(variants.size(), 1u);
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device);
+  executor.uploadWeights();
+  auto run = [&](const std::string &caseName) {
+    std::string prefix = dir + "/fixture/" + caseName;
+    executor.setInputs({readRawTensor(prefix + "_in0.bin", prefix + "_in0.json")});
+    return executor.run();
+  };
+  EXPECT_EQ(run("case1").size(), 2u); // s0 = 3, the specialized variant
+  expectError([&] { run("case0"); },
+              "piece 0 (selftest_piece_0) has no variant for s0=5 and no general variant ({})");
+}
+
 //===--- CUDA graphs ------------------------------------------------------===//
 
 TEST(RuntimeGraphs, ChooseStepMode) {

@@ -32,6 +32,11 @@ inline constexpr llvm::StringLiteral kGemmCallee = "magi_library_gemm";
 /// The attribute magi-choose-kernel-config writes and magi-map-to-gpu reads.
 inline constexpr llvm::StringLiteral kKernelConfigAttr = "magi.kernel_config";
 
+/// The first scf.if or scf.while in `root` outside any kernel body (a
+/// linalg op, scf.parallel, scf.forall, tensor.generate): torch.cond or
+/// while_loop, which a launch plan cannot run; null when there is none.
+mlir::Operation *findHostControlFlow(mlir::Operation *root);
+
 /// True for a top-level op of a bufferized host function that the mapping
 /// passes must make device work: it reads or writes memory (other than
 /// allocating it or describing views of it) or holds regions, and is not a
