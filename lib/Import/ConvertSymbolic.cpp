@@ -181,20 +181,12 @@ FailureOr<SmallVector<Value>> symBools(Node &node) {
   return operands;
 }
 
-LogicalResult convertSymLogic(Node &node) {
+/// and_/or_ (`arity` 2) and sym_not (1) on SymBools.
+LogicalResult convertSymBoolOp(Node &node, size_t arity) {
   FailureOr<SmallVector<Value>> operands = symBools(node);
   if (failed(operands))
     return failure();
-  if (operands->size() != 2 || node.resultTypes.size() != 1)
-    return node.opaque();
-  return node.emit(*operands);
-}
-
-LogicalResult convertSymNot(Node &node) {
-  FailureOr<SmallVector<Value>> operands = symBools(node);
-  if (failed(operands))
-    return failure();
-  if (operands->size() != 1 || node.resultTypes.size() != 1)
+  if (operands->size() != arity || node.resultTypes.size() != 1)
     return node.opaque();
   return node.emit(*operands);
 }
@@ -242,9 +234,9 @@ void addSymbolicConverters(std::vector<ConverterRow> &rows) {
        row<SymCompareOp>("_operator::le", [](Node &n) { return convertSymCompare(n, "le"); }),
        row<SymCompareOp>("_operator::gt", [](Node &n) { return convertSymCompare(n, "gt"); }),
        row<SymCompareOp>("_operator::ge", [](Node &n) { return convertSymCompare(n, "ge"); }),
-       row<SymAndOp>("_operator::and_", convertSymLogic),
-       row<SymOrOp>("_operator::or_", convertSymLogic),
-       row<SymNotOp>("torch::sym_not", convertSymNot),
+       row<SymAndOp>("_operator::and_", [](Node &n) { return convertSymBoolOp(n, 2); }),
+       row<SymOrOp>("_operator::or_", [](Node &n) { return convertSymBoolOp(n, 2); }),
+       row<SymNotOp>("torch::sym_not", [](Node &n) { return convertSymBoolOp(n, 1); }),
        row<AssertSymbolicOp>("aten::_assert_scalar", convertAssertScalar)});
 }
 

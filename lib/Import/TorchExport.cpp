@@ -851,22 +851,15 @@ LogicalResult Importer::importNode(const Json &node) {
         for (const Json &t : *list)
           if (failed(addTensor(asObject(t))))
             return failure();
-      } else if (kind == "as_sym_int") {
-        const Json *symInt = getObject(o, kind);
-        std::optional<StringRef> n =
-            symInt ? getString(symInt, "as_name") : std::nullopt;
+      } else if (kind == "as_sym_int" || kind == "as_sym_bool") {
+        // A SymInt is an index, a SymBool an i1.
+        bool isInt = kind == "as_sym_int";
+        const Json *sym = getObject(o, kind);
+        std::optional<StringRef> n = sym ? getString(sym, "as_name") : std::nullopt;
         if (!n)
-          return error(loc) << "malformed SymInt output";
+          return error(loc) << "malformed " << (isInt ? "SymInt" : "SymBool") << " output";
         outNames.push_back(n->str());
-        outTypes.push_back(b.getIndexType());
-      } else if (kind == "as_sym_bool") {
-        const Json *symBool = getObject(o, kind);
-        std::optional<StringRef> n =
-            symBool ? getString(symBool, "as_name") : std::nullopt;
-        if (!n)
-          return error(loc) << "malformed SymBool output";
-        outNames.push_back(n->str());
-        outTypes.push_back(b.getI1Type());
+        outTypes.push_back(isInt ? Type(b.getIndexType()) : Type(b.getI1Type()));
       } else if (kind == "as_none") {
         continue;
       } else {
