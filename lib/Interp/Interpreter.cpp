@@ -589,14 +589,7 @@ LogicalResult Interpreter::evalSymBool(Operation *op) {
   auto value = [&](unsigned i) { return env.getInt(op->getOperand(i)); };
   bool r = llvm::TypeSwitch<Operation *, bool>(op)
                .Case([&](SymCompareOp c) {
-                 int64_t a = value(0), b = value(1);
-                 StringRef p = c.getPredicate();
-                 return p == "eq"   ? a == b
-                        : p == "ne" ? a != b
-                        : p == "lt" ? a < b
-                        : p == "le" ? a <= b
-                        : p == "gt" ? a > b
-                                    : a >= b;
+                 return SymCompareOp::compare(c.getPredicate(), value(0), value(1));
                })
                .Case([&](SymAndOp) { return value(0) != 0 && value(1) != 0; })
                .Case([&](SymOrOp) { return value(0) != 0 || value(1) != 0; })

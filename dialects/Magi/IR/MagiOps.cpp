@@ -282,13 +282,16 @@ OpFoldResult SymCompareOp::fold(FoldAdaptor adaptor) {
       return {};
     return boolAttr(getContext(), p == "eq" || p == "le" || p == "ge");
   }
-  bool r = p == "eq"   ? *a == *b
-           : p == "ne" ? *a != *b
-           : p == "lt" ? *a < *b
-           : p == "le" ? *a <= *b
-           : p == "gt" ? *a > *b
-                       : *a >= *b;
-  return boolAttr(getContext(), r);
+  return boolAttr(getContext(), compare(p, *a, *b));
+}
+
+bool SymCompareOp::compare(StringRef predicate, int64_t a, int64_t b) {
+  return predicate == "eq"   ? a == b
+         : predicate == "ne" ? a != b
+         : predicate == "lt" ? a < b
+         : predicate == "le" ? a <= b
+         : predicate == "gt" ? a > b
+                             : a >= b;
 }
 
 OpFoldResult SymAndOp::fold(FoldAdaptor adaptor) {

@@ -155,6 +155,10 @@ def Magi_SymCompareOp : Magi_Op<"sym_compare", [
   let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// `a predicate b` (the folder's and the interpreter's one rule).
+    static bool compare(llvm::StringRef predicate, int64_t a, int64_t b);
+  }];
 }
 
 class Magi_SymLogicOp<string mnemonic, string pyop, list<Trait> traits = []>
