@@ -114,17 +114,18 @@ for step in "${steps[@]}"; do
         > "$work/attention-$name.txt" 2>&1
       note "== attention variant $name (exit $?)"
       grep -vE '^\s*$' "$work/attention-$name.txt" | tail -25 >> "$summary"
-      # ATTENTION_SANITIZE="CONFIG:T ...": compute-sanitizer memcheck and
-      # racecheck on those cases of the variant (the files check.py wrote).
+      # ATTENTION_SANITIZE="CONFIG:T ...": compute-sanitizer's
+      # $ATTENTION_SANITIZE_TOOLS (default memcheck and racecheck) on those
+      # cases of the variant (the files check.py wrote).
       for sanitized in ${ATTENTION_SANITIZE:-}; do
         config="${sanitized%:*}" T="${sanitized#*:}"
         [[ -d "$dir/$config" ]] || continue
-        for tool in memcheck racecheck; do
+        for tool in ${ATTENTION_SANITIZE_TOOLS:-memcheck racecheck}; do
           compute-sanitizer --tool "$tool" --print-limit 20 build-run/magi-run "$dir/$config" \
             --fixture "/tmp/magi-attention-cases/$config-T$T" --cuda-graphs=off \
             > "$work/sanitize-$name-$config-$T-$tool.txt" 2>&1
           note "== compute-sanitizer $tool, variant $name, $config T=$T (exit $?):" \
-            "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|rel_err' "$work/sanitize-$name-$config-$T-$tool.txt" | tr '\n' ' ')"
+            "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|rel_err' "$work/sanitize-$name-$config-$T-$tool.txt" | tr '\n' ' ')"
         done
       done
     done

@@ -1120,12 +1120,25 @@ private:
     return table;
   }
 
-  // Whether the attention takes warpgroup products (with `warpgroup-mma`):
-  // all but a mask at head dimension 64, which gave wrong results on an
-  // H200 (rel_err 0.18 to 0.9 against PyTorch; cause not found,
-  // docs/compile.md "Warpgroup products") and stays on mma.sync.
+  // Whether the attention takes warpgroup products (with `warpgroup-mma`).
+  // At head dimension 64 only where the key loop is split in two (the tiles
+  // every row sees in full, then the others: no mask, no split over keys).
+  // With one loop that compares every score with its row's limit, head
+  // dimension 64 gave wrong results on an H200, with or without a mask
+  // (rel_err 0.18 to 0.77 against PyTorch; cause not found, docs/compile.md
+  // "Warpgroup products"): those stay on mma.sync.
   bool takesWarpgroupMma(magi::TiledAttentionOp op) const {
-    return warpgroupMma && !(op.getMask() && op.getHeadDim() == 64);
+    if (!warpgroupMma)
+      return false;
+    if (op.getHeadDim() != 64)
+      return true;
+    if (op.getMask())
+      return false;
+    auto queryShape = cast<MemRefType>(op.getQuery().getType()).getShape();
+    int64_t keys = cast<MemRefType>(op.getKey().getType()).getShape()[2];
+    return magi::chooseAttentionKeySplits(queryShape[0], queryShape[1], queryShape[2], keys,
+                                          kWarps * kFragmentRows, /*keyRows=*/64, keySplits)
+               .splits == 1;
   }
 
   // The options' tiling when `rows-per-warp` is given (warpgroup products

@@ -85,8 +85,10 @@ func.func @full64(%q: tensor<2x4x?x64xf16>) -> tensor<2x4x?x64xf16> {
 
 // -----
 
-// A mask at head dimension 64 stays on mma.sync (wrong results on an H200
-// with warpgroup products; docs/compile.md).
+// At head dimension 64 warpgroup products are taken only where the key loop
+// is split in two (no mask, no split over keys): with one loop comparing
+// every score they gave wrong results on an H200 (docs/compile.md). A mask
+// stays on mma.sync,
 // CHECK-LABEL: func @masked64
 // CHECK: function(@attention0_mask_tiles)
 // CHECK: function(@attention0)
@@ -100,4 +102,39 @@ func.func @masked64(%q: tensor<1x8x?x64xf16>, %m: tensor<1x1x?x?xi1>) -> tensor<
   %o = magi.tiled_attention %q, %q, %q mask(%m : tensor<1x1x?x?xi1>) outs(%init) {scale = 0.125 : f64}
       : tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16> -> tensor<1x8x?x64xf16>
   return %o : tensor<1x8x?x64xf16>
+}
+
+// -----
+
+// and so does a decode step over keys split between blocks.
+// CHECK-LABEL: func @decode64
+// CHECK: function(@attention0)
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: wgmma
+// CHECK: key_splits = 16 : i64
+// CHECK-NOT: warpgroup_mma
+// CHECK: function(@attention0_combine)
+func.func @decode64(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x32x4096x64xbf16>,
+                    %v: tensor<1x32x4096x64xbf16>) -> tensor<1x32x1x64xbf16> {
+  %init = tensor.empty() : tensor<1x32x1x64xbf16>
+  %o = magi.tiled_attention %q, %k, %v outs(%init) {scale = 0.125 : f64}
+      : tensor<1x32x1x64xbf16>, tensor<1x32x4096x64xbf16>, tensor<1x32x4096x64xbf16>, tensor<1x32x1x64xbf16> -> tensor<1x32x1x64xbf16>
+  return %o : tensor<1x32x1x64xbf16>
+}
+
+// -----
+
+// At head dimension 128 the split decode step takes warpgroup products.
+// CHECK-LABEL: func @decode128
+// CHECK: function(@attention0)
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: key_splits = 16 : i64
+// CHECK-SAME: warpgroup_mma = 1 : i64
+// CHECK: function(@attention0_combine)
+func.func @decode128(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x32x4096x128xbf16>,
+                     %v: tensor<1x32x4096x128xbf16>) -> tensor<1x32x1x128xbf16> {
+  %init = tensor.empty() : tensor<1x32x1x128xbf16>
+  %o = magi.tiled_attention %q, %k, %v outs(%init) {scale = 0.088388347648318447 : f64}
+      : tensor<1x32x1x128xbf16>, tensor<1x32x4096x128xbf16>, tensor<1x32x4096x128xbf16>, tensor<1x32x1x128xbf16> -> tensor<1x32x1x128xbf16>
+  return %o : tensor<1x32x1x128xbf16>
 }
