@@ -36,9 +36,9 @@ os.makedirs(work, exist_ok=True)
 os.makedirs(args.out, exist_ok=True)
 
 
-def flops(c, T):
-    # 4 T^2 E H multiply-adds counted twice; half the pairs under a causal mask.
-    full = 4.0 * T * T * c["dim"] * c["heads"]
+def flops(c, T, keys):
+    # 4 T S E H multiply-adds counted twice; half the pairs under a causal mask.
+    full = 4.0 * T * keys * c["dim"] * c["heads"]
     return full / 2 if c["causal"] or c["mask"] == "additive-causal" else full
 
 
@@ -46,11 +46,12 @@ results, failures = [], 0
 for c in configs:
     dt = dtypes[c["dtype"]]
     art = os.path.join(args.artifacts, c["name"])
-    for T in tokens:
+    # A decode step's sizes are its graph's (static); the others run at each T.
+    for T, S in ([(c["queries"], c["keys"])] if "keys" in c else [(T, T) for T in tokens]):
         g = torch.Generator(device="cuda").manual_seed(T * 7 + c["dim"])
         q = torch.randn(1, c["heads"], T, c["dim"], device="cuda", dtype=dt, generator=g)
-        k = torch.randn(1, c["kv_heads"], T, c["dim"], device="cuda", dtype=dt, generator=g)
-        v = torch.randn(1, c["kv_heads"], T, c["dim"], device="cuda", dtype=dt, generator=g)
+        k = torch.randn(1, c["kv_heads"], S, c["dim"], device="cuda", dtype=dt, generator=g)
+        v = torch.randn(1, c["kv_heads"], S, c["dim"], device="cuda", dtype=dt, generator=g)
         inputs, mask = [q, k, v], None
         if c["mask"] == "additive-causal":
             mask = torch.full((T, T), float("-inf"), device="cuda").triu(1).to(dt)[None, None]
@@ -81,7 +82,7 @@ for c in configs:
         ms = re.search(r"median ([0-9.]+) ms", text)
         ok = run.returncode == 0 and " OK" in text
         failures += not ok
-        entry = dict(config=c["name"], T=T, ok=ok, rel_err=float(err.group(1)) if err else None,
+        entry = dict(config=c["name"], T=T, keys=S, ok=ok, rel_err=float(err.group(1)) if err else None,
                      magi_ms=float(ms.group(1)) if ms else None)
         if not ok:
             entry["output"] = text[-2000:]
@@ -96,7 +97,7 @@ for c in configs:
             except Exception:
                 entry[name + "_ms"] = None
         if entry["magi_ms"]:
-            entry["magi_tflops"] = flops(c, T) / entry["magi_ms"] / 1e9
+            entry["magi_tflops"] = flops(c, T, S) / entry["magi_ms"] / 1e9
         results.append(entry)
         best = min([entry[n + "_ms"] for n in ("flash", "cudnn", "efficient") if entry[n + "_ms"]] or [float("nan")])
         print(f"{c['name']:42s} T={T:5d} {'OK  ' if ok else 'FAIL'} rel_err={entry['rel_err']} "

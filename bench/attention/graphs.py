@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes one magi graph per attention configuration of the sweep (here,
 before compiling): `<out>/<name>.mlir` holding a single `magi.attention` over
-user inputs q, k, v (and a mask) with a symbolic token count, and
+user inputs q, k, v (and a mask) with a symbolic token count (static
+sizes for the decode steps: one query row over `keys` cached ones), and
 `<out>/configs.json` describing them for check.py.
 
     python3 bench/attention/graphs.py OUT
@@ -25,11 +26,22 @@ configs.append(dict(dtype="f16", dim=64, causal=False, heads=8, kv_heads=2, mask
 configs.append(dict(dtype="f16", dim=64, causal=False, heads=32, kv_heads=8, mask="additive-causal"))
 configs.append(dict(dtype="bf16", dim=128, causal=False, heads=32, kv_heads=8, mask="bool-random"))
 
+# A decode step: one query row over 4096 cached keys, static sizes (what the
+# split over keys needs), each head dimension.
+for dtype, dim in (("bf16", 128), ("f16", 64), ("bf16", 64)):
+    configs.append(dict(dtype=dtype, dim=dim, causal=False, heads=32, kv_heads=8, mask="none",
+                        queries=1, keys=4096))
+
 for c in configs:
-    c["name"] = "{dtype}-d{dim}-h{heads}kv{kv_heads}-{c}-{mask}".format(
-        c="causal" if c["causal"] else "full", **c)
     el, h, hk, d = c["dtype"], c["heads"], c["kv_heads"], c["dim"]
-    q, kv = f"tensor<1x{h}x?x{d}x{el}>", f"tensor<1x{hk}x?x{d}x{el}>"
+    if "keys" in c:
+        c["name"] = "{dtype}-d{dim}-h{heads}kv{kv_heads}-decode{keys}".format(**c)
+        q = f"tensor<1x{h}x{c['queries']}x{d}x{el}>"
+        kv = f"tensor<1x{hk}x{c['keys']}x{d}x{el}>"
+    else:
+        c["name"] = "{dtype}-d{dim}-h{heads}kv{kv_heads}-{c}-{mask}".format(
+            c="causal" if c["causal"] else "full", **c)
+        q, kv = f"tensor<1x{h}x?x{d}x{el}>", f"tensor<1x{hk}x?x{d}x{el}>"
     mask_type = {"none": None, "additive-causal": f"tensor<1x1x?x?x{el}>",
                  "bool-random": "tensor<1x1x?x?xi1>"}[c["mask"]]
     args = [f'%q: {q} {{magi.input_kind = "user_input", magi.name = "q"}}',
@@ -37,11 +49,12 @@ for c in configs:
             f'%v: {kv} {{magi.input_kind = "user_input", magi.name = "v"}}']
     if mask_type:
         args.append(f'%m: {mask_type} {{magi.input_kind = "user_input", magi.name = "mask"}}')
-    lines = [f"func.func @attention({', '.join(args)}) -> {q} {{",
-             '  %s0 = magi.symbolic_int "s0" min 1 max 16384',
-             f"  magi.bind_symbolic_shape %q, [%s0], affine_map<()[s0] -> (1, {h}, s0, {d})> : {q}",
-             f"  magi.bind_symbolic_shape %k, [%s0], affine_map<()[s0] -> (1, {hk}, s0, {d})> : {kv}",
-             f"  magi.bind_symbolic_shape %v, [%s0], affine_map<()[s0] -> (1, {hk}, s0, {d})> : {kv}"]
+    lines = [f"func.func @attention({', '.join(args)}) -> {q} {{"]
+    if "keys" not in c:
+        lines += ['  %s0 = magi.symbolic_int "s0" min 1 max 16384',
+                  f"  magi.bind_symbolic_shape %q, [%s0], affine_map<()[s0] -> (1, {h}, s0, {d})> : {q}",
+                  f"  magi.bind_symbolic_shape %k, [%s0], affine_map<()[s0] -> (1, {hk}, s0, {d})> : {kv}",
+                  f"  magi.bind_symbolic_shape %v, [%s0], affine_map<()[s0] -> (1, {hk}, s0, {d})> : {kv}"]
     operands, types = "%q, %k, %v", f"{q}, {kv}, {kv}"
     if mask_type:
         lines.append(f"  magi.bind_symbolic_shape %m, [%s0], affine_map<()[s0] -> (1, 1, s0, s0)> : {mask_type}")
