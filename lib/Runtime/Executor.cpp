@@ -286,6 +286,8 @@ GraphExecutor::~GraphExecutor() {
       device_.release(arena_.ptr);
     for (auto &entry : inputAllocations_)
       device_.release(entry.second.ptr);
+    for (auto &entry : stagedInputs_)
+      device_.release(entry.second.ptr);
     if (weights_)
       device_.release(weights_);
   } catch (const std::exception &) {
@@ -1173,6 +1175,7 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
 }
 
 void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs) {
+  inputStats_ = InputStats{};
   std::vector<InputSignature> signatures;
   for (const DeviceTensor &t : userInputs)
     signatures.push_back(InputSignature{t.dtype, t.shape});
@@ -1192,12 +1195,46 @@ void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs)
       if (owned == inputAllocations_.end())
         owned = inputAllocations_.emplace(i, Allocation{1, device_.allocate(1)}).first;
       inputs_[i].ptr = owned->second.ptr;
-    } else if (owned != inputAllocations_.end()) {
-      device_.synchronize("freeing an input's buffer");
-      device_.release(owned->second.ptr);
-      inputAllocations_.erase(owned);
+    } else {
+      if (owned != inputAllocations_.end()) {
+        device_.synchronize("freeing an input's buffer");
+        device_.release(owned->second.ptr);
+        inputAllocations_.erase(owned);
+      }
+      stageIfMoving(i, given);
     }
   }
+}
+
+void GraphExecutor::stageIfMoving(size_t input, const DeviceTensor &given) {
+  // A step's signature holds its arguments' addresses, so an input at a new
+  // address every call (a fresh tensor of token ids) would make every step
+  // run eagerly. Copied into a buffer that stays, it replays (vLLM's static
+  // input buffers). A mutated input's new value belongs where the caller
+  // has it; a large one costs more to copy than the launches replays save.
+  const Graph &graph = manifest_.graph;
+  bool mutated = std::any_of(graph.mutations.begin(), graph.mutations.end(),
+                             [&](const GraphMutation &m) { return m.input == int64_t(input); });
+  int64_t bytes = given.byteSize();
+  auto previous = boundAddresses_.find(input);
+  if (previous != boundAddresses_.end() && previous->second != given.ptr && !mutated &&
+      bytes <= kMostStagedInputBytes)
+    movingInputs_.insert(input);
+  boundAddresses_[input] = given.ptr;
+  if (!movingInputs_.count(input) || bytes > kMostStagedInputBytes)
+    return;
+  Allocation &staged = stagedInputs_[input];
+  if (staged.ptr && staged.bytes < bytes) {
+    device_.synchronize("freeing a staged input's buffer");
+    device_.release(staged.ptr);
+    staged = Allocation{};
+  }
+  if (!staged.ptr)
+    staged = Allocation{bytes, device_.allocate(bytes)};
+  device_.copy(staged.ptr, given.ptr, bytes);
+  inputs_[input].ptr = staged.ptr;
+  ++inputStats_.staged;
+  inputStats_.stagedBytes += bytes;
 }
 
 void GraphExecutor::poisonPlanBuffers() {

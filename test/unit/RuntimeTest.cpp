@@ -956,7 +956,9 @@ TEST(RuntimeExecutor, DeviceInputsAreReadWhereTheyAre) {
     expectOutputsMatch(executor, outputs, case0, "device input, run " + std::to_string(run));
   }
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Replay, M::Replay}));
-  // Another buffer with other sizes: bound anew, evaluated anew.
+  // Another buffer with other sizes: it moved, so it is copied into the
+  // executor's own buffer (MovingDeviceInputsAreStagedSoThatGraphsReplay),
+  // and the steps are evaluated anew.
   DeviceTensor input1 = onDevice(fixtureInput(case1, 0));
   executor.setDeviceInputs({input1});
   expectOutputsMatch(executor, executor.run(), case1, "second device input");
@@ -974,6 +976,52 @@ TEST(RuntimeExecutor, DeviceInputsAreReadWhereTheyAre) {
   DeviceTensor noMemory = input0;
   noMemory.ptr = 0;
   expectError([&] { executor.setDeviceInputs({noMemory}); }, "has no device memory");
+}
+
+TEST(RuntimeExecutor, MovingDeviceInputsAreStagedSoThatGraphsReplay) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device, ExecutorOptions{});
+  executor.uploadWeights();
+  std::string case0 = dir + "/fixture/case0";
+  HostTensor host = fixtureInput(case0, 0);
+  // A fresh device tensor every call, as a caller's new token ids are.
+  auto fresh = [&] {
+    DeviceTensor t;
+    t.dtype = host.dtype;
+    t.shape = host.shape;
+    t.ptr = device.allocate(int64_t(host.bytes.size()));
+    device.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+    return t;
+  };
+  using M = StepMode;
+  // The first call binds it where it is; the second finds it moved and
+  // copies it into the executor's buffer, as every call after. The first
+  // step reads it (a new address once, then the same), the second step
+  // only the first one's results.
+  const std::vector<std::pair<int64_t, std::vector<M>>> expected = {
+      {0, {M::Eager, M::Eager}},    {1, {M::Eager, M::Capture}},
+      {1, {M::Capture, M::Replay}}, {1, {M::Replay, M::Replay}},
+      {1, {M::Replay, M::Replay}}};
+  for (size_t call = 0; call < expected.size(); ++call) {
+    DeviceTensor input = fresh();
+    int before = device.numAllocations;
+    executor.setDeviceInputs({input});
+    EXPECT_EQ(executor.inputStats().staged, expected[call].first) << "call " << call;
+    EXPECT_EQ(executor.inputStats().stagedBytes,
+              expected[call].first * int64_t(host.bytes.size()))
+        << "call " << call;
+    // Its buffer is made once, then reused.
+    EXPECT_EQ(device.numAllocations - before, call == 1 ? 1 : 0) << "call " << call;
+    executor.poisonPlanBuffers();
+    std::vector<DeviceTensor> outputs = executor.run();
+    EXPECT_EQ(executor.lastRunModes(), expected[call].second) << "call " << call;
+    expectOutputsMatch(executor, outputs, case0, "call " + std::to_string(call));
+    // Garbage where the caller had it: a later replay that read there fails.
+    std::vector<unsigned char> garbage(host.bytes.size(), 0xFF);
+    device.upload(input.ptr, garbage.data(), int64_t(garbage.size()));
+  }
 }
 
 TEST(RuntimeExecutor, CudaGraphsCaptureThenReplay) {
@@ -2340,6 +2388,29 @@ TEST(RuntimeExecutor, WritesBackMutations) {
   ASSERT_EQ(cache.shape, (std::vector<int64_t>{3, 4}));
   for (int64_t e = 0; e < 12; ++e)
     EXPECT_EQ(cache.getDouble(e), w.getDouble(e)) << "element " << e;
+}
+
+TEST(RuntimeExecutor, MutatedUserInputsStayWhereTheCallerHasThem) {
+  // "kept" as a user input the graph mutates (in place): given at a new
+  // address every call, it is still never copied, since its new value
+  // belongs in the caller's memory.
+  Manifest m = mutationManifest();
+  GraphInput &kept = m.graph.inputs[7];
+  kept.kind = InputKind::UserInput;
+  kept.weight.reset();
+  HostDevice device;
+  GraphExecutor executor(m, archivesDir(), device);
+  executor.uploadWeights();
+  for (int call = 0; call < 3; ++call) {
+    DeviceTensor t;
+    t.dtype = kept.dtype;
+    t.shape = {3, 4};
+    t.ptr = device.allocate(t.byteSize());
+    executor.setDeviceInputs({t});
+    EXPECT_EQ(executor.inputStats().staged, 0) << "call " << call;
+    executor.run();
+    EXPECT_EQ(executor.mutationStats().inPlace, 1) << "call " << call;
+  }
 }
 
 TEST(RuntimeManifest, RefusesBadMutations) {

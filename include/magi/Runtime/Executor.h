@@ -20,8 +20,9 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <tuple>
 #include <ostream>
+#include <set>
+#include <tuple>
 
 namespace magi::runtime {
 
@@ -248,6 +249,13 @@ struct MutationStats {
   std::string describe() const;
 };
 
+// How the last setDeviceInputs bound the inputs: those copied into the
+// executor's own buffers because they moved (GraphExecutor::inputStats).
+struct InputStats {
+  int64_t staged = 0;
+  int64_t stagedBytes = 0;
+};
+
 // How a run's plan buffers were placed (GraphExecutor::memoryStats).
 struct RunMemoryStats {
   int64_t buffers = 0;     // plan buffers (alloc ops) of all steps
@@ -340,8 +348,13 @@ public:
   // Checks the user inputs (in graph order) and reads them where they are
   // on the device, without a copy: they must stay valid and unchanged
   // until the runs that read them are done. Buffers setInputs uploaded
-  // before are freed.
+  // before are freed. An input that moves (is given at another address
+  // than at the previous call) is copied into a buffer of the executor's
+  // own from then on, so that the steps' CUDA graphs replay; not one the
+  // graph mutates, nor one larger than kMostStagedInputBytes.
   void setDeviceInputs(const std::vector<DeviceTensor> &userInputs);
+  static constexpr int64_t kMostStagedInputBytes = int64_t(16) << 20;
+  const InputStats &inputStats() const { return inputStats_; }
   // Runs every step and writes the graph's mutations back into their
   // inputs (Graph::mutations); returns the other outputs, in graph order,
   // valid until the next run.
@@ -369,6 +382,8 @@ public:
   const RunProfile &lastProfile() const { return profile_; }
 
 private:
+  // setDeviceInputs' copy of an input that moved (see there).
+  void stageIfMoving(size_t input, const DeviceTensor &given);
   struct Value {
     bool isTensor = false;
     DeviceTensor tensor;
@@ -440,6 +455,12 @@ private:
   WeightLoadStats weightStats_;
   std::vector<DeviceTensor> inputs_; // one per graph input; weights point into weights_
   std::map<size_t, Allocation> inputAllocations_; // by graph input
+  // setDeviceInputs: each input's address at the previous call, the inputs
+  // that moved, and the buffers those are copied into (grown only).
+  std::map<size_t, DevicePtr> boundAddresses_;
+  std::set<size_t> movingInputs_;
+  std::map<size_t, Allocation> stagedInputs_;
+  InputStats inputStats_;
   std::map<std::string, int64_t> symbols_;
   std::map<std::string, int> modules_; // (ptx file, cubin file) -> module
   // Every plan buffer of a run lives in one arena, at an offset planned
