@@ -55,7 +55,8 @@
 #              compilation, and their SASS instruction mix
 #   detail     ncu's speed-of-light, memory, occupancy and warp-state
 #              sections for the kernels matching $DETAIL_KERNELS (default
-#              k0, k1, k3) of the 1-layer model at T=$DETAIL_T (default 4096)
+#              k0, k1, k3) of the 1-layer model ($DETAIL_ARTIFACT, default
+#              .gpu/llama7b-1l) at T=$DETAIL_T (default 4096)
 # A device call brings back at most 8 files: every step's output goes into
 # one archive, $OUT/gpu-session.tgz, beside a summary ($OUT/summary.txt)
 # that is also printed last.
@@ -279,9 +280,9 @@ for step in "${steps[@]}"; do
     ncu --profile-from-start off --clock-control none --section SpeedOfLight \
       --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
       --section WarpStateStats -k "regex:^(${DETAIL_KERNELS:-k0|k1|k3})$" \
-      build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --cuda-graphs=off \
-      --runs 2 --profile-last-run > "$work/detail-T$T.txt" 2>&1
-    note "== detail T=$T (exit $?)"
+      build-run/magi-run "${DETAIL_ARTIFACT:-.gpu/llama7b-1l}" --input ".gpu/llama7b/ids$T.bin" \
+      --cuda-graphs=off --runs 2 --profile-last-run > "$work/detail-T$T.txt" 2>&1
+    note "== detail ${DETAIL_ARTIFACT:-.gpu/llama7b-1l} T=$T (exit $?)"
     grep -E '^  [a-z0-9_]+ \(|Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|Stall|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth' \
       "$work/detail-T$T.txt" | head -120 >> "$summary"
     ;;
