@@ -89,6 +89,9 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
   bool isFloat = isa<FloatType>(ct);
   bool isBool = ct.isInteger(1);
   auto f = [&](double v) { return floatConst(b, loc, ct, v); };
+  // The result is rounded to a 16-bit float (see sigmoid).
+  Type resultElement = getElementTypeOrSelf(op->getResult(0).getType());
+  bool rounded16 = isa<FloatType>(resultElement) && resultElement.getIntOrFloatBitWidth() == 16;
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<NegOp>([&](auto) -> Value {
         if (isFloat)
@@ -122,9 +125,9 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
       .Case<ReciprocalOp>([&](auto) -> Value {
         return arith::DivFOp::create(b, loc, f(1.0), a[0]);
       })
-      .Case<SigmoidOp>([&](auto) -> Value { return sigmoid(b, loc, a[0]); })
+      .Case<SigmoidOp>([&](auto) -> Value { return sigmoid(b, loc, a[0], rounded16); })
       .Case<SiluOp>([&](auto) -> Value {
-        return arith::MulFOp::create(b, loc, a[0], sigmoid(b, loc, a[0]));
+        return arith::MulFOp::create(b, loc, a[0], sigmoid(b, loc, a[0], rounded16));
       })
       .Case<GeluOp>([&](GeluOp gelu) -> Value {
         Value x = a[0];
