@@ -123,6 +123,32 @@ def main(artifacts, fixtures):
         rows.append("| %s | side stream, inputs written behind a 0.2 s spin (call returned "
                     "in %.1f ms) | %d | %.3g | %s |" % (name, call_ms, len(refs), worst,
                                                         "OK" if ok else "FAIL"))
+        # New memory every call (a caller's fresh tensors): the runtime copies
+        # inputs that move into its own buffers, so that from the third call
+        # on the CUDA graphs replay; each call's outputs must be its own.
+        # Times of the last three calls beside three with the same tensors.
+        kept, worst, fresh_ms, same_ms = [], 0.0, [], []
+        for call in range(8):
+            kept.append([t.clone() for t in sources])  # kept: a new address each call
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            outputs = run(*kept[-1])
+            torch.cuda.synchronize()
+            fresh_ms.append((time.perf_counter() - start) * 1000)
+            worst = max(worst, worst_error(outputs, refs))
+        for call in range(3):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            run(*sources)
+            torch.cuda.synchronize()
+            same_ms.append((time.perf_counter() - start) * 1000)
+        ok = worst <= 1.0
+        failures += not ok
+        rows.append("| %s | new memory every call, 8 calls (last three %.3f ms each; the same "
+                    "tensors %.3f ms) | %d | %.3g | %s |" % (
+                        name, sorted(fresh_ms[-3:])[1], sorted(same_ms)[1], len(refs), worst,
+                        "OK" if ok else "FAIL"))
+        del kept
         # What a caller gets wrong, refused with the reason.
         probes = {
             "wrong dtype": lambda: run(*[t.to(torch.float64) if t.is_floating_point() else
