@@ -931,6 +931,16 @@ HostTensor fixtureInput(const std::string &prefix, int n) {
 // Inputs bound where they are on the device (the C API's and PyTorch's
 // way): read without a copy, checked as uploaded ones are, and a captured
 // graph is replayed only while the pointer stays the same.
+// `host`'s bytes in new device memory.
+DeviceTensor onDevice(HostDevice &device, const HostTensor &host) {
+  DeviceTensor t;
+  t.dtype = host.dtype;
+  t.shape = host.shape;
+  t.ptr = device.allocate(int64_t(host.bytes.size()));
+  device.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+  return t;
+}
+
 TEST(RuntimeExecutor, DeviceInputsAreReadWhereTheyAre) {
   std::string dir = selftestDir();
   Manifest m = loadManifest(dir + "/artifact");
@@ -938,15 +948,7 @@ TEST(RuntimeExecutor, DeviceInputsAreReadWhereTheyAre) {
   GraphExecutor executor(m, dir + "/artifact", device, ExecutorOptions{});
   executor.uploadWeights();
   std::string case0 = dir + "/fixture/case0", case1 = dir + "/fixture/case1";
-  auto onDevice = [&](const HostTensor &host) {
-    DeviceTensor t;
-    t.dtype = host.dtype;
-    t.shape = host.shape;
-    t.ptr = device.allocate(int64_t(host.bytes.size()));
-    device.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
-    return t;
-  };
-  DeviceTensor input0 = onDevice(fixtureInput(case0, 0));
+  DeviceTensor input0 = onDevice(device, fixtureInput(case0, 0));
   int allocations = device.numAllocations;
   executor.setDeviceInputs({input0});
   EXPECT_EQ(device.numAllocations, allocations) << "the input was copied";
@@ -959,7 +961,7 @@ TEST(RuntimeExecutor, DeviceInputsAreReadWhereTheyAre) {
   // Another buffer with other sizes: it moved, so it is copied into the
   // executor's own buffer (MovingDeviceInputsAreStagedSoThatGraphsReplay),
   // and the steps are evaluated anew.
-  DeviceTensor input1 = onDevice(fixtureInput(case1, 0));
+  DeviceTensor input1 = onDevice(device, fixtureInput(case1, 0));
   executor.setDeviceInputs({input1});
   expectOutputsMatch(executor, executor.run(), case1, "second device input");
   EXPECT_EQ(executor.lastRunModes(), (std::vector<M>{M::Eager, M::Eager}));
@@ -986,15 +988,6 @@ TEST(RuntimeExecutor, MovingDeviceInputsAreStagedSoThatGraphsReplay) {
   executor.uploadWeights();
   std::string case0 = dir + "/fixture/case0";
   HostTensor host = fixtureInput(case0, 0);
-  // A fresh device tensor every call, as a caller's new token ids are.
-  auto fresh = [&] {
-    DeviceTensor t;
-    t.dtype = host.dtype;
-    t.shape = host.shape;
-    t.ptr = device.allocate(int64_t(host.bytes.size()));
-    device.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
-    return t;
-  };
   using M = StepMode;
   // The first call binds it where it is; the second finds it moved and
   // copies it into the executor's buffer, as every call after. The first
@@ -1005,7 +998,8 @@ TEST(RuntimeExecutor, MovingDeviceInputsAreStagedSoThatGraphsReplay) {
       {1, {M::Capture, M::Replay}}, {1, {M::Replay, M::Replay}},
       {1, {M::Replay, M::Replay}}};
   for (size_t call = 0; call < expected.size(); ++call) {
-    DeviceTensor input = fresh();
+    // A fresh device tensor every call, as a caller's new token ids are.
+    DeviceTensor input = onDevice(device, host);
     int before = device.numAllocations;
     executor.setDeviceInputs({input});
     EXPECT_EQ(executor.inputStats().staged, expected[call].first) << "call " << call;
