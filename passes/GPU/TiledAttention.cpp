@@ -514,8 +514,18 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
     return loadFragments(queryAddress, sharedOffset(f * kFragmentRows, kk * 16),
                          false);
   };
+  // Without a mask, at head dimension 64, the tiles every row of the block
+  // sees in full run in a loop of their own (see emitTile's users).
+  bool fastTiles = !mask && headDim == 64 && !keySplits;
+  // With warpgroup products at head dimension 64 and one key loop, ptxas
+  // (CUDA 13, -O1 and up) gave the query's fragments, loaded once before
+  // the loop, the registers P takes after the first product: every later
+  // key tile multiplied P's values as the query (the SASS of
+  // docs/compile.md, "Warpgroup products at head dimension 64"). There the
+  // fragments are loaded from the query's shared tile for every key tile.
+  bool reloadQuery = tiles.warpgroupMma && headDim == 64 && !fastTiles;
   SmallVector<SmallVector<SmallVector<Value>>> queryFragments; // [kk][f]
-  if (!tiles.queryInShared) {
+  if (!tiles.queryInShared && !reloadQuery) {
     for (int64_t kk = 0; kk < steps; ++kk) {
       queryFragments.emplace_back();
       for (int64_t f = 0; f < fragments; ++f)
@@ -611,7 +621,6 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
   // 128 that loop measured slower on an H200, with or without a launch
   // bound (docs/compile.md, "Attention as one tiled kernel" and "Attention
   // tilings").
-  bool fastTiles = !mask && headDim == 64 && !keySplits;
   bool rawMax = !mask && scaleLog2 > 0;
   // One key tile `j` (whose key and value tiles are in flight), given the
   // carried accumulators, max and sums; `next` is the tile to fetch next.
@@ -666,7 +675,7 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value queries, Value keys,
       SmallVector<SmallVector<Value>> a;
       SmallVector<Value> descriptors;
       for (int64_t kk = 0; kk < steps; ++kk) {
-        a.push_back(queryFragments[kk][0]);
+        a.push_back(reloadQuery ? loadQuery(0, kk) : queryFragments[kk][0]);
         descriptors.push_back(descriptorAt(
             keyDescriptor, (kk / 4) * columnBlockBytes + (kk % 4) * 32));
       }
@@ -1121,25 +1130,7 @@ private:
   }
 
   // Whether the attention takes warpgroup products (with `warpgroup-mma`).
-  // At head dimension 64 only where the key loop is split in two (the tiles
-  // every row sees in full, then the others: no mask, no split over keys).
-  // With one loop that compares every score with its row's limit, head
-  // dimension 64 gave wrong results on an H200, with or without a mask
-  // (rel_err 0.18 to 0.77 against PyTorch; cause not found, docs/compile.md
-  // "Warpgroup products"): those stay on mma.sync.
-  bool takesWarpgroupMma(magi::TiledAttentionOp op) const {
-    if (!warpgroupMma)
-      return false;
-    if (op.getHeadDim() != 64)
-      return true;
-    if (op.getMask())
-      return false;
-    auto queryShape = cast<MemRefType>(op.getQuery().getType()).getShape();
-    int64_t keys = cast<MemRefType>(op.getKey().getType()).getShape()[2];
-    return magi::chooseAttentionKeySplits(queryShape[0], queryShape[1], queryShape[2], keys,
-                                          kWarps * kFragmentRows, /*keyRows=*/64, keySplits)
-               .splits == 1;
-  }
+  bool takesWarpgroupMma(magi::TiledAttentionOp) const { return warpgroupMma; }
 
   // The options' tiling when `rows-per-warp` is given (warpgroup products
   // where it asks for 16 rows a warp, 64-row key tiles and the query in

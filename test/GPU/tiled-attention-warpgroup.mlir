@@ -85,16 +85,18 @@ func.func @full64(%q: tensor<2x4x?x64xf16>) -> tensor<2x4x?x64xf16> {
 
 // -----
 
-// At head dimension 64 warpgroup products are taken only where the key loop
-// is split in two (no mask, no split over keys): with one loop comparing
-// every score they gave wrong results on an H200 (docs/compile.md). A mask
-// stays on mma.sync,
+// A mask at head dimension 64: one key loop (a while over the tiles the
+// mask does not hide), and in it the query's fragments loaded from its shared
+// tile for every key tile (ptxas gave the registers they were held in before
+// the loop to P: docs/compile.md, "Warpgroup products at head dimension 64").
 // CHECK-LABEL: func @masked64
 // CHECK: function(@attention0_mask_tiles)
 // CHECK: function(@attention0)
-// CHECK: nvvm.mma.sync
-// CHECK-NOT: wgmma
-// CHECK: query_in_shared = 1 : i64, query_rows = 64 : i64, strategy = "tiled-attention"}
+// CHECK: scf.while
+// CHECK: scf.while
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: query_in_shared = 0 : i64, query_rows = 64 : i64, strategy = "tiled-attention", warpgroup_mma = 1 : i64}
 func.func @masked64(%q: tensor<1x8x?x64xf16>, %m: tensor<1x1x?x?xi1>) -> tensor<1x8x?x64xf16> {
   %c2 = arith.constant 2 : index
   %l = tensor.dim %q, %c2 : tensor<1x8x?x64xf16>
@@ -106,13 +108,15 @@ func.func @masked64(%q: tensor<1x8x?x64xf16>, %m: tensor<1x1x?x?xi1>) -> tensor<
 
 // -----
 
-// and so does a decode step over keys split between blocks.
+// A decode step over keys split between blocks, at head dimension 64: the
+// same reloaded query.
 // CHECK-LABEL: func @decode64
 // CHECK: function(@attention0)
-// CHECK: nvvm.mma.sync
-// CHECK-NOT: wgmma
+// CHECK: scf.for
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: key_splits = 16 : i64
-// CHECK-NOT: warpgroup_mma
+// CHECK-SAME: warpgroup_mma = 1 : i64
 // CHECK: function(@attention0_combine)
 func.func @decode64(%q: tensor<1x32x1x64xbf16>, %k: tensor<1x32x4096x64xbf16>,
                     %v: tensor<1x32x4096x64xbf16>) -> tensor<1x32x1x64xbf16> {

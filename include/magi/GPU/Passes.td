@@ -375,10 +375,9 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
     visible to the products. The tiling is then 16 rows a warp, K = 64,
     the query in registers (with `rows-per-warp=0`; given options take
     warpgroup products only when they ask for that tiling); at head
-    dimension 64 only attention whose key loop is split in two (no mask, no
-    split over keys) takes them: with one loop that compares every score
-    they gave wrong results on an H200 (cause not found), so a mask or a
-    decode step over split keys stays on mma.sync there.
+    dimension 64 with one key loop (a mask, a split over keys) the query's
+    fragments are loaded from its shared tile for every key tile: held in
+    registers from before the loop, ptxas gave their registers to P.
     Each tile is a whole number of fragments of 16 rows, so any L and S
     work. An operand whose rows are not contiguous (inner stride not 1) is
     first copied into a dense buffer by a kernel of its own (one thread an
