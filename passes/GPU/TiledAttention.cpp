@@ -1129,9 +1129,6 @@ private:
     return table;
   }
 
-  // Whether the attention takes warpgroup products (with `warpgroup-mma`).
-  bool takesWarpgroupMma(magi::TiledAttentionOp) const { return warpgroupMma; }
-
   // The options' tiling when `rows-per-warp` is given (warpgroup products
   // where it asks for 16 rows a warp, 64-row key tiles and the query in
   // registers); else, with warpgroup products, 16 rows a warp, 64-row key
@@ -1142,11 +1139,10 @@ private:
   // registers, 3 blocks an SM; neither, 32 rows a warp (each key and value
   // fragment serves two query fragments), the query in shared memory.
   AttentionTiles chooseTiles(magi::TiledAttentionOp op) const {
-    bool warpgroup = takesWarpgroupMma(op);
     if (rowsPerWarp != 0)
       return {rowsPerWarp, keyRows, queryInShared, minBlocksPerSM,
-              warpgroup && rowsPerWarp == 16 && keyRows == 64 && !queryInShared};
-    if (warpgroup)
+              warpgroupMma && rowsPerWarp == 16 && keyRows == 64 && !queryInShared};
+    if (warpgroupMma)
       return {16, 64, /*queryInShared=*/false, minBlocksPerSM, /*warpgroupMma=*/true};
     if (op.getMask())
       return {16, 64, /*queryInShared=*/true, /*minBlocksPerSM=*/3};

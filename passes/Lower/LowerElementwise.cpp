@@ -53,6 +53,9 @@ Value sigmoid(OpBuilder &b, Location loc, Value x, bool approximate = false) {
   return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e), flags);
 }
 
+// Whether values of type `t` are rounded to a 16-bit float (see sigmoid).
+bool isFloat16Bits(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 16; }
+
 // base ** exponent for integers, by squaring over the exponent's bits: a
 // fixed loop (no LLVM lowering exists for math.ipowi, and none for the GPU),
 // wrapping as PyTorch's integer pow does. A negative exponent, which
@@ -89,9 +92,7 @@ Value buildBody(Operation *op, OpBuilder &b, Location loc, ArrayRef<Value> a,
   bool isFloat = isa<FloatType>(ct);
   bool isBool = ct.isInteger(1);
   auto f = [&](double v) { return floatConst(b, loc, ct, v); };
-  // The result is rounded to a 16-bit float (see sigmoid).
-  Type resultElement = getElementTypeOrSelf(op->getResult(0).getType());
-  bool rounded16 = isa<FloatType>(resultElement) && resultElement.getIntOrFloatBitWidth() == 16;
+  bool rounded16 = isFloat16Bits(getElementTypeOrSelf(op->getResult(0).getType()));
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<NegOp>([&](auto) -> Value {
         if (isFloat)
@@ -540,8 +541,7 @@ public:
         rewriter, op.getLoc(), init, {op.getGate(), op.getUp()}, maps,
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value g = convertScalar(b, l, a[0], opmath(siluDtype));
-          bool rounded16 = siluDtype.getIntOrFloatBitWidth() == 16;
-          Value s = arith::MulFOp::create(b, l, g, sigmoid(b, l, g, rounded16));
+          Value s = arith::MulFOp::create(b, l, g, sigmoid(b, l, g, isFloat16Bits(siluDtype)));
           s = convertScalar(b, l, convertScalar(b, l, s, siluDtype), ct);
           Value p = arith::MulFOp::create(b, l, s, convertScalar(b, l, a[1], ct));
           return convertScalar(b, l, p, resEl);
