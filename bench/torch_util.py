@@ -52,3 +52,42 @@ def run_magi(cmd, timeout=300):
                  "run_buffers": line(r"^magi-run: run buffers: .*$"),
                  "mutations": line(r"^magi-run: mutations: .*$"),
                  "wall_s": time.time() - t, "tail": out[-1500:]}
+
+
+# Attention kernels by name: PyTorch's flash, memory-efficient (fmha) and cuDNN SDPA kernels, and
+# Magi's own (attention0, attention0_mask_tiles, ...). Triton kernels are left out: inductor names
+# the pointwise kernels that feed SDPA after it ("triton_poi_fused__scaled_dot_product_...").
+ATTENTION_KERNEL = re.compile(r"flash|fmha|sdpa|attention", re.I)
+
+
+def attention_kernel_ms(fn, n=5):
+    """The GPU time per call of fn's attention kernels (by name, ATTENTION_KERNEL) in ms, and
+    their names, from torch.profiler's CUDA kernel trace of n calls."""
+    from torch.profiler import profile, ProfilerActivity
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize()
+    total_us, names = 0.0, set()
+    for e in prof.key_averages():
+        name = e.key
+        if name.startswith("triton") or not ATTENTION_KERNEL.search(name):
+            continue
+        us = getattr(e, "self_device_time_total", None)
+        if us is None:
+            us = e.self_cuda_time_total
+        total_us += us
+        names.add(name[:120])
+    return total_us / n / 1000, sorted(names)
+
+
+def magi_profile_attention_ms(out):
+    """The attention kernels' time in ms in a `magi-run --profile` table (every launch timed
+    alone), and their names."""
+    total_us, names = 0.0, set()
+    for m in re.finditer(r"^\| [^|]* \| (attention\S*) \| [^|]* \| [^|]* \| ([0-9.]+) \|", out, re.M):
+        total_us += float(m.group(2))
+        names.add(m.group(1))
+    return total_us / 1000, sorted(names)

@@ -694,6 +694,11 @@ private:
   // at column chunkStarts[k] = (t + k * block) * W in every phase, so a
   // later phase's read of those columns is that vector: only this thread
   // touches them (magi::rowGroupIsSafe keeps other blocks to other rows).
+  //
+  // A store of a chunk that a later phase stores again, with nothing read
+  // from memory of that buffer in between, is erased: the buffer ends with
+  // the later vector either way (an RMSNorm whose sum and result share one
+  // buffer wrote the row twice).
   struct RowRegisters {
     int64_t width = 0;
     SmallVector<Value> chunkStarts;
@@ -702,6 +707,9 @@ private:
       int64_t chunk;
       SmallVector<Value> rowIndices;
       Value vector;
+      // The store that wrote `vector` while nothing has read the buffer
+      // from memory since; null otherwise.
+      Operation *unreadStore = nullptr;
     };
     SmallVector<Entry> entries;
 
@@ -721,11 +729,31 @@ private:
     }
     // A store of the chunk: other row indices (other values, which may be
     // equal at run time) may name the same elements, so their entries go.
-    void recordStore(Value memref, int64_t chunk, ValueRange rowIndices, Value vector) {
+    void recordStore(Value memref, int64_t chunk, ValueRange rowIndices, Value vector,
+                     Operation *store) {
       llvm::erase_if(entries, [&](const Entry &e) {
         return e.memref == memref && e.chunk == chunk && !llvm::equal(e.rowIndices, rowIndices);
       });
+      if (Entry *e = find(memref, chunk, rowIndices); e && e->unreadStore)
+        e->unreadStore->erase();
       record(memref, chunk, rowIndices, vector);
+      find(memref, chunk, rowIndices)->unreadStore = store;
+    }
+    // A read of the buffer from memory: its stores so far are needed.
+    void readFromMemory(Value memref) {
+      for (Entry &e : entries)
+        if (e.memref == memref)
+          e.unreadStore = nullptr;
+    }
+    // Clones `op` (under `mapping`); a load it is counts as a read from
+    // memory.
+    Operation *clone(OpBuilder &b, Operation &op, IRMapping &mapping) {
+      Operation *made = b.clone(op, mapping);
+      if (auto load = dyn_cast<memref::LoadOp>(made))
+        readFromMemory(load.getMemRef());
+      else if (auto load = dyn_cast<vector::LoadOp>(made))
+        readFromMemory(load.getBase());
+      return made;
     }
     // A store the table does not describe: nothing of that buffer is known.
     void forget(Value memref) {
@@ -777,12 +805,12 @@ private:
               m.map(load.getResult(), e->vector);
               continue;
             }
-            Operation *made = b.clone(op, m);
+            Operation *made = regs.clone(b, op, m);
             regs.record(memref, k, rows, made->getResult(0));
             continue;
           }
         }
-        b.clone(op, m);
+        regs.clone(b, op, m);
       }
     }
     for (auto [k, start] : llvm::enumerate(regs.chunkStarts)) {
@@ -791,9 +819,9 @@ private:
         if (auto store = dyn_cast<vector::StoreOp>(op)) {
           auto [rows, column] = splitIndices(store.getIndices(), m);
           Value memref = m.lookupOrDefault(store.getBase());
-          b.clone(op, m);
+          Operation *made = b.clone(op, m);
           if (column == start)
-            regs.recordStore(memref, k, rows, m.lookupOrDefault(store.getValueToStore()));
+            regs.recordStore(memref, k, rows, m.lookupOrDefault(store.getValueToStore()), made);
           else
             regs.forget(memref);
         } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
@@ -814,7 +842,7 @@ private:
     Location loc = loop.getLoc();
     for (Operation &op : loop.getBody()->without_terminator())
       if (&op != acc.loop.getOperation())
-        b.clone(op, mapping);
+        regs.clone(b, op, mapping);
     scf::ForOp inner = acc.loop;
     Value iv = inner.getInductionVar();
     Value partial = arith::ConstantOp::create(b, loc, acc.identity);
@@ -831,7 +859,7 @@ private:
             continue;
           auto load = dyn_cast<memref::LoadOp>(op);
           if (!load || load.getIndices().empty() || load.getIndices().back() != iv) {
-            b.clone(op, m);
+            regs.clone(b, op, m);
             continue;
           }
           auto [rows, column] = splitIndices(load.getIndices(), m);
@@ -848,6 +876,7 @@ private:
                 b, loc, VectorType::get({regs.width}, type.getElementType()), memref,
                 indices, /*nontemporal=*/false,
                 llvm::MaybeAlign(regs.width * (type.getElementTypeBitWidth() / 8)));
+            regs.readFromMemory(memref);
             regs.record(memref, k, rows, vector);
           }
           m.map(load.getResult(), vector::ExtractOp::create(b, loc, vector, lane));
@@ -964,7 +993,10 @@ private:
         for (Operation &op : phase.loop.getBody()->without_terminator()) {
           if (auto store = dyn_cast<memref::StoreOp>(op); store && regs)
             regs->forget(mapping.lookupOrDefault(store.getMemRef()));
-          b.clone(op, mapping);
+          if (regs)
+            regs->clone(b, op, mapping);
+          else
+            b.clone(op, mapping);
         }
         break;
       }

@@ -111,6 +111,65 @@ func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4
 
 // -----
 
+// The sum and the result in one buffer (as bufferization leaves a final
+// RMSNorm whose sum nothing else reads): the sum's stores are erased, the
+// row is written once, by the last phase. Scalar loads keep both stores:
+// the reduction reads the sums from memory.
+// CONFIG-LABEL: func @rms_norm_in_place
+// CONFIG-COUNT-4: strategy = "row-group"
+// REG-LABEL: func @rms_norm_in_place
+// REG: gpu.launch
+// REG-COUNT-8: vector.load %arg{{[01]}}{{.*}} : memref<4x4096xf32>, vector<4xf32>
+// REG-NOT: vector.store
+// REG: gpu.all_reduce add
+// REG: memref.store {{.*}}, %arg3
+// REG: gpu.barrier
+// REG-COUNT-4: vector.store {{.*}}, %arg2
+// REG-NOT: vector.store
+// REG: gpu.terminator
+// MAP-LABEL: func @rms_norm_in_place
+// MAP-COUNT-4: memref.store {{.*}}, %arg2
+// MAP: gpu.all_reduce add
+// MAP: memref.store {{.*}}, %arg2
+func.func @rms_norm_in_place(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4x4096xf32>, %r: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<4x4096xf32>
+    %z = memref.load %b[%i, %j] : memref<4x4096xf32>
+    %s = arith.addf %x, %z : f32
+    memref.store %s, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %r[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %sq = arith.mulf %x, %x : f32
+      %n = arith.addf %acc, %sq : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Not row-local: the last loop reads h at the next row, which another
 // block writes. The loops stay apart (the fill folds into the reduction).
 // CONFIG-LABEL: func @next_row

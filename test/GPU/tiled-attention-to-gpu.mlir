@@ -200,3 +200,67 @@ func.func @decode_split(%q: tensor<1x32x1x128xbf16>, %k: tensor<1x32x4096x128xbf
       : tensor<1x32x1x128xbf16>, tensor<1x32x4096x128xbf16>, tensor<1x32x4096x128xbf16>, tensor<1x32x1x128xbf16> -> tensor<1x32x1x128xbf16>
   return %o : tensor<1x32x1x128xbf16>
 }
+
+// -----
+
+// Static sizes, a bf16 mask whose rows are contiguous and aligned, keys a
+// multiple of 8: the classification loads 16-byte vectors, 8 threads a row
+// of the tile and 32 rows a pass, two passes.
+// CHECK-LABEL: func @static_masked
+// CHECK: gpu.launch
+// CHECK-SAME: function(@attention0_mask_tiles)
+// CHECK-NOT: memref.load %arg1
+// CHECK-COUNT-2: vector.load %arg1[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<1x1x128x128xbf16>, vector<8xbf16>
+// CHECK-NOT: vector.load %arg1
+// CHECK: gpu.all_reduce  or %{{.*}} uniform
+// CHECK: strategy = "attention-mask-tiles"
+func.func @static_masked(%q: tensor<1x32x128x128xbf16>, %m: tensor<1x1x128x128xbf16>) -> tensor<1x32x128x128xbf16> {
+  %init = tensor.empty() : tensor<1x32x128x128xbf16>
+  %o = magi.tiled_attention %q, %q, %q mask(%m : tensor<1x1x128x128xbf16>) outs(%init) {scale = 0.125 : f64}
+      : tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16> -> tensor<1x32x128x128xbf16>
+  return %o : tensor<1x32x128x128xbf16>
+}
+
+// -----
+
+// An f32 mask: 4 terms a vector, 16 threads a row, four passes.
+// CHECK-LABEL: func @static_masked_f32
+// CHECK-COUNT-4: vector.load %arg1[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<1x1x128x128xf32>, vector<4xf32>
+// CHECK-NOT: vector.load %arg1
+// CHECK: strategy = "attention-mask-tiles"
+func.func @static_masked_f32(%q: tensor<1x32x128x128xbf16>, %m: tensor<1x1x128x128xf32>) -> tensor<1x32x128x128xbf16> {
+  %init = tensor.empty() : tensor<1x32x128x128xbf16>
+  %o = magi.tiled_attention %q, %q, %q mask(%m : tensor<1x1x128x128xf32>) outs(%init) {scale = 0.125 : f64}
+      : tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16> -> tensor<1x32x128x128xbf16>
+  return %o : tensor<1x32x128x128xbf16>
+}
+
+// -----
+
+// Scalar loads where vectors cannot serve: a boolean mask (its vector would
+// be bits, the buffer holds bytes) and keys not a multiple of the width.
+// CHECK-LABEL: func @static_boolean_mask
+// CHECK: function(@attention0_mask_tiles)
+// CHECK-NOT: vector.load %arg1
+// CHECK-COUNT-16: memref.load %arg1
+// CHECK: strategy = "attention-mask-tiles"
+func.func @static_boolean_mask(%q: tensor<1x32x128x128xbf16>, %m: tensor<1x1x128x128xi1>) -> tensor<1x32x128x128xbf16> {
+  %init = tensor.empty() : tensor<1x32x128x128xbf16>
+  %o = magi.tiled_attention %q, %q, %q mask(%m : tensor<1x1x128x128xi1>) outs(%init) {scale = 0.125 : f64}
+      : tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16>, tensor<1x32x128x128xbf16> -> tensor<1x32x128x128xbf16>
+  return %o : tensor<1x32x128x128xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @static_odd_keys
+// CHECK: function(@attention0_mask_tiles)
+// CHECK-NOT: vector.load %arg2
+// CHECK-COUNT-16: memref.load %arg2
+// CHECK: strategy = "attention-mask-tiles"
+func.func @static_odd_keys(%q: tensor<1x32x128x128xbf16>, %k: tensor<1x32x100x128xbf16>, %m: tensor<1x1x128x100xbf16>) -> tensor<1x32x128x128xbf16> {
+  %init = tensor.empty() : tensor<1x32x128x128xbf16>
+  %o = magi.tiled_attention %q, %k, %k mask(%m : tensor<1x1x128x100xbf16>) outs(%init) {scale = 0.125 : f64}
+      : tensor<1x32x128x128xbf16>, tensor<1x32x100x128xbf16>, tensor<1x32x100x128xbf16>, tensor<1x32x128x128xbf16> -> tensor<1x32x128x128xbf16>
+  return %o : tensor<1x32x128x128xbf16>
+}

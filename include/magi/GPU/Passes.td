@@ -343,9 +343,11 @@ def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncO
       log2(e) folded into the scores; keys at or past S, and keys after the
       query under `is_causal` (top left aligned, as PyTorch), score -inf;
     - with a mask, a kernel of its own (`attentionN_mask_tiles`) first
-      classifies each Q x K tile of it as hidden, passing or mixed; the
-      kernel never visits hidden tiles and reads the mask only in mixed
-      ones, applying each term to its score as it is read;
+      classifies each Q x K tile of it as hidden, passing or mixed (with
+      16-byte loads where the mask's terms are whole bytes, its rows
+      aligned and contiguous and the key count a static multiple of the
+      vector); the kernel never visits hidden tiles and reads the mask only
+      in mixed ones, applying each term to its score as it is read;
     - at the end the sums are combined over the quad, and each row is
       divided by its sum, rounded to the output type and stored (rows past
       L are not);
