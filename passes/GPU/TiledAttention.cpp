@@ -1035,7 +1035,7 @@ private:
       return 0;
     int64_t width = kMaskVectorBytes / (element.getIntOrFloatBitWidth() / 8);
     int64_t keys = keyType.getShape()[2];
-    if (ShapedType::isDynamic(keys) || keys % width != 0 || keyRows % width != 0 ||
+    if (ShapedType::isDynamic(keys) || keys <= 0 || keys % width != 0 || keyRows % width != 0 ||
         !magi::vectorAligned(maskType, width))
       return 0;
     int64_t chunksPerRow = keyRows / width;
