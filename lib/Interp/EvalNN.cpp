@@ -808,17 +808,38 @@ LogicalResult evalAttention(AttentionOp op, Env &env) {
     return op.emitError("attention with dropout (dropout_p = ")
            << op.getDropoutP().convertToDouble()
            << ") is random; the interpreter supports dropout_p = 0 only";
-  AttentionInputs in{
-      &env.get(op.getQuery()), &env.get(op.getKey()),
-      &env.get(op.getValue()), op.getMask() ? &env.get(op.getMask()) : nullptr,
-      op.getIsCausal(),        std::nullopt};
+  // Layout bshd: dimensions 1 and 2 of q, k, v swapped in, of the result
+  // out.
+  auto swapHeadsAndSequence = [](const Tensor &t) {
+    SmallVector<int64_t> shape(t.getShape()), strides = getContiguousStrides(t.getShape());
+    std::swap(shape[1], shape[2]);
+    std::swap(strides[1], strides[2]);
+    return gatherStrided(t, shape, strides);
+  };
+  bool sequenceMajor = op.isSequenceMajor();
+  for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
+    if (sequenceMajor && env.get(operand).getRank() != 4)
+      return op.emitError("layout 'bshd' needs query, key and value of rank 4");
+  std::optional<Tensor> query, key, value;
+  if (sequenceMajor) {
+    query = swapHeadsAndSequence(env.get(op.getQuery()));
+    key = swapHeadsAndSequence(env.get(op.getKey()));
+    value = swapHeadsAndSequence(env.get(op.getValue()));
+  }
+  AttentionInputs in{sequenceMajor ? &*query : &env.get(op.getQuery()),
+                     sequenceMajor ? &*key : &env.get(op.getKey()),
+                     sequenceMajor ? &*value : &env.get(op.getValue()),
+                     op.getMask() ? &env.get(op.getMask()) : nullptr,
+                     op.getIsCausal(),
+                     std::nullopt};
   if (auto scale = op.getScaleAttr())
     in.scale = scale.getValueAsDouble();
   FailureOr<AttentionResult> result =
       attention(op, in, getDeclaredDtype(op.getResult()), 0);
   if (failed(result))
     return failure();
-  env.set(op.getResult(), std::move(result->out));
+  env.set(op.getResult(),
+          sequenceMajor ? swapHeadsAndSequence(result->out) : std::move(result->out));
   return success();
 }
 

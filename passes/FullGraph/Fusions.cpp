@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include <cmath>
 #include <limits>
@@ -601,7 +602,8 @@ struct EfficientAttention : OpRewritePattern<EfficientAttentionOp> {
     auto fused = AttentionOp::create(
         rewriter, root.getLoc(), root.getResult().getType(), root.getQuery(), key,
         value, root.getAttnBias(), rewriter.getBoolAttr(root.getIsCausal()),
-        root.getScaleAttr(), rewriter.getF64FloatAttr(root.getDropoutP().convertToDouble()));
+        root.getScaleAttr(), rewriter.getF64FloatAttr(root.getDropoutP().convertToDouble()),
+        rewriter.getStringAttr("bhsd"));
     for (Value unused :
          {root.getLogSumexp(), root.getPhiloxSeed(), root.getPhiloxOffset()})
       eraseBindings(rewriter, unused);
@@ -622,9 +624,141 @@ struct MathAttentionPattern : OpRewritePattern<ViewOp> {
     OpBuilder b = detachedBuilder(root);
     auto fused = AttentionOp::create(b, root.getLoc(), root.getType(), m->query, m->key,
                                      m->value, m->mask, b.getBoolAttr(false),
-                                     b.getF64FloatAttr(m->scale), b.getF64FloatAttr(0.0));
+                                     b.getF64FloatAttr(m->scale), b.getF64FloatAttr(0.0),
+                                     b.getStringAttr("bhsd"));
     if (failed(replaceIfSameType(rewriter, root, fused)))
       return failure();
+    return success();
+  }
+};
+
+// attention-layout: an attention whose q, k and v are [B, S, H, D] tensors
+// with dimensions 1 and 2 swapped (LLaMA's projections viewed as heads and
+// transposed; q and k through a rotary embedding, which commutes with the
+// swap once its cos and sin are swapped too) and whose result is swapped
+// back: the attention in layout bshd on the unswapped tensors, so that the
+// swaps, which are copies on the GPU, go.
+bool swapsHeadsAndSequence(PermuteOp p) {
+  return p && p.getDims() == ArrayRef<int64_t>{0, 2, 1, 3};
+}
+
+// How q, k or v is a swapped [B, S, H, D] tensor: the tensor, and the rotary
+// embedding on the swapped one, if any.
+struct SwappedOperand {
+  Value source;
+  RotaryEmbeddingOp rotary;
+};
+
+// Whether `op` is left dead: free of effects, its results bound or read
+// only by ops left dead (the repeat_kv views the attention fusion stopped
+// using, which canonicalization removes after this pass).
+bool leftDead(Operation *op, int depth = 0) {
+  if (isa<BindSymbolicShapeOp>(op))
+    return true;
+  if (depth > 8 || op->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(op))
+    return false;
+  return llvm::all_of(op->getUsers(), [&](Operation *u) { return leftDead(u, depth + 1); });
+}
+
+std::optional<SwappedOperand> matchSwapped(Value v, Operation *attention) {
+  if (auto p = def<PermuteOp>(v); swapsHeadsAndSequence(p))
+    return SwappedOperand{p.getSelf(), {}};
+  auto rotary = def<RotaryEmbeddingOp>(v);
+  // Only the attention reads the embedding: it is computed once, swapped.
+  if (!rotary || !llvm::all_of(v.getUsers(), [&](Operation *u) {
+        return u == attention || leftDead(u);
+      }))
+    return std::nullopt;
+  auto p = def<PermuteOp>(rotary.getX());
+  // cos and sin broadcast from the right: of rank 4 they are swapped with
+  // x; of rank 1 or 0 (the head dimension alone) they need nothing; in
+  // between they would broadcast against other dimensions once swapped.
+  auto rankFits = [](Value t) {
+    int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+    return rank == 4 || rank <= 1;
+  };
+  if (!swapsHeadsAndSequence(p) || !rankFits(rotary.getCos()) || !rankFits(rotary.getSin()))
+    return std::nullopt;
+  return SwappedOperand{p.getSelf(), rotary};
+}
+
+// Binds `value`'s sizes as `like`'s are bound (the same symbols), its
+// dimensions `like`'s in the order `dims` (all of them when empty): what
+// magi-specialize and magi-split read to know a piece's sizes.
+void bindLike(PatternRewriter &rewriter, Value value, Value like, ArrayRef<int64_t> dims = {}) {
+  for (Operation *user : like.getUsers()) {
+    auto bind = dyn_cast<BindSymbolicShapeOp>(user);
+    if (!bind)
+      continue;
+    AffineMap map = bind.getShapeExpressions();
+    if (!dims.empty()) {
+      SmallVector<AffineExpr> results;
+      for (int64_t d : dims)
+        results.push_back(map.getResult(d));
+      map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, map.getContext());
+    }
+    BindSymbolicShapeOp::create(rewriter, bind.getLoc(), value, bind.getShapeSymbols(), map);
+    return;
+  }
+}
+
+struct AttentionLayout : OpRewritePattern<PermuteOp> {
+  AttentionLayout(MLIRContext *ctx) : OpRewritePattern(ctx) {}
+  LogicalResult matchAndRewrite(PermuteOp root, PatternRewriter &rewriter) const override {
+    auto attention = def<AttentionOp>(root.getSelf());
+    if (!swapsHeadsAndSequence(root) || !attention || attention.isSequenceMajor() ||
+        !onlyBoundExcept(attention.getResult(), root))
+      return rewriter.notifyMatchFailure(root, "not the swap of an attention's only use");
+    std::optional<SwappedOperand> q = matchSwapped(attention.getQuery(), attention),
+                                  k = matchSwapped(attention.getKey(), attention),
+                                  v = matchSwapped(attention.getValue(), attention);
+    if (!q || !k || !v)
+      return rewriter.notifyMatchFailure(
+          root, "q, k or v is not a swapped tensor (through at most a rotary embedding)");
+    // Built detached, inserted only when the attention's type is the root's.
+    OpBuilder b = detachedBuilder(root);
+    Location loc = attention.getLoc();
+    SmallVector<Operation *> made;
+    auto swapped = [&](Value t) -> Value {
+      if (cast<RankedTensorType>(t.getType()).getRank() != 4)
+        return t;
+      made.push_back(PermuteOp::create(b, loc, t, b.getDenseI64ArrayAttr({0, 2, 1, 3})));
+      return made.back()->getResult(0);
+    };
+    auto operand = [&](SwappedOperand form) -> Value {
+      if (!form.rotary)
+        return form.source;
+      Value cos = swapped(form.rotary.getCos()), sin = swapped(form.rotary.getSin());
+      made.push_back(RotaryEmbeddingOp::create(b, form.rotary.getLoc(), form.source, cos, sin));
+      return made.back()->getResult(0);
+    };
+    SmallVector<Value> operands = {operand(*q), operand(*k), operand(*v)};
+    if (Value mask = attention.getMask())
+      operands.push_back(mask);
+    SmallVector<NamedAttribute> attrs(attention->getAttrs());
+    llvm::erase_if(attrs, [&](NamedAttribute a) {
+      return a.getName() == attention.getLayoutAttrName();
+    });
+    attrs.push_back(b.getNamedAttr(attention.getLayoutAttrName(), b.getStringAttr("bshd")));
+    auto fused = AttentionOp::create(b, loc, operands, attrs);
+    if (fused.getType() != root.getType()) {
+      fused->destroy();
+      for (Operation *op : llvm::reverse(made))
+        op->destroy();
+      return rewriter.notifyMatchFailure(root, "the fused op's type would not be the root's");
+    }
+    rewriter.setInsertionPoint(attention);
+    for (Operation *op : made) {
+      rewriter.insert(op);
+      // A swap binds as its input swapped, a rotary embedding as its x.
+      if (auto swap = dyn_cast<PermuteOp>(op))
+        bindLike(rewriter, swap.getResult(), swap.getSelf(), swap.getDims());
+      else if (auto rotary = dyn_cast<RotaryEmbeddingOp>(op))
+        bindLike(rewriter, rotary.getResult(), rotary.getX());
+    }
+    rewriter.insert(fused);
+    // The root's bindings move to the fused op with its uses.
+    rewriter.replaceOp(root, fused.getResult());
     return success();
   }
 };
@@ -668,6 +802,8 @@ const std::vector<Fusion> &fusions() {
        1},
       {"softmax",
        [](RewritePatternSet &p, unsigned) { p.add<Softmax>(p.getContext()); }, 1},
+      {"attention-layout",
+       [](RewritePatternSet &p, unsigned) { p.add<AttentionLayout>(p.getContext()); }, 1},
   };
   return all;
 }

@@ -1226,10 +1226,15 @@ private:
     Location loc = op.getLoc();
     auto kernels = FlatSymbolRefAttr::get(
         b.getContext(), (func.getSymName() + "_kernels").str());
-    Value query = withContiguousRows(b, loc, op.getQuery(), kernels, number);
-    Value key = withContiguousRows(b, loc, op.getKey(), kernels, number);
-    Value value = withContiguousRows(b, loc, op.getValue(), kernels, number);
-    Value out = op.getInit();
+    // Layout bshd: the kernel reads and writes [B, H, S, E] views of the
+    // buffers (their rows stay contiguous).
+    auto headsFirst = [&](Value v) {
+      return op.isSequenceMajor() ? magi::tiled_attention::headsFirstView(b, loc, v) : v;
+    };
+    Value query = withContiguousRows(b, loc, headsFirst(op.getQuery()), kernels, number);
+    Value key = withContiguousRows(b, loc, headsFirst(op.getKey()), kernels, number);
+    Value value = withContiguousRows(b, loc, headsFirst(op.getValue()), kernels, number);
+    Value out = headsFirst(op.getInit());
 
     const AttentionTiles tiles = chooseTiles(op);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);

@@ -59,6 +59,23 @@ public:
     int64_t rank = qType.getRank();
     if (rank < 3 || kType.getRank() != rank || vType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "needs [..., H, L, E] operands");
+    // Layout bshd: the tiled kernel reads it through views; the loops here
+    // take transposed copies and transpose the result back.
+    bool sequenceMajor = op.isSequenceMajor();
+    if (sequenceMajor) {
+      if (tiled && fitsTiledKernel(op)) {
+        FailureOr<double> scale = scaleOf(op);
+        if (failed(scale))
+          return rewriter.notifyMatchFailure(op, "default scale of a dynamic E");
+        return rewriteTiled(op, *scale, rewriter);
+      }
+      q = swapHeadsAndSequence(rewriter, loc, q);
+      k = swapHeadsAndSequence(rewriter, loc, k);
+      v = swapHeadsAndSequence(rewriter, loc, v);
+      qType = cast<RankedTensorType>(q.getType());
+      kType = cast<RankedTensorType>(k.getType());
+      vType = cast<RankedTensorType>(v.getType());
+    }
     int64_t nb = rank - 3; // batch dimensions
     int64_t heads = qType.getDimSize(nb), kvHeads = kType.getDimSize(nb);
     int64_t group = 1;
@@ -68,15 +85,10 @@ public:
         return rewriter.notifyMatchFailure(op, "unknown head grouping");
       group = heads / kvHeads;
     }
-    double scale;
-    if (auto attr = op.getScaleAttr()) {
-      scale = attr.getValueAsDouble();
-    } else {
-      int64_t e = qType.getDimSize(rank - 1);
-      if (ShapedType::isDynamic(e))
-        return rewriter.notifyMatchFailure(op, "default scale of a dynamic E");
-      scale = 1.0 / std::sqrt(static_cast<double>(e));
-    }
+    FailureOr<double> scaleOrFailure = scaleOf(op);
+    if (failed(scaleOrFailure))
+      return rewriter.notifyMatchFailure(op, "default scale of a dynamic E");
+    double scale = *scaleOrFailure;
     Type f32 = rewriter.getF32Type();
     Type inEl = qType.getElementType();
     Type resEl = resType.getElementType();
@@ -264,12 +276,34 @@ public:
               b, l, positive, arith::DivFOp::create(b, l, a[0], a[1]), zero);
           return convertScalar(b, l, r, resEl);
         });
+    if (sequenceMajor)
+      out = swapHeadsAndSequence(rewriter, loc, out);
     // The result's declared type may be more static than the sizes built.
     return replaceWithType(rewriter, op, out, op.getType());
   }
 
 private:
   bool tiled;
+
+  // Dimensions 1 and 2 of a rank-4 tensor swapped, by linalg.transpose.
+  static Value swapHeadsAndSequence(PatternRewriter &rewriter, Location loc, Value t) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, t);
+    std::swap(sizes[1], sizes[2]);
+    Value init = emptyOfSizes(rewriter, loc, sizes,
+                              cast<RankedTensorType>(t.getType()).getElementType());
+    return linalg::TransposeOp::create(rewriter, loc, t, init, ArrayRef<int64_t>{0, 2, 1, 3})
+        ->getResult(0);
+  }
+
+  // The scores' scale: the op's, else 1/sqrt(E) (E static).
+  static FailureOr<double> scaleOf(AttentionOp op) {
+    if (auto attr = op.getScaleAttr())
+      return attr.getValueAsDouble();
+    int64_t e = cast<RankedTensorType>(op.getQuery().getType()).getShape().back();
+    if (ShapedType::isDynamic(e))
+      return failure();
+    return 1.0 / std::sqrt(static_cast<double>(e));
+  }
 
   // What magi.tiled_attention takes: rank 4, one half dtype throughout,
   // E = Ev of 64 or 128; a mask of [1 or B, 1 or Hq, L, S].
@@ -281,7 +315,8 @@ private:
         query.getShape(), cast<ShapedType>(op.getType()).getElementType());
     ShapedType mask = op.getMask() ? cast<ShapedType>(op.getMask().getType()) : ShapedType();
     return !tiledAttentionMismatch(query, cast<ShapedType>(op.getKey().getType()),
-                                   cast<ShapedType>(op.getValue().getType()), init, mask);
+                                   cast<ShapedType>(op.getValue().getType()), init, mask,
+                                   op.isSequenceMajor());
   }
 
   LogicalResult rewriteTiled(AttentionOp op, double scale,
@@ -294,7 +329,7 @@ private:
     auto tiledOp = TiledAttentionOp::create(
         rewriter, loc, TypeRange{init.getType()}, op.getQuery(), op.getKey(),
         op.getValue(), op.getMask(), init, rewriter.getF64FloatAttr(scale),
-        rewriter.getBoolAttr(op.getIsCausal()));
+        rewriter.getBoolAttr(op.getIsCausal()), op.getLayoutAttr());
     Value result = tiledOp.getResult();
     if (result.getType() != resType)
       result = tensor::CastOp::create(rewriter, loc, resType, result);

@@ -152,6 +152,13 @@ void TiledAttentionToLoopsPass::lower(magi::TiledAttentionOp op) {
   Location loc = op.getLoc();
   Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
   Value mask = op.getMask(), out = op.getInit();
+  if (op.isSequenceMajor()) {
+    // Layout bshd: [B, H, S, E] views of the buffers, as the kernel reads.
+    query = math_::headsFirstView(b, loc, query);
+    key = math_::headsFirstView(b, loc, key);
+    value = math_::headsFirstView(b, loc, value);
+    out = math_::headsFirstView(b, loc, out);
+  }
   auto qType = cast<MemRefType>(query.getType());
   auto kType = cast<MemRefType>(key.getType());
   Type element = qType.getElementType();

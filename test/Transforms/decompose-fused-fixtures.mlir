@@ -5,7 +5,7 @@
 // of the fused ops; fusing again gives the same counts as before.
 // RUN: magi-import %fixtures/llama-bf16/model.pt2 | magi-opt --magi-compile-to=full-graph > %t.llama.full.mlir
 // RUN: magi-opt %t.llama.full.mlir -magi-decompose-fused > %t.llama.dec.mlir
-// RUN: magi-opt %t.llama.dec.mlir -magi-fuse=enable=layer-norm,attention,rms-norm,silu-and-mul,gelu,rotary-embedding,softmax -canonicalize -magi-dce > %t.llama.refused.mlir
+// RUN: magi-opt %t.llama.dec.mlir -magi-fuse=enable=layer-norm,attention,rms-norm,silu-and-mul,gelu,rotary-embedding,softmax,attention-layout -canonicalize -magi-dce > %t.llama.refused.mlir
 // RUN: FileCheck %s --check-prefix=DEC < %t.llama.dec.mlir
 // RUN: FileCheck %s --check-prefix=RMS < %t.llama.full.mlir
 // RUN: FileCheck %s --check-prefix=RMS < %t.llama.refused.mlir

@@ -82,10 +82,11 @@
 // LLAMA-LEFT: return
 
 // The GQA attention takes the unrepeated K and V (2 heads for 4 query heads)
-// and the padded causal mask, unexpanded (one head, broadcast by the op).
+// and the padded causal mask, unexpanded (one head, broadcast by the op),
+// in the projections' layout [B, S, H, D] (attention-layout).
 // LLAMA-GQA-LABEL: func.func @main(
 // LLAMA-GQA-NOT: magi.clone
-// LLAMA-GQA: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 0.17677669529663689 : f64} : (tensor<1x4x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x1x?x?xbf16>) -> tensor<1x4x?x32xbf16>
+// LLAMA-GQA: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {layout = "bshd", scale = 0.17677669529663689 : f64} : (tensor<1x?x4x32xbf16>, tensor<1x?x2x32xbf16>, tensor<1x?x2x32xbf16>, tensor<1x1x?x?xbf16>) -> tensor<1x?x4x32xbf16>
 
 // LN5-LABEL: func.func @main(
 // LN5-NOT: magi.native_layer_norm
@@ -116,14 +117,16 @@
 // BERT-LEFT: return
 
 // BERT-ATT-LABEL: func.func @main(
-// BERT-ATT: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 0.17677669529663692 : f64} : (tensor<1x4x?x32xf32>, tensor<1x4x?x32xf32>, tensor<1x4x?x32xf32>, tensor<1x1x?x?xf32>) -> tensor<1x4x?x32xf32>
+// BERT-ATT: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {layout = "bshd", scale = 0.17677669529663692 : f64} : (tensor<1x?x4x32xf32>, tensor<1x?x4x32xf32>, tensor<1x?x4x32xf32>, tensor<1x1x?x?xf32>) -> tensor<1x?x4x32xf32>
 
 //===----------------------------------------------------------------------===//
 // split
 //===----------------------------------------------------------------------===//
 
 // Exactly 5 pieces: compute 0, 2, 4 (graph indices 0, 1, 2) and splitting 1,
-// 3, each holding only its attention. The attention pieces take q, k, v and
+// 3, each holding only its attention, in layout bshd where its q, k and v
+// were transposed projections ([1, S, 4, 32]; BERT's bf16 math SDPA, computed
+// in f32 through casts, stays [1, 4, S, 32]). The attention pieces take q, k, v and
 // the mask from the pieces before them; the mask is made once, in piece 0,
 // and passed to both attention pieces. ($A is the attention's dtype: BERT's
 // math SDPA computes in f32 for a bf16 model, with the bf16 mask.)
@@ -144,9 +147,9 @@
 // SPLIT-NOT: magi.attention
 
 // SPLIT-LABEL: func.func private @main_piece_1(
-// SPLIT-LLAMA-SAME: %arg0: tensor<1x4x?x32x[[$T]]>, %arg1: tensor<1x2x?x32x[[$T]]>, %arg2: tensor<1x2x?x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$T]]>
-// SPLIT-GPT2-SAME: %arg0: tensor<1x4x?x32x[[$T]]>, %arg1: tensor<1x4x?x32x[[$T]]>, %arg2: tensor<1x4x?x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$T]]>
-// SPLIT-BERT-SAME: %arg0: tensor<1x4x?x32x[[$A]]>, %arg1: tensor<1x4x?x32x[[$A]]>, %arg2: tensor<1x4x?x32x[[$A]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x4x?x32x[[$A]]>
+// SPLIT-LLAMA-SAME: %arg0: tensor<1x?x4x32x[[$T]]>, %arg1: tensor<1x?x2x32x[[$T]]>, %arg2: tensor<1x?x2x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x?x4x32x[[$T]]>
+// SPLIT-GPT2-SAME: %arg0: tensor<1x?x4x32x[[$T]]>, %arg1: tensor<1x?x4x32x[[$T]]>, %arg2: tensor<1x?x4x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x?x4x32x[[$T]]>
+// SPLIT-BERT-SAME: %arg0: tensor<1x[[$L:4x\?|\?x4]]x32x[[$A]]>, %arg1: tensor<1x[[$L]]x32x[[$A]]>, %arg2: tensor<1x[[$L]]x32x[[$A]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x[[$L]]x32x[[$A]]>
 // SPLIT-SAME: attributes {magi.is_splitting = true, magi.piece_index = 1 : i64} {
 // SPLIT-NEXT: magi.bind_symbolic_shape %arg0, [%arg4]
 // SPLIT-NEXT: magi.bind_symbolic_shape %arg1, [%arg4]
@@ -158,7 +161,7 @@
 // SPLIT-NEXT: }
 
 // SPLIT-LABEL: func.func private @main_piece_2(
-// SPLIT-SAME: %arg0: tensor<1x4x?x32x[[$A]]>
+// SPLIT-SAME: %arg{{[01]}}: tensor<1x{{4x\?|\?x4}}x32x[[$A]]>
 // SPLIT-SAME: attributes {magi.graph_index = 1 : i64, magi.is_splitting = false, magi.piece_index = 2 : i64}
 // SPLIT-NOT: magi.attention
 // SPLIT: return
@@ -173,7 +176,7 @@
 // SPLIT-NEXT: }
 
 // SPLIT-LABEL: func.func private @main_piece_4(
-// SPLIT-SAME: %arg0: tensor<1x4x?x32x[[$A]]>
+// SPLIT-SAME: %arg{{[01]}}: tensor<1x{{4x\?|\?x4}}x32x[[$A]]>
 // SPLIT-SAME: attributes {magi.graph_index = 2 : i64, magi.is_splitting = false, magi.piece_index = 4 : i64}
 // SPLIT-NOT: magi.attention
 // SPLIT: return
@@ -184,9 +187,9 @@
 // SPLIT: %[[S:.*]] = magi.symbolic_int "s70" min 2
 // SPLIT: %[[P0:[0-9]+]]:{{[0-9]+}} = call @main_piece_0(
 // SPLIT: %[[P1:[0-9]+]] = call @main_piece_1(%[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#[[MASK:[0-9]+]], %[[S]])
-// SPLIT: %[[P2:[0-9]+]]:{{[0-9]+}} = call @main_piece_2(%[[P1]],
+// SPLIT: %[[P2:[0-9]+]]:{{[0-9]+}} = call @main_piece_2({{(%arg[0-9]+, )?}}%[[P1]],
 // SPLIT: %[[P3:[0-9]+]] = call @main_piece_3(%[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P0]]#[[MASK]], %[[S]])
-// SPLIT: %[[P4:[0-9]+]]{{(:2)?}} = call @main_piece_4(%[[P3]],
+// SPLIT: %[[P4:[0-9]+]]{{(:2)?}} = call @main_piece_4({{(%arg[0-9]+, )?}}%[[P3]],
 // SPLIT: return %[[P4]]
 
 //===----------------------------------------------------------------------===//

@@ -156,11 +156,21 @@ FailureOr<Value> GeluOp::decompose(OpBuilder &b) {
 FailureOr<Value> AttentionOp::decompose(OpBuilder &b) {
   AttentionOp op = *this;
   Location loc = op.getLoc();
-  auto q = op.getQuery().getType(), k = op.getKey().getType();
+  // Layout bshd: the heads-first operands as transposes, the result
+  // transposed back.
+  auto swapHeadsAndSequence = [&](Value v) -> Value {
+    return PermuteOp::create(b, loc, v, b.getDenseI64ArrayAttr({0, 2, 1, 3}));
+  };
+  Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
+  if (op.isSequenceMajor()) {
+    query = swapHeadsAndSequence(query);
+    key = swapHeadsAndSequence(key);
+    value = swapHeadsAndSequence(value);
+  }
+  auto q = cast<RankedTensorType>(query.getType()), k = cast<RankedTensorType>(key.getType());
   if (q.getRank() != 4)
     return op.emitError("cannot decompose attention of rank ")
            << q.getRank() << " (the SDPA kernels take [B, H, L, E])";
-  Value key = op.getKey(), value = op.getValue();
   int64_t hq = q.getDimSize(1), hk = k.getDimSize(1);
   if (hq != hk) {
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk))
@@ -169,8 +179,10 @@ FailureOr<Value> AttentionOp::decompose(OpBuilder &b) {
     value = repeatHeads(b, loc, value, hq / hk);
   }
   auto sdpa = EfficientAttentionOp::create(
-      b, loc, op.getQuery(), key, value, op.getMask(), b.getBoolAttr(false),
+      b, loc, query, key, value, op.getMask(), b.getBoolAttr(false),
       b.getF64FloatAttr(op.getDropoutP().convertToDouble()),
       b.getBoolAttr(op.getIsCausal()), op.getScaleAttr());
+  if (op.isSequenceMajor())
+    return swapHeadsAndSequence(sdpa.getResult());
   return Value(sdpa.getResult());
 }

@@ -2213,11 +2213,30 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
   auto q = tensorTypeOf(adaptor.getQuery());
-  FailureOr<Shape> shape =
-      attentionShape(q, tensorTypeOf(adaptor.getKey()),
-                     tensorTypeOf(adaptor.getValue()), /*allowGqa=*/true, loc);
+  auto k = tensorTypeOf(adaptor.getKey()), v = tensorTypeOf(adaptor.getValue());
+  // Absent while an op is built from attributes without it: the default.
+  StringRef layout = adaptor.getLayoutAttr() ? adaptor.getLayoutAttr().getValue() : "bhsd";
+  if (layout != "bhsd" && layout != "bshd")
+    return emitOptionalError(loc, "layout must be 'bhsd' or 'bshd', got '", layout, "'");
+  bool sequenceMajor = layout == "bshd";
+  // [B, S, H, D] checked as the [B, H, S, D] it stands for.
+  auto headsFirst = [](RankedTensorType t) {
+    SmallVector<int64_t> shape(t.getShape());
+    std::swap(shape[1], shape[2]);
+    return RankedTensorType::get(shape, t.getElementType());
+  };
+  if (sequenceMajor) {
+    if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
+      return emitOptionalError(loc, "layout 'bshd' needs query, key and value of rank 4");
+    q = headsFirst(q);
+    k = headsFirst(k);
+    v = headsFirst(v);
+  }
+  FailureOr<Shape> shape = attentionShape(q, k, v, /*allowGqa=*/true, loc);
   if (failed(shape))
     return failure();
+  if (sequenceMajor)
+    std::swap((*shape)[1], (*shape)[2]);
   types.push_back(makeTensor(*shape, q.getElementType()));
   return success();
 }

@@ -36,7 +36,7 @@ AttentionKeySplits magi::chooseAttentionKeySplits(int64_t batches, int64_t heads
 
 std::optional<std::string> magi::tiledAttentionMismatch(ShapedType q, ShapedType k,
                                                        ShapedType v, ShapedType init,
-                                                       ShapedType mask) {
+                                                       ShapedType mask, bool sequenceMajor) {
   bool tensors = isa<RankedTensorType>(q);
   for (ShapedType t : {q, k, v, init}) {
     if (!t.hasRank() || t.getRank() != 4)
@@ -57,8 +57,15 @@ std::optional<std::string> magi::tiledAttentionMismatch(ShapedType q, ShapedType
   auto mismatch = [](int64_t a, int64_t b) {
     return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
   };
-  ArrayRef<int64_t> qs = q.getShape(), ks = k.getShape(), vs = v.getShape(),
-                    is = init.getShape();
+  // In [B, H, L, E] order whatever the layout.
+  auto headsFirst = [&](ShapedType t) {
+    SmallVector<int64_t> shape(t.getShape());
+    if (sequenceMajor)
+      std::swap(shape[1], shape[2]);
+    return shape;
+  };
+  SmallVector<int64_t> qs = headsFirst(q), ks = headsFirst(k), vs = headsFirst(v),
+                       is = headsFirst(init);
   if (mismatch(qs[0], ks[0]) || mismatch(qs[0], vs[0]) || mismatch(qs[0], is[0]))
     return "needs one batch size";
   if (mismatch(ks[1], vs[1]) || mismatch(ks[2], vs[2]))
@@ -90,8 +97,12 @@ LogicalResult TiledAttentionOp::verify() {
   if (std::optional<std::string> why =
           tiledAttentionMismatch(q, cast<ShapedType>(getKey().getType()),
                                  cast<ShapedType>(getValue().getType()),
-                                 cast<ShapedType>(getInit().getType()), mask))
+                                 cast<ShapedType>(getInit().getType()), mask,
+                                 isSequenceMajor()))
     return emitOpError(*why);
+  if (StringAttr layout = getLayoutAttr();
+      layout && layout.getValue() != "bhsd" && layout.getValue() != "bshd")
+    return emitOpError("has layout '") << layout.getValue() << "'; expected 'bhsd' or 'bshd'";
   bool tensors = isa<RankedTensorType>(q);
   if (tensors != (getResult() != nullptr))
     return emitOpError(tensors ? "on tensors needs a result"
@@ -149,7 +160,7 @@ TiledAttentionOp::bufferize(RewriterBase &rewriter,
     return failure();
   rewriter.setInsertionPoint(*this);
   TiledAttentionOp::create(rewriter, getLoc(), TypeRange(), *q, *k, *v, *mask,
-                           *init, getScaleAttr(), getIsCausalAttr());
+                           *init, getScaleAttr(), getIsCausalAttr(), getLayoutAttr());
   bufferization::replaceOpWithBufferizedValues(rewriter, *this, *init);
   return success();
 }

@@ -75,7 +75,13 @@ def Fuse : Pass<"magi-fuse", "mlir::func::FuncOp"> {
     - `rotary-embedding`: `x * cos + rotate_half(x) * sin`, with
       `rotate_half(x)` = `cat(neg(x[..., d/2:]), x[..., :d/2], -1)`;
     - `softmax`: `exp(x - amax(x)) / sum(exp(x - amax(x)))` along one
-      dimension (keepdim reductions).
+      dimension (keepdim reductions);
+    - `attention-layout`: `magi.attention` whose q, k and v are
+      `[B, S, H, D]` tensors with dimensions 1 and 2 swapped (q and k
+      possibly through a rotary embedding, whose cos and sin are then
+      swapped too) and whose only use swaps its result back becomes
+      `magi.attention {layout = "bshd"}` on the unswapped tensors: on the GPU
+      those swaps were copies.
     `enable` runs only the fusions named (default: all), `disable` leaves
     out the ones named; an unknown name is an error listing the known ones.
   }];

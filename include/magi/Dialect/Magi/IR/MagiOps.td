@@ -1094,15 +1094,30 @@ def Magi_AttentionOp : Magi_Op<"attention",
     (grouped-query attention). A query row whose scores are all `-inf` (fully
     masked) gives zeros, as PyTorch's `_safe_softmax` does. This is Magi's
     default splitting op.
+
+    `layout = "bshd"` (rank 4 only; `magi-fuse`'s `attention-layout` forms
+    it) takes `q: [B, L, Hq, E]`, `k, v: [B, S, Hkv, E(v)]` and gives
+    `[B, L, Hq, Ev]`: the same as transposing dimensions 1 and 2 of q, k and
+    v, attending, and transposing the result back, in the layout the
+    projections before and after attention use, so that neither transpose
+    is a copy. The mask keeps its `[..., Hq, L, S]` form.
   }];
   let arguments = (ins Magi_Tensor:$query, Magi_Tensor:$key, Magi_Tensor:$value,
                        Optional<Magi_Tensor>:$mask,
                        DefaultValuedAttr<BoolAttr, "false">:$is_causal,
                        OptionalAttr<F64Attr>:$scale,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p);
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p,
+                       DefaultValuedStrAttr<StrAttr, "bhsd">:$layout);
   let results = (outs Magi_Tensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether q, k, v and the result are [B, S, H, D] (`layout = "bshd"`).
+    bool isSequenceMajor() {
+      ::mlir::StringAttr layout = getLayoutAttr();
+      return layout && layout.getValue() == "bshd";
+    }
   }];
   // A mask broadcast by `magi.expand` (transformers expands a [B, 1, L, S]
   // causal mask over the heads) is used as it is: the broadcast is the
@@ -1153,7 +1168,9 @@ def Magi_TiledAttentionOp : Magi_Op<"tiled_attention", [
     (`magi-lower-to-linalg{tiled-attention}`) where no dropout is asked for;
     `magi-tiled-attention-to-gpu` makes it one kernel. The probabilities
     are rounded to the input dtype before the product with `v` and the row
-    sums are kept in f32, as `magi.attention` defines.
+    sums are kept in f32, as `magi.attention` defines. With
+    `layout = "bshd"` q, k, v and init are `[B, L or S, H, E]` (the kernel
+    reads and writes them through transposed views).
 
     Destination style, like linalg: on tensors it has one result (the
     updated `init`), on buffers none, and it bufferizes in place into
@@ -1169,7 +1186,8 @@ def Magi_TiledAttentionOp : Magi_Op<"tiled_attention", [
   let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
                        Optional<AnyShaped>:$mask,
                        AnyShaped:$init, F64Attr:$scale,
-                       DefaultValuedAttr<BoolAttr, "false">:$is_causal);
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       DefaultValuedStrAttr<StrAttr, "bhsd">:$layout);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
@@ -1179,6 +1197,11 @@ def Magi_TiledAttentionOp : Magi_Op<"tiled_attention", [
   }];
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// Whether q, k, v and init are [B, S, H, E] (`layout = "bshd"`).
+    bool isSequenceMajor() {
+      ::mlir::StringAttr layout = getLayoutAttr();
+      return layout && layout.getValue() == "bshd";
+    }
     /// The head dimension E.
     int64_t getHeadDim() {
       return ::llvm::cast<::mlir::ShapedType>(getQuery().getType()).getShape().back();

@@ -14,11 +14,21 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
 
 namespace magi::tiled_attention {
+
+/// A [B, S, H, E] buffer (magi.tiled_attention's layout bshd) as the
+/// [B, H, S, E] view both lowerings index: dimensions 1 and 2 swapped by
+/// memref.transpose, no copy.
+inline mlir::Value headsFirstView(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v) {
+  mlir::MLIRContext *ctx = b.getContext();
+  auto swap = mlir::AffineMap::getPermutationMap(llvm::ArrayRef<unsigned>{0, 2, 1, 3}, ctx);
+  return mlir::memref::TransposeOp::create(b, loc, v, mlir::AffineMapAttr::get(swap));
+}
 
 inline mlir::Value f32Constant(mlir::OpBuilder &b, mlir::Location loc, double v) {
   return mlir::arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));

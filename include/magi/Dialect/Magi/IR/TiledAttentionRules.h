@@ -20,10 +20,13 @@ namespace magi {
 /// tensors or all memrefs, one element type (f16 or bf16), a static head
 /// dimension of 64 or 128, static head counts (the query's a multiple of the
 /// key's), consistent batch and sequence sizes, and a mask of rank 4 (i1,
-/// f16, bf16 or f32) broadcast only over batch and heads.
+/// f16, bf16 or f32) broadcast only over batch and heads. With
+/// `sequenceMajor` (`layout = "bshd"`) the query, key, value and init are
+/// [B, L, H, E] instead.
 std::optional<std::string> tiledAttentionMismatch(mlir::ShapedType query, mlir::ShapedType key,
                                                   mlir::ShapedType value, mlir::ShapedType init,
-                                                  mlir::ShapedType mask);
+                                                  mlir::ShapedType mask,
+                                                  bool sequenceMajor = false);
 
 /// What a mask does to a tile of scores (query tile x key tile), as both
 /// lowerings of magi.tiled_attention classify it: hides all of it, lets all
