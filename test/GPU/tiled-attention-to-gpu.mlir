@@ -264,3 +264,25 @@ func.func @static_odd_keys(%q: tensor<1x32x128x128xbf16>, %k: tensor<1x32x100x12
       : tensor<1x32x128x128xbf16>, tensor<1x32x100x128xbf16>, tensor<1x32x100x128xbf16>, tensor<1x32x128x128xbf16> -> tensor<1x32x128x128xbf16>
   return %o : tensor<1x32x128x128xbf16>
 }
+
+// -----
+
+// Layout bshd ([B, S, H, E], as magi-fuse's attention-layout leaves LLaMA's
+// attention): the kernel reads q, k, v and writes the output through
+// transposed views of the buffers, whose rows stay contiguous: no copy.
+// CHECK-LABEL: func @sequence_major
+// CHECK-DAG: memref.transpose %arg0 (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x?x4x64xbf16> to memref<1x4x?x64xbf16, strided<[?, 64, 256, 1]>>
+// CHECK-DAG: memref.transpose %arg1 (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x?x2x64xbf16> to memref<1x2x?x64xbf16, strided<[?, 64, 128, 1]>>
+// CHECK-DAG: memref.transpose %[[OUT:.*]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x?x4x64xbf16> to memref<1x4x?x64xbf16, strided<[?, 64, 256, 1]>>
+// CHECK-NOT: strategy = "elementwise"
+// CHECK: function(@attention0)
+// CHECK-NOT: gpu.launch
+// CHECK: return %[[OUT]]
+func.func @sequence_major(%q: tensor<1x?x4x64xbf16>, %kv: tensor<1x?x2x64xbf16>) -> tensor<1x?x4x64xbf16> {
+  %c1 = arith.constant 1 : index
+  %l = tensor.dim %q, %c1 : tensor<1x?x4x64xbf16>
+  %init = tensor.empty(%l) : tensor<1x?x4x64xbf16>
+  %o = magi.tiled_attention %q, %kv, %kv outs(%init) {is_causal = true, layout = "bshd", scale = 0.125 : f64}
+      : tensor<1x?x4x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x4x64xbf16> -> tensor<1x?x4x64xbf16>
+  return %o : tensor<1x?x4x64xbf16>
+}

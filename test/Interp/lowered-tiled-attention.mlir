@@ -19,6 +19,16 @@
 // RUN: cp %t/m/out0.bin %t/m_out0.bin && cp %t/m/out0.json %t/m_out0.json
 // RUN: magi-interp %s --function=masked --lowered-pieces --fixture %t/m | FileCheck %s --check-prefix=TILED
 // RUN: magi-interp %s --function=masked --lowered-pieces --no-tiled-attention --fixture %t/m | FileCheck %s --check-prefix=EXACT
+// The same attention in layout bshd (q, k and v transposed to [1, 77, H,
+// 64] around it, as magi-fuse's attention-layout leaves LLaMA's): the
+// interpreter gives exactly the heads-first result, the tiled loops read
+// and write through transposed views, the six-generic lowering transposes.
+// RUN: magi-interp %s --function=masked_bshd --fixture %t/m | FileCheck %s --check-prefix=EXACT
+// RUN: magi-interp %s --function=masked_bshd --lowered-pieces --fixture %t/m | FileCheck %s --check-prefix=TILED
+// RUN: magi-interp %s --function=masked_bshd --lowered-pieces --no-tiled-attention --fixture %t/m | FileCheck %s --check-prefix=EXACT
+// RUN: magi-opt %s --pass-pipeline="builtin.module(func.func(magi-lower-to-linalg{tiled-attention}))" | FileCheck %s --check-prefix=LAYOUT
+// LAYOUT-LABEL: func.func @masked_bshd
+// LAYOUT: magi.tiled_attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x?x?xi1>) outs(%{{.*}}) {layout = "bshd", scale = 1.250000e-01 : f64} : tensor<1x?x4x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x4x64xbf16> -> tensor<1x?x4x64xbf16>
 // Causal, f16, head dimension 128, 77 tokens: the second query tile visits
 // both key tiles, the first only its own.
 // RUN: %python %S/Inputs/tensors.py random %t/c_in0 float16 1,2,77,128 5
@@ -58,4 +68,21 @@ func.func @causal(%q: tensor<1x2x?x128xf16> {magi.input_kind = "user_input", mag
 func.func @decode(%q: tensor<1x2x1x64xbf16> {magi.input_kind = "user_input", magi.name = "q"}, %k: tensor<1x2x200x64xbf16> {magi.input_kind = "user_input", magi.name = "k"}, %v: tensor<1x2x200x64xbf16> {magi.input_kind = "user_input", magi.name = "v"}) -> tensor<1x2x1x64xbf16> {
   %o = magi.attention %q, %k, %v {scale = 0.125 : f64} : (tensor<1x2x1x64xbf16>, tensor<1x2x200x64xbf16>, tensor<1x2x200x64xbf16>) -> tensor<1x2x1x64xbf16>
   return %o : tensor<1x2x1x64xbf16>
+}
+func.func @masked_bshd(%q: tensor<1x4x?x64xbf16> {magi.input_kind = "user_input", magi.name = "q"}, %k: tensor<1x2x?x64xbf16> {magi.input_kind = "user_input", magi.name = "k"}, %v: tensor<1x2x?x64xbf16> {magi.input_kind = "user_input", magi.name = "v"}, %m: tensor<1x1x?x?xi1> {magi.input_kind = "user_input", magi.name = "mask"}) -> tensor<1x4x?x64xbf16> {
+  %s0 = magi.symbolic_int "s0" min 2 max 1024
+  magi.bind_symbolic_shape %q, [%s0], affine_map<()[s0] -> (1, 4, s0, 64)> : tensor<1x4x?x64xbf16>
+  magi.bind_symbolic_shape %k, [%s0], affine_map<()[s0] -> (1, 2, s0, 64)> : tensor<1x2x?x64xbf16>
+  magi.bind_symbolic_shape %v, [%s0], affine_map<()[s0] -> (1, 2, s0, 64)> : tensor<1x2x?x64xbf16>
+  magi.bind_symbolic_shape %m, [%s0], affine_map<()[s0] -> (1, 1, s0, s0)> : tensor<1x1x?x?xi1>
+  %qt = magi.permute %q {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x4x?x64xbf16>) -> tensor<1x?x4x64xbf16>
+  magi.bind_symbolic_shape %qt, [%s0], affine_map<()[s0] -> (1, s0, 4, 64)> : tensor<1x?x4x64xbf16>
+  %kt = magi.permute %k {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x2x?x64xbf16>) -> tensor<1x?x2x64xbf16>
+  magi.bind_symbolic_shape %kt, [%s0], affine_map<()[s0] -> (1, s0, 2, 64)> : tensor<1x?x2x64xbf16>
+  %vt = magi.permute %v {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x2x?x64xbf16>) -> tensor<1x?x2x64xbf16>
+  magi.bind_symbolic_shape %vt, [%s0], affine_map<()[s0] -> (1, s0, 2, 64)> : tensor<1x?x2x64xbf16>
+  %r = magi.attention %qt, %kt, %vt mask %m {layout = "bshd", scale = 0.125 : f64} : (tensor<1x?x4x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x1x?x?xi1>) -> tensor<1x?x4x64xbf16>
+  magi.bind_symbolic_shape %r, [%s0], affine_map<()[s0] -> (1, s0, 4, 64)> : tensor<1x?x4x64xbf16>
+  %o = magi.permute %r {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x?x4x64xbf16>) -> tensor<1x4x?x64xbf16>
+  return %o : tensor<1x4x?x64xbf16>
 }

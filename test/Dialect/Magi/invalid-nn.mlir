@@ -236,6 +236,34 @@ func.func @attention_gqa_fewer_query_heads(%q: tensor<1x4x?x128xbf16>, %kv: tens
 
 // -----
 
+func.func @attention_layout_rank(%q: tensor<1x?x128xbf16>) {
+  // expected-error @+2 {{layout 'bshd' needs query, key and value of rank 4}}
+  // expected-error @+1 {{'magi.attention' op failed to infer returned types}}
+  %0 = magi.attention %q, %q, %q {layout = "bshd"} : (tensor<1x?x128xbf16>, tensor<1x?x128xbf16>, tensor<1x?x128xbf16>) -> tensor<1x?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_layout_unknown(%q: tensor<1x4x?x128xbf16>) {
+  // expected-error @+2 {{layout must be 'bhsd' or 'bshd', got 'bsdh'}}
+  // expected-error @+1 {{'magi.attention' op failed to infer returned types}}
+  %0 = magi.attention %q, %q, %q {layout = "bsdh"} : (tensor<1x4x?x128xbf16>, tensor<1x4x?x128xbf16>, tensor<1x4x?x128xbf16>) -> tensor<1x4x?x128xbf16>
+  return
+}
+
+// -----
+
+// In layout bshd the heads are dimension 2: 32 query heads on 6 do not group.
+func.func @attention_layout_gqa(%q: tensor<1x?x32x128xbf16>, %kv: tensor<1x?x6x128xbf16>) {
+  // expected-error @+2 {{query heads (32) must be a multiple of key/value heads (6)}}
+  // expected-error @+1 {{'magi.attention' op failed to infer returned types}}
+  %0 = magi.attention %q, %kv, %kv {layout = "bshd"} : (tensor<1x?x32x128xbf16>, tensor<1x?x6x128xbf16>, tensor<1x?x6x128xbf16>) -> tensor<1x?x32x128xbf16>
+  return
+}
+
+// -----
+
 func.func @attention_kv_heads_mismatch(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tensor<1x4x?x128xbf16>) {
   // expected-error @+2 {{key and value head counts do not match: 8 vs 4}}
   // expected-error @+1 {{'magi.attention' op failed to infer returned types}}

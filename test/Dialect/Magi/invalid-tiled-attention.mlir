@@ -135,3 +135,20 @@ func.func @mask_shape(%q: tensor<1x4x16x64xbf16>, %k: tensor<1x4x16x64xbf16>, %v
   %o = magi.tiled_attention %q, %k, %v mask(%m : tensor<1x1x16x8xbf16>) outs(%init) {scale = 0.125 : f64} : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xbf16>
   return
 }
+
+// -----
+
+func.func @layout(%q: tensor<1x4x16x64xbf16>) {
+  // expected-error @+1 {{'magi.tiled_attention' op has layout 'bsdh'; expected 'bhsd' or 'bshd'}}
+  %o = magi.tiled_attention %q, %q, %q outs(%q) {layout = "bsdh", scale = 0.125 : f64} : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xbf16>
+  return
+}
+
+// -----
+
+// Layout bshd: [B, L, H, E], so 6 heads (dimension 2) on 4 do not group.
+func.func @layout_heads(%q: tensor<1x16x6x64xbf16>, %kv: tensor<1x16x4x64xbf16>) {
+  // expected-error @+1 {{'magi.tiled_attention' op needs static head counts, the query's a multiple of the key's}}
+  %o = magi.tiled_attention %q, %kv, %kv outs(%q) {layout = "bshd", scale = 0.125 : f64} : tensor<1x16x6x64xbf16>, tensor<1x16x4x64xbf16>, tensor<1x16x4x64xbf16>, tensor<1x16x6x64xbf16> -> tensor<1x16x6x64xbf16>
+  return
+}
