@@ -12,7 +12,11 @@ artifact is rebound by entry name to the real archive, checked against PyTorch e
 (piecewise) and full. Beside it, in the same run: PyTorch eager,
 torch.compile and torch.compile(mode="reduce-overhead"), the device-to-device copy bandwidth and the
 pinned and pageable host-to-device bandwidth. With a 1- and a 4-layer artifact it reports the cost
-of one layer, (t4 - t1) / 3, for every contender. Results: $OUT/llama7b.json and a table on stdout.
+of one layer, (t4 - t1) / 3, for every contender, and that cost outside attention: each contender's
+attention kernels are timed in the same run (Magi's by `magi-run --profile`, PyTorch's by kernel name
+from torch.profiler; torch.compile + CUDA graphs takes torch.compile's) and subtracted, with Magi's
+ratio to the fastest anchor (the kernels issue's long-sequence target). Results: $OUT/llama7b.json and
+a table on stdout.
 """
 import argparse, json, os, sys, time
 
