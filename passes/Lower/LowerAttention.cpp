@@ -59,25 +59,12 @@ public:
     int64_t rank = qType.getRank();
     if (rank < 3 || kType.getRank() != rank || vType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "needs [..., H, L, E] operands");
-    // Layout bshd: the tiled kernel reads it through views; the loops here
-    // take transposed copies and transpose the result back.
-    bool sequenceMajor = op.isSequenceMajor();
-    if (sequenceMajor) {
-      if (tiled && fitsTiledKernel(op)) {
-        FailureOr<double> scale = scaleOf(op);
-        if (failed(scale))
-          return rewriter.notifyMatchFailure(op, "default scale of a dynamic E");
-        return rewriteTiled(op, *scale, rewriter);
-      }
-      q = swapHeadsAndSequence(rewriter, loc, q);
-      k = swapHeadsAndSequence(rewriter, loc, k);
-      v = swapHeadsAndSequence(rewriter, loc, v);
-      qType = cast<RankedTensorType>(q.getType());
-      kType = cast<RankedTensorType>(k.getType());
-      vType = cast<RankedTensorType>(v.getType());
-    }
     int64_t nb = rank - 3; // batch dimensions
-    int64_t heads = qType.getDimSize(nb), kvHeads = kType.getDimSize(nb);
+    bool sequenceMajor = op.isSequenceMajor();
+    // The heads are dimension 2 in layout bshd. Every check comes before
+    // anything is built.
+    int64_t headsDim = sequenceMajor ? 2 : nb;
+    int64_t heads = qType.getDimSize(headsDim), kvHeads = kType.getDimSize(headsDim);
     int64_t group = 1;
     if (heads != kvHeads) {
       if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
@@ -89,6 +76,18 @@ public:
     if (failed(scaleOrFailure))
       return rewriter.notifyMatchFailure(op, "default scale of a dynamic E");
     double scale = *scaleOrFailure;
+    // Layout bshd: the tiled kernel reads it through views; the loops here
+    // take transposed copies and transpose the result back.
+    if (sequenceMajor) {
+      if (tiled && fitsTiledKernel(op))
+        return rewriteTiled(op, scale, rewriter);
+      q = swapHeadsAndSequence(rewriter, loc, q);
+      k = swapHeadsAndSequence(rewriter, loc, k);
+      v = swapHeadsAndSequence(rewriter, loc, v);
+      qType = cast<RankedTensorType>(q.getType());
+      kType = cast<RankedTensorType>(k.getType());
+      vType = cast<RankedTensorType>(v.getType());
+    }
     Type f32 = rewriter.getF32Type();
     Type inEl = qType.getElementType();
     Type resEl = resType.getElementType();
