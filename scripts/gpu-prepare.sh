@@ -74,6 +74,20 @@ for target in ${EXTRA_TARGETS:-}; do
       -o "$dir/decode-${layers}l" --cache-mode=off --quiet --target="$target"
   done
 done
+# BENCH_VARIANTS="NAME:FLAG[+FLAG...] ..." also compiles the 1- and 4-layer
+# 7B-shaped models with those extra magi-compile flags into
+# .gpu/targets/NAME/llama7b-<L>l/: the bench step times them beside the
+# default compilation, in the same call (an A/B of a flag, e.g.
+# "no-layout:--disable-fusions=attention-layout").
+for variant in ${BENCH_VARIANTS:-}; do
+  name="${variant%%:*}"
+  IFS=+ read -r -a flags <<< "${variant#*:}"
+  for layers in 1 4; do
+    "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" \
+      -o "$out/targets/$name/llama7b-${layers}l" --cache-mode=off --quiet \
+      --compile-sizes=16,512,4096 "${flags[@]}"
+  done
+done
 # RELEASE=ARCHIVE (scripts/release.sh's): its python/ and lib/ (the
 # compiler's C API library among them; not the tools) packed again into
 # .gpu/release.tgz, small enough to carry, for the `release` step of

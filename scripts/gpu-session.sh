@@ -16,7 +16,7 @@
 #              those cases of each variant
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs (and
-#              each compilation in .gpu/targets/, EXTRA_TARGETS of gpu-prepare.sh)
+#              each compilation in .gpu/targets/: EXTRA_TARGETS and BENCH_VARIANTS of gpu-prepare.sh)
 #   decode     bench/decode/bench.py: one decode step (T=1 against a static KV
 #              cache of 4096 positions) of the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
@@ -93,7 +93,7 @@ for step in "${steps[@]}"; do
     grep -E '^\|' "$work/check.txt" >> "$summary"
     grep -E 'memcheck|racecheck|ERROR SUMMARY' "$work/check.txt" | sort | uniq -c >> "$summary"
     for dir in .gpu/targets/*/; do
-      [[ -d "$dir" ]] || continue
+      [[ -d "$dir/artifacts" ]] || continue
       target="$(basename "$dir")"
       OUT="$work/check-$target" LLAMA_1L="$dir/llama7b-1l" scripts/gpu-check.sh "$dir/artifacts" \
         .gpu/fixtures > "$work/check-$target.txt" 2>&1
@@ -132,7 +132,7 @@ for step in "${steps[@]}"; do
     done
     ;;
   bench)
-    # Each compilation in .gpu/targets/ (EXTRA_TARGETS) beside the default
+    # Each compilation in .gpu/targets/ (EXTRA_TARGETS, BENCH_VARIANTS) beside the default
     # one, as bench.py's extra full-graph contenders.
     extra=()
     for dir in .gpu/targets/*/; do

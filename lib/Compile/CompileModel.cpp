@@ -45,6 +45,12 @@ std::string CompileOptions::keyText() const {
   for (const std::string &op : splittingOps)
     text += op + ",";
   text += ";merge-projections=" + std::to_string(mergeProjections);
+  // Only when set, so that the keys of every other compilation stay.
+  if (!disabledFusions.empty()) {
+    text += ";disable-fusions=";
+    for (const std::string &name : disabledFusions)
+      text += name + ",";
+  }
   text += ";compile-sizes=";
   for (int64_t size : compileSizes)
     text += std::to_string(size) + ",";
@@ -158,6 +164,13 @@ static const NamedOption kOptions[] = {
        return llvm::Error::success();
      }},
     MAGI_FLAG_OPTION("no-merge-projections", mergeProjections, true),
+    {"disable-fusions",
+     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
+       llvm::SmallVector<llvm::StringRef> parts;
+       v.split(parts, ',', -1, /*KeepEmpty=*/false);
+       o.disabledFusions.assign(parts.begin(), parts.end());
+       return llvm::Error::success();
+     }},
     MAGI_INT_OPTION("block-size", blockSize),
     MAGI_INT_OPTION("reduction-block-size", reductionBlockSize),
     MAGI_FLAG_OPTION("no-library-gemm", libraryGemm, true),
@@ -276,6 +289,10 @@ struct CompileCommandLine::Flags {
                      "separate products instead of one over their "
                      "concatenated weights"),
             cl::cat(cat)),
+        disableFusions("disable-fusions", cl::CommaSeparated,
+                       cl::desc("magi-fuse's fusions not to run, by name "
+                                "(docs/pipeline.md), for experiments"),
+                       cl::cat(cat)),
         blockSize("block-size", cl::init(256),
                   cl::desc("Threads per block, elementwise kernels"),
                   cl::cat(cat)),
@@ -375,6 +392,7 @@ struct CompileCommandLine::Flags {
   cl::opt<bool> noCubin;
   cl::list<std::string> splittingOps;
   cl::opt<bool> noMergeProjections;
+  cl::list<std::string> disableFusions;
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
@@ -410,6 +428,8 @@ llvm::Error CompileCommandLine::finish() {
   options.emitCubin = !f.noCubin;
   options.splittingOps.assign(f.splittingOps.begin(), f.splittingOps.end());
   options.mergeProjections = !f.noMergeProjections;
+  options.disabledFusions.assign(f.disableFusions.begin(),
+                                 f.disableFusions.end());
   options.blockSize = f.blockSize;
   options.reductionBlockSize = f.reductionBlockSize;
   options.libraryGemm = !f.noLibraryGemm;
@@ -592,6 +612,7 @@ magi::compileModel(const CompileOptions &options) {
   pipeline.dumpDir = options.dumpDir;
   pipeline.opLibrary = options.opLibrary;
   pipeline.mergeProjections = options.mergeProjections;
+  pipeline.disabledFusions = options.disabledFusions;
   PassManager pm(&context);
   std::string pipelineError;
   if (failed(buildPipeline(pm, pipeline, [&](const llvm::Twine &message) {

@@ -59,12 +59,16 @@ static LogicalResult addFusions(OpPassManager &funcPm,
   SmallVector<std::string> wanted(options.fusions.begin(), options.fusions.end());
   if (wanted.size() == 1 && wanted[0] == "none")
     return success();
-  for (const std::string &name : wanted)
-    if (!llvm::is_contained(fusionNames(), name))
-      return err("unknown fusion '" + name + "' (known: " +
-                 llvm::join(fusionNames(), ", ") + ")");
+  SmallVector<std::string> unwanted(options.disabledFusions.begin(),
+                                    options.disabledFusions.end());
+  for (ArrayRef<std::string> names : {ArrayRef(wanted), ArrayRef(unwanted)})
+    for (const std::string &name : names)
+      if (!llvm::is_contained(fusionNames(), name))
+        return err("unknown fusion '" + name + "' (known: " +
+                   llvm::join(fusionNames(), ", ") + ")");
   FuseOptions fuse;
   fuse.enable = wanted;
+  fuse.disable = unwanted;
   funcPm.addPass(createFuse(fuse));
   return success();
 }

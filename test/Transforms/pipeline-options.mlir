@@ -115,7 +115,9 @@
 // RUN: magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{compile-to=full-graph replace-op=magi.silu=magi.gelu})' | FileCheck %s --check-prefix=REPLACE
 // RUN: magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{compile-to=full-graph full-graph-extra=magi-decompose-fused{ops=magi.rms_norm}})' | FileCheck %s --check-prefix=EXTRA
 // RUN: magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{post-grad-extra=magi-decompose-fused{ops=magi.silu_and_mul}})' | FileCheck %s --check-prefix=POST-EXTRA
+// RUN: magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{compile-to=full-graph disable-fusions=rms-norm})' | FileCheck %s --check-prefix=NO-RMS
 // RUN: not magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{fusions=bogus})' 2>&1 | FileCheck %s --check-prefix=BAD-FUSION
+// RUN: not magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{disable-fusions=bogus})' 2>&1 | FileCheck %s --check-prefix=BAD-FUSION
 // RUN: not magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{compile-to=nope})' 2>&1 | FileCheck %s --check-prefix=BAD-PHASE
 // RUN: not magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{replace-op=magi.silu})' 2>&1 | FileCheck %s --check-prefix=BAD-REPLACE
 // RUN: not magi-opt %s -pass-pipeline='builtin.module(magi-pipeline{full-graph-extra=no-such-pass})' 2>&1 | FileCheck %s --check-prefix=BAD-EXTRA
@@ -143,6 +145,13 @@
 // TWO: magi.rsqrt
 // TWO: magi.attention
 // TWO: magi.silu_and_mul
+
+// Every fusion but the one left out.
+// NO-RMS-LABEL: func.func @main(
+// NO-RMS-NOT: magi.rms_norm
+// NO-RMS: magi.rsqrt
+// NO-RMS: magi.attention
+// NO-RMS: magi.silu_and_mul
 
 // replace-op runs before the fusions: with silu renamed to gelu there is no
 // SwiGLU to form.

@@ -77,6 +77,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
        std::vector<std::pair<const char *, const char *>>{{"compile-sizes", "4"},
                                                           {"no-cubin", "true"},
                                                           {"no-merge-projections", "true"},
+                                                          {"disable-fusions", "attention-layout"},
                                                           {"block-size", "128"},
                                                           {"reduction-block-size", "64"},
                                                           {"no-library-gemm", "true"},

@@ -46,6 +46,8 @@ struct CompileOptions {
   /// Ops to split at; empty: the attention ops.
   std::vector<std::string> splittingOps;
   bool mergeProjections = true;
+  /// magi-fuse's fusions not to run, by name (fusionNames()).
+  std::vector<std::string> disabledFusions;
   int64_t blockSize = 256;
   int64_t reductionBlockSize = 128;
   bool libraryGemm = true;

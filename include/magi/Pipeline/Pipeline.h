@@ -42,6 +42,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "fusions",
       llvm::cl::desc("Fusion passes to run, by name without 'magi-fuse-' "
                      "(default: all; 'none' for none)")};
+  ListOption<std::string> disabledFusions{
+      *this, "disable-fusions",
+      llvm::cl::desc("Fusion passes not to run, by name without "
+                     "'magi-fuse-' (applied after 'fusions')")};
   Option<bool> mergeProjections{
       *this, "merge-projections",
       llvm::cl::desc("Merge the projections of one input (Q/K/V, gate/up) "
