@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Eval.h"
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Dialect/Magi/IR/PoolingShape.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -810,11 +811,9 @@ LogicalResult evalAttention(AttentionOp op, Env &env) {
            << ") is random; the interpreter supports dropout_p = 0 only";
   // Layout bshd: dimensions 1 and 2 of q, k, v swapped in, of the result
   // out.
-  auto swapHeadsAndSequence = [](const Tensor &t) {
-    SmallVector<int64_t> shape(t.getShape()), strides = getContiguousStrides(t.getShape());
-    std::swap(shape[1], shape[2]);
-    std::swap(strides[1], strides[2]);
-    return gatherStrided(t, shape, strides);
+  auto otherLayout = [](const Tensor &t) {
+    return gatherStrided(t, swapHeadsAndSequence(t.getShape()),
+                         swapHeadsAndSequence(getContiguousStrides(t.getShape())));
   };
   bool sequenceMajor = op.isSequenceMajor();
   for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
@@ -822,9 +821,9 @@ LogicalResult evalAttention(AttentionOp op, Env &env) {
       return op.emitError("layout 'bshd' needs query, key and value of rank 4");
   std::optional<Tensor> query, key, value;
   if (sequenceMajor) {
-    query = swapHeadsAndSequence(env.get(op.getQuery()));
-    key = swapHeadsAndSequence(env.get(op.getKey()));
-    value = swapHeadsAndSequence(env.get(op.getValue()));
+    query = otherLayout(env.get(op.getQuery()));
+    key = otherLayout(env.get(op.getKey()));
+    value = otherLayout(env.get(op.getValue()));
   }
   AttentionInputs in{sequenceMajor ? &*query : &env.get(op.getQuery()),
                      sequenceMajor ? &*key : &env.get(op.getKey()),
@@ -839,7 +838,7 @@ LogicalResult evalAttention(AttentionOp op, Env &env) {
   if (failed(result))
     return failure();
   env.set(op.getResult(),
-          sequenceMajor ? swapHeadsAndSequence(result->out) : std::move(result->out));
+          sequenceMajor ? otherLayout(result->out) : std::move(result->out));
   return success();
 }
 

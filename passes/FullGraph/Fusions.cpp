@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -638,10 +639,6 @@ struct MathAttentionPattern : OpRewritePattern<ViewOp> {
 // swap once its cos and sin are swapped too) and whose result is swapped
 // back: the attention in layout bshd on the unswapped tensors, so that the
 // swaps, which are copies on the GPU, go.
-bool swapsHeadsAndSequence(PermuteOp p) {
-  return p && p.getDims() == ArrayRef<int64_t>{0, 2, 1, 3};
-}
-
 // How q, k or v is a swapped [B, S, H, D] tensor: the tensor, and the rotary
 // embedding on the swapped one, if any.
 struct SwappedOperand {
@@ -722,8 +719,9 @@ struct AttentionLayout : OpRewritePattern<PermuteOp> {
     auto swapped = [&](Value t) -> Value {
       if (cast<RankedTensorType>(t.getType()).getRank() != 4)
         return t;
-      made.push_back(PermuteOp::create(b, loc, t, b.getDenseI64ArrayAttr({0, 2, 1, 3})));
-      return made.back()->getResult(0);
+      Value swap = swapHeadsAndSequence(b, loc, t);
+      made.push_back(swap.getDefiningOp());
+      return swap;
     };
     auto operand = [&](SwappedOperand form) -> Value {
       if (!form.rotary)

@@ -26,6 +26,7 @@
 
 #include "LowerToLinalgCommon.h"
 
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -290,7 +291,7 @@ private:
     std::swap(sizes[1], sizes[2]);
     Value init = emptyOfSizes(rewriter, loc, sizes,
                               cast<RankedTensorType>(t.getType()).getElementType());
-    return linalg::TransposeOp::create(rewriter, loc, t, init, ArrayRef<int64_t>{0, 2, 1, 3})
+    return linalg::TransposeOp::create(rewriter, loc, t, init, headsSequenceSwap())
         ->getResult(0);
   }
 

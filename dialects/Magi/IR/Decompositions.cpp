@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -158,14 +159,11 @@ FailureOr<Value> AttentionOp::decompose(OpBuilder &b) {
   Location loc = op.getLoc();
   // Layout bshd: the heads-first operands as transposes, the result
   // transposed back.
-  auto swapHeadsAndSequence = [&](Value v) -> Value {
-    return PermuteOp::create(b, loc, v, b.getDenseI64ArrayAttr({0, 2, 1, 3}));
-  };
   Value query = op.getQuery(), key = op.getKey(), value = op.getValue();
   if (op.isSequenceMajor()) {
-    query = swapHeadsAndSequence(query);
-    key = swapHeadsAndSequence(key);
-    value = swapHeadsAndSequence(value);
+    query = swapHeadsAndSequence(b, loc, query);
+    key = swapHeadsAndSequence(b, loc, key);
+    value = swapHeadsAndSequence(b, loc, value);
   }
   auto q = cast<RankedTensorType>(query.getType()), k = cast<RankedTensorType>(key.getType());
   if (q.getRank() != 4)
@@ -183,6 +181,6 @@ FailureOr<Value> AttentionOp::decompose(OpBuilder &b) {
       b.getF64FloatAttr(op.getDropoutP().convertToDouble()),
       b.getBoolAttr(op.getIsCausal()), op.getScaleAttr());
   if (op.isSequenceMajor())
-    return swapHeadsAndSequence(sdpa.getResult());
+    return swapHeadsAndSequence(b, loc, sdpa.getResult());
   return Value(sdpa.getResult());
 }

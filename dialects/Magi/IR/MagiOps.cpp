@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Dialect/Magi/IR/PoolingShape.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -2221,9 +2222,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   bool sequenceMajor = layout == "bshd";
   // [B, S, H, D] checked as the [B, H, S, D] it stands for.
   auto headsFirst = [](RankedTensorType t) {
-    SmallVector<int64_t> shape(t.getShape());
-    std::swap(shape[1], shape[2]);
-    return RankedTensorType::get(shape, t.getElementType());
+    return RankedTensorType::get(swapHeadsAndSequence(t.getShape()), t.getElementType());
   };
   if (sequenceMajor) {
     if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
@@ -2235,9 +2234,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   FailureOr<Shape> shape = attentionShape(q, k, v, /*allowGqa=*/true, loc);
   if (failed(shape))
     return failure();
-  if (sequenceMajor)
-    std::swap((*shape)[1], (*shape)[2]);
-  types.push_back(makeTensor(*shape, q.getElementType()));
+  types.push_back(makeTensor(sequenceMajor ? Shape(swapHeadsAndSequence(*shape)) : *shape,
+                            q.getElementType()));
   return success();
 }
 

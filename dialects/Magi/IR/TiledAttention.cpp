@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Dialect/Magi/IR/TiledAttentionRules.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -59,12 +60,10 @@ std::optional<std::string> magi::tiledAttentionMismatch(ShapedType q, ShapedType
   };
   // In [B, H, L, E] order whatever the layout.
   auto headsFirst = [&](ShapedType t) {
-    SmallVector<int64_t> shape(t.getShape());
-    if (sequenceMajor)
-      std::swap(shape[1], shape[2]);
-    return shape;
+    return sequenceMajor ? swapHeadsAndSequence(t.getShape())
+                         : SmallVector<int64_t, 4>(t.getShape());
   };
-  SmallVector<int64_t> qs = headsFirst(q), ks = headsFirst(k), vs = headsFirst(v),
+  SmallVector<int64_t, 4> qs = headsFirst(q), ks = headsFirst(k), vs = headsFirst(v),
                        is = headsFirst(init);
   if (mismatch(qs[0], ks[0]) || mismatch(qs[0], vs[0]) || mismatch(qs[0], is[0]))
     return "needs one batch size";

@@ -12,6 +12,7 @@
 #ifndef MAGI_DIALECT_MAGI_IR_TILEDATTENTIONMATH_H
 #define MAGI_DIALECT_MAGI_IR_TILEDATTENTIONMATH_H
 
+#include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -26,7 +27,7 @@ namespace magi::tiled_attention {
 /// memref.transpose, no copy.
 inline mlir::Value headsFirstView(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v) {
   mlir::MLIRContext *ctx = b.getContext();
-  auto swap = mlir::AffineMap::getPermutationMap(llvm::ArrayRef<unsigned>{0, 2, 1, 3}, ctx);
+  auto swap = mlir::AffineMap::getPermutationMap(headsSequenceSwap(), ctx);
   return mlir::memref::TransposeOp::create(b, loc, v, mlir::AffineMapAttr::get(swap));
 }
 
