@@ -60,9 +60,9 @@ def run_magi(cmd, timeout=300):
 ATTENTION_KERNEL = re.compile(r"flash|fmha|sdpa|attention", re.I)
 
 
-def attention_kernel_ms(fn, n=5):
-    """The GPU time per call of fn's attention kernels (by name, ATTENTION_KERNEL) in ms, and
-    their names, from torch.profiler's CUDA kernel trace of n calls."""
+def kernel_times(fn, n=5):
+    """fn's CUDA kernels from torch.profiler's trace of n calls: {name: (ms per call, launches
+    per call)}, names cut to 120 characters."""
     from torch.profiler import profile, ProfilerActivity
     fn()
     torch.cuda.synchronize()
@@ -70,17 +70,24 @@ def attention_kernel_ms(fn, n=5):
         for _ in range(n):
             fn()
         torch.cuda.synchronize()
-    total_us, names = 0.0, set()
+    kernels = {}
     for e in prof.key_averages():
-        name = e.key
-        if name.startswith("triton") or not ATTENTION_KERNEL.search(name):
-            continue
         us = getattr(e, "self_device_time_total", None)
         if us is None:
             us = e.self_cuda_time_total
-        total_us += us
-        names.add(name[:120])
-    return total_us / n / 1000, sorted(names)
+        if not us:
+            continue
+        ms, calls = kernels.get(e.key[:120], (0.0, 0.0))
+        kernels[e.key[:120]] = (ms + us / n / 1000, calls + e.count / n)
+    return kernels
+
+
+def attention_kernel_ms(kernels):
+    """The time per call in ms of the attention kernels (by name, ATTENTION_KERNEL) among
+    kernel_times' kernels, and their names."""
+    names = sorted(name for name in kernels
+                   if not name.startswith("triton") and ATTENTION_KERNEL.search(name))
+    return sum(kernels[name][0] for name in names), names
 
 
 def magi_profile_attention_ms(out):

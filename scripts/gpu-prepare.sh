@@ -88,6 +88,14 @@ for variant in ${BENCH_VARIANTS:-}; do
       --compile-sizes=16,512,4096 "${flags[@]}"
   done
 done
+# BENCH_RUN_VARIANTS="NAME:FLAG[+FLAG...] ..." times the default compilation
+# again with those extra magi-run flags, beside it in the bench step
+# (.gpu/targets/NAME/run-flags; e.g. "plain:--programmatic-launch=off").
+for variant in ${BENCH_RUN_VARIANTS:-}; do
+  name="${variant%%:*}"
+  mkdir -p "$out/targets/$name"
+  tr '+' ' ' <<< "${variant#*:}" > "$out/targets/$name/run-flags"
+done
 # RELEASE=ARCHIVE (scripts/release.sh's): its python/ and lib/ (the
 # compiler's C API library among them; not the tools) packed again into
 # .gpu/release.tgz, small enough to carry, for the `release` step of

@@ -134,16 +134,21 @@ for step in "${steps[@]}"; do
   bench)
     # Each compilation in .gpu/targets/ (EXTRA_TARGETS, BENCH_VARIANTS) beside the default
     # one, as bench.py's extra full-graph contenders.
+    # A target with a run-flags file (BENCH_RUN_VARIANTS) runs its own
+    # compilation, or else the default one, with those magi-run flags.
     extra=()
     for dir in .gpu/targets/*/; do
-      [[ -d "$dir/llama7b-1l" ]] || continue
       target="$(basename "$dir")"
-      extra+=(--extra "$target:1=$dir/llama7b-1l" --extra "$target:4=$dir/llama7b-4l")
+      artifacts="$dir"
+      [[ -d "$dir/llama7b-1l" ]] || artifacts=.gpu
+      [[ -d "$dir/llama7b-1l" || -f "$dir/run-flags" ]] || continue
+      extra+=(--extra "$target:1=$artifacts/llama7b-1l" --extra "$target:4=$artifacts/llama7b-4l")
+      [[ -f "$dir/run-flags" ]] && extra+=(--extra-flags "$target=$(cat "$dir/run-flags")")
     done
     OUT="$work" python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
       --artifact 1=.gpu/llama7b-1l --artifact 4=.gpu/llama7b-4l "${extra[@]}" > "$work/bench.txt" 2>&1
     note "== bench (exit $?)"
-    tail -30 "$work/bench.txt" >> "$summary"
+    tail -60 "$work/bench.txt" >> "$summary"
     ;;
   decode)
     OUT="$work" python3 bench/decode/bench.py --harness .gpu/harness --magi-run build-run/magi-run \

@@ -41,7 +41,7 @@ sys.path.insert(0, args.harness)
 from llama7b_common import make_model, export  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from torch_util import (save, run_magi, cuda_time as shared_cuda_time,  # noqa: E402
-                        attention_kernel_ms, magi_profile_attention_ms)
+                        kernel_times, attention_kernel_ms, magi_profile_attention_ms)
 
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
@@ -123,7 +123,7 @@ for spec in args.artifact:
         with torch.no_grad():
             rt["torch_eager_ms"] = cuda_time(lambda: model(ids))
             rt["torch_eager_attention_ms"], rt["torch_eager_attention_kernels"] = \
-                attention_kernel_ms(lambda: model(ids))
+                attention_kernel_ms(kernel_times(lambda: model(ids)))
             for name, kw in (("inductor", {}), ("inductor_cg", {"mode": "reduce-overhead"})):
                 if name in args.anchors.split(","):
                     torch._dynamo.reset()
@@ -136,8 +136,13 @@ for spec in args.artifact:
                         # Kernels replayed inside CUDA graphs may not be traced: reduce-overhead
                         # runs the same kernels as the default mode, so its attention time is
                         # taken from there.
+                        kernels = kernel_times(lambda: c(ids))
                         rt["inductor_attention_ms"], rt["inductor_attention_kernels"] = \
-                            attention_kernel_ms(lambda: c(ids))
+                            attention_kernel_ms(kernels)
+                        # Its kernels, longest first: what the anchor spends a layer on.
+                        rt["inductor_kernels"] = sorted(
+                            ([name, round(ms, 4), calls] for name, (ms, calls) in kernels.items()),
+                            key=lambda k: -k[1])[:25]
         print(layers, T, {k: v for k, v in rt.items() if k.endswith("_ms")}, flush=True)
         dump()
     del model
@@ -205,3 +210,10 @@ for row in rows:
               f"{fmt(row.get('magi_attention_ms_per_layer'))}, eager "
               f"{fmt(row.get('torch_eager_attention_ms_per_layer'))}, torch.compile "
               f"{fmt(row.get('inductor_attention_ms_per_layer'))} ms")
+for L in ls:
+    for T in args.T:
+        kernels = res["models"][L]["T"].get(T, {}).get("inductor_kernels")
+        if L == ls[0] and kernels:
+            print(f"torch.compile's kernels, {L} layer(s), T={T} (ms per call, launches per call):")
+            for name, ms, calls in kernels[:12]:
+                print(f"  {ms:.4f} {calls:g} {name[:90]}")

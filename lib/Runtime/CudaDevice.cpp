@@ -416,12 +416,27 @@ void CudaDevice::launch(int module, const LaunchCall &call) {
   std::vector<void *> params;
   for (const KernelParam &p : call.params)
     params.push_back(const_cast<unsigned char *>(p.bytes));
-  checkCuda(cuLaunchKernel(f.handle, unsigned(call.grid[0]), unsigned(call.grid[1]),
-                           unsigned(call.grid[2]), unsigned(call.block[0]),
-                           unsigned(call.block[1]), unsigned(call.block[2]),
-                           unsigned(call.sharedBytes), stream_.get(),
-                           params.empty() ? nullptr : params.data(), nullptr),
-            "cuLaunchKernel", context);
+  CUlaunchConfig config = {};
+  config.gridDimX = unsigned(call.grid[0]);
+  config.gridDimY = unsigned(call.grid[1]);
+  config.gridDimZ = unsigned(call.grid[2]);
+  config.blockDimX = unsigned(call.block[0]);
+  config.blockDimY = unsigned(call.block[1]);
+  config.blockDimZ = unsigned(call.block[2]);
+  config.sharedMemBytes = unsigned(call.sharedBytes);
+  config.hStream = stream_.get();
+  // The kernel waits for the previous grid first thing, so it may be
+  // scheduled while that grid finishes (also inside a captured graph).
+  CUlaunchAttribute early = {};
+  early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  early.value.programmaticStreamSerializationAllowed = 1;
+  if (call.programmatic && programmaticLaunch_) {
+    config.attrs = &early;
+    config.numAttrs = 1;
+  }
+  checkCuda(cuLaunchKernelEx(&config, f.handle, params.empty() ? nullptr : params.data(),
+                             nullptr),
+            "cuLaunchKernelEx", context);
 }
 
 namespace {

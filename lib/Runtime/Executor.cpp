@@ -1767,6 +1767,7 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
       device.bytes = 0;
       LaunchCall &call = device.launch;
       call.kernel = op.kernel;
+      call.programmatic = op.programmatic;
       for (int i = 0; i < 3; ++i) {
         call.grid[i] = eval(op.grid[i], opName + " grid[" + std::to_string(i) + "]");
         call.block[i] = eval(op.block[i], opName + " block[" + std::to_string(i) + "]");

@@ -728,8 +728,14 @@ private:
       plan.bytes = r_.expr(r_.field(value, path, "bytes"), path + ".bytes");
       checkVariantExpr(plan.bytes, path + ".bytes", piece, numValues);
     } else if (op == "launch") {
-      r_.object(value, path, {"op", "kernel", "grid", "block", "shared_bytes", "args"});
+      r_.object(value, path,
+                {"op", "kernel", "grid", "block", "shared_bytes", "args", "programmatic"});
       plan.kind = PlanOp::Kind::Launch;
+      if (r_.optionalField(value, "programmatic")) {
+        if (m_.version < 7)
+          r_.fail(path + ".programmatic", "programmatic launches need format version 7");
+        plan.programmatic = r_.boolField(value, path, "programmatic");
+      }
       plan.kernel = r_.stringField(value, path, "kernel");
       bool listed = false;
       for (const Kernel &k : variant.kernels)
@@ -1146,13 +1152,15 @@ JsonValue planOpJson(const PlanOp &op) {
         break;
       }
     }
-    return JsonValue::makeObject(
-        {{"op", str("launch")},
-         {"kernel", str(op.kernel)},
-         {"grid", exprList({op.grid[0], op.grid[1], op.grid[2]})},
-         {"block", exprList({op.block[0], op.block[1], op.block[2]})},
-         {"shared_bytes", op.sharedBytes.toJson()},
-         {"args", JsonValue::makeArray(std::move(args))}});
+    Members members{{"op", str("launch")},
+                    {"kernel", str(op.kernel)},
+                    {"grid", exprList({op.grid[0], op.grid[1], op.grid[2]})},
+                    {"block", exprList({op.block[0], op.block[1], op.block[2]})},
+                    {"shared_bytes", op.sharedBytes.toJson()},
+                    {"args", JsonValue::makeArray(std::move(args))}};
+    if (op.programmatic)
+      members.push_back({"programmatic", JsonValue::makeBool(true)});
+    return JsonValue::makeObject(std::move(members));
   }
   case PlanOp::Kind::Gemm: {
     Members members{{"op", str("gemm")},

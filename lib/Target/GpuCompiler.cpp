@@ -129,9 +129,21 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   fn.addPass(createTiledAttentionToGPU(attention));
 }
 
+// Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
+// `major`.0 or later.
+bool chipAtLeast(StringRef chip, unsigned major) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_") || chip.consumeInteger(10, version))
+    return false;
+  return version >= major * 10;
+}
+
 void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   // Upstream outlining, keeping the launches' launch bounds.
   pm.addPass(createOutlineKernels());
+  // Hopper's programmatic dependent launch (griddepcontrol, sm_90 on).
+  if (chipAtLeast(target.chip, 9))
+    pm.addPass(createWaitForPreviousGrid());
   OpPassManager &fn = pm.nest<func::FuncOp>();
   fn.addPass(memref::createExpandStridedMetadataPass());
   fn.addPass(createLowerAffinePass());

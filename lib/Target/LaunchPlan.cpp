@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Target/LaunchPlan.h"
+#include "magi/GPU/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -563,6 +564,9 @@ private:
              << " is neither a memref, an integer nor a float constant";
     }
     step.kernel = launch.getKernelName().str();
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    step.programmatic = kernel && magi::waitsForPreviousGrid(kernel);
     if (!llvm::any_of(plan.kernels, [&](const rt::Kernel &k) {
           return k.name == step.kernel;
         }))

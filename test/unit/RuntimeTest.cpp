@@ -345,6 +345,15 @@ TEST(RuntimeManifest, PrintsWhatItReads) {
   EXPECT_EQ(again.weightFiles[0].path, "weights.bin");
   EXPECT_TRUE(again.pieces[1].variants[0].plan[1].bias.has_value());
   EXPECT_EQ(again.pieces[0].variants[0].symbols.at("s0"), 3);
+  // A programmatic launch is written only when it is one, and read back.
+  EXPECT_EQ(text.find("programmatic"), std::string::npos);
+  Manifest early = m;
+  early.version = kArtifactVersion;
+  early.pieces[0].variants[0].plan[1].programmatic = true;
+  ASSERT_EQ(early.pieces[0].variants[0].plan[1].kind, PlanOp::Kind::Launch);
+  Manifest earlyAgain = parseManifest(printManifest(early), "printed");
+  EXPECT_TRUE(earlyAgain.pieces[0].variants[0].plan[1].programmatic);
+  EXPECT_FALSE(earlyAgain.pieces[0].variants[1].plan[1].programmatic);
   // Members print sorted, two spaces deep, with a final newline.
   EXPECT_EQ(text.substr(0, 30), "{\n  \"format\": \"magi-artifact\",");
   EXPECT_EQ(text.back(), '\n');
@@ -385,7 +394,14 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 6, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 7, not 1");
+  // Programmatic launches (format 7), a boolean.
+  const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
+  refuse(edited(launch, launch + " \"programmatic\": true,"),
+         ".programmatic: programmatic launches need format version 7");
+  std::string version7 = edited(launch, launch + " \"programmatic\": 1,");
+  version7.replace(version7.find("\"version\": 2"), 12, "\"version\": 7");
+  refuse(version7, ".programmatic: expected true or false");
   const std::string symbols = "\"symbols\": [{\"name\": \"s0\", \"min\": 1, \"max\": 64, \"input\": 2, \"dim\": 0}],";
   refuse(edited(symbols, symbols + " \"checks\": [{\"expr\": \"eq(s0 mod 2, 0)\", \"message\": \"even\"}],"),
          "graph.checks: checks need format version 6");
@@ -683,6 +699,7 @@ public:
 
   std::vector<std::string> modules;
   std::vector<std::string> launches; // kernels run, eagerly or by a replay
+  std::vector<bool> programmatic;     // whether each of those came as one
   int numAllocations = 0, numGemms = 0, numSyncs = 0, numFilledChunks = 0;
   int numCaptures = 0, numReplays = 0, numCancelledCaptures = 0;
   bool failLaunchWhileCapturing = false;
@@ -691,6 +708,7 @@ private:
   void runLaunch(const LaunchCall &call) {
     clockMs_ += 1;
     launches.push_back(call.kernel);
+    programmatic.push_back(call.programmatic);
     const std::vector<KernelParam> &p = call.params;
     int64_t threads = call.grid[0] * call.grid[1] * call.grid[2] * call.block[0] *
                       call.block[1] * call.block[2];
@@ -806,6 +824,26 @@ void runSelftestCase(const std::string &caseName, size_t expectedVariant) {
 
 TEST(RuntimeExecutor, SelftestCase0GeneralVariant) { runSelftestCase("case0", 1); }
 TEST(RuntimeExecutor, SelftestCase1SpecialisedVariant) { runSelftestCase("case1", 0); }
+
+// A launch the plan marks programmatic (format 7) reaches the device as one;
+// the others do not.
+TEST(RuntimeExecutor, PassesProgrammaticLaunchesOn) {
+  std::string dir = selftestDir();
+  Manifest m = loadManifest(dir + "/artifact");
+  for (Piece &piece : m.pieces)
+    for (Variant &variant : piece.variants)
+      for (PlanOp &op : variant.plan)
+        op.programmatic = op.kind == PlanOp::Kind::Launch && op.kernel == "selftest_add_index";
+  HostDevice device;
+  GraphExecutor executor(m, dir + "/artifact", device, ExecutorOptions());
+  executor.uploadWeights();
+  std::string prefix = dir + "/fixture/case0";
+  executor.setInputs({readRawTensor(prefix + "_in0.bin", prefix + "_in0.json")});
+  executor.run();
+  EXPECT_EQ(device.launches,
+            (std::vector<std::string>{"selftest_scale_add", "selftest_add_index"}));
+  EXPECT_EQ(device.programmatic, (std::vector<bool>{false, true}));
+}
 
 // A piece compiled for the compile sizes only (magi-compile does so for a
 // cond on the sizes, which folds away when specialized) runs those sizes and

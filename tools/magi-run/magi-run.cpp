@@ -2,7 +2,8 @@
 //
 //   magi-run DIR --fixture PREFIX [--tolerance X] [--repeat N] [--verbose]
 //            [--cuda-graphs=on|full|off] [--runs N]
-//            [--gemm-algorithm=measured|heuristic] [--profile-last-run]
+//            [--gemm-algorithm=measured|heuristic] [--programmatic-launch=on|off]
+//            [--profile-last-run]
 //            [--profile] [--trace FILE]
 //   magi-run DIR --input a.bin [--input b.bin ...] [--save-outputs OUT]
 //            [--weights-from MODEL.pt2]
@@ -62,6 +63,11 @@ const char *kUsage =
     "                       candidates (and split-K variants) from a cold L2 and keep the\n"
     "                       fastest (default); heuristic: cuBLASLt's first answer, the same\n"
     "                       choice on every run\n"
+    "  --programmatic-launch=on|off\n"
+    "                       on: launch kernels that wait for the previous grid at entry\n"
+    "                       (format 7) with programmatic stream serialization, so each\n"
+    "                       is scheduled while the kernel before it ends (default); off:\n"
+    "                       every launch starts after the previous one has ended\n"
     "  --verbose            print each step's piece, variant, how it ran (eager, captured,\n"
     "                       replayed), launches and gemms, and synchronize after each\n"
     "                       launch and gemm (after the whole graph when captured or replayed),\n"
@@ -95,6 +101,7 @@ struct Options {
   bool cudaGraphs = true;
   bool fullGraph = false;
   GemmAlgorithmChoice gemmChoice = GemmAlgorithmChoice::Measured;
+  bool programmaticLaunch = true;
   bool verbose = false;
   bool syncEach = false;
   bool profileLastRun = false;
@@ -177,6 +184,11 @@ Options parseCommandLine(int argc, char **argv) {
         usageError("--gemm-algorithm expects measured or heuristic, got '" + text + "'");
       options.gemmChoice =
           text == "measured" ? GemmAlgorithmChoice::Measured : GemmAlgorithmChoice::Heuristic;
+    } else if (arg == "--programmatic-launch") {
+      std::string text = takeValue();
+      if (text != "on" && text != "off")
+        usageError("--programmatic-launch expects on or off, got '" + text + "'");
+      options.programmaticLaunch = text == "on";
     } else if (arg == "--print-limit") {
       options.printLimit = parseInteger(takeValue(), "--print-limit", 0);
     } else if (arg == "--device") {
@@ -284,6 +296,7 @@ int run(const Options &options) {
 
   CudaDevice device(options.device);
   device.setGemmAlgorithmChoice(options.gemmChoice, options.verbose ? &std::cerr : nullptr);
+  device.setProgrammaticLaunch(options.programmaticLaunch);
   if (options.verbose) {
     std::cerr << "magi-run: " << device.name() << " (" << device.chip() << "); artifact for "
               << manifest.targetChip;

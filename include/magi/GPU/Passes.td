@@ -298,6 +298,25 @@ def OutlineKernels : Pass<"magi-outline-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def WaitForPreviousGrid : Pass<"magi-wait-for-previous-grid", "mlir::ModuleOp"> {
+  let summary = "Lets every kernel be launched before the previous one ends";
+  let description = [{
+    Starts every kernel (`gpu.func` with `kernel`) with `nvvm.griddepcontrol
+    wait`, then `nvvm.griddepcontrol launch_dependents`: Hopper's
+    programmatic dependent launch. A kernel so made may be launched while
+    the kernel before it in the stream still runs (the runtime's launch
+    attribute, `"programmatic": true` in the plan); its threads wait at
+    entry until that kernel has finished and its writes are visible, so
+    nothing it reads or writes races, while its blocks are already
+    scheduled: the launch's latency overlaps the previous kernel's tail.
+    The second instruction lets the next kernel do the same once every
+    block of this one has started. Without the launch attribute both are
+    no-ops. `griddepcontrol` needs sm_90 or later; the GPU pipeline adds
+    this pass for those chips only.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
 def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Makes each magi.tiled_attention on buffers one tensor-core kernel";
   let description = [{

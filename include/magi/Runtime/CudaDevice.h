@@ -136,6 +136,11 @@ public:
     gemmLog_ = log;
   }
 
+  // Whether kernels that wait for the previous grid (LaunchCall::programmatic)
+  // are launched with programmatic stream serialization (default on); off,
+  // every launch waits for the previous one to end, as before format 7.
+  void setProgrammaticLaunch(bool on) { programmaticLaunch_ = on; }
+
   CUstream stream() const { return stream_.get(); }
   // A caller's stream and this device's, ordered without waiting on the
   // host (an event recorded on one, waited for by the other): after
@@ -149,6 +154,7 @@ public:
   std::string chip() const { return chip_; }
 
 private:
+  bool programmaticLaunch_ = true;
   std::vector<detail::Event> timeMarks_;
   // orderAfter's and orderBefore's events, made on first use.
   detail::Event callerReached_, deviceReached_;

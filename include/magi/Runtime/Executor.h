@@ -58,6 +58,9 @@ struct LaunchCall {
   int64_t block[3] = {1, 1, 1};
   int64_t sharedBytes = 0;
   std::vector<KernelParam> params;
+  // The kernel waits for the previous grid at entry: a device may launch it
+  // while that grid still runs (programmatic dependent launch).
+  bool programmatic = false;
 };
 
 // A gemm operand [batch, rows, cols]; `ptr` already includes the offset.

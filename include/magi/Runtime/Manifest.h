@@ -25,7 +25,7 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 6;
+constexpr int64_t kArtifactVersion = 7;
 // Version 3 is version 4 without the dtypes of kernels' memref arguments,
 // version 2 version 3 without concatenated weights: both still read.
 constexpr int64_t kOldestArtifactVersion = 2;
@@ -179,6 +179,9 @@ struct PlanOp {
   Expr grid[3], block[3];
   Expr sharedBytes;
   std::vector<KernelArg> args;
+  // The kernel waits for the previous grid at entry (format 7,
+  // "programmatic"): it may be launched before that grid ends.
+  bool programmatic = false;
   // gemm
   Dtype gemmDtype = Dtype::F32;  // of a and b
   Dtype gemmCDtype = Dtype::F32; // of c and the bias ("c_dtype", default gemmDtype)
