@@ -123,6 +123,14 @@ static llvm::Expected<int64_t> parseInt(llvm::StringRef name,
      o.field = negated ? !*b : *b;                                             \
      return llvm::Error::success();                                            \
    }}
+// A comma-separated list of names.
+#define MAGI_LIST_OPTION(flag, field)                                          \
+  {flag, [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {            \
+     llvm::SmallVector<llvm::StringRef> parts;                                 \
+     v.split(parts, ',', -1, /*KeepEmpty=*/false);                             \
+     o.field.assign(parts.begin(), parts.end());                               \
+     return llvm::Error::success();                                            \
+   }}
 #define MAGI_INT_OPTION(flag, field)                                           \
   {flag, [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {            \
      llvm::Expected<int64_t> i = parseInt(flag, v);                            \
@@ -156,21 +164,9 @@ static const NamedOption kOptions[] = {
     MAGI_STRING_OPTION("features", features),
     MAGI_STRING_OPTION("cuda-path", cudaPath),
     MAGI_FLAG_OPTION("no-cubin", emitCubin, true),
-    {"splitting-ops",
-     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
-       llvm::SmallVector<llvm::StringRef> parts;
-       v.split(parts, ',', -1, /*KeepEmpty=*/false);
-       o.splittingOps.assign(parts.begin(), parts.end());
-       return llvm::Error::success();
-     }},
+    MAGI_LIST_OPTION("splitting-ops", splittingOps),
     MAGI_FLAG_OPTION("no-merge-projections", mergeProjections, true),
-    {"disable-fusions",
-     [](CompileOptions &o, llvm::StringRef v) -> llvm::Error {
-       llvm::SmallVector<llvm::StringRef> parts;
-       v.split(parts, ',', -1, /*KeepEmpty=*/false);
-       o.disabledFusions.assign(parts.begin(), parts.end());
-       return llvm::Error::success();
-     }},
+    MAGI_LIST_OPTION("disable-fusions", disabledFusions),
     MAGI_INT_OPTION("block-size", blockSize),
     MAGI_INT_OPTION("reduction-block-size", reductionBlockSize),
     MAGI_FLAG_OPTION("no-library-gemm", libraryGemm, true),

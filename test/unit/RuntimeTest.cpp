@@ -393,21 +393,26 @@ TEST(RuntimeManifest, RefusesBadManifests) {
   auto refuse = [](const std::string &text, const std::string &fragment) {
     expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
   };
+  // The self-test manifest (version 2) with `from` replaced by `to`, at
+  // format version `version`.
+  auto editedAt = [](int version, const std::string &from, const std::string &to) {
+    std::string text = edited(from, to);
+    text.replace(text.find("\"version\": 2"), 12, "\"version\": " + std::to_string(version));
+    return text;
+  };
   refuse(edited("\"version\": 2", "\"version\": 1"),
          "manifest.json: version: this magi-run reads artifact format versions 2 to 7, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
          ".programmatic: programmatic launches need format version 7");
-  std::string version7 = edited(launch, launch + " \"programmatic\": 1,");
-  version7.replace(version7.find("\"version\": 2"), 12, "\"version\": 7");
-  refuse(version7, ".programmatic: expected true or false");
+  refuse(editedAt(7, launch, launch + " \"programmatic\": 1,"),
+         ".programmatic: expected true or false");
   const std::string symbols = "\"symbols\": [{\"name\": \"s0\", \"min\": 1, \"max\": 64, \"input\": 2, \"dim\": 0}],";
   refuse(edited(symbols, symbols + " \"checks\": [{\"expr\": \"eq(s0 mod 2, 0)\", \"message\": \"even\"}],"),
          "graph.checks: checks need format version 6");
-  std::string version6 = edited(symbols, symbols + " \"checks\": [{\"expr\": \"eq(s9, 0)\", \"message\": \"m\"}],");
-  version6.replace(version6.find("\"version\": 2"), 12, "\"version\": 6");
-  refuse(version6, "graph.checks[0].expr: 's9' is not a symbol of the graph");
+  refuse(editedAt(6, symbols, symbols + " \"checks\": [{\"expr\": \"eq(s9, 0)\", \"message\": \"m\"}],"),
+         "graph.checks[0].expr: 's9' is not a symbol of the graph");
   refuse(edited("\"magi-artifact\"", "\"other\""), "format: expected \"magi-artifact\"");
   refuse(edited("\"weights\": {\"files\": [{\"path\": \"weights.bin\", \"bytes\": 272}]}",
                 "\"weights\": {\"files\": [{\"path\": \"weights.bin\"}]}"),
