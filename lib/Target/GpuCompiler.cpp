@@ -116,6 +116,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   config.reductionBlockSize = target.reductionBlockSize;
   fn.addPass(createChooseKernelConfig(config));
   fn.addPass(createMapToGPU());
+  fn.addPass(createFuseLaunches());
   // Last before outlining: no canonicalization hoists the kernel's
   // constants out of its launch.
   TiledAttentionToGPUOptions attention;

@@ -10,8 +10,8 @@
 
 // SUMMARY: piece 0 main_piece_0 compute graph 0 1 kernels 0 gemms 1 variants
 // SUMMARY: piece 1 main_piece_1 splitting graph -1 0 kernels 1 gemms 1 variants
-// SUMMARY: piece 2 main_piece_2 compute graph 1 3 kernels 0 gemms 1 variants
-// SUMMARY: magi-compile: 3 pieces, 4 kernels, sm_90a -> {{.*}} in {{.*}} s
+// SUMMARY: piece 2 main_piece_2 compute graph 1 2 kernels 0 gemms 1 variants
+// SUMMARY: magi-compile: 3 pieces, 3 kernels, sm_90a -> {{.*}} in {{.*}} s
 
 // The matmul piece is one cuBLASLt call: no kernels, no module.
 // FILES: piece_0.cubin

@@ -25,7 +25,7 @@
 // CHECK-NEXT: out3: tensor<2x4x3xf32> = {{\[}}{{\[}}[1, 2, 3], [4, 5, 6], [1, 2, 3], [4, 5, 6]], {{\[}}[1, 2, 3], [4, 5, 6], [1, 2, 3], [4, 5, 6]]]
 // CHECK-NEXT: out4: tensor<2x3xbf16> = {{\[}}[3, 2, 1], [6, 5, 4]]
 
-// COMPILE: 1 pieces, 3 kernels
+// COMPILE: 1 pieces, 1 kernels
 func.func @main() -> (tensor<3x4xf32>, tensor<3x4xi64>, tensor<2x3xf32>, tensor<2x4x3xf32>, tensor<2x3xbf16>) {
   %x = magi.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
   %i = magi.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]> : tensor<3x4xi64>

@@ -298,6 +298,34 @@ def OutlineKernels : Pass<"magi-outline-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def FuseLaunches : Pass<"magi-fuse-launches", "mlir::func::FuncOp"> {
+  let summary = "Runs independent elementwise kernels side by side as one launch";
+  let description = [{
+    Consecutive `elementwise` launches (magi-map-to-gpu's, one-dimensional
+    grids of one block size, no shared memory) that touch disjoint buffers
+    become one launch whose grid is the sum of theirs: block `b` runs the
+    first kernel's body as block `b` while `b` is below the first grid, the
+    second's as block `b - grid1` after it (grid sizes inside each body are
+    their own). Between the two only host bookkeeping may stand (ops
+    without memory effects, allocations); the fused launch takes the
+    second's place, so the first's buffers are all defined there. Buffers
+    are told apart by what they are views of (an allocation, a function
+    argument); a kernel that writes a function argument is kept apart from
+    any other that touches one, since two arguments may be the same buffer.
+    A fused launch fuses again with the next, up to `max-launches` kernels.
+    LLaMA's rotary embeddings of q and k and the copy of v, three kernels a
+    layer, become one: fewer launches, and one tail instead of three. The
+    fused launch keeps the first's name and configuration, with
+    `fused_launches = N`.
+  }];
+  let options = [
+    Option<"maxLaunches", "max-launches", "int64_t", "4",
+           "The most kernels one launch may run side by side (1: none)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def WaitForPreviousGrid : Pass<"magi-wait-for-previous-grid", "mlir::ModuleOp"> {
   let summary = "Lets every kernel be launched before the previous one ends";
   let description = [{
