@@ -108,17 +108,15 @@ bool independent(const BufferUse &a, const BufferUse &b) {
   return !meets(a.writes, b.writes) && !meets(a.writes, b.reads) && !meets(b.writes, a.reads);
 }
 
-// Host bookkeeping that may stand between two fused launches: the second
-// launch's place is after it, and nothing in it touches memory.
+// Host bookkeeping that may stand between two fused launches (the mapping
+// passes' own notion: no device work, nothing that ends a loop run), and
+// that frees nothing: the fused launch takes the second's place, so the
+// first's buffers must still be there.
 bool isBookkeeping(Operation &op) {
-  if (isa<gpu::LaunchOp>(op) || op.getNumRegions() != 0)
+  if (magi::isDeviceWork(&op) || magi::endsLoopRun(&op) || op.getNumRegions() != 0)
     return false;
-  if (isMemoryEffectFree(&op))
-    return true;
   auto memory = dyn_cast<MemoryEffectOpInterface>(op);
-  return memory && memory.hasEffect<MemoryEffects::Allocate>() &&
-         !memory.hasEffect<MemoryEffects::Read>() && !memory.hasEffect<MemoryEffects::Write>() &&
-         !memory.hasEffect<MemoryEffects::Free>();
+  return !memory || !memory.hasEffect<MemoryEffects::Free>();
 }
 
 // `body`'s ops but the terminator, cloned at `b`, with the launch's block
