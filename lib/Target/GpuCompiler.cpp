@@ -93,6 +93,15 @@ std::string findLibdevice(StringRef cudaPath) {
 
 namespace {
 
+// Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
+// `major`.0 or later.
+bool chipAtLeast(StringRef chip, unsigned major) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_") || chip.consumeInteger(10, version))
+    return false;
+  return version >= major * 10;
+}
+
 void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   pm.addPass(createMagiBufferize());
   pm.addPass(createCanonicalizerPass());
@@ -105,6 +114,8 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fewRows.columnTiles = target.fewRowGemmColumnTiles;
     fewRows.warps = target.fewRowGemmWarps;
     fewRows.stages = target.fewRowGemmStages;
+    // As addOutliningPasses adds magi-wait-for-previous-grid.
+    fewRows.waitForPreviousGrid = chipAtLeast(target.chip, 9);
     fn.addPass(createFewRowMatmulToGPU(fewRows));
   }
   if (target.libraryGemm)
@@ -128,15 +139,6 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   // sm_90a is the target with Hopper's arch-specific instructions.
   attention.warpgroupMma = target.chip == "sm_90a";
   fn.addPass(createTiledAttentionToGPU(attention));
-}
-
-// Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
-// `major`.0 or later.
-bool chipAtLeast(StringRef chip, unsigned major) {
-  unsigned version = 0;
-  if (!chip.consume_front("sm_") || chip.consumeInteger(10, version))
-    return false;
-  return version >= major * 10;
 }
 
 void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
