@@ -115,7 +115,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fewRows.warps = target.fewRowGemmWarps;
     fewRows.stages = target.fewRowGemmStages;
     // As addOutliningPasses adds magi-wait-for-previous-grid.
-    fewRows.waitForPreviousGrid = chipAtLeast(target.chip, 9);
+    fewRows.waitForPreviousGrid = target.fewRowGemmPrefetch && chipAtLeast(target.chip, 9);
     fn.addPass(createFewRowMatmulToGPU(fewRows));
   }
   if (target.libraryGemm)
@@ -274,6 +274,11 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "few-row-gemm-stages",
       llvm::cl::desc("Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)"),
       llvm::cl::init(0)};
+  Option<bool> fewRowGemmPrefetch{
+      *this, "few-row-gemm-prefetch",
+      llvm::cl::desc("Few-row products prefetch read-only weights into L2 before "
+                     "waiting for the previous grid (sm_90 on)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -305,6 +310,7 @@ void registerGpuPipeline() {
         target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
+        target.fewRowGemmPrefetch = options.fewRowGemmPrefetch;
         buildGpuPipeline(pm, target);
       });
 }

@@ -151,6 +151,15 @@ func.func @written_weight(%x: memref<16x256xbf16>, %w: memref<64x256xbf16>,
 // PLAN: "kernel": "gemm0",
 // PLAN-NEXT: "op": "launch",
 // PLAN-NEXT: "programmatic": true,
+// --no-few-row-gemm-prefetch: the products wait first thing, as every kernel.
+// RUN: rm -rf %t.off && magi-compile %magi_src_root/examples/llama_decoder_layer.mlir -o %t.off --no-weights --cache-mode=off --quiet --no-cubin --compile-sizes=16 --no-few-row-gemm-prefetch
+// RUN: cat %t.off/pieces/*_s0_16.ptx | FileCheck %s --check-prefix=NOPREFETCH
+// NOPREFETCH-LABEL: .entry gemm0(
+// NOPREFETCH-NOT: prefetch.global.L2
+// NOPREFETCH: griddepcontrol.wait;
+// NOPREFETCH-NOT: prefetch.global.L2
+// NOPREFETCH-LABEL: .entry gemm0(
+// NOPREFETCH-NOT: prefetch.global.L2
 // SM80-LABEL: .entry gemm0(
 // SM80-NOT: prefetch.global.L2
 // SM80-NOT: griddepcontrol

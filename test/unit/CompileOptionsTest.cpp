@@ -87,6 +87,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-query-in-shared", "true"},
                                                           {"attention-min-blocks-per-sm", "3"},
                                                           {"attention-key-splits", "8"},
+                                                          {"no-few-row-gemm-prefetch", "true"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {
