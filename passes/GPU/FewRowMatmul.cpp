@@ -41,8 +41,8 @@ constexpr int64_t kTileFloats = kRowTile * kColumnTile;
 constexpr int64_t kMaxSharedBytes = 227 * 1024;
 // What all blocks of one product together prefetch into L2 before waiting
 // for the previous kernel: half of an H100's or H200's 50 MB, so that the
-// lines stay there until the stream reaches them; and at least this much a
-// block, the bytes its first stages take.
+// lines stay there until the stream reaches them; and at least 16 KiB a
+// block however many blocks share the budget.
 constexpr int64_t kPrefetchBudgetBytes = 24 * 1024 * 1024;
 constexpr int64_t kMinPrefetchBytes = 16 * 1024;
 constexpr int64_t kLineBytes = 128;
@@ -162,7 +162,7 @@ private:
 // firstColumn .. firstColumn + columns - 1 of the row-major [N, K] weight)
 // into L2, one 128-byte line a thread at a time, none past the weight's end.
 void KernelBuilder::prefetchWeights(Value tid, int64_t bytes) {
-  const int64_t rowBytes = p.depth * 2;
+  const int64_t rowBytes = p.depth * 2; // f16 or bf16
   Value base = arith::IndexCastOp::create(
       b, loc, b.getI64Type(),
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, p.b));
