@@ -76,9 +76,6 @@ std::string CompileOptions::keyText() const {
           ";few-row-gemm-column-tiles=" + std::to_string(fewRowGemmColumnTiles) +
           ";few-row-gemm-warps=" + std::to_string(fewRowGemmWarps) +
           ";few-row-gemm-stages=" + std::to_string(fewRowGemmStages);
-  // Only when set, as disable-fusions.
-  if (!fewRowGemmPrefetch)
-    text += ";no-few-row-gemm-prefetch=1";
   return text;
 }
 
@@ -183,7 +180,6 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-column-tiles", fewRowGemmColumnTiles),
     MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
-    MAGI_FLAG_OPTION("no-few-row-gemm-prefetch", fewRowGemmPrefetch, true),
     MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
@@ -356,12 +352,6 @@ struct CompileCommandLine::Flags {
             cl::desc("Few-row products: stages of 64 of the depth in each "
                      "warp's ring, all but one in flight (0: chosen)"),
             cl::cat(cat)),
-        noFewRowGemmPrefetch(
-            "no-few-row-gemm-prefetch",
-            cl::desc("Few-row products wait for the previous kernel first "
-                     "thing, without prefetching their read-only weights "
-                     "into L2 (sm_90 on), for experiments"),
-            cl::cat(cat)),
         opLibrary("op-library",
                   cl::desc("An MLIR file of op definitions (func.func named after "
                            "the op) for ops Magi does not know"),
@@ -406,7 +396,6 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
-  cl::opt<bool> noFewRowGemmPrefetch;
   cl::opt<std::string> opLibrary, dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
@@ -450,7 +439,6 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmColumnTiles = f.fewRowGemmColumnTiles;
   options.fewRowGemmWarps = f.fewRowGemmWarps;
   options.fewRowGemmStages = f.fewRowGemmStages;
-  options.fewRowGemmPrefetch = !f.noFewRowGemmPrefetch;
   options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
@@ -650,7 +638,6 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
   artifact.target.fewRowGemmWarps = options.fewRowGemmWarps;
   artifact.target.fewRowGemmStages = options.fewRowGemmStages;
-  artifact.target.fewRowGemmPrefetch = options.fewRowGemmPrefetch;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

@@ -93,15 +93,6 @@ std::string findLibdevice(StringRef cudaPath) {
 
 namespace {
 
-// Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
-// `major`.0 or later.
-bool chipAtLeast(StringRef chip, unsigned major) {
-  unsigned version = 0;
-  if (!chip.consume_front("sm_") || chip.consumeInteger(10, version))
-    return false;
-  return version >= major * 10;
-}
-
 void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   pm.addPass(createMagiBufferize());
   pm.addPass(createCanonicalizerPass());
@@ -114,8 +105,6 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fewRows.columnTiles = target.fewRowGemmColumnTiles;
     fewRows.warps = target.fewRowGemmWarps;
     fewRows.stages = target.fewRowGemmStages;
-    // As addOutliningPasses adds magi-wait-for-previous-grid.
-    fewRows.waitForPreviousGrid = target.fewRowGemmPrefetch && chipAtLeast(target.chip, 9);
     fn.addPass(createFewRowMatmulToGPU(fewRows));
   }
   if (target.libraryGemm)
@@ -139,6 +128,15 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   // sm_90a is the target with Hopper's arch-specific instructions.
   attention.warpgroupMma = target.chip == "sm_90a";
   fn.addPass(createTiledAttentionToGPU(attention));
+}
+
+// Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
+// `major`.0 or later.
+bool chipAtLeast(StringRef chip, unsigned major) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_") || chip.consumeInteger(10, version))
+    return false;
+  return version >= major * 10;
 }
 
 void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
@@ -274,11 +272,6 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "few-row-gemm-stages",
       llvm::cl::desc("Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)"),
       llvm::cl::init(0)};
-  Option<bool> fewRowGemmPrefetch{
-      *this, "few-row-gemm-prefetch",
-      llvm::cl::desc("Few-row products prefetch read-only weights into L2 before "
-                     "waiting for the previous grid (sm_90 on)"),
-      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -310,7 +303,6 @@ void registerGpuPipeline() {
         target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
-        target.fewRowGemmPrefetch = options.fewRowGemmPrefetch;
         buildGpuPipeline(pm, target);
       });
 }

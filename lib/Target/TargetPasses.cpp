@@ -101,7 +101,6 @@ private:
     target.fewRowGemmColumnTiles = fewRowGemmColumnTiles;
     target.fewRowGemmWarps = fewRowGemmWarps;
     target.fewRowGemmStages = fewRowGemmStages;
-    target.fewRowGemmPrefetch = fewRowGemmPrefetch;
     return target;
   }
 };

@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/GPU/Passes.h"
-#include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 namespace magi {
@@ -39,13 +38,6 @@ constexpr int64_t kChunksPerRow = kStageColumns / kChunk;
 constexpr int64_t kTileFloats = kRowTile * kColumnTile;
 // The most dynamic shared memory a block of an H100/H200 may have.
 constexpr int64_t kMaxSharedBytes = 227 * 1024;
-// What all blocks of one product together prefetch into L2 before waiting
-// for the previous kernel: half of an H100's or H200's 50 MB, so that the
-// lines stay there until the stream reaches them; and at least 16 KiB a
-// block however many blocks share the budget.
-constexpr int64_t kPrefetchBudgetBytes = 24 * 1024 * 1024;
-constexpr int64_t kMinPrefetchBytes = 16 * 1024;
-constexpr int64_t kLineBytes = 128;
 
 struct Tiling {
   int64_t rowTiles, columnTiles, warps, stages;
@@ -113,10 +105,8 @@ public:
       : b(b), loc(loc), p(p), tiling(tiling), out(out) {}
 
   // `ring`: the warps' stages, [warps * stages * stageRows, 64] elements;
-  // `partials`: [warps * warpFloats] f32. With `prefetchBytes` > 0 the
-  // kernel first prefetches that many bytes of its block's weight rows into
-  // L2, then waits for the previous grid (the weight is read-only).
-  void build(gpu::LaunchOp launch, Value ring, Value partials, int64_t prefetchBytes);
+  // `partials`: [warps * warpFloats] f32.
+  void build(gpu::LaunchOp launch, Value ring, Value partials);
 
 private:
   OpBuilder &b;
@@ -155,35 +145,7 @@ private:
   }
   void copyStage(Value ring, Value slot, Value stage);
   SmallVector<Value> loadShared(Value ring, Value row, Value chunk);
-  void prefetchWeights(Value tid, int64_t bytes);
 };
-
-// The first `bytes` of the block's weight rows (contiguous: rows
-// firstColumn .. firstColumn + columns - 1 of the row-major [N, K] weight)
-// into L2, one 128-byte line a thread at a time, none past the weight's end.
-void KernelBuilder::prefetchWeights(Value tid, int64_t bytes) {
-  const int64_t rowBytes = p.depth * 2; // f16 or bf16
-  Value base = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, p.b));
-  Value blockStart = mul(firstColumn, rowBytes);
-  Value end = arith::MinUIOp::create(b, loc, add(blockStart, bytes), idx(p.columns * rowBytes));
-  auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), /*addressSpace=*/1);
-  const int64_t lines = llvm::divideCeil(bytes, kLineBytes);
-  for (int64_t l0 = 0; l0 < lines; l0 += tiling.threads()) {
-    Value at = add(blockStart, mul(add(tid, l0), kLineBytes));
-    auto inside = scf::IfOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at, end), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(inside.thenBlock());
-    Value address = arith::AddIOp::create(
-        b, loc, base, arith::IndexCastOp::create(b, loc, b.getI64Type(), at));
-    Value pointer = LLVM::IntToPtrOp::create(b, loc, pointerType, address);
-    NVVM::PrefetchOp::create(
-        b, loc, NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2),
-        /*evictPriority=*/nullptr, pointer, /*predicate=*/nullptr, /*tensormap=*/nullptr);
-  }
-}
 
 // The warp's stage `stage` (k from stage * 64, counted over the block's
 // warps: stage s of warp w is the block's (s * warps + w)-th 64 columns)
@@ -238,8 +200,7 @@ SmallVector<Value> KernelBuilder::loadShared(Value ring, Value row, Value chunk)
   return result;
 }
 
-void KernelBuilder::build(gpu::LaunchOp launch, Value ring, Value partials,
-                          int64_t prefetchBytes) {
+void KernelBuilder::build(gpu::LaunchOp launch, Value ring, Value partials) {
   const int64_t M = p.rows, N = p.columns, K = p.depth;
   const int64_t rowTiles = tiling.rowTiles, columnTiles = tiling.columnTiles;
   const int64_t stages = tiling.stages;
@@ -247,13 +208,6 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value ring, Value partials,
   lane = rem(tid, kWarpSize);
   warp = div(tid, kWarpSize);
   firstColumn = mul(launch.getBlockIds().x, tiling.columns());
-  if (prefetchBytes > 0) {
-    // Programmatic launch: the kernel ahead may still run. The weight is
-    // read-only, so its lines may come in now; `a` only after the wait.
-    prefetchWeights(tid, prefetchBytes);
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::launch_dependents);
-  }
   Value group = div(lane, 4), inGroup = rem(lane, 4);
 
   // The block's 64-column stages, taken by its warps in turn.
@@ -416,22 +370,6 @@ private:
     return t;
   }
 
-  // The bytes of its weight rows each block prefetches before waiting for
-  // the previous grid (0: none, it waits first thing as every kernel does):
-  // only with `wait-for-previous-grid` and a weight that is a read-only
-  // argument (`magi.read_only`, or a view of one), the budget shared by
-  // the grid, at most the block's rows.
-  int64_t prefetchBytes(const Product &p, const Tiling &t, int64_t blocks,
-                        func::FuncOp func) const {
-    auto arg = dyn_cast<BlockArgument>(magi::viewedBuffer(p.b));
-    if (!waitForPreviousGrid || !arg || arg.getOwner() != &func.getBody().front() ||
-        !func.getArgAttr(arg.getArgNumber(), magi::kReadOnlyArgAttr))
-      return 0;
-    int64_t perBlock = std::max(kMinPrefetchBytes, kPrefetchBudgetBytes / blocks);
-    perBlock = std::min(perBlock, t.columns() * p.depth * 2);
-    return llvm::alignTo(perBlock, kLineBytes);
-  }
-
   LogicalResult rewrite(linalg::LinalgOp op, func::FuncOp func, unsigned &number,
                         llvm::SmallPtrSetImpl<Operation *> &erased) {
     std::optional<Product> product = matchProduct(op, maxRows);
@@ -455,9 +393,8 @@ private:
     auto kernels = FlatSymbolRefAttr::get(b.getContext(),
                                           (func.getSymName() + "_kernels").str());
     auto name = FlatSymbolRefAttr::get(b.getContext(), "gemm" + std::to_string(number++));
-    const int64_t blocks = llvm::divideCeil(product->columns, tiling->columns());
     auto launch = gpu::LaunchOp::create(
-        b, loc, c(blocks), one, one,
+        b, loc, c(llvm::divideCeil(product->columns, tiling->columns())), one, one,
         c(tiling->threads()), one, one,
         arith::ConstantIntOp::create(b, loc, tiling->sharedBytes(), 32),
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
@@ -487,8 +424,7 @@ private:
       Value ring = memref::ViewOp::create(b, loc, ringType, shared, c(0), ValueRange{});
       Value partials = memref::ViewOp::create(b, loc, partialsType, shared,
                                               c(tiling->ringBytes()), ValueRange{});
-      KernelBuilder(b, loc, *product, *tiling, out)
-          .build(launch, ring, partials, prefetchBytes(*product, *tiling, blocks, func));
+      KernelBuilder(b, loc, *product, *tiling, out).build(launch, ring, partials);
       gpu::TerminatorOp::create(b, loc);
     }
     magi::eraseReplacedProduct(op, output, erased);

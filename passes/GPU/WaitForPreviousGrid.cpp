@@ -21,11 +21,8 @@ using namespace mlir;
 bool magi::waitsForPreviousGrid(gpu::GPUFuncOp kernel) {
   if (kernel.isExternal())
     return false;
-  // First thing, or after reads of read-only weights (magi-few-row-matmul-to-gpu).
-  return llvm::any_of(kernel.getBody().front(), [](Operation &op) {
-    auto wait = dyn_cast<NVVM::GriddepcontrolOp>(op);
-    return wait && wait.getKind() == NVVM::GridDepActionKind::wait;
-  });
+  auto first = dyn_cast<NVVM::GriddepcontrolOp>(&kernel.getBody().front().front());
+  return first && first.getKind() == NVVM::GridDepActionKind::wait;
 }
 
 namespace {

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
-#include "magi/Import/TorchExport.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -156,25 +155,6 @@ private:
 bool staysOnTop(Operation *op) {
   return isa<SymbolicIntOp, AssertSymbolicOp>(op) ||
          op->hasTrait<OpTrait::ConstantLike>() || op->hasAttr(kCheckArithmeticAttr);
-}
-
-// True if `v` is an argument of `func` that the export lists as a weight,
-// buffer or constant and that no output of `func` writes back to: its bytes
-// do not change while the graph runs.
-bool holdsReadOnly(func::FuncOp func, Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg || arg.getOwner() != &func.getBody().front())
-    return false;
-  auto kind = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kInputKindAttr);
-  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
-  if (!kind || !name || !llvm::is_contained(ArrayRef<StringRef>{"parameter", "buffer", "constant"},
-                                                kind.getValue()))
-    return false;
-  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-    if (auto target = func.getResultAttrOfType<StringAttr>(i, kMutatesAttr);
-        target && target == name)
-      return false;
-  return true;
 }
 
 // Symbolic arithmetic an assertion's copy may hold.
@@ -343,12 +323,9 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     if (!piece.isSplitting)
       pieceFunc->setAttr(kGraphIndexAttr, b.getI64IntegerAttr(graphIndex++));
     symbols.insert(pieceFunc); // renames on a clash
-    for (auto [i, v] : llvm::enumerate(inputs)) {
+    for (auto [i, v] : llvm::enumerate(inputs))
       if (auto sym = v.getDefiningOp<SymbolicIntOp>())
         pieceFunc.setArgAttr(i, kSymbolArgAttr, sym.getNameAttr());
-      if (holdsReadOnly(func, v))
-        pieceFunc.setArgAttr(i, kReadOnlyArgAttr, b.getUnitAttr());
-    }
     Block *pieceBody = pieceFunc.addEntryBlock();
 
     // The call, where the piece's first op was.

@@ -87,7 +87,6 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-query-in-shared", "true"},
                                                           {"attention-min-blocks-per-sm", "3"},
                                                           {"attention-key-splits", "8"},
-                                                          {"no-few-row-gemm-prefetch", "true"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {

@@ -63,9 +63,6 @@ struct CompileOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
-  /// Few-row products prefetch read-only weights before waiting for the
-  /// previous kernel (sm_90 on).
-  bool fewRowGemmPrefetch = true;
   /// An MLIR file of op definitions for ops the importer keeps opaque
   /// (magi-expand-op-library; "" for none). Its contents are part of the
   /// artifact's cache key.

@@ -211,10 +211,8 @@ void mmaM16N8K16(mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
                  llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> bRegs,
                  llvm::MutableArrayRef<mlir::Value> acc);
 
-/// Whether `kernel` waits for the previous grid in its entry block (first
-/// thing, magi-wait-for-previous-grid, or after prefetching read-only
-/// weights, magi-few-row-matmul-to-gpu): it may be launched
-/// programmatically.
+/// Whether `kernel` starts by waiting for the previous grid
+/// (magi-wait-for-previous-grid): it may be launched programmatically.
 bool waitsForPreviousGrid(mlir::gpu::GPUFuncOp kernel);
 
 } // namespace magi

@@ -264,18 +264,6 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
     stages, more than 1024 threads or more than 227 KiB of shared memory is
     an error. Bases are assumed 16-byte aligned (the runtime refuses
     others); K a multiple of 8 keeps every row so.
-
-    With `wait-for-previous-grid` (the GPU pipeline sets it where it adds
-    magi-wait-for-previous-grid, sm_90 on), a product whose weight `b` is a
-    function argument marked `magi.read_only` (or a view of one: a weight no
-    step of the graph writes) starts its kernel with `nvvm.prefetch level =
-    L2` of its block's first weight lines (the block's rows are contiguous;
-    24 MiB over the grid's blocks, at least 16 KiB and at most the rows a
-    block), then `nvvm.griddepcontrol wait` and `launch_dependents`:
-    launched programmatically, the weight streams into L2 while the kernel
-    ahead (a norm, attention) finishes, and nothing the kernel ahead writes
-    is read before the wait. magi-wait-for-previous-grid leaves such a
-    kernel as it is.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::nvgpu::NVGPUDialect", "mlir::LLVM::LLVMDialect",
@@ -291,10 +279,6 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
            "Warps a block, taking the block's stages of K in turn (0: chosen)">,
     Option<"stages", "stages", "int64_t", "0",
            "Stages of 64 k in each warp's ring, all but one in flight (0: chosen)">,
-    Option<"waitForPreviousGrid", "wait-for-previous-grid", "bool", "false",
-           "sm_90 and later, with magi-wait-for-previous-grid: a product whose "
-           "weight is a read-only argument prefetches its first weight lines "
-           "into L2 before griddepcontrol.wait">,
   ];
 }
 

@@ -51,9 +51,6 @@ struct GpuTargetOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
-  /// On sm_90 and later, few-row products whose weight is read-only
-  /// prefetch it into L2 before waiting for the previous grid.
-  bool fewRowGemmPrefetch = true;
 };
 
 struct CompiledPiece {

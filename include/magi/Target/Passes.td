@@ -85,9 +85,6 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
            "Few-row products: warps a block (0: chosen)">,
     Option<"fewRowGemmStages", "few-row-gemm-stages", "int64_t", "0",
            "Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)">,
-    Option<"fewRowGemmPrefetch", "few-row-gemm-prefetch", "bool", "true",
-           "Few-row products prefetch read-only weights into L2 before waiting "
-           "for the previous grid (sm_90 on)">,
   ];
 }
 

@@ -19,11 +19,6 @@ inline constexpr llvm::StringLiteral kPieceIndexAttr = "magi.piece_index";
 inline constexpr llvm::StringLiteral kGraphIndexAttr = "magi.graph_index";
 inline constexpr llvm::StringLiteral kIsSplittingAttr = "magi.is_splitting";
 inline constexpr llvm::StringLiteral kSymbolArgAttr = "magi.symbol";
-/// Unit attribute on a piece argument that is, at the piece's call, a weight,
-/// buffer or constant of the graph that no step writes (no output mutates
-/// it): its bytes stay the same for the whole run, so a kernel may read it
-/// before the kernel ahead of it has finished.
-inline constexpr llvm::StringLiteral kReadOnlyArgAttr = "magi.read_only";
 /// Unit attribute on a function that magi-split has split into pieces.
 inline constexpr llvm::StringLiteral kSplitAttr = "magi.split";
 /// Unit attribute by which any op declares itself a splitting op.
