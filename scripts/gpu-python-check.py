@@ -6,7 +6,8 @@ eager, captured, replayed; then once more with the inputs in new memory),
 and each output compared with the reference (the bars of magi-run: 1e-4
 relative for f32, 3e-2 for bf16/f16, exact for integers); then 8 calls
 alternating between the first two cases (other sizes: the later calls
-replay each size's graphs). Then the checks a caller meets: a wrong dtype,
+replay each size's graphs); then with outputs="borrow" (no output copy).
+Then the checks a caller meets: a wrong dtype,
 a wrong shape, a tensor on the CPU.
 
     PYTHONPATH=build-run/python python3 scripts/gpu-python-check.py \\
@@ -149,6 +150,31 @@ def main(artifacts, fixtures):
                         name, sorted(fresh_ms[-3:])[1], sorted(same_ms)[1], len(refs), worst,
                         "OK" if ok else "FAIL"))
         del kept
+        # outputs="borrow": tensors over the runtime's own buffers, no copy.
+        # Each call's outputs must be right when read before the next call,
+        # and cost no more than the copies.
+        borrowing = magi.load(artifact, outputs="borrow")
+        worst, borrow_ms, copy_ms = 0.0, [], []
+        for call in range(6):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            outputs = borrowing(*sources)
+            torch.cuda.synchronize()
+            borrow_ms.append((time.perf_counter() - start) * 1000)
+            worst = max(worst, worst_error(outputs, refs))
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            run(*sources)
+            torch.cuda.synchronize()
+            copy_ms.append((time.perf_counter() - start) * 1000)
+        ok = worst <= 1.0
+        failures += not ok
+        rows.append("| %s | outputs=\"borrow\", 6 calls (last three %.3f ms each; copied "
+                    "outputs %.3f ms) | %d | %.3g | %s |" % (
+                        name, sorted(borrow_ms[-3:])[1], sorted(copy_ms[-3:])[1], len(refs),
+                        worst, "OK" if ok else "FAIL"))
+        del outputs
+        borrowing.close()
         # What a caller gets wrong, refused with the reason.
         probes = {
             "wrong dtype": lambda: run(*[t.to(torch.float64) if t.is_floating_point() else

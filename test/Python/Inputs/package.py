@@ -41,3 +41,10 @@ try:
     print("runtime C API:", magi.c_api_version("runtime"))
 except magi.MagiError as e:
     print("runtime C API:", e)
+
+# How outputs are returned is checked before anything needs PyTorch.
+try:
+    magi.load(os.path.join(out, "artifact"), outputs="share")
+    print("outputs='share' accepted")
+except magi.MagiError as e:
+    print("refused:", e)

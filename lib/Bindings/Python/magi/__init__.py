@@ -96,15 +96,41 @@ _DTYPES = ["float32", "float16", "bfloat16", "float64", "int64", "int32", "int8"
            "uint8", "bool"]
 
 
+# The __cuda_array_interface__ type of each runtime dtype (16-bit floats
+# as int16, which the interface has no type for, viewed back afterwards).
+_ARRAY_TYPES = {"float32": "<f4", "float16": "<f2", "bfloat16": "<i2", "float64": "<f8",
+                "int64": "<i8", "int32": "<i4", "int8": "|i1", "uint8": "|u1", "bool": "|b1"}
+
+
+class _RuntimeBuffer:
+    """An output buffer of the runtime as __cuda_array_interface__, for
+    torch.as_tensor; it holds the Artifact, so the runtime (and the memory)
+    lives as long as any tensor made from it."""
+
+    def __init__(self, owner, pointer, shape, dtype):
+        self._owner = owner
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": _ARRAY_TYPES[dtype], "data": (pointer, False),
+            "strides": None, "version": 3,
+            # Written on the caller's current stream, where it is read.
+            "stream": None}
+
+
 class Artifact:
     """A compiled artifact loaded on a GPU. Call it with the graph's user
     inputs (torch CUDA tensors, contiguous, on this device): they are read
     where they are, not copied, on PyTorch's current stream (the call does
-    not wait for the GPU). Returns new torch tensors (one device copy each
-    out of the runtime's buffers, which the next call reuses, queued on
-    that stream)."""
+    not wait for the GPU). With outputs="copy" (the default) it returns new
+    torch tensors (one device copy each out of the runtime's buffers, queued
+    on that stream); with outputs="borrow" it returns tensors over the
+    runtime's buffers themselves, no copy: valid until the next call, which
+    overwrites them (as torch.compile's CUDA graphs return their static
+    outputs)."""
 
-    def __init__(self, artifact_dir, device=None, weights_from=None):
+    def __init__(self, artifact_dir, device=None, weights_from=None, outputs="copy"):
+        if outputs not in ("copy", "borrow"):
+            raise MagiError("outputs must be 'copy' or 'borrow', not %r" % (outputs,))
+        self._borrow = outputs == "borrow"
         import torch
         self._torch = torch
         self._lib = runtime_library()
@@ -156,14 +182,23 @@ class Artifact:
             self._check(self._lib.magiRuntimeOutput(
                 self._handle, i, ctypes.byref(dtype), ctypes.byref(rank), sizes, 16,
                 ctypes.byref(pointer)))
-            out = torch.empty(list(sizes[:rank.value]),
-                              dtype=getattr(torch, _DTYPES[dtype.value]), device=self.device)
+            shape, name = list(sizes[:rank.value]), _DTYPES[dtype.value]
+            if self._borrow and pointer.value:
+                out = torch.as_tensor(_RuntimeBuffer(self, pointer.value, shape, name),
+                                      device=self.device)
+                if name == "bfloat16":
+                    out = out.view(torch.bfloat16)
+                outputs.append(out)
+                continue
+            out = torch.empty(shape, dtype=getattr(torch, name), device=self.device)
             self._check(self._lib.magiRuntimeCopyOutputOnStream(
                 self._handle, i, out.data_ptr(), out.numel() * out.element_size(), stream))
             outputs.append(out)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def close(self):
+        # Frees the runtime's buffers: tensors borrowed from it (outputs=
+        # "borrow") must not be read after this.
         if getattr(self, "_handle", None):
             self._lib.magiRuntimeDestroy(self._handle)
             self._handle = None
@@ -172,11 +207,13 @@ class Artifact:
         self.close()
 
 
-def load(artifact_dir, device=None, weights_from=None):
+def load(artifact_dir, device=None, weights_from=None, outputs="copy"):
     """Loads an artifact onto a GPU (the current CUDA device by default);
     the weights from the files it names, or from `weights_from`, another
-    torch.export archive of the same model."""
-    return Artifact(artifact_dir, device, weights_from)
+    torch.export archive of the same model. `outputs`: "copy" (each call
+    returns new tensors) or "borrow" (tensors over the runtime's own output
+    buffers, no copy, overwritten by the next call); see Artifact."""
+    return Artifact(artifact_dir, device, weights_from, outputs)
 
 
 def compile(model, example_inputs, dynamic_shapes=None, artifact_dir=None, **options):
