@@ -60,6 +60,15 @@ def worst_error(outs, refs):
     return worst
 
 
+def timed(fn, *args):
+    """fn(*args) and its time in ms, the GPU idle before and done after."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    outputs = fn(*args)
+    torch.cuda.synchronize()
+    return outputs, (time.perf_counter() - start) * 1000
+
+
 def main(artifacts, fixtures):
     print("magi", magi.__version__, "C runtime API", magi.c_api_version("runtime"),
           "torch", torch.__version__)
@@ -131,18 +140,11 @@ def main(artifacts, fixtures):
         kept, worst, fresh_ms, same_ms = [], 0.0, [], []
         for call in range(8):
             kept.append([t.clone() for t in sources])  # kept: a new address each call
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            outputs = run(*kept[-1])
-            torch.cuda.synchronize()
-            fresh_ms.append((time.perf_counter() - start) * 1000)
+            outputs, ms = timed(run, *kept[-1])
+            fresh_ms.append(ms)
             worst = max(worst, worst_error(outputs, refs))
         for call in range(3):
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            run(*sources)
-            torch.cuda.synchronize()
-            same_ms.append((time.perf_counter() - start) * 1000)
+            same_ms.append(timed(run, *sources)[1])
         ok = worst <= 1.0
         failures += not ok
         rows.append("| %s | new memory every call, 8 calls (last three %.3f ms each; the same "
@@ -156,17 +158,10 @@ def main(artifacts, fixtures):
         borrowing = magi.load(artifact, outputs="borrow")
         worst, borrow_ms, copy_ms = 0.0, [], []
         for call in range(6):
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            outputs = borrowing(*sources)
-            torch.cuda.synchronize()
-            borrow_ms.append((time.perf_counter() - start) * 1000)
+            outputs, ms = timed(borrowing, *sources)
+            borrow_ms.append(ms)
             worst = max(worst, worst_error(outputs, refs))
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            run(*sources)
-            torch.cuda.synchronize()
-            copy_ms.append((time.perf_counter() - start) * 1000)
+            copy_ms.append(timed(run, *sources)[1])
         ok = worst <= 1.0
         failures += not ok
         rows.append("| %s | outputs=\"borrow\", 6 calls (last three %.3f ms each; copied "
