@@ -125,7 +125,8 @@ class Artifact:
     on that stream); with outputs="borrow" it returns tensors over the
     runtime's buffers themselves, no copy: valid until the next call, which
     overwrites them (as torch.compile's CUDA graphs return their static
-    outputs)."""
+    outputs), and to be read only (an output may be a weight itself, which
+    a write would change for every later call)."""
 
     def __init__(self, artifact_dir, device=None, weights_from=None, outputs="copy"):
         if outputs not in ("copy", "borrow"):
