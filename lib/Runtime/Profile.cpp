@@ -78,7 +78,7 @@ std::string formatProfile(const RunProfile &profile, double copyGBps, double pea
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return profile.ops[a].ms > profile.ops[b].ms;
     });
-    os << "| step | kernel or gemm | grid | block | us | MB | GB/s | of copy | TFLOP/s | of peak |\n"
+    os << "| step | kernel or gemm | grid | block | us | MB | GB/s | of copy | TFLOP/s | of probe |\n"
        << "|---|---|---|---|---|---|---|---|---|---|\n";
     for (size_t i : order) {
       const ProfiledOp &op = profile.ops[i];

@@ -55,7 +55,8 @@ struct RunProfile {
 
 // The profile as Markdown, the slowest launch or gemm first: step, name,
 // grid and block, time, bytes, bandwidth as a fraction of `copyGBps`,
-// TFLOP/s as a fraction of `peakTflops` (either may be 0: no fraction),
+// TFLOP/s as a fraction of `peakTflops` (a measured probe gemm's rate,
+// which other shapes may beat; either may be 0: no fraction),
 // then the totals by kind and the time outside launches and gemms.
 std::string formatProfile(const RunProfile &profile, double copyGBps, double peakTflops);
 
