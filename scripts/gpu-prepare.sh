@@ -18,6 +18,7 @@
 #                              positions, examples/llama7b-decode/) compiled, for
 #                              bench/decode/bench.py
 #   .gpu/attention/<config>/   the attention sweep's graphs compiled (bench/attention)
+#   .gpu/padding/<model>/      llama, gpt2 and bert (bf16) compiled with --compile-sizes=16,64
 # Then, on the GPU machine (carry .gpu):
 #   scripts/gpu-check.sh .gpu/artifacts .gpu/fixtures
 #   python3 bench/llama7b/bench.py --harness .gpu/harness --magi-run build-run/magi-run \
@@ -174,10 +175,16 @@ PY
       --attention-min-blocks-per-sm="${minBlocks:-0}" --target="${target:-sm_90}"
   done
 done
+# The fixtures with compile sizes 16 and 64, for the padding step (their 7-
+# and 32-token cases run padded).
+for model in llama-bf16 gpt2-bf16 bert-bf16; do
+  "$bin/magi-compile" "$out/fixtures/$model/model.pt2" -o "$out/padding/$model" --cache-mode=off \
+    --quiet --compile-sizes=16,64
+done
 # Token ids for the sanitizer and profiling runs of the 7B-shaped layer (no
-# reference: the weights are zeros there): the compiled sizes, and 99 (the
-# variant for any size, with partial last blocks).
-python3 - "$out/llama7b" 1 16 32 64 99 512 4096 <<'PY'
+# reference: the weights are zeros there): the compiled sizes, and 99 and 300
+# (the variant for any size, with partial last blocks; padded to 512).
+python3 - "$out/llama7b" 1 16 32 64 99 300 512 4096 <<'PY'
 import json, random, struct, sys
 for T in map(int, sys.argv[2:]):
     random.seed(T)

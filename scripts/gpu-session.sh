@@ -32,6 +32,12 @@
 #   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
 #   dprofile   magi-run --profile on the 1-layer decode step, and compute-sanitizer
 #              memcheck on it
+#   padding    --pad-to-compile-sizes: the llama, gpt2 and bert fixtures
+#              compiled for sizes 16 and 64 (.gpu/padding) run their 7- and
+#              32-token cases padded, checked on the third run (a replay) and
+#              by memcheck (llama); then the 7B-shaped layer at T=99 and 300
+#              timed padded (to 512) and not (the variant for any size),
+#              beside T=16 and 512
 #   python     scripts/gpu-python-check.py: the fixtures through the `magi`
 #              Python package and the C runtime API, with torch tensors
 #   release    scripts/gpu-release-check.py with the release's python/ and
@@ -228,6 +234,28 @@ for step in "${steps[@]}"; do
       > "$work/ops.txt" 2>&1
     note "== ops: every core ATen op's OpInfo samples (exit $?)"
     grep -vE '^\| ' "$work/ops.txt" | tail -8 >> "$summary"
+    ;;
+  padding)
+    note "== --pad-to-compile-sizes (the causal models must match; bert must not)"
+    for model in llama-bf16 gpt2-bf16 bert-bf16; do
+      for c in case0 case1; do
+        build-run/magi-run ".gpu/padding/$model" --fixture ".gpu/fixtures/$model/$c" \
+          --pad-to-compile-sizes --runs 3 > "$work/padding-$model-$c.txt" 2>&1
+        note "$model $c (exit $?): $(grep -E 'padding:|^out' "$work/padding-$model-$c.txt" | tr '\n' ' ')"
+      done
+    done
+    /usr/local/cuda/bin/compute-sanitizer --tool memcheck build-run/magi-run .gpu/padding/llama-bf16 \
+      --fixture .gpu/fixtures/llama-bf16/case1 --pad-to-compile-sizes --cuda-graphs=off \
+      > "$work/padding-memcheck.txt" 2>&1
+    note "memcheck, llama-bf16 case1 padded (exit $?): $(grep 'ERROR SUMMARY' "$work/padding-memcheck.txt")"
+    note "7B-shaped layer, median of 50 runs (CUDA graphs on)"
+    for T in 16 99 300 512; do
+      for pad in "" --pad-to-compile-sizes; do
+        build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --repeat 50 $pad \
+          > "$work/padding-T$T$pad.txt" 2>&1
+        note "T=$T ${pad:-unpadded} (exit $?): $(grep -E 'padding:|^time:' "$work/padding-T$T$pad.txt" | tr '\n' ' ')"
+      done
+    done
     ;;
   mprofile)
     note "== magi-run --profile"

@@ -76,8 +76,7 @@ public:
       if (auto sym = dyn_cast<SymbolicIntOp>(op))
         symbolNames[sym.getResult()] = sym.getName().str();
       if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
-        if (auto arg = dyn_cast<BlockArgument>(bind.getOperand()))
-          argBindings[arg.getArgNumber()] = bind;
+        bindings[bind.getOperand()] = bind;
     }
     if (failed(describeInputs(out.manifest)) ||
         failed(describeSymbols(out.manifest)) ||
@@ -91,9 +90,37 @@ private:
   ModuleOp module;
   func::FuncOp graph;
   llvm::DenseMap<Value, std::string> symbolNames;
-  llvm::DenseMap<unsigned, BindSymbolicShapeOp> argBindings;
+  llvm::DenseMap<Value, BindSymbolicShapeOp> bindings;
   llvm::DenseMap<Value, rt::ValueRef> refs;
   llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
+
+  // A graph value's sizes over the symbols: its static sizes, and the
+  // expressions its magi.bind_symbolic_shape gives the dynamic ones.
+  FailureOr<std::vector<rt::Expr>> shapeOf(Value value, const std::string &what) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<std::string> names;
+    BindSymbolicShapeOp bind = bindings.lookup(value);
+    if (bind)
+      for (Value s : bind.getShapeSymbols())
+        names.push_back(symbolNames.lookup(s));
+    std::vector<rt::Expr> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      std::string text;
+      if (!type.isDynamicDim(d))
+        text = std::to_string(type.getDimSize(d));
+      else if (bind)
+        text = affineToString(bind.getShapeExpressions().getResult(d), names);
+      else
+        return graph.emitError() << what << " has dynamic size " << d
+                                 << " bound to no symbol";
+      std::string error;
+      std::optional<rt::Expr> e = rt::Expr::tryParse(text, error);
+      if (!e)
+        return graph.emitError() << what << " size " << d << ": " << error;
+      shape.push_back(std::move(*e));
+    }
+    return shape;
+  }
 
   LogicalResult describeInputs(rt::Graph &g) {
     for (unsigned i = 0; i < graph.getNumArguments(); ++i) {
@@ -112,27 +139,11 @@ private:
         return failure();
       input.kind = *k;
       input.dtype = vt->dtype;
-      SmallVector<std::string> names;
-      auto bind = argBindings.lookup(i);
-      if (bind)
-        for (Value s : bind.getShapeSymbols())
-          names.push_back(symbolNames.lookup(s));
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        std::string text;
-        if (!type.isDynamicDim(d))
-          text = std::to_string(type.getDimSize(d));
-        else if (bind)
-          text = affineToString(bind.getShapeExpressions().getResult(d), names);
-        else
-          return graph.emitError() << "argument " << i << " has dynamic size "
-                                   << d << " bound to no symbol";
-        std::string error;
-        std::optional<rt::Expr> e = rt::Expr::tryParse(text, error);
-        if (!e)
-          return graph.emitError() << "argument " << i << " size " << d
-                                   << ": " << error;
-        input.shape.push_back(std::move(*e));
-      }
+      FailureOr<std::vector<rt::Expr>> shape =
+          shapeOf(graph.getArgument(i), "argument " + std::to_string(i));
+      if (failed(shape))
+        return failure();
+      input.shape = std::move(*shape);
       g.inputs.push_back(std::move(input));
       rt::ValueRef ref;
       ref.kind = rt::ValueRef::Kind::Input;
@@ -174,7 +185,7 @@ private:
       bool found = false;
       for (unsigned i = 0; i < graph.getNumArguments() && !found; ++i) {
         auto kind = graph.getArgAttrOfType<StringAttr>(i, kInputKindAttr);
-        auto bind = argBindings.lookup(i);
+        auto bind = bindings.lookup(graph.getArgument(i));
         if ((kind && kind.getValue() != "user_input") || !bind)
           continue;
         for (auto [d, result] :
@@ -303,11 +314,25 @@ private:
           op.hasAttr(kCheckArithmeticAttr))
         continue; // declarations, or checks (describeChecks)
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        // Output shapes are known when every dynamic size is bound (a
+        // graph from torch.export; a hand-written one may leave them
+        // unbound, and then records none: padding needs them).
+        bool shapesKnown = true;
         for (Value v : ret.getOperands()) {
           FailureOr<rt::ValueRef> ref = refOf(v);
           if (failed(ref))
             return failure();
           g.outputs.push_back(*ref);
+          auto type = dyn_cast<RankedTensorType>(v.getType());
+          shapesKnown &= type && (type.hasStaticShape() || bindings.count(v));
+        }
+        for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+          if (!shapesKnown)
+            break;
+          FailureOr<std::vector<rt::Expr>> shape = shapeOf(v, "output " + std::to_string(i));
+          if (failed(shape))
+            return failure();
+          g.outputShapes.push_back(std::move(*shape));
         }
         if (failed(describeMutations(g)))
           return failure();

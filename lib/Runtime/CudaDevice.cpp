@@ -192,6 +192,42 @@ void CudaDevice::copy(DevicePtr dst, DevicePtr src, int64_t bytes) {
 }
 
 namespace {
+// The largest pitch the 2D copies and fills take on every device we know.
+constexpr int64_t kMost2DPitch = int64_t(1) << 30;
+} // namespace
+
+void CudaDevice::copyRows(DevicePtr dst, int64_t dstPitch, DevicePtr src, int64_t srcPitch,
+                          int64_t widthBytes, int64_t rows) {
+  if (rows == 1 || (dstPitch == widthBytes && srcPitch == widthBytes))
+    return copy(dst, src, widthBytes * rows);
+  if (dstPitch > kMost2DPitch || srcPitch > kMost2DPitch)
+    return Device::copyRows(dst, dstPitch, src, srcPitch, widthBytes, rows);
+  CUDA_MEMCPY2D copy2D{};
+  copy2D.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy2D.srcDevice = CUdeviceptr(src);
+  copy2D.srcPitch = size_t(srcPitch);
+  copy2D.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy2D.dstDevice = CUdeviceptr(dst);
+  copy2D.dstPitch = size_t(dstPitch);
+  copy2D.WidthInBytes = size_t(widthBytes);
+  copy2D.Height = size_t(rows);
+  checkCuda(cuMemcpy2DAsync(&copy2D, stream_.get()), "cuMemcpy2DAsync");
+}
+
+void CudaDevice::zeroRows(DevicePtr dst, int64_t pitch, int64_t widthBytes, int64_t rows) {
+  if (rows == 1 || pitch == widthBytes) {
+    checkCuda(cuMemsetD8Async(CUdeviceptr(dst), 0, size_t(widthBytes * rows), stream_.get()),
+              "cuMemsetD8Async");
+    return;
+  }
+  if (pitch > kMost2DPitch)
+    return Device::zeroRows(dst, pitch, widthBytes, rows);
+  checkCuda(cuMemsetD2D8Async(CUdeviceptr(dst), size_t(pitch), 0, size_t(widthBytes),
+                              size_t(rows), stream_.get()),
+            "cuMemsetD2D8Async");
+}
+
+namespace {
 
 bool isPtxIdentifierChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';

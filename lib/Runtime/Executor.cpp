@@ -274,6 +274,8 @@ GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, 
   inputs_.resize(manifest_.graph.inputs.size());
   stepGraphs_.resize(manifest_.graph.steps.size());
   preparedSteps_.resize(manifest_.graph.steps.size());
+  if (options_.padToCompileSizes)
+    padding_ = planPadding(manifest_);
 }
 
 GraphExecutor::~GraphExecutor() {
@@ -287,6 +289,10 @@ GraphExecutor::~GraphExecutor() {
     for (auto &entry : inputAllocations_)
       device_.release(entry.second.ptr);
     for (auto &entry : stagedInputs_)
+      device_.release(entry.second.ptr);
+    for (auto &entry : paddedInputs_)
+      device_.release(entry.second.ptr);
+    for (auto &entry : slicedOutputs_)
       device_.release(entry.second.ptr);
     if (weights_)
       device_.release(weights_);
@@ -1147,39 +1153,28 @@ void GraphExecutor::shareWeights(const GraphExecutor &other) {
   weightStats_ = other.weightStats_;
 }
 
-void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
-  symbols_ = bindInputs(manifest_.graph, userInputs);
-  size_t u = 0;
-  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
-    if (manifest_.graph.inputs[i].isWeight())
-      continue;
-    const HostTensor &host = userInputs[u++];
-    DeviceTensor &t = inputs_[i];
-    t.dtype = host.dtype;
-    t.shape = host.shape;
-    // Empty tensors still get a distinct, valid pointer.
-    int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
-    // Grows only, as the arena does: an input keeps its address across
-    // calls of other sizes, so the graphs captured for each size replay.
-    Allocation &allocation = inputAllocations_[i];
-    if (allocation.ptr && allocation.bytes < bytes) {
-      device_.release(allocation.ptr);
-      allocation = Allocation{};
-    }
-    if (!allocation.ptr)
-      allocation = Allocation{bytes, device_.allocate(bytes)};
-    t.ptr = allocation.ptr;
-    if (!host.bytes.empty())
-      device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
-  }
-}
-
 void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs) {
   inputStats_ = InputStats{};
   std::vector<InputSignature> signatures;
   for (const DeviceTensor &t : userInputs)
     signatures.push_back(InputSignature{t.dtype, t.shape});
   symbols_ = bindInputs(manifest_.graph, signatures);
+  std::optional<int64_t> paddedTo;
+  if (std::optional<int64_t> size = choosePaddedSize()) {
+    size_t u = 0;
+    for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+      if (manifest_.graph.inputs[i].isWeight())
+        continue;
+      auto dim = padding_->inputDims.find(i);
+      if (dim != padding_->inputDims.end())
+        signatures[u].shape[dim->second] = *size;
+      ++u;
+    }
+    if (std::optional<std::map<std::string, int64_t>> symbols = bindPadded(signatures, *size)) {
+      symbols_ = std::move(*symbols);
+      paddedTo = size;
+    }
+  }
   size_t u = 0;
   for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
     if (manifest_.graph.inputs[i].isWeight())
@@ -1187,6 +1182,11 @@ void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs)
     const DeviceTensor &given = userInputs[u++];
     if (given.ptr == 0 && given.byteSize() > 0)
       throw RuntimeError("user input " + std::to_string(u - 1) + " has no device memory");
+    if (paddedTo && padding_->inputDims.count(i)) {
+      // Read from the padded copy, whose address stays.
+      padDeviceInput(i, given, *paddedTo);
+      continue;
+    }
     inputs_[i] = given;
     auto owned = inputAllocations_.find(i);
     if (given.ptr == 0) {
@@ -1447,6 +1447,8 @@ void GraphExecutor::ensureMemoryPlan() {
 
 std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
+  if (options_.verbose && padding_)
+    *options_.verbose << paddingStats_.describe(padding_->symbol) << "\n";
   ensureMemoryPlan();
   marks_.reset();
   if (options_.profile) {
@@ -1455,7 +1457,7 @@ std::vector<DeviceTensor> GraphExecutor::run() {
   }
   std::vector<DeviceTensor> outputs =
       options_.cudaGraphs && options_.fullGraph ? runWhole() : runSteps();
-  outputs = writeBackMutations(std::move(outputs));
+  outputs = finishOutputs(writeBackMutations(std::move(outputs)));
   if (marks_)
     finishProfile();
   return outputs;

@@ -342,7 +342,8 @@ private:
   }
 
   void parseGraph(const JsonValue &graph) {
-    r_.object(graph, "graph", {"inputs", "symbols", "checks", "steps", "outputs", "mutations"});
+    r_.object(graph, "graph",
+              {"inputs", "symbols", "checks", "steps", "outputs", "output_shapes", "mutations"});
     Graph &g = m_.graph;
     // Symbols first: input shapes refer to them.
     const auto &symbols = r_.arrayField(graph, "graph", "symbols");
@@ -461,10 +462,44 @@ private:
         r_.fail(path, "a graph output must be a tensor, not an index");
       g.outputs.push_back(ref);
     }
+    parseOutputShapes(graph);
     if (r_.optionalField(graph, "mutations"))
       parseMutations(r_.arrayField(graph, "graph", "mutations"));
     if (r_.optionalField(graph, "checks"))
       parseChecks(r_.arrayField(graph, "graph", "checks"));
+  }
+
+  // One shape over the symbols per output, of the output's rank (format 8;
+  // magi-compile always writes them, ExecutorOptions::padToCompileSizes
+  // needs them).
+  void parseOutputShapes(const JsonValue &graph) {
+    Graph &g = m_.graph;
+    if (!r_.optionalField(graph, "output_shapes"))
+      return;
+    if (m_.version < 8)
+      r_.fail("graph.output_shapes", "output shapes need format version 8");
+    const auto &shapes = r_.arrayField(graph, "graph", "output_shapes");
+    if (shapes.size() != g.outputs.size())
+      r_.fail("graph.output_shapes", "has " + std::to_string(shapes.size()) +
+                                         " shape(s) for " + std::to_string(g.outputs.size()) +
+                                         " output(s)");
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      std::string path = indexed("graph.output_shapes", i);
+      if (!shapes[i].isArray())
+        r_.fail(path, "expected an array of sizes");
+      const auto &dims = shapes[i].items();
+      int64_t rank = typeOf(g.outputs[i]).rank;
+      if (int64_t(dims.size()) != rank)
+        r_.fail(path, "has " + std::to_string(dims.size()) + " size(s), but output " +
+                          std::to_string(i) + " has rank " + std::to_string(rank));
+      std::vector<Expr> shape;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        std::string dimPath = indexed(path, d);
+        shape.push_back(r_.expr(dims[d], dimPath));
+        checkGraphExpr(shape.back(), dimPath);
+      }
+      g.outputShapes.push_back(std::move(shape));
+    }
   }
 
   // Each check: an expression over the symbols and its message.
@@ -1056,7 +1091,8 @@ JsonValue refList(const std::vector<ValueRef> &refs) {
   return JsonValue::makeArray(std::move(items));
 }
 
-JsonValue graphJson(const Graph &graph) {
+// Format 8 and later have output shapes.
+JsonValue graphJson(const Graph &graph, int64_t version) {
   std::vector<JsonValue> inputs, symbols, steps;
   for (const GraphInput &in : graph.inputs) {
     Members members{{"name", str(in.name)},
@@ -1100,16 +1136,23 @@ JsonValue graphJson(const Graph &graph) {
   for (const GraphMutation &m : graph.mutations)
     mutations.push_back(
         JsonValue::makeObject({{"output", integer(m.output)}, {"input", integer(m.input)}}));
+  std::vector<JsonValue> outputShapes;
+  for (const std::vector<Expr> &shape : graph.outputShapes)
+    outputShapes.push_back(exprList(shape));
   std::vector<JsonValue> checks;
   for (const GraphCheck &c : graph.checks)
     checks.push_back(
         JsonValue::makeObject({{"expr", c.expr.toJson()}, {"message", str(c.message)}}));
-  return JsonValue::makeObject({{"inputs", JsonValue::makeArray(std::move(inputs))},
-                                {"symbols", JsonValue::makeArray(std::move(symbols))},
-                                {"checks", JsonValue::makeArray(std::move(checks))},
-                                {"steps", JsonValue::makeArray(std::move(steps))},
-                                {"outputs", refList(graph.outputs)},
-                                {"mutations", JsonValue::makeArray(std::move(mutations))}});
+  std::vector<std::pair<std::string, JsonValue>> members = {
+      {"inputs", JsonValue::makeArray(std::move(inputs))},
+      {"symbols", JsonValue::makeArray(std::move(symbols))},
+      {"checks", JsonValue::makeArray(std::move(checks))},
+      {"steps", JsonValue::makeArray(std::move(steps))},
+      {"outputs", refList(graph.outputs)},
+      {"mutations", JsonValue::makeArray(std::move(mutations))}};
+  if (version >= 8 && !graph.outputShapes.empty())
+    members.push_back({"output_shapes", JsonValue::makeArray(std::move(outputShapes))});
+  return JsonValue::makeObject(std::move(members));
 }
 
 std::string baseName(const Descriptor &d) {
@@ -1263,7 +1306,7 @@ std::string printManifest(const Manifest &m) {
                                          {"triple", str(m.targetTriple)}})},
        {"source", JsonValue::makeObject(std::move(source))},
        {"weights", JsonValue::makeObject({{"files", weightFilesJson(m.weightFiles)}})},
-       {"graph", graphJson(m.graph)},
+       {"graph", graphJson(m.graph, m.version)},
        {"pieces", JsonValue::makeArray(std::move(pieces))}});
   return printJson(root, 2) + "\n";
 }

@@ -401,7 +401,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 7, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 8, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -587,6 +587,7 @@ public:
     DevicePtr ptr = DevicePtr(p) + DevicePtr(misalignment);
     allocations_[ptr] = bytes;
     ++numAllocations;
+    lastAllocation = ptr;
     return ptr;
   }
   void release(DevicePtr ptr) override {
@@ -706,6 +707,7 @@ public:
   std::vector<std::string> launches; // kernels run, eagerly or by a replay
   std::vector<bool> programmatic;     // whether each of those came as one
   int numAllocations = 0, numGemms = 0, numSyncs = 0, numFilledChunks = 0;
+  DevicePtr lastAllocation = 0;
   int numCaptures = 0, numReplays = 0, numCancelledCaptures = 0;
   bool failLaunchWhileCapturing = false;
 
@@ -2471,4 +2473,230 @@ TEST(RuntimeManifest, RefusesBadMutations) {
           "graph input 0 (w) is no buffer or user_input: only those are mutated");
   refuses([](Manifest &m) { m.graph.outputs[8].index = 4; }, // idx, an i64 tensor
           "the new value of input 7 (kept)");
+}
+
+//===--- Padding to the compile sizes ------------------------------------===//
+
+namespace {
+
+// A graph whose output is its user input x, f32 [2, s0, 3], and whose one
+// piece only passes s0 on: specialized for s0 = 4 and 6, and for any size.
+std::string passThroughManifest(const std::string &xShape = "[2, \"s0\", 3]") {
+  std::string variant = R"({"symbols": SYMBOLS, "ptx": "pieces/p.ptx", "cubin": null,
+      "kernels": [], "values": [], "plan": [], "results": [{"index": "arg0"}]})";
+  auto withSymbols = [&](const std::string &symbols) {
+    std::string v = variant;
+    return v.replace(v.find("SYMBOLS"), 7, symbols);
+  };
+  return R"({"format": "magi-artifact", "version": 8,
+  "producer": {"magi": null, "llvm": null, "ptxas": null},
+  "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
+  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  "graph": {
+    "inputs": [{"name": "x", "kind": "user_input", "dtype": "f32", "shape": )" +
+         xShape + R"(}],
+    "symbols": [{"name": "s0", "min": 1, "max": 16, "input": 0, "dim": 1}],
+    "steps": [{"piece": 0, "args": [{"symbol": "s0"}]}],
+    "outputs": [{"input": 0}],
+    "output_shapes": [)" +
+         xShape + R"(]},
+  "pieces": [{"index": 0, "name": "pass_s0", "kind": "compute", "graph_index": 0,
+    "cuda_graph": true, "args": [{"kind": "index"}], "results": [{"kind": "index"}],
+    "variants": [)" +
+         withSymbols(R"({"s0": 4})") + ", " + withSymbols(R"({"s0": 6})") + ", " +
+         withSymbols("{}") + "]}]}";
+}
+
+HostTensor rowsTensor(int64_t size) {
+  HostTensor t;
+  t.dtype = Dtype::F32;
+  t.shape = {2, size, 3};
+  for (int64_t e = 0; e < 2 * size * 3; ++e) {
+    float v = float(e + 1);
+    const auto *bytes = reinterpret_cast<const uint8_t *>(&v);
+    t.bytes.insert(t.bytes.end(), bytes, bytes + 4);
+  }
+  return t;
+}
+
+} // namespace
+
+TEST(RuntimePadding, RunsTheNextCompileSizeAndCutsTheOutputsBack) {
+  Manifest m = parseManifest(passThroughManifest(), "manifest.json");
+  ASSERT_EQ(m.graph.outputShapes.size(), 1u);
+  PaddingPlan plan = planPadding(m);
+  EXPECT_EQ(plan.symbol, "s0");
+  EXPECT_EQ(plan.sizes, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(plan.inputDims, (std::map<size_t, size_t>{{0, 1}}));
+  EXPECT_EQ(plan.outputDims, (std::map<size_t, size_t>{{0, 1}}));
+  EXPECT_EQ(paddedSize(plan, 3), std::optional<int64_t>(4));
+  EXPECT_EQ(paddedSize(plan, 5), std::optional<int64_t>(6));
+  EXPECT_EQ(paddedSize(plan, 4), std::nullopt);
+  EXPECT_EQ(paddedSize(plan, 7), std::nullopt);
+
+  HostDevice device;
+  std::ostringstream verbose;
+  ExecutorOptions options;
+  options.padToCompileSizes = true;
+  options.verbose = &verbose;
+  GraphExecutor executor(m, ".", device, options);
+  for (int64_t size : {3, 5, 4, 7}) {
+    HostTensor x = rowsTensor(size);
+    executor.setInputs({x});
+    const PaddingStats &stats = executor.paddingStats();
+    EXPECT_EQ(stats.given, size);
+    int64_t expectedSize = size == 3 ? 4 : size == 5 ? 6 : size;
+    EXPECT_EQ(stats.padded, expectedSize != size) << size;
+    EXPECT_EQ(stats.size, expectedSize);
+    EXPECT_EQ(executor.symbols().at("s0"), expectedSize);
+    int copies = device.numCopies;
+    std::vector<DeviceTensor> outputs = executor.run();
+    ASSERT_EQ(outputs.size(), 1u);
+    // Two rows (the dimension before s0) cut and packed: one copy each.
+    EXPECT_EQ(device.numCopies - copies, stats.padded ? 2 : 0) << size;
+    HostTensor out = executor.download(outputs[0]);
+    EXPECT_EQ(out.shape, x.shape) << size;
+    EXPECT_EQ(out.bytes, x.bytes) << size;
+  }
+  std::string text = verbose.str();
+  EXPECT_NE(text.find("padding: s0 = 3 runs as 4 (the next compile size)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("padding: s0 = 4 runs unpadded (a compile size)"), std::string::npos);
+  EXPECT_NE(text.find("padding: s0 = 7 runs unpadded (above every compile size)"),
+            std::string::npos);
+}
+
+TEST(RuntimePadding, PadsDeviceInputsWithZerosIntoBuffersThatStay) {
+  Manifest m = parseManifest(passThroughManifest(), "manifest.json");
+  HostDevice device;
+  ExecutorOptions options;
+  options.padToCompileSizes = true;
+  GraphExecutor executor(m, ".", device, options);
+  DevicePtr padded = 0;
+  for (int call = 0; call < 3; ++call) {
+    // A new address every call, 3 rows (padded to 4), then 2 (to 4 again).
+    HostTensor x = rowsTensor(call == 2 ? 2 : 3);
+    int64_t size = x.shape[1];
+    DeviceTensor given{device.allocate(int64_t(x.bytes.size())), Dtype::F32, x.shape};
+    device.upload(given.ptr, x.bytes.data(), int64_t(x.bytes.size()));
+    int allocations = device.numAllocations;
+    executor.setDeviceInputs({given});
+    EXPECT_TRUE(executor.paddingStats().padded);
+    EXPECT_EQ(executor.paddingStats().size, 4);
+    // The padded copy is a buffer that stays: nothing staged, allocated once.
+    EXPECT_EQ(executor.inputStats().staged, 0);
+    if (call == 0) {
+      EXPECT_EQ(device.numAllocations, allocations + 1);
+      padded = device.lastAllocation;
+    } else {
+      EXPECT_EQ(device.numAllocations, allocations);
+    }
+    const float *rows = reinterpret_cast<const float *>(padded);
+    const float *xs = reinterpret_cast<const float *>(x.bytes.data());
+    for (int64_t outer = 0; outer < 2; ++outer)
+      for (int64_t row = 0; row < 4; ++row)
+        for (int64_t col = 0; col < 3; ++col)
+          EXPECT_EQ(rows[(outer * 4 + row) * 3 + col],
+                    row < size ? xs[(outer * size + row) * 3 + col] : 0.0f)
+              << "call " << call << " at " << outer << ", " << row << ", " << col;
+    HostTensor out = executor.download(executor.run()[0]);
+    EXPECT_EQ(out.shape, x.shape);
+    EXPECT_EQ(out.bytes, x.bytes);
+  }
+}
+
+TEST(RuntimePadding, SelftestRunsTheSpecializedVariant) {
+  // The self-test artifact (version 2) with its output shapes: s0 = 2 runs
+  // as 3, variant 0, and gives the first two rows of a run at 3 on the
+  // input padded by hand.
+  Manifest m = loadManifest(selftestDir() + "/artifact");
+  m.version = kArtifactVersion;
+  m.graph.outputShapes = {{Expr::parse("s0"), Expr::parse("4")},
+                          {Expr::parse("s0"), Expr::parse("8")}};
+  m = parseManifest(printManifest(m), "manifest.json");
+  std::string prefix = selftestDir() + "/fixture/case1";
+  HostTensor three = readRawTensor(prefix + "_in0.bin", prefix + "_in0.json");
+  ASSERT_EQ(three.shape, (std::vector<int64_t>{3, 8}));
+  HostTensor two = three, zeroPadded = three;
+  two.shape = {2, 8};
+  two.bytes.resize(2 * 8 * 4);
+  std::fill(zeroPadded.bytes.begin() + 2 * 8 * 4, zeroPadded.bytes.end(), 0);
+
+  auto runOn = [&](const HostTensor &x, bool pad, std::ostringstream &verbose) {
+    HostDevice device;
+    ExecutorOptions options;
+    options.padToCompileSizes = pad;
+    options.verbose = &verbose;
+    GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
+    executor.uploadWeights();
+    executor.setInputs({x});
+    std::vector<HostTensor> out;
+    for (const DeviceTensor &t : executor.run())
+      out.push_back(executor.download(t));
+    return out;
+  };
+  std::ostringstream paddedLog, referenceLog;
+  std::vector<HostTensor> padded = runOn(two, true, paddedLog);
+  std::vector<HostTensor> reference = runOn(zeroPadded, false, referenceLog);
+  ASSERT_EQ(padded.size(), 2u);
+  EXPECT_NE(paddedLog.str().find("piece 0 (selftest_piece_0, compute), variant 0"),
+            std::string::npos)
+      << paddedLog.str();
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t width = i == 0 ? 4 : 8;
+    EXPECT_EQ(padded[i].shape, (std::vector<int64_t>{2, width}));
+    std::vector<uint8_t> firstRows(reference[i].bytes.begin(),
+                                   reference[i].bytes.begin() + 2 * width * 4);
+    EXPECT_EQ(padded[i].bytes, firstRows) << "output " << i;
+  }
+}
+
+TEST(RuntimePadding, RefusesWhatItCannotPad) {
+  auto refuses = [](const std::string &text, const std::string &fragment) {
+    Manifest m = parseManifest(text, "manifest.json");
+    HostDevice device;
+    ExecutorOptions options;
+    options.padToCompileSizes = true;
+    expectError([&] { GraphExecutor executor(m, ".", device, options); }, fragment);
+  };
+  refuses(selftestManifest(), "the artifact records no output shapes (graph.output_shapes, "
+                              "format 8): compile it again");
+  refuses(passThroughManifest(R"([2, "s0 * 2", 3])"),
+          "user input 0 ('x') has size 's0 * 2' in dimension 1: only a size that is s0 "
+          "itself can be padded");
+  refuses(passThroughManifest(R"([2, "s0", "s0"])"),
+          "user input 0 ('x') has s0 in dimensions 1 and 2: padding pads one dimension");
+  std::string unspecialized = passThroughManifest();
+  for (std::string from : {R"({"s0": 4})", R"({"s0": 6})"})
+    unspecialized.replace(unspecialized.find(from), from.size(), "{}");
+  refuses(unspecialized, "no variant is specialized for a size of s0 (compile with "
+                         "--compile-sizes)");
+  // Without the option nothing is checked.
+  Manifest m = parseManifest(passThroughManifest(R"([2, "s0", "s0"])"), "manifest.json");
+  HostDevice device;
+  GraphExecutor executor(m, ".", device);
+  EXPECT_FALSE(executor.paddingPlan());
+}
+
+TEST(RuntimeManifest, ReadsAndChecksOutputShapes) {
+  Manifest m = parseManifest(passThroughManifest(), "manifest.json");
+  ASSERT_EQ(m.graph.outputShapes.size(), 1u);
+  EXPECT_EQ(m.graph.outputShapes[0][1].text(), "s0");
+  EXPECT_EQ(parseManifest(printManifest(m), "manifest.json").graph.outputShapes.size(), 1u);
+  auto refuses = [](std::string text, const std::string &from, const std::string &to,
+                    const std::string &fragment) {
+    size_t at = text.rfind(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+  };
+  std::string text = passThroughManifest();
+  refuses(text, R"("output_shapes": [[2, "s0", 3]])", R"("output_shapes": [])",
+          "graph.output_shapes: has 0 shape(s) for 1 output(s)");
+  refuses(text, R"("output_shapes": [[2, "s0", 3]])", R"("output_shapes": [[2, "s0"]])",
+          "graph.output_shapes[0]: has 2 size(s), but output 0 has rank 3");
+  refuses(text, R"("output_shapes": [[2, "s0", 3]])", R"("output_shapes": [[2, "s9", 3]])",
+          "graph.output_shapes[0][1]: \"s9\" uses 's9', which is not a graph symbol");
+  refuses(text, R"("version": 8)", R"("version": 7)",
+          "graph.output_shapes: output shapes need format version 8");
 }

@@ -68,6 +68,11 @@ const char *kUsage =
     "                       (format 7) with programmatic stream serialization, so each\n"
     "                       is scheduled while the kernel before it ends (default); off:\n"
     "                       every launch starts after the previous one has ended\n"
+    "  --pad-to-compile-sizes\n"
+    "                       run a size that is no compile size as the next larger one:\n"
+    "                       inputs padded with zeros, outputs cut back (only for a graph\n"
+    "                       whose outputs at a position depend on no later position, a\n"
+    "                       causal language model; docs/runtime.md)\n"
     "  --verbose            print each step's piece, variant, how it ran (eager, captured,\n"
     "                       replayed), launches and gemms, and synchronize after each\n"
     "                       launch and gemm (after the whole graph when captured or replayed),\n"
@@ -100,6 +105,7 @@ struct Options {
   int64_t runs = 1;
   bool cudaGraphs = true;
   bool fullGraph = false;
+  bool padToCompileSizes = false;
   GemmAlgorithmChoice gemmChoice = GemmAlgorithmChoice::Measured;
   bool programmaticLaunch = true;
   bool verbose = false;
@@ -193,6 +199,9 @@ Options parseCommandLine(int argc, char **argv) {
       options.printLimit = parseInteger(takeValue(), "--print-limit", 0);
     } else if (arg == "--device") {
       options.device = int(parseInteger(takeValue(), "--device", 0));
+    } else if (arg == "--pad-to-compile-sizes") {
+      noValue();
+      options.padToCompileSizes = true;
     } else if (arg == "--verbose" || arg == "-v") {
       noValue();
       options.verbose = true;
@@ -313,11 +322,14 @@ int run(const Options &options) {
   executorOptions.syncEach = options.verbose || options.syncEach;
   executorOptions.cudaGraphs = options.cudaGraphs;
   executorOptions.fullGraph = options.fullGraph;
+  executorOptions.padToCompileSizes = options.padToCompileSizes;
   GraphExecutor executor(manifest, options.artifactDir, device, executorOptions);
   executor.uploadWeights();
   // On stderr, where it cannot disturb the lines scripts read on stdout.
   std::cerr << "magi-run: " << executor.weightStats().describe() << "\n";
   executor.setInputs(inputs);
+  if (const std::optional<PaddingPlan> &plan = executor.paddingPlan())
+    std::cerr << "magi-run: " << executor.paddingStats().describe(plan->symbol) << "\n";
 
   std::vector<DeviceTensor> deviceOutputs;
   for (int64_t r = 0; r < options.runs; ++r) {
@@ -380,6 +392,7 @@ int run(const Options &options) {
     ExecutorOptions timingOptions;
     timingOptions.cudaGraphs = options.cudaGraphs;
     timingOptions.fullGraph = options.fullGraph;
+    timingOptions.padToCompileSizes = options.padToCompileSizes;
     GraphExecutor timed(manifest, options.artifactDir, device, timingOptions);
     timed.shareWeights(executor); // the weights are read once
     timed.setInputs(inputs);
@@ -421,6 +434,7 @@ int run(const Options &options) {
     profileOptions.cudaGraphs = options.cudaGraphsGiven && options.cudaGraphs;
     profileOptions.fullGraph = options.cudaGraphsGiven && options.fullGraph;
     profileOptions.profile = true;
+    profileOptions.padToCompileSizes = options.padToCompileSizes;
     GraphExecutor profiled(manifest, options.artifactDir, device, profileOptions);
     profiled.shareWeights(executor);
     profiled.setInputs(inputs);

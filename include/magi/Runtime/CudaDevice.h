@@ -113,6 +113,9 @@ public:
   void synchronize(const std::string &what) override;
   void poison(DevicePtr ptr, int64_t bytes) override;
   void copy(DevicePtr dst, DevicePtr src, int64_t bytes) override;
+  void copyRows(DevicePtr dst, int64_t dstPitch, DevicePtr src, int64_t srcPitch,
+                int64_t widthBytes, int64_t rows) override;
+  void zeroRows(DevicePtr dst, int64_t pitch, int64_t widthBytes, int64_t rows) override;
   void beginCapture(const std::string &what) override;
   int endCapture(const std::string &what) override;
   void cancelCapture() override;

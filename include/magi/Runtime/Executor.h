@@ -160,6 +160,14 @@ public:
   virtual void synchronize(const std::string &what) = 0;
   // Fills a buffer with 0xFF bytes again (what allocate does).
   virtual void poison(DevicePtr ptr, int64_t bytes) = 0;
+  // Copies `rows` rows of `widthBytes` bytes between device buffers, row r
+  // from src + r * srcPitch to dst + r * dstPitch, ordered like copy. This
+  // one copies row by row.
+  virtual void copyRows(DevicePtr dst, int64_t dstPitch, DevicePtr src, int64_t srcPitch,
+                        int64_t widthBytes, int64_t rows);
+  // Sets `rows` rows of `widthBytes` bytes, `pitch` apart from dst on, to
+  // zero, ordered like copy. This one uploads zeros row by row.
+  virtual void zeroRows(DevicePtr dst, int64_t pitch, int64_t widthBytes, int64_t rows);
 
   // CUDA graphs. Between beginCapture and endCapture, launches and gemms
   // are recorded, not run; endCapture returns a graph that runs nothing
@@ -205,6 +213,42 @@ struct ExecutorOptions {
   // the steps that run eagerly (GraphExecutor::lastProfile). The marks are
   // queued between the work; they are not inside captured graphs.
   bool profile = false;
+  // Run a size that is no compile size as the next larger one (vLLM's
+  // padding to capture sizes): the user inputs are padded with zeros along
+  // the symbol's dimension, the specialized variants run (and replay), and
+  // the outputs are cut back. Only right for a graph whose outputs at a
+  // position depend on no later position (a causal language model); see
+  // docs/runtime.md. The constructor refuses an artifact it cannot pad.
+  bool padToCompileSizes = false;
+};
+
+// What ExecutorOptions::padToCompileSizes may pad in an artifact: its one
+// symbol, the sizes its variants are specialized for, and the one dimension
+// of each user input and output that is exactly the symbol.
+struct PaddingPlan {
+  std::string symbol;
+  std::vector<int64_t> sizes;          // increasing
+  std::map<size_t, size_t> inputDims;  // graph input index -> dimension
+  std::map<size_t, size_t> outputDims; // graph output index -> dimension
+};
+// Throws RuntimeError saying why the artifact cannot be padded: not one
+// symbol, no compile sizes, no output shapes (format < 8), a user input or
+// output whose size is another expression of the symbol or that has it in
+// two dimensions, or a mutated input with it.
+PaddingPlan planPadding(const Manifest &manifest);
+// The size a run with the symbol at `value` pads to: the smallest compile
+// size above it; none when `value` is a compile size or above them all.
+std::optional<int64_t> paddedSize(const PaddingPlan &plan, int64_t value);
+
+// How the last setInputs/setDeviceInputs bound the symbol under
+// ExecutorOptions::padToCompileSizes.
+struct PaddingStats {
+  bool padded = false;
+  int64_t given = 0; // the symbol's value in the inputs
+  int64_t size = 0;  // what the run uses (given when not padded)
+  std::string why;   // when not padded: why
+  // "padding: s70 = 100 runs as 512 (the next compile size)"
+  std::string describe(const std::string &symbol) const;
 };
 
 // Reads each symbol from its user input, checks its range, then every user
@@ -358,6 +402,9 @@ public:
   void setDeviceInputs(const std::vector<DeviceTensor> &userInputs);
   static constexpr int64_t kMostStagedInputBytes = int64_t(16) << 20;
   const InputStats &inputStats() const { return inputStats_; }
+  // With ExecutorOptions::padToCompileSizes: what the last bind padded.
+  const PaddingStats &paddingStats() const { return paddingStats_; }
+  const std::optional<PaddingPlan> &paddingPlan() const { return padding_; }
   // Runs every step and writes the graph's mutations back into their
   // inputs (Graph::mutations); returns the other outputs, in graph order,
   // valid until the next run.
@@ -387,6 +434,18 @@ public:
 private:
   // setDeviceInputs' copy of an input that moved (see there).
   void stageIfMoving(size_t input, const DeviceTensor &given);
+  // With padding: the size the symbol (at its value in symbols_) pads to,
+  // recorded in paddingStats_; none when the run is not padded.
+  std::optional<int64_t> choosePaddedSize();
+  // The symbols for inputs padded to `size`, or none (paddingStats_ says
+  // why) when the graph's checks refuse that size.
+  std::optional<std::map<std::string, int64_t>>
+  bindPadded(const std::vector<InputSignature> &padded, int64_t size);
+  // Copies user input `input` (given) into its padded buffer, zeros after.
+  void padDeviceInput(size_t input, const DeviceTensor &given, int64_t size);
+  // Checks the outputs' shapes against graph.output_shapes and, when the
+  // run was padded, cuts each back to the given size.
+  std::vector<DeviceTensor> finishOutputs(std::vector<DeviceTensor> outputs);
   struct Value {
     bool isTensor = false;
     DeviceTensor tensor;
@@ -464,6 +523,10 @@ private:
   std::set<size_t> movingInputs_;
   std::map<size_t, Allocation> stagedInputs_;
   InputStats inputStats_;
+  std::optional<PaddingPlan> padding_;
+  PaddingStats paddingStats_;
+  std::map<size_t, Allocation> paddedInputs_;  // by graph input, grown only
+  std::map<size_t, Allocation> slicedOutputs_; // by user output, grown only
   std::map<std::string, int64_t> symbols_;
   std::map<std::string, int> modules_; // (ptx file, cubin file) -> module
   // Every plan buffer of a run lives in one arena, at an offset planned

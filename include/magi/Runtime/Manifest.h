@@ -25,8 +25,8 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 7;
-// Version 3 is version 4 without the dtypes of kernels' memref arguments,
+constexpr int64_t kArtifactVersion = 8;
+// Version 7 is version 8 without graph.output_shapes; version 3 is version 4 without the dtypes of kernels' memref arguments,
 // version 2 version 3 without concatenated weights: both still read.
 constexpr int64_t kOldestArtifactVersion = 2;
 
@@ -128,6 +128,9 @@ struct Graph {
   std::vector<GraphCheck> checks;
   std::vector<GraphStep> steps;
   std::vector<ValueRef> outputs;
+  // Each output's shape over the symbols (format 8; empty when read from
+  // an older artifact).
+  std::vector<std::vector<Expr>> outputShapes;
   std::vector<GraphMutation> mutations; // by output, increasing
   bool isMutation(size_t output) const {
     for (const GraphMutation &m : mutations)

@@ -1,0 +1,306 @@
+//===- Padding.cpp - Running a size as the next compile size -------------===//
+//
+// ExecutorOptions::padToCompileSizes: a size of the graph's symbol that no
+// variant is specialized for runs as the next larger compile size. The user
+// inputs are padded with zeros along the symbol's dimension, the outputs cut
+// back. See docs/runtime.md ("Padding to the compile sizes").
+//
+//===----------------------------------------------------------------------===//
+
+#include "magi/Runtime/Executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+namespace magi::runtime {
+
+namespace {
+
+// Whether `size` is exactly the symbol `name` (not another expression of it).
+bool isExactly(const Expr &size, const std::string &name) {
+  std::vector<std::string> names = size.names();
+  if (names.size() != 1 || names[0] != name)
+    return false;
+  for (int64_t probe : {int64_t(7), int64_t(1000003)}) {
+    auto lookup = [&](const std::string &) -> std::optional<int64_t> { return probe; };
+    if (size.evaluate(lookup, "a size") != probe)
+      return false;
+  }
+  return true;
+}
+
+bool namesSymbol(const Expr &size, const std::string &name) {
+  std::vector<std::string> names = size.names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The one dimension of `shape` that is exactly the symbol, if any. Throws
+// when the symbol is in a size otherwise, or in two.
+std::optional<size_t> paddedDim(const std::vector<Expr> &shape, const std::string &symbol,
+                                const std::string &what) {
+  std::optional<size_t> dim;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!namesSymbol(shape[d], symbol))
+      continue;
+    if (!isExactly(shape[d], symbol))
+      throw RuntimeError("cannot pad to the compile sizes: " + what + " has size '" +
+                         shape[d].text() + "' in dimension " + std::to_string(d) +
+                         ": only a size that is " + symbol + " itself can be padded");
+    if (dim)
+      throw RuntimeError("cannot pad to the compile sizes: " + what + " has " + symbol +
+                         " in dimensions " + std::to_string(*dim) + " and " +
+                         std::to_string(d) + ": padding pads one dimension");
+    dim = d;
+  }
+  return dim;
+}
+
+// Rows of `dim`: everything before it; a row's bytes: the dimension's
+// extent times what is after it.
+void rowsOf(const std::vector<int64_t> &shape, size_t dim, int64_t elementBytes,
+            int64_t &outer, int64_t &innerBytes) {
+  outer = 1;
+  for (size_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  innerBytes = elementBytes;
+  for (size_t d = dim + 1; d < shape.size(); ++d)
+    innerBytes *= shape[d];
+}
+
+} // namespace
+
+PaddingPlan planPadding(const Manifest &manifest) {
+  const Graph &graph = manifest.graph;
+  if (graph.symbols.size() != 1)
+    throw RuntimeError("cannot pad to the compile sizes: the graph has " +
+                       std::to_string(graph.symbols.size()) +
+                       " symbols; padding needs exactly one");
+  PaddingPlan plan;
+  plan.symbol = graph.symbols[0].name;
+  std::set<int64_t> sizes;
+  for (const Piece &piece : manifest.pieces)
+    for (const Variant &variant : piece.variants) {
+      auto it = variant.symbols.find(plan.symbol);
+      if (it != variant.symbols.end())
+        sizes.insert(it->second);
+    }
+  if (sizes.empty())
+    throw RuntimeError("cannot pad to the compile sizes: no variant is specialized for a size "
+                       "of " + plan.symbol + " (compile with --compile-sizes)");
+  plan.sizes.assign(sizes.begin(), sizes.end());
+  if (graph.outputShapes.size() != graph.outputs.size())
+    throw RuntimeError("cannot pad to the compile sizes: the artifact records no output "
+                       "shapes (graph.output_shapes, format 8): compile it again");
+
+  size_t user = 0;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const GraphInput &input = graph.inputs[i];
+    if (input.isWeight())
+      continue;
+    std::string what = "user input " + std::to_string(user++) + " ('" + input.name + "')";
+    std::optional<size_t> dim = paddedDim(input.shape, plan.symbol, what);
+    if (!dim)
+      continue;
+    for (const GraphMutation &m : graph.mutations)
+      if (m.input == int64_t(i))
+        throw RuntimeError("cannot pad to the compile sizes: the graph writes " + what +
+                           ", which has " + plan.symbol + " in dimension " +
+                           std::to_string(*dim) + " (padded rows would be written back)");
+    plan.inputDims[i] = *dim;
+  }
+  for (size_t o = 0; o < graph.outputs.size(); ++o)
+    if (std::optional<size_t> dim =
+            paddedDim(graph.outputShapes[o], plan.symbol, "output " + std::to_string(o)))
+      plan.outputDims[o] = *dim;
+  return plan;
+}
+
+std::optional<int64_t> paddedSize(const PaddingPlan &plan, int64_t value) {
+  auto it = std::lower_bound(plan.sizes.begin(), plan.sizes.end(), value);
+  if (it == plan.sizes.end() || *it == value)
+    return std::nullopt;
+  return *it;
+}
+
+std::string PaddingStats::describe(const std::string &symbol) const {
+  std::string text = "padding: " + symbol + " = " + std::to_string(given);
+  if (padded)
+    return text + " runs as " + std::to_string(size) + " (the next compile size)";
+  return text + " runs unpadded (" + why + ")";
+}
+
+void Device::copyRows(DevicePtr dst, int64_t dstPitch, DevicePtr src, int64_t srcPitch,
+                      int64_t widthBytes, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r)
+    copy(dst + DevicePtr(r * dstPitch), src + DevicePtr(r * srcPitch), widthBytes);
+}
+
+void Device::zeroRows(DevicePtr dst, int64_t pitch, int64_t widthBytes, int64_t rows) {
+  std::vector<unsigned char> zeros(size_t(widthBytes), 0);
+  for (int64_t r = 0; r < rows; ++r)
+    upload(dst + DevicePtr(r * pitch), zeros.data(), widthBytes);
+}
+
+std::optional<int64_t> GraphExecutor::choosePaddedSize() {
+  paddingStats_ = PaddingStats{};
+  if (!padding_)
+    return std::nullopt;
+  int64_t value = symbols_.at(padding_->symbol);
+  paddingStats_.given = paddingStats_.size = value;
+  std::optional<int64_t> size = paddedSize(*padding_, value);
+  if (!size) {
+    bool compiled = std::binary_search(padding_->sizes.begin(), padding_->sizes.end(), value);
+    paddingStats_.why = compiled ? "a compile size" : "above every compile size";
+  }
+  return size;
+}
+
+std::optional<std::map<std::string, int64_t>>
+GraphExecutor::bindPadded(const std::vector<InputSignature> &padded, int64_t size) {
+  try {
+    std::map<std::string, int64_t> symbols = bindInputs(manifest_.graph, padded);
+    paddingStats_.padded = true;
+    paddingStats_.size = size;
+    return symbols;
+  } catch (const RuntimeError &e) {
+    // A graph check (torch.export's assertions on the sizes) that holds
+    // for the given size but not for the compile size.
+    paddingStats_.why = "at " + std::to_string(size) + ": " + e.what();
+    return std::nullopt;
+  }
+}
+
+void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
+  symbols_ = bindInputs(manifest_.graph, userInputs);
+  std::vector<HostTensor> padded;
+  const std::vector<HostTensor> *bound = &userInputs;
+  if (std::optional<int64_t> size = choosePaddedSize()) {
+    size_t u = 0;
+    for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+      if (manifest_.graph.inputs[i].isWeight())
+        continue;
+      const HostTensor &given = userInputs[u++];
+      padded.push_back(given);
+      auto dim = padding_->inputDims.find(i);
+      if (dim == padding_->inputDims.end())
+        continue;
+      HostTensor &t = padded.back();
+      int64_t outer = 0, innerBytes = 0;
+      rowsOf(given.shape, dim->second, elementSize(given.dtype), outer, innerBytes);
+      int64_t from = given.shape[dim->second] * innerBytes, to = *size * innerBytes;
+      t.shape[dim->second] = *size;
+      t.bytes.assign(size_t(outer * to), 0);
+      for (int64_t r = 0; r < outer; ++r)
+        std::memcpy(t.bytes.data() + r * to, given.bytes.data() + r * from, size_t(from));
+    }
+    std::vector<InputSignature> signatures;
+    for (const HostTensor &t : padded)
+      signatures.push_back(InputSignature{t.dtype, t.shape});
+    if (std::optional<std::map<std::string, int64_t>> symbols = bindPadded(signatures, *size)) {
+      symbols_ = std::move(*symbols);
+      bound = &padded;
+    }
+  }
+  size_t u = 0;
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+    if (manifest_.graph.inputs[i].isWeight())
+      continue;
+    const HostTensor &host = (*bound)[u++];
+    DeviceTensor &t = inputs_[i];
+    t.dtype = host.dtype;
+    t.shape = host.shape;
+    // Empty tensors still get a distinct, valid pointer.
+    int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
+    // Grows only, as the arena does: an input keeps its address across
+    // calls of other sizes, so the graphs captured for each size replay.
+    Allocation &allocation = inputAllocations_[i];
+    if (allocation.ptr && allocation.bytes < bytes) {
+      device_.release(allocation.ptr);
+      allocation = Allocation{};
+    }
+    if (!allocation.ptr)
+      allocation = Allocation{bytes, device_.allocate(bytes)};
+    t.ptr = allocation.ptr;
+    if (!host.bytes.empty())
+      device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+  }
+}
+
+void GraphExecutor::padDeviceInput(size_t input, const DeviceTensor &given, int64_t size) {
+  size_t dim = padding_->inputDims.at(input);
+  DeviceTensor t = given;
+  t.shape[dim] = size;
+  int64_t bytes = std::max<int64_t>(t.byteSize(), 1);
+  Allocation &buffer = paddedInputs_[input];
+  if (buffer.ptr && buffer.bytes < bytes) {
+    device_.synchronize("freeing a padded input's buffer");
+    device_.release(buffer.ptr);
+    buffer = Allocation{};
+  }
+  if (!buffer.ptr)
+    buffer = Allocation{bytes, device_.allocate(bytes)};
+  t.ptr = buffer.ptr;
+  int64_t outer = 0, innerBytes = 0;
+  rowsOf(given.shape, dim, elementSize(given.dtype), outer, innerBytes);
+  int64_t from = given.shape[dim] * innerBytes, to = size * innerBytes;
+  if (outer > 0 && from > 0)
+    device_.copyRows(t.ptr, to, given.ptr, from, from, outer);
+  if (outer > 0 && to > from)
+    device_.zeroRows(t.ptr + DevicePtr(from), to, to - from, outer);
+  inputs_[input] = t;
+}
+
+std::vector<DeviceTensor> GraphExecutor::finishOutputs(std::vector<DeviceTensor> outputs) {
+  const Graph &graph = manifest_.graph;
+  auto lookup = [&](const std::string &name) -> std::optional<int64_t> {
+    auto it = symbols_.find(name);
+    if (it == symbols_.end())
+      return std::nullopt;
+    return it->second;
+  };
+  size_t user = 0;
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    if (graph.isMutation(o))
+      continue;
+    DeviceTensor &out = outputs[user];
+    if (!graph.outputShapes.empty()) {
+      std::vector<int64_t> expected;
+      for (const Expr &size : graph.outputShapes[o])
+        expected.push_back(size.evaluate(lookup, "shape of output " + std::to_string(o)));
+      if (expected != out.shape)
+        throw RuntimeError("output " + std::to_string(o) + " has shape " +
+                           formatShape(out.shape) + ", but graph.output_shapes says " +
+                           formatShape(expected));
+    }
+    std::optional<size_t> dim;
+    if (paddingStats_.padded && padding_->outputDims.count(o))
+      dim = padding_->outputDims.at(o);
+    if (dim) {
+      int64_t outer = 0, innerBytes = 0;
+      rowsOf(out.shape, *dim, elementSize(out.dtype), outer, innerBytes);
+      int64_t from = out.shape[*dim] * innerBytes;
+      out.shape[*dim] = paddingStats_.given;
+      int64_t to = out.shape[*dim] * innerBytes;
+      // A leading dimension (all before it of size 1): its first rows are
+      // the output's beginning. Else every row is cut and packed.
+      if (outer > 1 && to > 0) {
+        int64_t bytes = out.byteSize();
+        Allocation &buffer = slicedOutputs_[user];
+        if (buffer.ptr && buffer.bytes < bytes) {
+          device_.synchronize("freeing a cut output's buffer");
+          device_.release(buffer.ptr);
+          buffer = Allocation{};
+        }
+        if (!buffer.ptr)
+          buffer = Allocation{bytes, device_.allocate(bytes)};
+        device_.copyRows(buffer.ptr, to, out.ptr, from, to, outer);
+        out.ptr = buffer.ptr;
+      }
+    }
+    ++user;
+  }
+  return outputs;
+}
+
+} // namespace magi::runtime
