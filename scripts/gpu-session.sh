@@ -37,7 +37,8 @@
 #              32-token cases padded, checked on the third run (a replay) and
 #              by memcheck (llama); then the 7B-shaped layer at T=99 and 300
 #              timed padded (to 512) and not (the variant for any size),
-#              beside T=16 and 512
+#              beside T=16 and 512; and bench/padding/varying.py (a new
+#              length every call, through the Python package)
 #   python     scripts/gpu-python-check.py: the fixtures through the `magi`
 #              Python package and the C runtime API, with torch tensors
 #   release    scripts/gpu-release-check.py with the release's python/ and
@@ -256,6 +257,10 @@ for step in "${steps[@]}"; do
         note "T=$T ${pad:-unpadded} (exit $?): $(grep -E 'padding:|^time:' "$work/padding-T$T$pad.txt" | tr '\n' ' ')"
       done
     done
+    PYTHONPATH=build-run/python python3 bench/padding/varying.py .gpu/llama7b-1l \
+      > "$work/padding-varying.txt" 2>&1
+    note "bench/padding/varying.py (exit $?)"
+    cat "$work/padding-varying.txt" >> "$summary"
     ;;
   mprofile)
     note "== magi-run --profile"

@@ -102,6 +102,16 @@ MAGI_C_EXPORT int magiRuntimeCopyOutputOnStream(MagiRuntime *runtime, size_t i,
                                                 uint64_t dst, size_t bytes,
                                                 uint64_t stream);
 
+/* Since C API version 3: with on != 0, from the next run on, a size of the
+ * graph's symbol that no variant is specialized for runs as the next larger
+ * compile size: the inputs padded with zeros along the symbol's dimension
+ * (into buffers of the runtime's own), the outputs cut back. Only right for
+ * a graph whose outputs at a position depend on no later position (a causal
+ * language model; docs/runtime.md). Fails, saying why, when the artifact
+ * cannot be padded (no compile sizes, no output shapes, a size that is
+ * another expression of the symbol). */
+MAGI_C_EXPORT int magiRuntimeSetPadToCompileSizes(MagiRuntime *runtime, int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 #ifndef MAGI_C_VERSION_H
 #define MAGI_C_VERSION_H
 
-#define MAGI_C_API_VERSION 2
+#define MAGI_C_API_VERSION 3
 
 #if defined(__GNUC__)
 #define MAGI_C_EXPORT __attribute__((visibility("default")))

@@ -220,6 +220,10 @@ const DeviceTensor &outputOf(MagiRuntime *runtime, size_t i, size_t bytes) {
 }
 } // namespace
 
+int magiRuntimeSetPadToCompileSizes(MagiRuntime *runtime, int on) {
+  return guarded(runtime, [&] { runtime->executor->setPadToCompileSizes(on != 0); });
+}
+
 int magiRuntimeRun(MagiRuntime *runtime) {
   return guarded(runtime, [&] {
     queueRun(runtime);

@@ -142,6 +142,14 @@ void Device::zeroRows(DevicePtr dst, int64_t pitch, int64_t widthBytes, int64_t 
     upload(dst + DevicePtr(r * pitch), zeros.data(), widthBytes);
 }
 
+void GraphExecutor::setPadToCompileSizes(bool on) {
+  if (on)
+    padding_ = planPadding(manifest_);
+  else
+    padding_.reset();
+  options_.padToCompileSizes = on;
+}
+
 std::optional<int64_t> GraphExecutor::choosePaddedSize() {
   paddingStats_ = PaddingStats{};
   if (!padding_)

@@ -48,3 +48,8 @@ try:
     print("outputs='share' accepted")
 except magi.MagiError as e:
     print("refused:", e)
+try:
+    magi.load(os.path.join(out, "artifact"), pad_to_compile_sizes="yes")
+    print("pad_to_compile_sizes='yes' accepted")
+except magi.MagiError as e:
+    print("refused:", e)

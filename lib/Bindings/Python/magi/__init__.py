@@ -126,11 +126,18 @@ class Artifact:
     runtime's buffers themselves, no copy: valid until the next call, which
     overwrites them (as torch.compile's CUDA graphs return their static
     outputs), and to be read only (an output may be a weight itself, which
-    a write would change for every later call)."""
+    a write would change for every later call). With pad_to_compile_sizes=
+    True a size that is no compile size runs as the next larger one, inputs
+    padded with zeros and outputs cut back (only for a graph whose outputs at
+    a position depend on no later position: a causal language model)."""
 
-    def __init__(self, artifact_dir, device=None, weights_from=None, outputs="copy"):
+    def __init__(self, artifact_dir, device=None, weights_from=None, outputs="copy",
+                 pad_to_compile_sizes=False):
         if outputs not in ("copy", "borrow"):
             raise MagiError("outputs must be 'copy' or 'borrow', not %r" % (outputs,))
+        if pad_to_compile_sizes not in (True, False):
+            raise MagiError("pad_to_compile_sizes must be True or False, not %r" %
+                            (pad_to_compile_sizes,))
         self._borrow = outputs == "borrow"
         import torch
         self._torch = torch
@@ -148,6 +155,11 @@ class Artifact:
             ctypes.byref(error))
         if not self._handle:
             raise MagiError(take_string(self._lib, error.value))
+        if pad_to_compile_sizes:
+            if self._lib.magiCApiVersion() < 3:
+                raise MagiError("pad_to_compile_sizes needs C API version 3; the runtime "
+                                "library has %d" % self._lib.magiCApiVersion())
+            self._check(self._lib.magiRuntimeSetPadToCompileSizes(self._handle, 1))
         self.num_inputs = self._lib.magiRuntimeNumInputs(self._handle)
         self.num_outputs = self._lib.magiRuntimeNumOutputs(self._handle)
 
@@ -208,13 +220,15 @@ class Artifact:
         self.close()
 
 
-def load(artifact_dir, device=None, weights_from=None, outputs="copy"):
+def load(artifact_dir, device=None, weights_from=None, outputs="copy",
+         pad_to_compile_sizes=False):
     """Loads an artifact onto a GPU (the current CUDA device by default);
     the weights from the files it names, or from `weights_from`, another
     torch.export archive of the same model. `outputs`: "copy" (each call
     returns new tensors) or "borrow" (tensors over the runtime's own output
-    buffers, no copy, overwritten by the next call); see Artifact."""
-    return Artifact(artifact_dir, device, weights_from, outputs)
+    buffers, no copy, overwritten by the next call); `pad_to_compile_sizes`:
+    run other sizes as the next compile size; see Artifact."""
+    return Artifact(artifact_dir, device, weights_from, outputs, pad_to_compile_sizes)
 
 
 def compile(model, example_inputs, dynamic_shapes=None, artifact_dir=None, **options):

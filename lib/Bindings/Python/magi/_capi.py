@@ -77,6 +77,8 @@ def _load(name):
         lib.magiRuntimeRunOnStream.argtypes = [c.c_void_p, c.c_uint64]
         lib.magiRuntimeCopyOutputOnStream.argtypes = [c.c_void_p, c.c_size_t, c.c_uint64,
                                                       c.c_size_t, c.c_uint64]
+        if lib.magiCApiVersion() >= 3:
+            lib.magiRuntimeSetPadToCompileSizes.argtypes = [c.c_void_p, c.c_int]
     if lib.magiCApiVersion() < 2:
         raise MagiError("%s has C API version %d; this package needs 2" %
                         (path, lib.magiCApiVersion()))
