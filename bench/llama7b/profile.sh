@@ -55,3 +55,18 @@ for T in "${sizes[@]}"; do
   fi
   python3 bench/llama7b/ncu_summary.py "$csv" ${copy:+--copy-gbps "$copy"} --title "T=$T" | tee "$out/ncu-T$T.txt"
 done
+# PyTorch's elementwise kernels on the same tensors at T=4096, measured the
+# same way: what a copy-shaped kernel of those bytes reaches by ncu's DRAM
+# bytes (COPY_KERNELS=0 skips it).
+if [[ "${COPY_KERNELS:-1}" == 1 ]]; then
+  if ncu --profile-from-start off --clock-control none \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --csv --print-units base python3 bench/llama7b/copy_kernels.py \
+      > "$out/ncu-copy-kernels.csv" 2> "$out/ncu-copy-kernels.log"; then
+    python3 bench/llama7b/ncu_summary.py "$out/ncu-copy-kernels.csv" ${copy:+--copy-gbps "$copy"} \
+      --title "PyTorch's kernels on the same tensors (T=4096: copy 32+32 MB, add 64+32, two adds 2x(64+32), mul 180+90, gather 32+32)" |
+      tee "$out/ncu-copy-kernels.txt"
+  else
+    echo "profile: ncu failed on copy_kernels.py"; tail -20 "$out/ncu-copy-kernels.log"
+  fi
+fi
