@@ -202,7 +202,7 @@ for step in "${steps[@]}"; do
   profile)
     OUT="$work" bench/llama7b/profile.sh build-run/magi-run 16 512 4096 > "$work/profile.txt" 2>&1
     note "== profile (exit $?)"
-    grep -E '^==|.*elementwise|.*index)' "$work/profile.txt" | head -140 >> "$summary"
+    grep -E '^==|^gemms:|^attention:|^magi kernels|^\| (attention|k[0-9]|nvjet|.*elementwise|.*index)' "$work/profile.txt" | head -140 >> "$summary"
     ;;
   python)
     PYTHONPATH=build-run/python python3 scripts/gpu-python-check.py .gpu/artifacts .gpu/fixtures \
