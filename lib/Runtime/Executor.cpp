@@ -1447,7 +1447,7 @@ void GraphExecutor::ensureMemoryPlan() {
 
 std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
-  if (options_.verbose && padding_)
+  if (options_.verbose && padding_ && options_.padToCompileSizes)
     *options_.verbose << paddingStats_.describe(padding_->symbol) << "\n";
   ensureMemoryPlan();
   marks_.reset();

@@ -143,16 +143,16 @@ void Device::zeroRows(DevicePtr dst, int64_t pitch, int64_t widthBytes, int64_t 
 }
 
 void GraphExecutor::setPadToCompileSizes(bool on) {
-  if (on)
+  // The plan stays when turned off: the inputs bound last may be padded,
+  // and the next run's outputs are cut back by it.
+  if (on && !padding_)
     padding_ = planPadding(manifest_);
-  else
-    padding_.reset();
   options_.padToCompileSizes = on;
 }
 
 std::optional<int64_t> GraphExecutor::choosePaddedSize() {
   paddingStats_ = PaddingStats{};
-  if (!padding_)
+  if (!padding_ || !options_.padToCompileSizes)
     return std::nullopt;
   int64_t value = symbols_.at(padding_->symbol);
   paddingStats_.given = paddingStats_.size = value;

@@ -2700,3 +2700,29 @@ TEST(RuntimeManifest, ReadsAndChecksOutputShapes) {
   refuses(text, R"("version": 8)", R"("version": 7)",
           "graph.output_shapes: output shapes need format version 8");
 }
+
+TEST(RuntimePadding, TurnedOnAndOffBetweenBinds) {
+  Manifest m = parseManifest(passThroughManifest(), "manifest.json");
+  HostDevice device;
+  GraphExecutor executor(m, ".", device);
+  HostTensor x = rowsTensor(3);
+  executor.setInputs({x});
+  EXPECT_FALSE(executor.paddingStats().padded);
+  EXPECT_EQ(executor.symbols().at("s0"), 3);
+  executor.setPadToCompileSizes(true);
+  executor.setInputs({x});
+  EXPECT_TRUE(executor.paddingStats().padded);
+  EXPECT_EQ(executor.symbols().at("s0"), 4);
+  // Off after a padded bind: that bind's run is still cut back.
+  executor.setPadToCompileSizes(false);
+  HostTensor out = executor.download(executor.run()[0]);
+  EXPECT_EQ(out.bytes, x.bytes);
+  executor.setInputs({x});
+  EXPECT_FALSE(executor.paddingStats().padded);
+  EXPECT_EQ(executor.symbols().at("s0"), 3);
+  EXPECT_EQ(executor.download(executor.run()[0]).bytes, x.bytes);
+  // An artifact that cannot be padded is refused when it is turned on.
+  Manifest old = loadManifest(selftestDir() + "/artifact");
+  GraphExecutor selftest(old, selftestDir() + "/artifact", device);
+  expectError([&] { selftest.setPadToCompileSizes(true); }, "records no output shapes");
+}

@@ -402,9 +402,9 @@ public:
   void setDeviceInputs(const std::vector<DeviceTensor> &userInputs);
   static constexpr int64_t kMostStagedInputBytes = int64_t(16) << 20;
   const InputStats &inputStats() const { return inputStats_; }
-  // Turns ExecutorOptions::padToCompileSizes on or off from the next bind
-  // on; turning it on throws (planPadding) when the artifact cannot be
-  // padded.
+  // Turns ExecutorOptions::padToCompileSizes on or off from the next
+  // setInputs/setDeviceInputs on; turning it on throws (planPadding) when
+  // the artifact cannot be padded.
   void setPadToCompileSizes(bool on);
   // With ExecutorOptions::padToCompileSizes: what the last bind padded.
   const PaddingStats &paddingStats() const { return paddingStats_; }
