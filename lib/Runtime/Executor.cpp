@@ -1206,6 +1206,17 @@ void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs)
   }
 }
 
+DevicePtr GraphExecutor::grownBuffer(Allocation &buffer, int64_t bytes, const char *what) {
+  if (buffer.ptr && buffer.bytes < bytes) {
+    device_.synchronize(std::string("freeing ") + what);
+    device_.release(buffer.ptr);
+    buffer = Allocation{};
+  }
+  if (!buffer.ptr)
+    buffer = Allocation{bytes, device_.allocate(bytes)};
+  return buffer.ptr;
+}
+
 void GraphExecutor::stageIfMoving(size_t input, const DeviceTensor &given) {
   // A step's signature holds its arguments' addresses, so an input at a new
   // address every call (a fresh tensor of token ids) would make every step
@@ -1223,16 +1234,9 @@ void GraphExecutor::stageIfMoving(size_t input, const DeviceTensor &given) {
   boundAddresses_[input] = given.ptr;
   if (!movingInputs_.count(input) || bytes > kMostStagedInputBytes)
     return;
-  Allocation &staged = stagedInputs_[input];
-  if (staged.ptr && staged.bytes < bytes) {
-    device_.synchronize("freeing a staged input's buffer");
-    device_.release(staged.ptr);
-    staged = Allocation{};
-  }
-  if (!staged.ptr)
-    staged = Allocation{bytes, device_.allocate(bytes)};
-  device_.copy(staged.ptr, given.ptr, bytes);
-  inputs_[input].ptr = staged.ptr;
+  DevicePtr staged = grownBuffer(stagedInputs_[input], bytes, "a staged input's buffer");
+  device_.copy(staged, given.ptr, bytes);
+  inputs_[input].ptr = staged;
   ++inputStats_.staged;
   inputStats_.stagedBytes += bytes;
 }

@@ -239,16 +239,8 @@ void GraphExecutor::padDeviceInput(size_t input, const DeviceTensor &given, int6
   size_t dim = padding_->inputDims.at(input);
   DeviceTensor t = given;
   t.shape[dim] = size;
-  int64_t bytes = std::max<int64_t>(t.byteSize(), 1);
-  Allocation &buffer = paddedInputs_[input];
-  if (buffer.ptr && buffer.bytes < bytes) {
-    device_.synchronize("freeing a padded input's buffer");
-    device_.release(buffer.ptr);
-    buffer = Allocation{};
-  }
-  if (!buffer.ptr)
-    buffer = Allocation{bytes, device_.allocate(bytes)};
-  t.ptr = buffer.ptr;
+  t.ptr = grownBuffer(paddedInputs_[input], std::max<int64_t>(t.byteSize(), 1),
+                      "a padded input's buffer");
   int64_t outer = 0, innerBytes = 0;
   rowsOf(given.shape, dim, elementSize(given.dtype), outer, innerBytes);
   int64_t from = given.shape[dim] * innerBytes, to = size * innerBytes;
@@ -293,17 +285,9 @@ std::vector<DeviceTensor> GraphExecutor::finishOutputs(std::vector<DeviceTensor>
       // A leading dimension (all before it of size 1): its first rows are
       // the output's beginning. Else every row is cut and packed.
       if (outer > 1 && to > 0) {
-        int64_t bytes = out.byteSize();
-        Allocation &buffer = slicedOutputs_[user];
-        if (buffer.ptr && buffer.bytes < bytes) {
-          device_.synchronize("freeing a cut output's buffer");
-          device_.release(buffer.ptr);
-          buffer = Allocation{};
-        }
-        if (!buffer.ptr)
-          buffer = Allocation{bytes, device_.allocate(bytes)};
-        device_.copyRows(buffer.ptr, to, out.ptr, from, to, outer);
-        out.ptr = buffer.ptr;
+        DevicePtr cut = grownBuffer(slicedOutputs_[user], out.byteSize(), "a cut output's buffer");
+        device_.copyRows(cut, to, out.ptr, from, to, outer);
+        out.ptr = cut;
       }
     }
     ++user;

@@ -529,6 +529,10 @@ private:
   InputStats inputStats_;
   std::optional<PaddingPlan> padding_;
   PaddingStats paddingStats_;
+  // `buffer`, holding at least `bytes` bytes: grown only (the old one freed
+  // after the queued work), so that its address stays while sizes do not
+  // grow and captured graphs replay. `what` names it in errors.
+  DevicePtr grownBuffer(Allocation &buffer, int64_t bytes, const char *what);
   std::map<size_t, Allocation> paddedInputs_;  // by graph input, grown only
   std::map<size_t, Allocation> slicedOutputs_; // by user output, grown only
   std::map<std::string, int64_t> symbols_;
