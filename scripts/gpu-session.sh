@@ -237,7 +237,7 @@ for step in "${steps[@]}"; do
     grep -vE '^\| ' "$work/ops.txt" | tail -8 >> "$summary"
     ;;
   padding)
-    note "== --pad-to-compile-sizes (the causal models must match; bert must not)"
+    note "== --pad-to-compile-sizes (the causal models must match; bert is refused: its pooled output has no position dimension)"
     for model in llama-bf16 gpt2-bf16 bert-bf16; do
       for c in case0 case1; do
         build-run/magi-run ".gpu/padding/$model" --fixture ".gpu/fixtures/$model/$c" \

@@ -99,20 +99,27 @@ PaddingPlan planPadding(const Manifest &manifest) {
     if (input.isWeight())
       continue;
     std::string what = "user input " + std::to_string(user++) + " ('" + input.name + "')";
-    std::optional<size_t> dim = paddedDim(input.shape, plan.symbol, what);
-    if (!dim)
-      continue;
-    for (const GraphMutation &m : graph.mutations)
-      if (m.input == int64_t(i))
-        throw RuntimeError("cannot pad to the compile sizes: the graph writes " + what +
-                           ", which has " + plan.symbol + " in dimension " +
-                           std::to_string(*dim) + " (padded rows would be written back)");
-    plan.inputDims[i] = *dim;
+    if (std::optional<size_t> dim = paddedDim(input.shape, plan.symbol, what))
+      plan.inputDims[i] = *dim;
   }
-  for (size_t o = 0; o < graph.outputs.size(); ++o)
-    if (std::optional<size_t> dim =
-            paddedDim(graph.outputShapes[o], plan.symbol, "output " + std::to_string(o)))
-      plan.outputDims[o] = *dim;
+  // A graph that writes an input (a KV cache at the given positions) would
+  // write the padded positions too.
+  if (!graph.mutations.empty()) {
+    const GraphInput &written = graph.inputs[size_t(graph.mutations[0].input)];
+    throw RuntimeError("cannot pad to the compile sizes: the graph writes '" + written.name +
+                       "' (graph.mutations): the padded positions would be written too");
+  }
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    std::string what = "output " + std::to_string(o);
+    std::optional<size_t> dim = paddedDim(graph.outputShapes[o], plan.symbol, what);
+    // An output without the symbol (the last position's logits, a pooled
+    // vector) is computed from the padded sequence and cannot be cut back.
+    if (!dim)
+      throw RuntimeError("cannot pad to the compile sizes: " + what + " has no dimension " +
+                         plan.symbol + " to cut back: what it holds for a padded sequence (its "
+                         "last position's, a pooled value) is not the unpadded one's");
+    plan.outputDims[o] = *dim;
+  }
   return plan;
 }
 

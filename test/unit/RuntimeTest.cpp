@@ -2671,6 +2671,23 @@ TEST(RuntimePadding, RefusesWhatItCannotPad) {
     unspecialized.replace(unspecialized.find(from), from.size(), "{}");
   refuses(unspecialized, "no variant is specialized for a size of s0 (compile with "
                          "--compile-sizes)");
+  // An output without s0 (a pooled vector, the last position's logits), and
+  // a graph that writes an input (a KV cache).
+  Manifest pooled = parseManifest(passThroughManifest(), "manifest.json");
+  GraphInput y;
+  y.name = "y";
+  y.dtype = Dtype::F32;
+  y.shape = {Expr::parse("4")};
+  pooled.graph.inputs.push_back(y);
+  pooled.graph.outputs.push_back(ValueRef{ValueRef::Kind::Input, 1, 0, "", 0});
+  pooled.graph.outputShapes.push_back({Expr::parse("4")});
+  expectError([&] { planPadding(pooled); },
+              "output 1 has no dimension s0 to cut back: what it holds for a padded sequence "
+              "(its last position's, a pooled value) is not the unpadded one's");
+  Manifest writes = pooled;
+  writes.graph.mutations.push_back(GraphMutation{1, 1});
+  expectError([&] { planPadding(writes); },
+              "the graph writes 'y' (graph.mutations): the padded positions would be written too");
   // Without the option nothing is checked.
   Manifest m = parseManifest(passThroughManifest(R"([2, "s0", "s0"])"), "manifest.json");
   HostDevice device;
