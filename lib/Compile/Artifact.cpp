@@ -506,7 +506,9 @@ private:
     if (takesSymbol && !options.compileSizes.empty() && findHostControlFlow(piece))
       piece.emitWarning() << "piece @" << piece.getSymName()
                           << " holds control flow: compiled for the compile sizes of "
-                          << symbolName << " only (other sizes are refused when run)";
+                          << symbolName
+                          << " only (other sizes are refused when run, or run padded to "
+                             "the next compile size with --pad-to-compile-sizes)";
     else
       sizes.push_back(std::nullopt);
     for (std::optional<int64_t> size : sizes) {

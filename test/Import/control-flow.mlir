@@ -86,7 +86,7 @@
 // away: magi-compile builds the compile sizes' variants only (the runtime
 // refuses other sizes), with a warning; without compile sizes it refuses.
 // RUN: magi-compile %t/size-predicate.pt2 -o %t/sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,4 2>&1 | FileCheck %s --check-prefix=SIZED
-// SIZED: warning: piece @main_piece_0 holds control flow: compiled for the compile sizes of s0 only (other sizes are refused when run)
+// SIZED: warning: piece @main_piece_0 holds control flow: compiled for the compile sizes of s0 only (other sizes are refused when run, or run padded to the next compile size with --pad-to-compile-sizes)
 // RUN: FileCheck %s --check-prefix=VARIANTS --input-file=%t/sized/manifest.json
 // VARIANTS:     "symbols": {
 // VARIANTS-NEXT:  "s0": 3

@@ -2743,3 +2743,31 @@ TEST(RuntimePadding, TurnedOnAndOffBetweenBinds) {
   GraphExecutor selftest(old, selftestDir() + "/artifact", device);
   expectError([&] { selftest.setPadToCompileSizes(true); }, "records no output shapes");
 }
+
+TEST(RuntimePadding, RunsAPieceThatHasOnlyItsCompileSizes) {
+  // A piece with control flow on the size has no variant for any size
+  // (docs/compile.md, Limits): unpadded, s0 = 3 is refused; padded, it runs
+  // as 4.
+  std::string text = passThroughManifest();
+  std::string general = R"(, {"symbols": {}, )";
+  size_t at = text.find(general);
+  ASSERT_NE(at, std::string::npos);
+  size_t end = text.find('}', text.find("\"results\"", at)) + 2; // past "}]"
+  end = text.find('}', end) + 1;
+  text.erase(at, end - at);
+  Manifest m = parseManifest(text, "manifest.json");
+  ASSERT_EQ(m.pieces[0].variants.size(), 2u);
+  HostTensor x = rowsTensor(3);
+  {
+    HostDevice device;
+    GraphExecutor executor(m, ".", device);
+    executor.setInputs({x});
+    expectError([&] { executor.run(); }, "has no variant for s0=3 and no general variant");
+  }
+  HostDevice device;
+  ExecutorOptions options;
+  options.padToCompileSizes = true;
+  GraphExecutor executor(m, ".", device, options);
+  executor.setInputs({x});
+  EXPECT_EQ(executor.download(executor.run()[0]).bytes, x.bytes);
+}
