@@ -1153,6 +1153,35 @@ void GraphExecutor::shareWeights(const GraphExecutor &other) {
   weightStats_ = other.weightStats_;
 }
 
+void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
+  symbols_ = bindInputs(manifest_.graph, userInputs);
+  std::vector<HostTensor> padded = padHostInputs(userInputs);
+  const std::vector<HostTensor> &bound = padded.empty() ? userInputs : padded;
+  size_t u = 0;
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+    if (manifest_.graph.inputs[i].isWeight())
+      continue;
+    const HostTensor &host = bound[u++];
+    DeviceTensor &t = inputs_[i];
+    t.dtype = host.dtype;
+    t.shape = host.shape;
+    // Empty tensors still get a distinct, valid pointer.
+    int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
+    // Grows only, as the arena does: an input keeps its address across
+    // calls of other sizes, so the graphs captured for each size replay.
+    Allocation &allocation = inputAllocations_[i];
+    if (allocation.ptr && allocation.bytes < bytes) {
+      device_.release(allocation.ptr);
+      allocation = Allocation{};
+    }
+    if (!allocation.ptr)
+      allocation = Allocation{bytes, device_.allocate(bytes)};
+    t.ptr = allocation.ptr;
+    if (!host.bytes.empty())
+      device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+  }
+}
+
 void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs) {
   inputStats_ = InputStats{};
   std::vector<InputSignature> signatures;

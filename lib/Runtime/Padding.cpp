@@ -186,60 +186,37 @@ GraphExecutor::bindPadded(const std::vector<InputSignature> &padded, int64_t siz
   }
 }
 
-void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
-  symbols_ = bindInputs(manifest_.graph, userInputs);
+std::vector<HostTensor> GraphExecutor::padHostInputs(const std::vector<HostTensor> &userInputs) {
+  std::optional<int64_t> size = choosePaddedSize();
+  if (!size)
+    return {};
   std::vector<HostTensor> padded;
-  const std::vector<HostTensor> *bound = &userInputs;
-  if (std::optional<int64_t> size = choosePaddedSize()) {
-    size_t u = 0;
-    for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
-      if (manifest_.graph.inputs[i].isWeight())
-        continue;
-      const HostTensor &given = userInputs[u++];
-      padded.push_back(given);
-      auto dim = padding_->inputDims.find(i);
-      if (dim == padding_->inputDims.end())
-        continue;
-      HostTensor &t = padded.back();
-      int64_t outer = 0, innerBytes = 0;
-      rowsOf(given.shape, dim->second, elementSize(given.dtype), outer, innerBytes);
-      int64_t from = given.shape[dim->second] * innerBytes, to = *size * innerBytes;
-      t.shape[dim->second] = *size;
-      t.bytes.assign(size_t(outer * to), 0);
-      for (int64_t r = 0; r < outer; ++r)
-        std::memcpy(t.bytes.data() + r * to, given.bytes.data() + r * from, size_t(from));
-    }
-    std::vector<InputSignature> signatures;
-    for (const HostTensor &t : padded)
-      signatures.push_back(InputSignature{t.dtype, t.shape});
-    if (std::optional<std::map<std::string, int64_t>> symbols = bindPadded(signatures, *size)) {
-      symbols_ = std::move(*symbols);
-      bound = &padded;
-    }
-  }
   size_t u = 0;
   for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
     if (manifest_.graph.inputs[i].isWeight())
       continue;
-    const HostTensor &host = (*bound)[u++];
-    DeviceTensor &t = inputs_[i];
-    t.dtype = host.dtype;
-    t.shape = host.shape;
-    // Empty tensors still get a distinct, valid pointer.
-    int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
-    // Grows only, as the arena does: an input keeps its address across
-    // calls of other sizes, so the graphs captured for each size replay.
-    Allocation &allocation = inputAllocations_[i];
-    if (allocation.ptr && allocation.bytes < bytes) {
-      device_.release(allocation.ptr);
-      allocation = Allocation{};
-    }
-    if (!allocation.ptr)
-      allocation = Allocation{bytes, device_.allocate(bytes)};
-    t.ptr = allocation.ptr;
-    if (!host.bytes.empty())
-      device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
+    const HostTensor &given = userInputs[u++];
+    padded.push_back(given);
+    auto dim = padding_->inputDims.find(i);
+    if (dim == padding_->inputDims.end())
+      continue;
+    HostTensor &t = padded.back();
+    int64_t outer = 0, innerBytes = 0;
+    rowsOf(given.shape, dim->second, elementSize(given.dtype), outer, innerBytes);
+    int64_t from = given.shape[dim->second] * innerBytes, to = *size * innerBytes;
+    t.shape[dim->second] = *size;
+    t.bytes.assign(size_t(outer * to), 0);
+    for (int64_t r = 0; r < outer; ++r)
+      std::memcpy(t.bytes.data() + r * to, given.bytes.data() + r * from, size_t(from));
   }
+  std::vector<InputSignature> signatures;
+  for (const HostTensor &t : padded)
+    signatures.push_back(InputSignature{t.dtype, t.shape});
+  std::optional<std::map<std::string, int64_t>> symbols = bindPadded(signatures, *size);
+  if (!symbols)
+    return {};
+  symbols_ = std::move(*symbols);
+  return padded;
 }
 
 void GraphExecutor::padDeviceInput(size_t input, const DeviceTensor &given, int64_t size) {

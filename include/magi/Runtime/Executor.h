@@ -446,6 +446,9 @@ private:
   // why) when the graph's checks refuse that size.
   std::optional<std::map<std::string, int64_t>>
   bindPadded(const std::vector<InputSignature> &padded, int64_t size);
+  // The user inputs padded to the size choosePaddedSize gives, with
+  // symbols_ bound to it; empty when the run is not padded.
+  std::vector<HostTensor> padHostInputs(const std::vector<HostTensor> &userInputs);
   // Copies user input `input` (given) into its padded buffer, zeros after.
   void padDeviceInput(size_t input, const DeviceTensor &given, int64_t size);
   // Checks the outputs' shapes against graph.output_shapes and, when the
