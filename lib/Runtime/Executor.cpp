@@ -1188,22 +1188,7 @@ void GraphExecutor::setDeviceInputs(const std::vector<DeviceTensor> &userInputs)
   for (const DeviceTensor &t : userInputs)
     signatures.push_back(InputSignature{t.dtype, t.shape});
   symbols_ = bindInputs(manifest_.graph, signatures);
-  std::optional<int64_t> paddedTo;
-  if (std::optional<int64_t> size = choosePaddedSize()) {
-    size_t u = 0;
-    for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
-      if (manifest_.graph.inputs[i].isWeight())
-        continue;
-      auto dim = padding_->inputDims.find(i);
-      if (dim != padding_->inputDims.end())
-        signatures[u].shape[dim->second] = *size;
-      ++u;
-    }
-    if (std::optional<std::map<std::string, int64_t>> symbols = bindPadded(signatures, *size)) {
-      symbols_ = std::move(*symbols);
-      paddedTo = size;
-    }
-  }
+  std::optional<int64_t> paddedTo = bindPadded(std::move(signatures));
   size_t u = 0;
   for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
     if (manifest_.graph.inputs[i].isWeight())

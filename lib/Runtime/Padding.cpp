@@ -157,7 +157,7 @@ void GraphExecutor::setPadToCompileSizes(bool on) {
   options_.padToCompileSizes = on;
 }
 
-std::optional<int64_t> GraphExecutor::choosePaddedSize() {
+std::optional<int64_t> GraphExecutor::bindPadded(std::vector<InputSignature> signatures) {
   paddingStats_ = PaddingStats{};
   if (!padding_ || !options_.padToCompileSizes)
     return std::nullopt;
@@ -167,40 +167,47 @@ std::optional<int64_t> GraphExecutor::choosePaddedSize() {
   if (!size) {
     bool compiled = std::binary_search(padding_->sizes.begin(), padding_->sizes.end(), value);
     paddingStats_.why = compiled ? "a compile size" : "above every compile size";
-  }
-  return size;
-}
-
-std::optional<std::map<std::string, int64_t>>
-GraphExecutor::bindPadded(const std::vector<InputSignature> &padded, int64_t size) {
-  try {
-    std::map<std::string, int64_t> symbols = bindInputs(manifest_.graph, padded);
-    paddingStats_.padded = true;
-    paddingStats_.size = size;
-    return symbols;
-  } catch (const RuntimeError &e) {
-    // A graph check (torch.export's assertions on the sizes) that holds
-    // for the given size but not for the compile size.
-    paddingStats_.why = "at " + std::to_string(size) + ": " + e.what();
     return std::nullopt;
   }
-}
-
-std::vector<HostTensor> GraphExecutor::padHostInputs(const std::vector<HostTensor> &userInputs) {
-  std::optional<int64_t> size = choosePaddedSize();
-  if (!size)
-    return {};
-  std::vector<HostTensor> padded;
   size_t u = 0;
   for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
     if (manifest_.graph.inputs[i].isWeight())
       continue;
-    const HostTensor &given = userInputs[u++];
-    padded.push_back(given);
+    auto dim = padding_->inputDims.find(i);
+    if (dim != padding_->inputDims.end())
+      signatures[u].shape[dim->second] = *size;
+    ++u;
+  }
+  try {
+    symbols_ = bindInputs(manifest_.graph, signatures);
+  } catch (const RuntimeError &e) {
+    // A graph check (torch.export's assertions on the sizes) that holds
+    // for the given size but not for the compile size.
+    paddingStats_.why = "at " + std::to_string(*size) + ": " + e.what();
+    return std::nullopt;
+  }
+  paddingStats_.padded = true;
+  paddingStats_.size = *size;
+  return size;
+}
+
+std::vector<HostTensor> GraphExecutor::padHostInputs(const std::vector<HostTensor> &userInputs) {
+  std::vector<InputSignature> signatures;
+  for (const HostTensor &t : userInputs)
+    signatures.push_back(InputSignature{t.dtype, t.shape});
+  std::optional<int64_t> size = bindPadded(std::move(signatures));
+  if (!size)
+    return {};
+  std::vector<HostTensor> padded = userInputs;
+  size_t u = 0;
+  for (size_t i = 0; i < manifest_.graph.inputs.size(); ++i) {
+    if (manifest_.graph.inputs[i].isWeight())
+      continue;
+    const HostTensor &given = userInputs[u];
+    HostTensor &t = padded[u++];
     auto dim = padding_->inputDims.find(i);
     if (dim == padding_->inputDims.end())
       continue;
-    HostTensor &t = padded.back();
     int64_t outer = 0, innerBytes = 0;
     rowsOf(given.shape, dim->second, elementSize(given.dtype), outer, innerBytes);
     int64_t from = given.shape[dim->second] * innerBytes, to = *size * innerBytes;
@@ -209,13 +216,6 @@ std::vector<HostTensor> GraphExecutor::padHostInputs(const std::vector<HostTenso
     for (int64_t r = 0; r < outer; ++r)
       std::memcpy(t.bytes.data() + r * to, given.bytes.data() + r * from, size_t(from));
   }
-  std::vector<InputSignature> signatures;
-  for (const HostTensor &t : padded)
-    signatures.push_back(InputSignature{t.dtype, t.shape});
-  std::optional<std::map<std::string, int64_t>> symbols = bindPadded(signatures, *size);
-  if (!symbols)
-    return {};
-  symbols_ = std::move(*symbols);
   return padded;
 }
 

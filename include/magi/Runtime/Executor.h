@@ -439,15 +439,12 @@ public:
 private:
   // setDeviceInputs' copy of an input that moved (see there).
   void stageIfMoving(size_t input, const DeviceTensor &given);
-  // With padding: the size the symbol (at its value in symbols_) pads to,
-  // recorded in paddingStats_; none when the run is not padded.
-  std::optional<int64_t> choosePaddedSize();
-  // The symbols for inputs padded to `size`, or none (paddingStats_ says
-  // why) when the graph's checks refuse that size.
-  std::optional<std::map<std::string, int64_t>>
-  bindPadded(const std::vector<InputSignature> &padded, int64_t size);
-  // The user inputs padded to the size choosePaddedSize gives, with
-  // symbols_ bound to it; empty when the run is not padded.
+  // With padding on and symbols_ bound to the user inputs (`signatures`):
+  // the size the symbol pads to, symbols_ bound again to the inputs padded
+  // to it; none when the run is not padded (paddingStats_ says why: a
+  // compile size, above them all, or a graph check that refuses it).
+  std::optional<int64_t> bindPadded(std::vector<InputSignature> signatures);
+  // The user inputs padded as bindPadded decides; empty when not padded.
   std::vector<HostTensor> padHostInputs(const std::vector<HostTensor> &userInputs);
   // Copies user input `input` (given) into its padded buffer, zeros after.
   void padDeviceInput(size_t input, const DeviceTensor &given, int64_t size);

@@ -26,8 +26,9 @@
 namespace magi::runtime {
 
 constexpr int64_t kArtifactVersion = 8;
-// Version 7 is version 8 without graph.output_shapes; version 3 is version 4 without the dtypes of kernels' memref arguments,
-// version 2 version 3 without concatenated weights: both still read.
+// Version 7 is version 8 without graph.output_shapes; version 3 is version
+// 4 without the dtypes of kernels' memref arguments, version 2 version 3
+// without concatenated weights: all still read.
 constexpr int64_t kOldestArtifactVersion = 2;
 
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
