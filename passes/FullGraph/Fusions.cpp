@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CausalMask.h"
 #include "magi/Dialect/Magi/IR/AttentionLayout.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Transforms/Passes.h"
@@ -802,6 +803,7 @@ const std::vector<Fusion> &fusions() {
        [](RewritePatternSet &p, unsigned) { p.add<Softmax>(p.getContext()); }, 1},
       {"attention-layout",
        [](RewritePatternSet &p, unsigned) { p.add<AttentionLayout>(p.getContext()); }, 1},
+      {"causal-mask", [](RewritePatternSet &p, unsigned) { populateCausalMaskPatterns(p); }, 1},
   };
   return all;
 }

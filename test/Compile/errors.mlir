@@ -17,7 +17,7 @@
 // MODE: magi-compile: error: unknown --cache-mode 'bogus' (readwrite, readonly, must-hit, off)
 
 // RUN: not magi-compile %s -o %t --cache-mode=off --disable-fusions=rms-norm,bogus 2>&1 | FileCheck %s --check-prefix=FUSION
-// FUSION: magi-compile: error: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout)
+// FUSION: magi-compile: error: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout, causal-mask)
 
 // Parameters need their weights, unless --no-weights says to go without.
 // RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/w --cache-mode=off 2>&1 | FileCheck %s --check-prefix=WEIGHTS

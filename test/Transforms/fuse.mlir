@@ -16,7 +16,7 @@
 // NOSOFTMAX-DAG: magi.amax
 // NOSOFTMAX-DAG: magi.gelu
 // NOSOFTMAX-NOT: magi.softmax
-// UNKNOWN: magi-fuse: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout)
+// UNKNOWN: magi-fuse: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout, causal-mask)
 // UNKNOWN2: magi-fuse: unknown fusion 'nope'
 func.func @two(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %m = magi.amax %x {dims = array<i64: -1>, keepdim = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>

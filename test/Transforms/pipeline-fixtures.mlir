@@ -82,11 +82,14 @@
 // LLAMA-LEFT: return
 
 // The GQA attention takes the unrepeated K and V (2 heads for 4 query heads)
-// and the padded causal mask, unexpanded (one head, broadcast by the op),
-// in the projections' layout [B, S, H, D] (attention-layout).
+// in the projections' layout [B, S, H, D] (attention-layout), and no mask:
+// the one transformers builds is proved causal (causal-mask), so nothing of
+// it is left.
 // LLAMA-GQA-LABEL: func.func @main(
 // LLAMA-GQA-NOT: magi.clone
-// LLAMA-GQA: magi.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {layout = "bshd", scale = 0.17677669529663689 : f64} : (tensor<1x?x4x32xbf16>, tensor<1x?x2x32xbf16>, tensor<1x?x2x32xbf16>, tensor<1x1x?x?xbf16>) -> tensor<1x?x4x32xbf16>
+// LLAMA-GQA-NOT: magi.cumsum
+// LLAMA-GQA: magi.attention %{{.*}}, %{{.*}}, %{{.*}} {is_causal = true, layout = "bshd", scale = 0.17677669529663689 : f64} : (tensor<1x?x4x32xbf16>, tensor<1x?x2x32xbf16>, tensor<1x?x2x32xbf16>) -> tensor<1x?x4x32xbf16>
+// LLAMA-GQA-NOT: magi.where
 
 // LN5-LABEL: func.func @main(
 // LN5-NOT: magi.native_layer_norm
@@ -126,16 +129,18 @@
 // Exactly 5 pieces: compute 0, 2, 4 (graph indices 0, 1, 2) and splitting 1,
 // 3, each holding only its attention, in layout bshd where its q, k and v
 // were transposed projections ([1, S, 4, 32]; BERT's bf16 math SDPA, computed
-// in f32 through casts, stays [1, 4, S, 32]). The attention pieces take q, k, v and
-// the mask from the pieces before them; the mask is made once, in piece 0,
-// and passed to both attention pieces. ($A is the attention's dtype: BERT's
-// math SDPA computes in f32 for a bf16 model, with the bf16 mask.)
-// RUN: magi-opt %t.llama-f32.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-LLAMA -D'$T=f32' -D'$A=f32'
-// RUN: magi-opt %t.llama-bf16.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-LLAMA -D'$T=bf16' -D'$A=bf16'
-// RUN: magi-opt %t.gpt2-f32.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-GPT2 -D'$T=f32' -D'$A=f32'
-// RUN: magi-opt %t.gpt2-bf16.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-GPT2 -D'$T=bf16' -D'$A=bf16'
-// RUN: magi-opt %t.bert-f32.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-BERT -D'$T=f32' -D'$A=f32'
-// RUN: magi-opt %t.bert-bf16.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-BERT -D'$T=bf16' -D'$A=f32'
+// in f32 through casts, stays [1, 4, S, 32]). The attention pieces take q, k and v
+// from the pieces before them. LLaMA's and GPT-2's masks are proved causal
+// (causal-mask): their attentions are `is_causal`, with no mask. BERT's mask,
+// made from its input ids, is made once, in piece 0, and passed to both
+// attention pieces. ($A is the attention's dtype: BERT's math SDPA computes in
+// f32 for a bf16 model, with the bf16 mask.)
+// RUN: magi-opt %t.llama-f32.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-LLAMA,SPLIT-CAUSAL -D'$T=f32' -D'$A=f32'
+// RUN: magi-opt %t.llama-bf16.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-LLAMA,SPLIT-CAUSAL -D'$T=bf16' -D'$A=bf16'
+// RUN: magi-opt %t.gpt2-f32.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-GPT2,SPLIT-CAUSAL -D'$T=f32' -D'$A=f32'
+// RUN: magi-opt %t.gpt2-bf16.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-GPT2,SPLIT-CAUSAL -D'$T=bf16' -D'$A=bf16'
+// RUN: magi-opt %t.bert-f32.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-BERT,SPLIT-MASK -D'$T=f32' -D'$A=f32'
+// RUN: magi-opt %t.bert-bf16.in --magi-compile-to=split | FileCheck %s --check-prefixes=SPLIT,SPLIT-BERT,SPLIT-MASK -D'$T=bf16' -D'$A=f32'
 
 // SPLIT-LABEL: func.func private @main_piece_0(
 // SPLIT-SAME: attributes {magi.graph_index = 0 : i64, magi.is_splitting = false, magi.piece_index = 0 : i64}
@@ -147,16 +152,17 @@
 // SPLIT-NOT: magi.attention
 
 // SPLIT-LABEL: func.func private @main_piece_1(
-// SPLIT-LLAMA-SAME: %arg0: tensor<1x?x4x32x[[$T]]>, %arg1: tensor<1x?x2x32x[[$T]]>, %arg2: tensor<1x?x2x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x?x4x32x[[$T]]>
-// SPLIT-GPT2-SAME: %arg0: tensor<1x?x4x32x[[$T]]>, %arg1: tensor<1x?x4x32x[[$T]]>, %arg2: tensor<1x?x4x32x[[$T]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x?x4x32x[[$T]]>
+// SPLIT-LLAMA-SAME: %arg0: tensor<1x?x4x32x[[$T]]>, %arg1: tensor<1x?x2x32x[[$T]]>, %arg2: tensor<1x?x2x32x[[$T]]>, %arg3: index {magi.symbol = "s70"}) -> tensor<1x?x4x32x[[$T]]>
+// SPLIT-GPT2-SAME: %arg0: tensor<1x?x4x32x[[$T]]>, %arg1: tensor<1x?x4x32x[[$T]]>, %arg2: tensor<1x?x4x32x[[$T]]>, %arg3: index {magi.symbol = "s70"}) -> tensor<1x?x4x32x[[$T]]>
 // SPLIT-BERT-SAME: %arg0: tensor<1x[[$L:4x\?|\?x4]]x32x[[$A]]>, %arg1: tensor<1x[[$L]]x32x[[$A]]>, %arg2: tensor<1x[[$L]]x32x[[$A]]>, %arg3: tensor<1x1x?x?x[[$T]]>, %arg4: index {magi.symbol = "s70"}) -> tensor<1x[[$L]]x32x[[$A]]>
 // SPLIT-SAME: attributes {magi.is_splitting = true, magi.piece_index = 1 : i64} {
-// SPLIT-NEXT: magi.bind_symbolic_shape %arg0, [%arg4]
-// SPLIT-NEXT: magi.bind_symbolic_shape %arg1, [%arg4]
-// SPLIT-NEXT: magi.bind_symbolic_shape %arg2, [%arg4]
-// SPLIT-NEXT: magi.bind_symbolic_shape %arg3, [%arg4]
-// SPLIT-NEXT: %[[A:.*]] = magi.attention %arg0, %arg1, %arg2 mask %arg3
-// SPLIT-NEXT: magi.bind_symbolic_shape %[[A]], [%arg4]
+// SPLIT-NEXT: magi.bind_symbolic_shape %arg0, [%arg[[$S:[34]]]]
+// SPLIT-NEXT: magi.bind_symbolic_shape %arg1, [%arg[[$S]]]
+// SPLIT-NEXT: magi.bind_symbolic_shape %arg2, [%arg[[$S]]]
+// SPLIT-MASK-NEXT: magi.bind_symbolic_shape %arg3, [%arg[[$S]]]
+// SPLIT-MASK-NEXT: %[[A:.*]] = magi.attention %arg0, %arg1, %arg2 mask %arg3
+// SPLIT-CAUSAL-NEXT: %[[A:.*]] = magi.attention %arg0, %arg1, %arg2 {is_causal = true
+// SPLIT-NEXT: magi.bind_symbolic_shape %[[A]], [%arg[[$S]]]
 // SPLIT-NEXT: return %[[A]]
 // SPLIT-NEXT: }
 
@@ -169,9 +175,11 @@
 
 // SPLIT-LABEL: func.func private @main_piece_3(
 // SPLIT-SAME: attributes {magi.is_splitting = true, magi.piece_index = 3 : i64} {
-// SPLIT-COUNT-4: magi.bind_symbolic_shape %arg{{[0-3]}}, [%arg4]
-// SPLIT-NEXT: %[[A:.*]] = magi.attention %arg0, %arg1, %arg2 mask %arg3
-// SPLIT-NEXT: magi.bind_symbolic_shape %[[A]], [%arg4]
+// SPLIT-MASK-COUNT-4: magi.bind_symbolic_shape %arg{{[0-3]}}, [%arg4]
+// SPLIT-MASK-NEXT: %[[A:.*]] = magi.attention %arg0, %arg1, %arg2 mask %arg3
+// SPLIT-CAUSAL-COUNT-3: magi.bind_symbolic_shape %arg{{[0-2]}}, [%arg3]
+// SPLIT-CAUSAL-NEXT: %[[A:.*]] = magi.attention %arg0, %arg1, %arg2 {is_causal = true
+// SPLIT-NEXT: magi.bind_symbolic_shape %[[A]], [%arg[[$S]]]
 // SPLIT-NEXT: return %[[A]]
 // SPLIT-NEXT: }
 
@@ -186,9 +194,11 @@
 // SPLIT-LABEL: func.func @main(
 // SPLIT: %[[S:.*]] = magi.symbolic_int "s70" min 2
 // SPLIT: %[[P0:[0-9]+]]:{{[0-9]+}} = call @main_piece_0(
-// SPLIT: %[[P1:[0-9]+]] = call @main_piece_1(%[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#[[MASK:[0-9]+]], %[[S]])
+// SPLIT-MASK: %[[P1:[0-9]+]] = call @main_piece_1(%[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#[[MASK:[0-9]+]], %[[S]])
+// SPLIT-CAUSAL: %[[P1:[0-9]+]] = call @main_piece_1(%[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[P0]]#{{[0-9]+}}, %[[S]])
 // SPLIT: %[[P2:[0-9]+]]:{{[0-9]+}} = call @main_piece_2({{(%arg[0-9]+, )?}}%[[P1]],
-// SPLIT: %[[P3:[0-9]+]] = call @main_piece_3(%[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P0]]#[[MASK]], %[[S]])
+// SPLIT-MASK: %[[P3:[0-9]+]] = call @main_piece_3(%[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P0]]#[[MASK]], %[[S]])
+// SPLIT-CAUSAL: %[[P3:[0-9]+]] = call @main_piece_3(%[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[P2]]#{{[0-9]+}}, %[[S]])
 // SPLIT: %[[P4:[0-9]+]]{{(:2)?}} = call @main_piece_4({{(%arg[0-9]+, )?}}%[[P3]],
 // SPLIT: return %[[P4]]
 

@@ -173,7 +173,7 @@
 // POST-EXTRA-NEXT: magi.mul
 // POST-EXTRA-NOT: magi.silu_and_mul
 
-// BAD-FUSION: error: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout)
+// BAD-FUSION: error: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout, causal-mask)
 // BAD-PHASE: error: unknown phase 'nope' (phases: import, full-graph, split, post-grad, lower, binary)
 // BAD-REPLACE: error: replace-op must be 'from=to', got 'magi.silu'
 // BAD-EXTRA: error: cannot parse full-graph-extra 'no-such-pass'

@@ -86,7 +86,7 @@
 // INLINED-NOT: call
 
 // NORM: func.func @main(
-// NORM: // constant: arith.constant 0xFFF0000000000000 : f64
+// NORM: // constant: arith.constant 1.000000e+00 : f64
+// NORM: magi.mul %{{.*}}, <arith.constant 1.000000e+00 : f64>
 // NORM: magi.rms_norm
-// NORM: magi.scalar_tensor <arith.constant 0xFFF0000000000000 : f64>
 // NORM: magi.attention

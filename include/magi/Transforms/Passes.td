@@ -81,7 +81,16 @@ def Fuse : Pass<"magi-fuse", "mlir::func::FuncOp"> {
       possibly through a rotary embedding, whose cos and sin are then
       swapped too) and whose only use swaps its result back becomes
       `magi.attention {layout = "bshd"}` on the unswapped tensors: on the GPU
-      those swaps were copies.
+      those swaps were copies;
+    - `causal-mask`: `magi.attention` whose mask is proved, element for
+      element, 0 (or true) where key <= query and -inf or its dtype's lowest
+      (or false) elsewhere becomes `magi.attention {is_causal}` without the
+      mask. The proof follows the mask back through the ops transformers
+      builds it with (aranges, slices, cats, adds, comparisons, `and`,
+      cumsum and gathers of constants, `where`, views, a padding sliced off)
+      as closed forms of each element's index: linear functions for
+      integers, conjunctions of linear constraints for booleans. A mask
+      made from an input, or by an op it does not know, stays.
     `enable` runs only the fusions named (default: all), `disable` leaves
     out the ones named; an unknown name is an error listing the known ones.
   }];
