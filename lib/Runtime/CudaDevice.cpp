@@ -646,7 +646,7 @@ std::string formatMicroseconds(double us) {
 // L2 is cleared (magi_clear_l2 reads twice its size): a layer's gemms read
 // weights that are not in the L2, and an algorithm that wins from a warm L2
 // can lose streaming from memory.
-void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
+bool CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
                                      const std::string &context) {
   GemmDescriptors &desc = plan.desc;
   int wanted = operands.streamsWeights ? kStreamingCandidates : kHeuristicCandidates;
@@ -672,7 +672,7 @@ void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operand
                         ? ""
                         : " (first met during a CUDA graph capture, where nothing can be timed)")
                 << "\n";
-    return;
+    return false;
   }
 
   std::vector<GemmCandidate> candidates;
@@ -723,7 +723,7 @@ void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operand
   if (candidates.size() <= 1) {
     if (gemmLog_)
       *gemmLog_ << context << ": cuBLASLt offers one algorithm\n";
-    return;
+    return true;
   }
 
   // Twice the L2, read before each timed call; freed when done.
@@ -815,6 +815,7 @@ void CudaDevice::chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operand
                 << formatMicroseconds(ranked[i]->microseconds);
     *gemmLog_ << "\n";
   }
+  return true;
 }
 
 void CudaDevice::gemm(const GemmCall &call) {
@@ -869,6 +870,22 @@ void CudaDevice::gemm(const GemmCall &call) {
       << q.rows << ' ' << q.cols << ' ' << q.ld << ' ' << qBatchStride << ' ' << dRows << ' ' << dCols << ' ' << ldd << ' '
       << c.strides[0] << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
       << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0) << ' ' << (call.hasBias ? call.bias : 0);
+  // Its size class: the problem but for its row count m, rounded up to a
+  // power of two. Only for a row-major c of one batch, where m is the
+  // tokens and everything else the weights' shape; a problem whose other
+  // dimensions or strides follow m has m in its class exactly.
+  std::string sizeClass;
+  if (cRowMajor && batch == 1 && gemmChoice_ == GemmAlgorithmChoice::Measured) {
+    int64_t rowsClass = 1;
+    while (rowsClass < m)
+      rowsClass *= 2;
+    std::ostringstream cls;
+    cls << int(call.dtype) << ' ' << int(call.cDtype) << ' ' << p.op << ' ' << p.rows << ' '
+        << p.cols << ' ' << p.ld << ' ' << q.op << ' ' << q.rows << ' ' << q.ld << ' ' << dRows
+        << ' ' << ldd << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
+        << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0) << ' ' << rowsClass;
+    sizeClass = cls.str();
+  }
   auto cached = gemmPlans_.find(key.str());
   if (cached == gemmPlans_.end()) {
     cudaDataType_t type = cudaType(call.dtype), cType = cudaType(call.cDtype);
@@ -939,10 +956,24 @@ void CudaDevice::gemm(const GemmCall &call) {
                                                        sizeof(bytes)),
                   "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", context);
     }
-    chooseGemmAlgorithm(*made,
-                        GemmOperands{pPtr, qPtr, c.ptr,
-                                     std::min(m, n) <= kStreamingSide},
-                        context);
+    auto classChoice = sizeClass.empty() ? sizeClassChoices_.end() : sizeClassChoices_.find(sizeClass);
+    cublasLtMatmulHeuristicResult_t checked = {};
+    if (call.anySize && classChoice != sizeClassChoices_.end() &&
+        cublasLtMatmulAlgoCheck(cublas_.get(), desc.matmul, desc.p, desc.q, desc.d, desc.d,
+                                &classChoice->second.algo, &checked) == CUBLAS_STATUS_SUCCESS &&
+        checked.workspaceSize <= workspaceBytes_) {
+      made->algo = classChoice->second.algo;
+      if (gemmLog_)
+        *gemmLog_ << context << ": the algorithm timed for " << classChoice->second.problem
+                  << " (the same size class)\n";
+    } else {
+      bool timed = chooseGemmAlgorithm(*made,
+                                       GemmOperands{pPtr, qPtr, c.ptr,
+                                                    std::min(m, n) <= kStreamingSide},
+                                       context);
+      if (timed && !sizeClass.empty() && classChoice == sizeClassChoices_.end())
+        sizeClassChoices_.emplace(sizeClass, SizeClassChoice{made->algo, context});
+    }
     cached = gemmPlans_.emplace(key.str(), std::move(made)).first;
   }
   const GemmPlan &plan = *cached->second;

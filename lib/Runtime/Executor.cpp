@@ -188,6 +188,12 @@ private:
 
 } // namespace
 
+bool isVariantForAnySize(const Piece &piece, const Variant &variant) {
+  return variant.symbols.empty() &&
+         std::any_of(piece.args.begin(), piece.args.end(),
+                     [](const ValueType &arg) { return !arg.isTensor; });
+}
+
 std::string deviceWorkSignature(size_t variantIndex, const std::vector<DeviceOp> &ops) {
   SignatureWriter w;
   w.add(uint64_t(variantIndex));
@@ -1693,6 +1699,7 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
   const Piece &piece = manifest_.pieces[step.piece];
   size_t variantIndex = 0;
   const Variant &variant = chooseVariant(piece, variantIndex);
+  const bool variantForAnySize = isVariantForAnySize(piece, variant);
   std::string stepName = "step " + std::to_string(stepIndex) + " (piece " +
                          std::to_string(piece.index) + " '" + piece.name + "', variant " +
                          std::to_string(variantIndex) + ")";
@@ -1869,6 +1876,7 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
       GemmCall &call = device.gemm;
       call.dtype = op.gemmDtype;
       call.cDtype = op.gemmCDtype;
+      call.anySize = variantForAnySize;
       // Offsets are in elements of the operand's own dtype.
       auto operand = [&](const Descriptor &d, const char *name, Dtype dtype) {
         EvaluatedDescriptor e = evalDescriptor(d, opName + " " + name);

@@ -643,6 +643,7 @@ public:
       runLaunch(call);
   }
   void gemm(const GemmCall &call) override {
+    gemmsForAnySize += call.anySize;
     if (capturing_)
       recording_.push_back([this, call] { runGemm(call); });
     else
@@ -706,7 +707,7 @@ public:
   std::vector<std::string> modules;
   std::vector<std::string> launches; // kernels run, eagerly or by a replay
   std::vector<bool> programmatic;     // whether each of those came as one
-  int numAllocations = 0, numGemms = 0, numSyncs = 0, numFilledChunks = 0;
+  int numAllocations = 0, numGemms = 0, gemmsForAnySize = 0, numSyncs = 0, numFilledChunks = 0;
   DevicePtr lastAllocation = 0;
   int numCaptures = 0, numReplays = 0, numCancelledCaptures = 0;
   bool failLaunchWhileCapturing = false;
@@ -1718,6 +1719,21 @@ TEST(RuntimeManifest, GemmArtifactIsValid) {
   EXPECT_EQ(plan[13].gemmCDtype, Dtype::F32);
 }
 
+// Which variants serve any size (their products may share a cuBLASLt
+// algorithm across row counts of a size class): the self-test's piece 0 has
+// one for s0 = 3 and one for any s0; piece 1 only the latter; the gemm
+// artifact's piece takes no symbol, so its one variant is for its sizes only.
+TEST(RuntimeManifest, VariantsForAnySize) {
+  Manifest selftest = loadManifest(selftestDir() + "/artifact");
+  ASSERT_EQ(selftest.pieces.size(), 2u);
+  ASSERT_EQ(selftest.pieces[0].variants.size(), 2u);
+  EXPECT_FALSE(isVariantForAnySize(selftest.pieces[0], selftest.pieces[0].variants[0]));
+  EXPECT_TRUE(isVariantForAnySize(selftest.pieces[0], selftest.pieces[0].variants[1]));
+  EXPECT_TRUE(isVariantForAnySize(selftest.pieces[1], selftest.pieces[1].variants[0]));
+  Manifest gemm = loadManifest(gemmDir() + "/artifact");
+  EXPECT_FALSE(isVariantForAnySize(gemm.pieces[0], gemm.pieces[0].variants[0]));
+}
+
 TEST(RuntimeManifest, RefusesBadGemmCDtypes) {
   std::string text = readFileBytes(gemmDir() + "/artifact/manifest.json");
   auto refuse = [&](const std::string &from, const std::string &to, const std::string &fragment) {
@@ -1758,6 +1774,7 @@ TEST(RuntimeExecutor, GemmArtifactOnHost) {
     expectOutputsMatch(executor, outputs, prefix, stepModeName(mode));
   }
   EXPECT_EQ(device.numGemms, 6 * 3);
+  EXPECT_EQ(device.gemmsForAnySize, 0); // static sizes: no size class
 }
 
 } // namespace

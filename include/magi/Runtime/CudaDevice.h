@@ -133,7 +133,11 @@ public:
   double measureGemmTflops();
 
   // Applies to problems not seen yet. With a log, each choice is reported
-  // there (one line per problem, with the times measured).
+  // there (one line per problem, with the times measured). Measured, a
+  // problem of a variant for any size (GemmCall::anySize) whose size class
+  // already has a timed algorithm takes it, when cuBLASLt accepts it for
+  // the problem: such a variant meets a new row count at nearly every new
+  // length, and timing each (some 5 ms a product) costs more than the run.
   void setGemmAlgorithmChoice(GemmAlgorithmChoice choice, std::ostream *log) {
     gemmChoice_ = choice;
     gemmLog_ = log;
@@ -217,9 +221,19 @@ private:
     void operator()(GemmPlan *plan) const;
   };
   struct GemmOperands;
-  void chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
+  // Whether the choice was timed (not the heuristic's first answer alone).
+  bool chooseGemmAlgorithm(GemmPlan &plan, const GemmOperands &operands,
                            const std::string &context);
   std::map<std::string, std::unique_ptr<GemmPlan, GemmPlanDeleter>> gemmPlans_;
+  // The algorithm timed for the first problem of each size class (the same
+  // problem but for its row count, rounded up to a power of two), and that
+  // problem: a problem of a variant for any size takes it instead of timing
+  // its own (GemmCall::anySize).
+  struct SizeClassChoice {
+    cublasLtMatmulAlgo_t algo;
+    std::string problem;
+  };
+  std::map<std::string, SizeClassChoice> sizeClassChoices_;
 };
 
 } // namespace magi::runtime

@@ -77,6 +77,10 @@ struct GemmCall {
   MatrixOperand a, b, c;
   bool hasBias = false;
   DevicePtr bias = 0; // n contiguous elements
+  // From a piece's variant for any size of a symbol: its row count changes
+  // with the sizes a run is given, so an algorithm chosen for another row
+  // count of the same size class may serve (CudaDevice::gemm).
+  bool anySize = false;
 };
 
 // One launch or gemm of a piece call, evaluated on the host before any of
@@ -95,6 +99,10 @@ struct DeviceOp {
   int64_t bytes = -1;
   double flops = 0;
 };
+
+// Whether `variant` of `piece` serves any size of the piece's symbols: the
+// piece takes symbols (index arguments) and the variant fixes none.
+bool isVariantForAnySize(const Piece &piece, const Variant &variant);
 
 // The bytes that decide whether a piece call's captured CUDA graph can be
 // replayed: the variant and, for every launch and gemm, everything the
