@@ -132,6 +132,76 @@ std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
   return std::clamp<int64_t>(threads, std::min<int64_t>(32, maxThreads), maxThreads);
 }
 
+// The root buffers `loop` reads and writes (through views), or nothing when
+// something in it touches memory otherwise than by loads and stores.
+std::optional<std::pair<llvm::SmallDenseSet<Value>, llvm::SmallDenseSet<Value>>>
+buffersOf(scf::ParallelOp loop) {
+  llvm::SmallDenseSet<Value> reads, writes;
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      reads.insert(magi::viewedBuffer(load.getMemRef()));
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      writes.insert(magi::viewedBuffer(store.getMemRef()));
+    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      reads.insert(magi::viewedBuffer(load.getBase()));
+    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      writes.insert(magi::viewedBuffer(store.getBase()));
+    } else if (!isMemoryEffectFree(op) && !isa<scf::ReduceOp, scf::ReduceReturnOp>(op)) {
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return std::nullopt;
+  return std::make_pair(std::move(reads), std::move(writes));
+}
+
+// Whether two loops may touch one buffer, one of them writing it. Function
+// arguments may be one buffer (a piece's inputs are the caller's).
+bool mayConflict(scf::ParallelOp a, scf::ParallelOp b) {
+  auto x = buffersOf(a), y = buffersOf(b);
+  if (!x || !y)
+    return true;
+  auto overlaps = [](const llvm::SmallDenseSet<Value> &p, const llvm::SmallDenseSet<Value> &q) {
+    for (Value u : p)
+      for (Value v : q)
+        if (u == v || (isa<BlockArgument>(u) && isa<BlockArgument>(v)))
+          return true;
+    return false;
+  };
+  return overlaps(x->second, y->first) || overlaps(x->second, y->second) ||
+         overlaps(x->first, y->second);
+}
+
+// A loop before `run[first]` (not just before it) that is a phase of
+// `anchor`'s rows and may move down to join the group: every loop between
+// touches none of its buffers, and nothing else between touches memory.
+// transformers' LLaMA gathers the embedding, computes the RoPE tables, then
+// takes the RMSNorm of the embedding: the gather then joins the RMSNorm's
+// row group, which reads the table's rows once and writes both results.
+std::optional<size_t> earlierRowPhase(ArrayRef<scf::ParallelOp> run, size_t first,
+                                      scf::ParallelOp anchor,
+                                      const llvm::SmallDenseSet<Operation *> &grouped) {
+  for (size_t k = first; k-- > 0;) {
+    if (grouped.contains(scf::ParallelOp(run[k]).getOperation()))
+      return std::nullopt;
+    if (!magi::matchRowPhase(scf::ParallelOp(run[k]), anchor))
+      continue;
+    for (size_t j = k + 1; j < first; ++j)
+      if (mayConflict(scf::ParallelOp(run[k]), scf::ParallelOp(run[j])))
+        return std::nullopt;
+    Operation *end = scf::ParallelOp(run[first]).getOperation();
+    for (Operation *op = scf::ParallelOp(run[k])->getNextNode(); op && op != end;
+         op = op->getNextNode())
+      if (!isa<scf::ParallelOp>(op) &&
+          (op->getNumRegions() != 0 || !isMemoryEffectFree(op)) &&
+          !isa<memref::AllocOp>(op))
+        return std::nullopt;
+    return k;
+  }
+  return std::nullopt;
+}
+
 // Row groups: around each loop configured as a block reduction, the
 // neighbouring loops over the same rows (fills of the rows' results, other
 // reductions over the same columns, elementwise passes over the rows'
@@ -139,7 +209,9 @@ std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
 // (magi::rowGroupIsSafe); each member is then configured
 // `{block_size, strategy = "row-group", group = N}` and the group runs as
 // one kernel, one block per row. Loops are neighbours when nothing between
-// them touches memory (a library call ends a run). With vector access, a
+// them touches memory (a library call ends a run); one phase further back
+// whose buffers the loops between do not touch (earlierRowPhase) is moved
+// down to join the group. With vector access, a
 // group whose rows fit the registers of a block (magi::registerRows) also
 // records `row_chunks` and `vector_width` (and the block size it needs).
 void formRowGroups(func::FuncOp func, bool vectorAccess) {
@@ -170,6 +242,14 @@ void formRowGroups(func::FuncOp func, bool vectorAccess) {
       while (first > 0 && !grouped.contains(run[first - 1]) &&
              magi::matchRowPhase(run[first - 1], anchor))
         --first;
+      if (std::optional<size_t> earlier = earlierRowPhase(run, first, anchor, grouped)) {
+        // Moved next to the group: run[earlier] becomes run[first - 1].
+        scf::ParallelOp moved = run[*earlier];
+        moved->moveBefore(run[first]);
+        run.erase(run.begin() + *earlier);
+        run.insert(run.begin() + (first - 1), moved);
+        --first;
+      }
       while (last + 1 < run.size() && magi::matchRowPhase(run[last + 1], anchor))
         ++last;
       if (first == last)

@@ -111,6 +111,133 @@ func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4
 
 // -----
 
+// An embedding's gather, then a loop over other rows (transformers computes
+// the RoPE tables there), then the RMSNorm of the gathered rows: the gather
+// moves down to join the RMSNorm's group, which then reads the table's rows
+// once (the loop between touches none of its buffers). In @gather_read
+// between, the loop between reads the gathered rows: the gather stays
+// where it is, a kernel of its own.
+// CONFIG-LABEL: func @gather_then_norm
+// CONFIG: memref.load %arg2
+// CONFIG: math.cos
+// CONFIG: strategy = "elementwise"
+// CONFIG: memref.load %arg0
+// CONFIG: memref.load %arg1
+// CONFIG: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// CONFIG-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// CONFIG-NOT: magi.kernel_config
+// REG-LABEL: func @gather_then_norm
+// REG: gpu.launch
+// REG: math.cos
+// REG: gpu.launch
+// REG: memref.load %arg0
+// REG: vector.load %arg1
+// REG: gpu.all_reduce add
+// REG-NOT: gpu.launch
+// REG: return
+func.func @gather_then_norm(%ids: memref<4xi64>, %table: memref<100x4096xf32>, %freq: memref<64xf32>,
+                            %r: memref<4xf32>, %y: memref<4x4096xf32>) -> (memref<4x4096xf32>, memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<4x4096xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %id = memref.load %ids[%i] : memref<4xi64>
+    %row = arith.index_cast %id : i64 to index
+    %v = memref.load %table[%row, %j] : memref<100x4096xf32>
+    memref.store %v, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  %t = memref.alloc() : memref<64xf32>
+  scf.parallel (%k) = (%c0) to (%c64) step (%c1) {
+    %f = memref.load %freq[%k] : memref<64xf32>
+    %c = math.cos %f : f32
+    memref.store %c, %t[%k] : memref<64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %r[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %sq = arith.mulf %x, %x : f32
+      %n = arith.addf %acc, %sq : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return %h, %t : memref<4x4096xf32>, memref<64xf32>
+}
+
+// CONFIG-LABEL: func @gather_read_between
+// CONFIG: memref.load %arg1
+// CONFIG: strategy = "elementwise"
+// CONFIG: math.cos
+// CONFIG: strategy = "elementwise"
+// CONFIG-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// CONFIG-NOT: magi.kernel_config
+func.func @gather_read_between(%ids: memref<4xi64>, %table: memref<100x4096xf32>,
+                               %r: memref<4xf32>, %y: memref<4x4096xf32>) -> (memref<4x4096xf32>, memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<4x4096xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %id = memref.load %ids[%i] : memref<4xi64>
+    %row = arith.index_cast %id : i64 to index
+    %v = memref.load %table[%row, %j] : memref<100x4096xf32>
+    memref.store %v, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  %t = memref.alloc() : memref<64xf32>
+  scf.parallel (%k) = (%c0) to (%c64) step (%c1) {
+    %f = memref.load %h[%c0, %k] : memref<4x4096xf32>
+    %c = math.cos %f : f32
+    memref.store %c, %t[%k] : memref<64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %r[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %sq = arith.mulf %x, %x : f32
+      %n = arith.addf %acc, %sq : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return %h, %t : memref<4x4096xf32>, memref<64xf32>
+}
+
+// -----
+
 // The sum and the result in one buffer (as bufferization leaves a final
 // RMSNorm whose sum nothing else reads): the sum's stores are erased, the
 // row is written once, by the last phase. Scalar loads keep both stores:

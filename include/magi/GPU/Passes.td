@@ -79,7 +79,12 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       other: fills of the rows' results (`magi::matchRowPhase`'s Scalar),
       other reductions over the same columns, elementwise loops over the
       rows' columns. Neighbours have nothing that touches memory between
-      them (a library call ends a run), and every buffer the group writes
+      them (a library call ends a run); one such phase further back joins
+      too, moved down next to the group, when the loops between touch none
+      of its buffers (through views; function arguments count as one
+      buffer) and nothing else between touches memory (an embedding's
+      gather before the RMSNorm of the gathered rows, with transformers'
+      RoPE tables computed between them). Every buffer the group writes
       must be accessed through one memref value with the row induction
       variables as indices at fixed positions (`magi::rowGroupIsSafe`), so
       that each block touches only its own rows of it. An RMSNorm (residual
