@@ -214,7 +214,7 @@ std::optional<size_t> earlierRowPhase(ArrayRef<scf::ParallelOp> run, size_t firs
 // down to join the group. With vector access, a
 // group whose rows fit the registers of a block (magi::registerRows) also
 // records `row_chunks` and `vector_width` (and the block size it needs).
-void formRowGroups(func::FuncOp func, bool vectorAccess) {
+void formRowGroups(func::FuncOp func, bool vectorAccess, bool earlierPhases) {
   SmallVector<SmallVector<scf::ParallelOp>> runs(1);
   for (Operation &op : func.getBody().front()) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op);
@@ -242,7 +242,10 @@ void formRowGroups(func::FuncOp func, bool vectorAccess) {
       while (first > 0 && !grouped.contains(run[first - 1]) &&
              magi::matchRowPhase(run[first - 1], anchor))
         --first;
-      if (std::optional<size_t> earlier = earlierRowPhase(run, first, anchor, grouped)) {
+      std::optional<size_t> earlier;
+      if (earlierPhases)
+        earlier = earlierRowPhase(run, first, anchor, grouped);
+      if (earlier) {
         // Moved next to the group: run[earlier] becomes run[first - 1].
         scf::ParallelOp moved = run[*earlier];
         moved->moveBefore(run[first]);
@@ -402,7 +405,7 @@ public:
       op.setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     }
     if (rowGroups)
-      formRowGroups(func, vectorAccess);
+      formRowGroups(func, vectorAccess, earlierRowPhases);
   }
 };
 

@@ -5,6 +5,7 @@
 // between phases.
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config | FileCheck %s --check-prefix=CONFIG
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="row-groups=false" | FileCheck %s --check-prefix=APART
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=false" | FileCheck %s --check-prefix=NEAR
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" | FileCheck %s --check-prefix=SCALAR
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
 // With vector access, a group whose rows split into whole 16-byte vectors
@@ -182,6 +183,12 @@ func.func @gather_then_norm(%ids: memref<4xi64>, %table: memref<100x4096xf32>, %
   return %h, %t : memref<4x4096xf32>, memref<64xf32>
 }
 
+// NEAR-LABEL: func @gather_then_norm
+// NEAR: memref.load %arg1
+// NEAR: strategy = "elementwise"
+// NEAR: math.cos
+// NEAR: strategy = "elementwise"
+// NEAR-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
 // CONFIG-LABEL: func @gather_read_between
 // CONFIG: memref.load %arg1
 // CONFIG: strategy = "elementwise"

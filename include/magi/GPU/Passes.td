@@ -120,6 +120,9 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     Option<"rowGroups", "row-groups", "bool", "true",
            "Run neighbouring loops over the rows of a block reduction as one "
            "kernel (row-group)">,
+    Option<"earlierRowPhases", "earlier-row-phases", "bool", "true",
+           "Let a row phase further back join a row group, moved down to it "
+           "(an embedding's gather joining its RMSNorm)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
