@@ -5,7 +5,9 @@
 // between phases.
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config | FileCheck %s --check-prefix=CONFIG
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="row-groups=false" | FileCheck %s --check-prefix=APART
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=false" | FileCheck %s --check-prefix=NEAR
+// A row phase further back joins with earlier-row-phases (off by default):
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=true" | FileCheck %s --check-prefix=JOIN
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=true" --magi-map-to-gpu | FileCheck %s --check-prefix=JOINREG
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" | FileCheck %s --check-prefix=SCALAR
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
 // With vector access, a group whose rows split into whole 16-byte vectors
@@ -115,27 +117,34 @@ func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4
 // An embedding's gather, then a loop over other rows (transformers computes
 // the RoPE tables there), then the RMSNorm of the gathered rows: the gather
 // moves down to join the RMSNorm's group, which then reads the table's rows
-// once (the loop between touches none of its buffers). In @gather_read
-// between, the loop between reads the gathered rows: the gather stays
-// where it is, a kernel of its own.
+// once (the loop between touches none of its buffers), with
+// earlier-row-phases; by default it stays apart. In @gather_read_between,
+// the loop between reads the gathered rows: the gather stays where it is,
+// a kernel of its own, either way.
+// JOIN-LABEL: func @gather_then_norm
+// JOIN: memref.load %arg2
+// JOIN: math.cos
+// JOIN: strategy = "elementwise"
+// JOIN: memref.load %arg0
+// JOIN: memref.load %arg1
+// JOIN: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// JOIN-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// JOIN-NOT: magi.kernel_config
+// JOINREG-LABEL: func @gather_then_norm
+// JOINREG: gpu.launch
+// JOINREG: math.cos
+// JOINREG: gpu.launch
+// JOINREG: memref.load %arg0
+// JOINREG: vector.load %arg1
+// JOINREG: gpu.all_reduce add
+// JOINREG-NOT: gpu.launch
+// JOINREG: return
 // CONFIG-LABEL: func @gather_then_norm
-// CONFIG: memref.load %arg2
+// CONFIG: memref.load %arg1
+// CONFIG: strategy = "elementwise"
 // CONFIG: math.cos
 // CONFIG: strategy = "elementwise"
-// CONFIG: memref.load %arg0
-// CONFIG: memref.load %arg1
-// CONFIG: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
 // CONFIG-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
-// CONFIG-NOT: magi.kernel_config
-// REG-LABEL: func @gather_then_norm
-// REG: gpu.launch
-// REG: math.cos
-// REG: gpu.launch
-// REG: memref.load %arg0
-// REG: vector.load %arg1
-// REG: gpu.all_reduce add
-// REG-NOT: gpu.launch
-// REG: return
 func.func @gather_then_norm(%ids: memref<4xi64>, %table: memref<100x4096xf32>, %freq: memref<64xf32>,
                             %r: memref<4xf32>, %y: memref<4x4096xf32>) -> (memref<4x4096xf32>, memref<64xf32>) {
   %c0 = arith.constant 0 : index
@@ -183,12 +192,12 @@ func.func @gather_then_norm(%ids: memref<4xi64>, %table: memref<100x4096xf32>, %
   return %h, %t : memref<4x4096xf32>, memref<64xf32>
 }
 
-// NEAR-LABEL: func @gather_then_norm
-// NEAR: memref.load %arg1
-// NEAR: strategy = "elementwise"
-// NEAR: math.cos
-// NEAR: strategy = "elementwise"
-// NEAR-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// JOIN-LABEL: func @gather_read_between
+// JOIN: memref.load %arg1
+// JOIN: strategy = "elementwise"
+// JOIN: math.cos
+// JOIN: strategy = "elementwise"
+// JOIN-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
 // CONFIG-LABEL: func @gather_read_between
 // CONFIG: memref.load %arg1
 // CONFIG: strategy = "elementwise"

@@ -80,7 +80,8 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       other reductions over the same columns, elementwise loops over the
       rows' columns. Neighbours have nothing that touches memory between
       them (a library call ends a run); one such phase further back joins
-      too, moved down next to the group, when the loops between touch none
+      too with `earlier-row-phases` (off by default: not yet run on a
+      GPU), moved down next to the group, when the loops between touch none
       of its buffers (through views; function arguments count as one
       buffer) and nothing else between touches memory (an embedding's
       gather before the RMSNorm of the gathered rows, with transformers'
@@ -120,9 +121,10 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     Option<"rowGroups", "row-groups", "bool", "true",
            "Run neighbouring loops over the rows of a block reduction as one "
            "kernel (row-group)">,
-    Option<"earlierRowPhases", "earlier-row-phases", "bool", "true",
+    Option<"earlierRowPhases", "earlier-row-phases", "bool", "false",
            "Let a row phase further back join a row group, moved down to it "
-           "(an embedding's gather joining its RMSNorm)">,
+           "(an embedding's gather joining its RMSNorm; off until it has run "
+           "on a GPU)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
