@@ -111,9 +111,6 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fn.addPass(createMatmulToLibraryCall());
   fn.addPass(createConvertLinalgToParallelLoopsPass());
   fn.addPass(createCanonicalizerPass());
-  // One value per size (each linalg op bufferized its own memref.dim): loops
-  // over the same rows then have the same bounds, which row groups compare.
-  fn.addPass(createCSEPass());
   ChooseKernelConfigOptions config;
   config.blockSize = target.blockSize;
   config.reductionBlockSize = target.reductionBlockSize;

@@ -81,7 +81,8 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       rows' columns. Neighbours have nothing that touches memory between
       them (a library call ends a run); one such phase further back joins
       too with `earlier-row-phases` (off by default: not yet run on a
-      GPU), moved down next to the group, when the loops between touch none
+      GPU; its bounds must be the same values as the group's, so `cse`
+      first), moved down next to the group, when the loops between touch none
       of its buffers (through views; function arguments count as one
       buffer) and nothing else between touches memory (an embedding's
       gather before the RMSNorm of the gathered rows, with transformers'
