@@ -870,22 +870,6 @@ void CudaDevice::gemm(const GemmCall &call) {
       << q.rows << ' ' << q.cols << ' ' << q.ld << ' ' << qBatchStride << ' ' << dRows << ' ' << dCols << ' ' << ldd << ' '
       << c.strides[0] << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
       << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0) << ' ' << (call.hasBias ? call.bias : 0);
-  // Its size class: the problem but for its row count m, rounded up to a
-  // power of two. Only for a row-major c of one batch, where m is the
-  // tokens and everything else the weights' shape; a problem whose other
-  // dimensions or strides follow m has m in its class exactly.
-  std::string sizeClass;
-  if (cRowMajor && batch == 1 && gemmChoice_ == GemmAlgorithmChoice::Measured) {
-    int64_t rowsClass = 1;
-    while (rowsClass < m)
-      rowsClass *= 2;
-    std::ostringstream cls;
-    cls << int(call.dtype) << ' ' << int(call.cDtype) << ' ' << p.op << ' ' << p.rows << ' '
-        << p.cols << ' ' << p.ld << ' ' << q.op << ' ' << q.rows << ' ' << q.ld << ' ' << dRows
-        << ' ' << ldd << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
-        << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0) << ' ' << rowsClass;
-    sizeClass = cls.str();
-  }
   auto cached = gemmPlans_.find(key.str());
   if (cached == gemmPlans_.end()) {
     cudaDataType_t type = cudaType(call.dtype), cType = cudaType(call.cDtype);
@@ -955,6 +939,22 @@ void CudaDevice::gemm(const GemmCall &call) {
       checkCublas(cublasLtMatmulPreferenceSetAttribute(desc.preference, entry.first, &bytes,
                                                        sizeof(bytes)),
                   "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)", context);
+    }
+    // Its size class: the problem but for its row count m, rounded up to a
+    // power of two. Only for a row-major c of one batch, where m is the
+    // tokens and everything else the weights' shape; a problem whose other
+    // dimensions or strides follow m has m in its class exactly.
+    std::string sizeClass;
+    if (cRowMajor && batch == 1 && gemmChoice_ == GemmAlgorithmChoice::Measured) {
+      int64_t rowsClass = 1;
+      while (rowsClass < m)
+        rowsClass *= 2;
+      std::ostringstream cls;
+      cls << int(call.dtype) << ' ' << int(call.cDtype) << ' ' << p.op << ' ' << p.rows << ' '
+          << p.cols << ' ' << p.ld << ' ' << q.op << ' ' << q.rows << ' ' << q.ld << ' ' << dRows
+          << ' ' << ldd << ' ' << alignP << ' ' << alignQ << ' ' << alignD << ' ' << call.hasBias
+          << ' ' << (call.hasBias ? alignmentOf(call.bias) : 0) << ' ' << rowsClass;
+      sizeClass = cls.str();
     }
     auto classChoice = sizeClass.empty() ? sizeClassChoices_.end() : sizeClassChoices_.find(sizeClass);
     cublasLtMatmulHeuristicResult_t checked = {};

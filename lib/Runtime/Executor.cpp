@@ -1171,18 +1171,11 @@ void GraphExecutor::setInputs(const std::vector<HostTensor> &userInputs) {
     DeviceTensor &t = inputs_[i];
     t.dtype = host.dtype;
     t.shape = host.shape;
-    // Empty tensors still get a distinct, valid pointer.
-    int64_t bytes = std::max<int64_t>(int64_t(host.bytes.size()), 1);
-    // Grows only, as the arena does: an input keeps its address across
-    // calls of other sizes, so the graphs captured for each size replay.
-    Allocation &allocation = inputAllocations_[i];
-    if (allocation.ptr && allocation.bytes < bytes) {
-      device_.release(allocation.ptr);
-      allocation = Allocation{};
-    }
-    if (!allocation.ptr)
-      allocation = Allocation{bytes, device_.allocate(bytes)};
-    t.ptr = allocation.ptr;
+    // Empty tensors still get a distinct, valid pointer. Grows only, as the
+    // arena does: an input keeps its address across calls of other sizes,
+    // so the graphs captured for each size replay.
+    t.ptr = grownBuffer(inputAllocations_[i], std::max<int64_t>(int64_t(host.bytes.size()), 1),
+                        "an input's buffer");
     if (!host.bytes.empty())
       device_.upload(t.ptr, host.bytes.data(), int64_t(host.bytes.size()));
   }

@@ -281,7 +281,11 @@ SmallVector<Linear> broadcastDims(RankedTensorType operand, RankedTensorType res
   return dims;
 }
 
-int64_t normalizeDim(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+// magi::normalizeDim without a diagnostic: -1 when out of range.
+int64_t dimIn(int64_t dim, int64_t rank) {
+  FailureOr<int64_t> d = magi::normalizeDim(dim, rank, std::nullopt);
+  return succeeded(d) ? *d : -1;
+}
 
 std::optional<ElementForm> ElementForms::operandAt(Value operand, RankedTensorType result) {
   unsigned rank = result.getRank();
@@ -380,7 +384,7 @@ std::optional<ElementForm> ElementForms::binary(Operation *op, Value lhs, Value 
 std::optional<ElementForm> ElementForms::slice(SliceOp op) {
   auto result = cast<RankedTensorType>(op.getType());
   unsigned rank = result.getRank();
-  int64_t dim = normalizeDim(op.getDim(), rank);
+  int64_t dim = dimIn(op.getDim(), rank);
   ArrayRef<int64_t> bounds = op.getStaticBounds();
   if (dim < 0 || dim >= rank || bounds.size() != 3 || ShapedType::isDynamic(bounds[0]) ||
       ShapedType::isDynamic(bounds[2]) || bounds[0] < 0 || bounds[2] < 1)
@@ -434,7 +438,7 @@ std::optional<ElementForm> ElementForms::slice(SliceOp op) {
 std::optional<ElementForm> ElementForms::cat(CatOp op) {
   auto result = cast<RankedTensorType>(op.getType());
   unsigned rank = result.getRank();
-  int64_t dim = normalizeDim(op.getDim(), rank);
+  int64_t dim = dimIn(op.getDim(), rank);
   if (dim < 0 || dim >= rank || op.getTensors().empty())
     return std::nullopt;
   SmallVector<ElementForm> pieces;
@@ -613,7 +617,7 @@ std::optional<ElementForm> ElementForms::compute(Value v) {
   if (auto cumsum = dyn_cast<CumsumOp>(op)) {
     // A running sum of a constant c along d is c * (d + 1).
     std::optional<ElementForm> self = of(cumsum.getSelf());
-    int64_t dim = normalizeDim(cumsum.getDim(), rank);
+    int64_t dim = dimIn(cumsum.getDim(), rank);
     std::optional<double> c = self ? self->constant() : std::nullopt;
     if (!c || *kind != Kind::Integer || dim < 0 || dim >= rank || *c != std::trunc(*c) ||
         std::abs(*c) > 1e9)
@@ -636,7 +640,9 @@ std::optional<ElementForm> ElementForms::compute(Value v) {
   unsigned operandRank = operandType.getRank();
   SmallVector<Linear> dims;
   if (auto unsqueeze = dyn_cast<UnsqueezeOp>(op)) {
-    int64_t inserted = normalizeDim(unsqueeze.getDim(), rank);
+    int64_t inserted = dimIn(unsqueeze.getDim(), rank);
+    if (inserted < 0)
+      return std::nullopt;
     for (unsigned k = 0; k < operandRank; ++k)
       dims.push_back(Linear::dim(rank, k < inserted ? k : k + 1));
   } else if (isa<ExpandOp>(op)) {
@@ -649,7 +655,7 @@ std::optional<ElementForm> ElementForms::compute(Value v) {
       return std::nullopt;
     dims.assign(rank, Linear::constantOf(rank, 0));
     for (auto [i, p] : llvm::enumerate(perm)) {
-      int64_t from = normalizeDim(p, rank);
+      int64_t from = dimIn(p, rank);
       if (from < 0 || from >= rank)
         return std::nullopt;
       dims[from] = Linear::dim(rank, i);
