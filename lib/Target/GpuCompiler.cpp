@@ -111,9 +111,14 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fn.addPass(createMatmulToLibraryCall());
   fn.addPass(createConvertLinalgToParallelLoopsPass());
   fn.addPass(createCanonicalizerPass());
+  // Each linalg op bufferized its own memref.dim; moving a row phase across
+  // others compares their row bounds as values, so those must be one.
+  if (target.earlierRowPhases)
+    fn.addPass(createCSEPass());
   ChooseKernelConfigOptions config;
   config.blockSize = target.blockSize;
   config.reductionBlockSize = target.reductionBlockSize;
+  config.earlierRowPhases = target.earlierRowPhases;
   fn.addPass(createChooseKernelConfig(config));
   fn.addPass(createMapToGPU());
   fn.addPass(createFuseLaunches());
@@ -272,6 +277,11 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "few-row-gemm-stages",
       llvm::cl::desc("Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)"),
       llvm::cl::init(0)};
+  Option<bool> earlierRowPhases{
+      *this, "earlier-row-phases",
+      llvm::cl::desc("An earlier row phase (the embedding gather) may join a "
+                     "later row group (the first RMSNorm)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -303,6 +313,7 @@ void registerGpuPipeline() {
         target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
+        target.earlierRowPhases = options.earlierRowPhases;
         buildGpuPipeline(pm, target);
       });
 }

@@ -101,6 +101,7 @@ private:
     target.fewRowGemmColumnTiles = fewRowGemmColumnTiles;
     target.fewRowGemmWarps = fewRowGemmWarps;
     target.fewRowGemmStages = fewRowGemmStages;
+    target.earlierRowPhases = earlierRowPhases;
     return target;
   }
 };

@@ -63,6 +63,8 @@ struct CompileOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
+  /// An earlier row phase may join a later row group (GpuTargetOptions).
+  bool earlierRowPhases = false;
   /// An MLIR file of op definitions for ops the importer keeps opaque
   /// (magi-expand-op-library; "" for none). Its contents are part of the
   /// artifact's cache key.

@@ -51,6 +51,11 @@ struct GpuTargetOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
+  /// magi-choose-kernel-config's earlier-row-phases: a row phase further
+  /// back (the embedding gather) may join a later row group (the first
+  /// RMSNorm). Adds a CSE before the configuration, which compares row
+  /// bounds as values.
+  bool earlierRowPhases = false;
 };
 
 struct CompiledPiece {
