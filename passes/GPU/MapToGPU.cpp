@@ -593,14 +593,22 @@ private:
   // The block's partial results of a row reduction combined
   // (gpu.all_reduce), and thread 0 folding the total into the output
   // element (into `initial` when the output's fill was folded away, else
-  // into what the element holds).
-  static void foldRowTotal(OpBuilder &b, Location loc, magi::RowAccumulation acc,
-                           IRMapping &mapping, Value tid, Value initial,
-                           Value partial) {
+  // into what the element holds). With `initial`, every thread folds (the
+  // total is uniform) and the folded value is returned: what thread 0
+  // stores, which later phases may take from registers. Null otherwise.
+  static Value foldRowTotal(OpBuilder &b, Location loc, magi::RowAccumulation acc,
+                            IRMapping &mapping, Value tid, Value initial,
+                            Value partial) {
     auto total = gpu::AllReduceOp::create(
         b, loc, partial,
         gpu::AllReduceOperationAttr::get(b.getContext(), acc.kind),
         /*uniform=*/true);
+    Value uniform;
+    if (initial) {
+      Operation *folded = b.clone(*acc.combine);
+      folded->setOperands({initial, total.getResult()});
+      uniform = folded->getResult(0);
+    }
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value first =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
@@ -611,12 +619,15 @@ private:
     for (Value i : acc.store.getIndices())
       indices.push_back(mapping.lookupOrDefault(i));
     Value out = mapping.lookupOrDefault(acc.store.getMemRef());
-    Value old = initial;
-    if (!old)
-      old = memref::LoadOp::create(b, loc, out, indices);
-    Operation *folded = b.clone(*acc.combine);
-    folded->setOperands({old, total.getResult()});
-    memref::StoreOp::create(b, loc, folded->getResult(0), out, indices);
+    Value value = uniform;
+    if (!value) {
+      Value old = memref::LoadOp::create(b, loc, out, indices);
+      Operation *folded = b.clone(*acc.combine);
+      folded->setOperands({old, total.getResult()});
+      value = folded->getResult(0);
+    }
+    memref::StoreOp::create(b, loc, value, out, indices);
+    return uniform;
   }
 
   // Clones `count` iterations of `body` (each with its own mapping): the
@@ -712,6 +723,37 @@ private:
       Operation *unreadStore = nullptr;
     };
     SmallVector<Entry> entries;
+    // Elements every thread of the block holds (a row reduction's folded
+    // total): loads of them take the value instead of reading memory.
+    struct Scalar {
+      Value memref;
+      SmallVector<Value> indices;
+      Value value;
+    };
+    SmallVector<Scalar> scalars;
+
+    // Whether two index lists name the same element: the same values, or
+    // equal constants.
+    static bool sameIndices(ValueRange a, ValueRange b) {
+      return a.size() == b.size() &&
+             llvm::all_of(llvm::zip(a, b), [](auto pair) {
+               auto [x, y] = pair;
+               if (x == y)
+                 return true;
+               std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+               return cx && cy && *cx == *cy;
+             });
+    }
+    void recordScalar(Value memref, ValueRange indices, Value value) {
+      forget(memref);
+      scalars.push_back({memref, llvm::to_vector(indices), value});
+    }
+    Value findScalar(Value memref, ValueRange indices) const {
+      for (const Scalar &e : scalars)
+        if (e.memref == memref && sameIndices(e.indices, indices))
+          return e.value;
+      return {};
+    }
 
     Entry *find(Value memref, int64_t chunk, ValueRange rowIndices) {
       for (Entry &e : entries)
@@ -731,6 +773,7 @@ private:
     // equal at run time) may name the same elements, so their entries go.
     void recordStore(Value memref, int64_t chunk, ValueRange rowIndices, Value vector,
                      Operation *store) {
+      llvm::erase_if(scalars, [&](const Scalar &e) { return e.memref == memref; });
       llvm::erase_if(entries, [&](const Entry &e) {
         return e.memref == memref && e.chunk == chunk && !llvm::equal(e.rowIndices, rowIndices);
       });
@@ -746,8 +789,18 @@ private:
           e.unreadStore = nullptr;
     }
     // Clones `op` (under `mapping`); a load it is counts as a read from
-    // memory.
+    // memory. A load of a scalar the block holds is not cloned: its result
+    // maps to the value (and null is returned).
     Operation *clone(OpBuilder &b, Operation &op, IRMapping &mapping) {
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        SmallVector<Value> indices;
+        for (Value i : load.getIndices())
+          indices.push_back(mapping.lookupOrDefault(i));
+        if (Value value = findScalar(mapping.lookupOrDefault(load.getMemRef()), indices)) {
+          mapping.map(load.getResult(), value);
+          return nullptr;
+        }
+      }
       Operation *made = b.clone(op, mapping);
       if (auto load = dyn_cast<memref::LoadOp>(made))
         readFromMemory(load.getMemRef());
@@ -758,6 +811,7 @@ private:
     // A store the table does not describe: nothing of that buffer is known.
     void forget(Value memref) {
       llvm::erase_if(entries, [&](const Entry &e) { return e.memref == memref; });
+      llvm::erase_if(scalars, [&](const Scalar &e) { return e.memref == memref; });
     }
   };
 
@@ -886,8 +940,14 @@ private:
         partial = combined->getResult(0);
       }
     }
-    regs.forget(mapping.lookupOrDefault(acc.store.getMemRef()));
-    foldRowTotal(b, loc, acc, mapping, tid, initial, partial);
+    Value out = mapping.lookupOrDefault(acc.store.getMemRef());
+    regs.forget(out);
+    if (Value total = foldRowTotal(b, loc, acc, mapping, tid, initial, partial)) {
+      SmallVector<Value> indices;
+      for (Value i : acc.store.getIndices())
+        indices.push_back(mapping.lookupOrDefault(i));
+      regs.recordScalar(out, indices, total);
+    }
   }
 
   // A row group (magi-choose-kernel-config's `row-group`): its loops, in
@@ -965,6 +1025,7 @@ private:
             arith::ConstantIndexOp::create(b, loc, regs->width)));
     }
     bool first = true;
+    SmallVector<gpu::BarrierOp> barriers;
     for (auto [i, phase] : llvm::enumerate(phases)) {
       // A fill of the row's result right before the reduction into it is
       // folded into the reduction, as outside groups.
@@ -977,7 +1038,7 @@ private:
           fillValue(phase.loop, phases[i + 1].loop, phases[i + 1].acc->store))
         continue;
       if (!first)
-        gpu::BarrierOp::create(b, loc);
+        barriers.push_back(gpu::BarrierOp::create(b, loc));
       first = false;
       IRMapping mapping;
       for (unsigned r = 0; r < anchor.getNumLoops(); ++r)
@@ -1014,10 +1075,122 @@ private:
         break;
       }
     }
+    dropNeedlessBarriers(barriers);
+    hoistReadOnlyLoads(launch.getBody().front());
     for (scf::ParallelOp loop : loops)
       loop.erase();
     sinkConstants(launch);
     return success();
+  }
+
+  // The buffers the ops in [begin, end) of one block load and store
+  // (through views), or false when one of them touches memory otherwise.
+  static bool accessesIn(Block::iterator begin, Block::iterator end,
+                         SmallVectorImpl<Value> &reads, SmallVectorImpl<Value> &writes) {
+    for (Operation &top : llvm::make_range(begin, end)) {
+      WalkResult walk = top.walk([&](Operation *op) {
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          reads.push_back(magi::viewedBuffer(load.getMemRef()));
+        else if (auto store = dyn_cast<memref::StoreOp>(op))
+          writes.push_back(magi::viewedBuffer(store.getMemRef()));
+        else if (auto load = dyn_cast<vector::LoadOp>(op))
+          reads.push_back(magi::viewedBuffer(load.getBase()));
+        else if (auto store = dyn_cast<vector::StoreOp>(op))
+          writes.push_back(magi::viewedBuffer(store.getBase()));
+        else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+                 !isa<gpu::BarrierOp>(op))
+          return WalkResult::interrupt();
+        // Ops with regions (scf.if, scf.for, gpu.all_reduce, whose lowering
+        // keeps its own workgroup buffer and barriers): their ops are walked.
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return false;
+    }
+    return true;
+  }
+
+  // Whether two root buffers may be one: a buffer allocated in the function
+  // is no other; anything else (arguments of the piece) may be.
+  static bool mayAlias(Value a, Value b) {
+    if (a == b)
+      return true;
+    return !a.getDefiningOp<memref::AllocOp>() && !b.getDefiningOp<memref::AllocOp>();
+  }
+
+  // Removes the barriers between a row group's phases that order nothing:
+  // where no buffer written on one side (since the last barrier kept) is
+  // read or written on the other (up to the next barrier). Phases that take
+  // what earlier ones computed from registers (RowRegisters) then run
+  // without waiting for the block.
+  static void dropNeedlessBarriers(ArrayRef<gpu::BarrierOp> barriers) {
+    if (barriers.empty())
+      return;
+    Block *body = barriers.front()->getBlock();
+    Block::iterator since = body->begin();
+    for (auto [i, barrier] : llvm::enumerate(barriers)) {
+      Block::iterator until =
+          i + 1 < barriers.size() ? barriers[i + 1]->getIterator() : body->end();
+      SmallVector<Value> readsBefore, writesBefore, readsAfter, writesAfter;
+      bool known =
+          accessesIn(since, barrier->getIterator(), readsBefore, writesBefore) &&
+          accessesIn(std::next(barrier->getIterator()), until, readsAfter, writesAfter);
+      auto overlap = [](ArrayRef<Value> xs, ArrayRef<Value> ys) {
+        return llvm::any_of(xs, [&](Value x) {
+          return llvm::any_of(ys, [&](Value y) { return mayAlias(x, y); });
+        });
+      };
+      if (!known || overlap(writesBefore, readsAfter) || overlap(writesBefore, writesAfter) ||
+          overlap(readsBefore, writesAfter)) {
+        since = std::next(barrier->getIterator());
+        continue;
+      }
+      barrier->erase();
+    }
+  }
+
+  // Moves each load (at the top of a row group's kernel) of a buffer the
+  // kernel does not write up to just after its operands are defined, so
+  // that, e.g., the RMSNorm weight's load is in flight during the
+  // reduction before it instead of starting after the block's totals
+  // (whose barriers no load crosses once issued after them).
+  static void hoistReadOnlyLoads(Block &body) {
+    SmallVector<Value> reads, writes;
+    if (!accessesIn(body.begin(), body.end(), reads, writes))
+      return;
+    auto readOnly = [&](Value memref) {
+      Value root = magi::viewedBuffer(memref);
+      return llvm::none_of(writes, [&](Value w) { return mayAlias(root, w); });
+    };
+    SmallVector<Operation *> loads;
+    for (Operation &op : body) {
+      if (auto load = dyn_cast<vector::LoadOp>(op); load && readOnly(load.getBase()))
+        loads.push_back(&op);
+      else if (auto load = dyn_cast<memref::LoadOp>(op); load && readOnly(load.getMemRef()))
+        loads.push_back(&op);
+    }
+    // Loads moved behind one op keep their order: each goes after the last
+    // one moved there.
+    llvm::DenseMap<Operation *, Operation *> lastMoved;
+    for (Operation *load : loads) {
+      // The latest of its operands defined in this block, else the start.
+      Operation *after = nullptr;
+      for (Value operand : load->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || def->getBlock() != &body)
+          continue;
+        if (!after || after->isBeforeInBlock(def))
+          after = def;
+      }
+      Operation *&last = lastMoved[after];
+      if (last)
+        load->moveAfter(last);
+      else if (after)
+        load->moveAfter(after);
+      else
+        load->moveBefore(&body, body.begin());
+      last = load;
+    }
   }
 
   // How the threads of an elementwise loop's launch number its iterations.

@@ -114,6 +114,79 @@ func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4
 
 // -----
 
+// The same RMSNorm with a weight, into buffers the function allocates (as
+// a piece's plan does): no other buffer can be one of them. Every thread
+// folds the (uniform) total and the last phase takes it from there rather
+// than from memory; the phases then share no buffer one writes, so no
+// barrier separates them; the weight (which the kernel never writes) is
+// loaded first thing, not after the reduction.
+// CONFIG-LABEL: func @rms_norm_allocated
+// CONFIG-COUNT-4: strategy = "row-group"
+// SCALAR-LABEL: func @rms_norm_allocated
+// APART-LABEL: func @rms_norm_allocated
+// Without registers the phases share the buffers in memory: barriers stay.
+// MAP-LABEL: func @rms_norm_allocated
+// MAP: gpu.all_reduce add
+// MAP: gpu.barrier
+// MAP: memref.load %alloc
+// REG-LABEL: func @rms_norm_allocated
+// REG: gpu.launch
+// REG-NOT: gpu.barrier
+// REG-COUNT-4: vector.load %arg2
+// REG-NOT: gpu.barrier
+// REG: %[[TOTAL:.*]] = gpu.all_reduce add
+// REG: %[[SUM:.*]] = arith.addf %{{.*}}, %[[TOTAL]]
+// REG: scf.if
+// REG-NEXT: memref.store %[[SUM]], %[[R:alloc[_0-9]*]]
+// REG-NOT: gpu.barrier
+// REG-NOT: memref.load %[[R]]
+// REG: vector.broadcast %[[SUM]]
+// REG-NOT: gpu.barrier
+// REG: gpu.terminator
+func.func @rms_norm_allocated(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %w: memref<4096xf32>) -> (memref<4x4096xf32>, memref<4x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<4x4096xf32>
+  %r = memref.alloc() : memref<4xf32>
+  %y = memref.alloc() : memref<4x4096xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<4x4096xf32>
+    %z = memref.load %b[%i, %j] : memref<4x4096xf32>
+    %s = arith.addf %x, %z : f32
+    memref.store %s, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %r[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %sq = arith.mulf %x, %x : f32
+      %n = arith.addf %acc, %sq : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %g = memref.load %w[%j] : memref<4096xf32>
+    %v = arith.mulf %x, %s : f32
+    %u = arith.mulf %v, %g : f32
+    memref.store %u, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return %h, %y : memref<4x4096xf32>, memref<4x4096xf32>
+}
+
+// -----
+
 // An embedding's gather, then a loop over other rows (transformers computes
 // the RoPE tables there), then the RMSNorm of the gathered rows: the gather
 // moves down to join the RMSNorm's group, which then reads the table's rows
