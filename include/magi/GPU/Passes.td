@@ -162,6 +162,15 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     table does not describe, on thread 0 or of a reduction's result,
     forgets the buffer). An RMSNorm after a residual add then reads x and
     the residual once, 16 bytes at a time, and never reads h back. A
+    reduction whose output's fill was folded in has its total folded by
+    every thread (it is uniform); thread 0 still stores it, and later
+    phases take it from registers rather than reading it back. A barrier
+    between phases is then dropped where nothing written on one side of it
+    (since the last barrier kept) is read or written on the other (up to
+    the next barrier); buffers the function allocates are told apart, its
+    arguments may be one buffer. Loads of buffers the kernel never writes
+    move up to just after their operands, so the weight of an RMSNorm is in
+    flight during the reduction. A
     `row_chunks` the group does not fit is an error. A group whose loops
     are not phases over the same rows and columns, or that is not
     row-local (see magi-choose-kernel-config), is an error.
