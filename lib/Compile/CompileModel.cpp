@@ -79,6 +79,8 @@ std::string CompileOptions::keyText() const {
   // Only when set, so that the keys of every other compilation stay.
   if (earlierRowPhases)
     text += ";earlier-row-phases=1";
+  if (elementwiseOneWave)
+    text += ";elementwise-one-wave=1";
   return text;
 }
 
@@ -184,6 +186,7 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
     MAGI_FLAG_OPTION("earlier-row-phases", earlierRowPhases, false),
+    MAGI_FLAG_OPTION("elementwise-one-wave", elementwiseOneWave, false),
     MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
@@ -330,6 +333,11 @@ struct CompileCommandLine::Flags {
                      "later row group (the first RMSNorm) in one kernel, "
                      "when nothing between touches its buffers"),
             cl::cat(cat)),
+        elementwiseOneWave(
+            "elementwise-one-wave",
+            cl::desc("Pack an elementwise kernel's iterations per thread "
+                     "until its threads fit in one wave of the GPU"),
+            cl::cat(cat)),
         attentionMinBlocksPerSM(
             "attention-min-blocks-per-sm", cl::init(0),
             cl::desc("Tiled attention: blocks an SM must hold at once, so "
@@ -402,7 +410,7 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
-  cl::opt<bool> attentionQueryInShared, earlierRowPhases;
+  cl::opt<bool> attentionQueryInShared, earlierRowPhases, elementwiseOneWave;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
@@ -450,6 +458,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmWarps = f.fewRowGemmWarps;
   options.fewRowGemmStages = f.fewRowGemmStages;
   options.earlierRowPhases = f.earlierRowPhases;
+  options.elementwiseOneWave = f.elementwiseOneWave;
   options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
@@ -650,6 +659,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.fewRowGemmWarps = options.fewRowGemmWarps;
   artifact.target.fewRowGemmStages = options.fewRowGemmStages;
   artifact.target.earlierRowPhases = options.earlierRowPhases;
+  artifact.target.elementwiseOneWave = options.elementwiseOneWave;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

@@ -119,6 +119,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   config.blockSize = target.blockSize;
   config.reductionBlockSize = target.reductionBlockSize;
   config.earlierRowPhases = target.earlierRowPhases;
+  config.oneWave = target.elementwiseOneWave;
   fn.addPass(createChooseKernelConfig(config));
   fn.addPass(createMapToGPU());
   fn.addPass(createFuseLaunches());
@@ -282,6 +283,11 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       llvm::cl::desc("An earlier row phase (the embedding gather) may join a "
                      "later row group (the first RMSNorm)"),
       llvm::cl::init(false)};
+  Option<bool> elementwiseOneWave{
+      *this, "elementwise-one-wave",
+      llvm::cl::desc("Elementwise kernels: iterations packed per thread "
+                     "until the threads fit in one wave"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -314,6 +320,7 @@ void registerGpuPipeline() {
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
         target.earlierRowPhases = options.earlierRowPhases;
+        target.elementwiseOneWave = options.elementwiseOneWave;
         buildGpuPipeline(pm, target);
       });
 }

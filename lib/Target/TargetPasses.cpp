@@ -102,6 +102,7 @@ private:
     target.fewRowGemmWarps = fewRowGemmWarps;
     target.fewRowGemmStages = fewRowGemmStages;
     target.earlierRowPhases = earlierRowPhases;
+    target.elementwiseOneWave = elementwiseOneWave;
     return target;
   }
 };

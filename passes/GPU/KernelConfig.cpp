@@ -85,11 +85,19 @@ constexpr int64_t kResidentThreads = 132 * 2048;
 // Iterations per thread of an elementwise loop of `count` iterations (static
 // or not): several, so that each thread has that many independent loads in
 // flight (a thread with one 2-byte load cannot cover the memory latency),
-// but not so many that the grid no longer fills the GPU.
-int64_t elementsPerThread(std::optional<int64_t> count, int64_t most) {
+// but not so many that the grid no longer fills the GPU. With `oneWave`,
+// as many as it takes for the threads to fit in one wave (a grid of one to
+// two waves runs its second partly idle: SiLU·mul at T = 512 is 1.45
+// waves at 2 a thread).
+int64_t elementsPerThread(std::optional<int64_t> count, int64_t most, bool oneWave) {
   if (!count)
     return std::min<int64_t>(most, 4);
   int64_t per = 1;
+  if (oneWave) {
+    while (per * 2 <= most && *count > per * kResidentThreads)
+      per *= 2;
+    return per;
+  }
   while (per * 2 <= most && *count >= per * 2 * kResidentThreads)
     per *= 2;
   return per;
@@ -385,7 +393,7 @@ public:
         }
         if (strategy == "elementwise" && magi::canRunSeveralPerThread(loop) &&
             !rangeReduction)
-          perThread = elementsPerThread(count, maxElementsPerThread);
+          perThread = elementsPerThread(count, maxElementsPerThread, oneWave);
         // Eight vectors a thread hold about 90 registers: blocks of 256
         // then fit twice an SM (512 threads), blocks of 128 five times
         // (640). Measured on an H200 (2026-12-03, SiLU·mul at T = 4096):

@@ -7,6 +7,7 @@
 // LIMIT: error: block size 2048 is outside 1..1024 (the CUDA limit)
 // RUN: magi-opt %s --magi-choose-kernel-config="max-elements-per-thread=1" | FileCheck %s --check-prefix=ONE
 // RUN: magi-opt %s --magi-choose-kernel-config="vector-access=false" | FileCheck %s --check-prefix=SCALAR
+// RUN: magi-opt %s --magi-choose-kernel-config="one-wave=true" | FileCheck %s --check-prefix=WAVE
 // SCALAR-NOT: vector_width
 // RUN: not magi-opt %s --magi-choose-kernel-config="max-elements-per-thread=3" 2>&1 | FileCheck %s --check-prefix=PER
 // PER: error: max-elements-per-thread 3 is not a power of two in 1..64
@@ -99,6 +100,29 @@ func.func @per_thread(%a: memref<1024x1024xbf16>, %b: memref<4096x4096xbf16>) {
     memref.store %x, %b[%j, %i] : memref<4096x4096xbf16>
     %z = memref.load %b[%i, %i] : memref<4096x4096xbf16>
     memref.store %z, %b[%i, %j] : memref<4096x4096xbf16>
+    scf.reduce
+  }
+  return
+}
+
+// SiLU·mul's shape at T = 512: 512 x 11008 bf16, 704,512 vectors of 8.
+// By default 2 a thread (352,256 threads: the fewest that still fill the
+// 270,336 of one wave, so 1.3 waves); with one-wave, 4 (176,128 threads,
+// all resident at once).
+// CHECK-LABEL: func @wave
+// CHECK: {block_size = 256 : i64, elements_per_thread = 2 : i64, strategy = "elementwise", vector_width = 8 : i64}
+// WAVE-LABEL: func @wave
+// WAVE: {block_size = 256 : i64, elements_per_thread = 4 : i64, strategy = "elementwise", vector_width = 8 : i64}
+func.func @wave(%a: memref<512x11008xbf16>, %b: memref<512x11008xbf16>, %c: memref<512x11008xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %c11008 = arith.constant 11008 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c512, %c11008) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<512x11008xbf16>
+    %y = memref.load %b[%i, %j] : memref<512x11008xbf16>
+    %z = arith.mulf %x, %y : bf16
+    memref.store %z, %c[%i, %j] : memref<512x11008xbf16>
     scf.reduce
   }
   return

@@ -34,8 +34,10 @@ TEST(CompileOptionsTest, SetByNameReachesEveryField) {
   EXPECT_EQ(set(o, "attention-min-blocks-per-sm", "2"), "");
   EXPECT_EQ(set(o, "attention-key-splits", "8"), "");
   EXPECT_EQ(set(o, "earlier-row-phases", "true"), "");
+  EXPECT_EQ(set(o, "elementwise-one-wave", "true"), "");
   EXPECT_EQ(o.attentionKeySplits, 8);
   EXPECT_TRUE(o.earlierRowPhases);
+  EXPECT_TRUE(o.elementwiseOneWave);
   EXPECT_EQ(o.attentionRowsPerWarp, 32);
   EXPECT_EQ(o.attentionKeyRows, 32);
   EXPECT_TRUE(o.attentionQueryInShared);
@@ -90,6 +92,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-min-blocks-per-sm", "3"},
                                                           {"attention-key-splits", "8"},
                                                           {"earlier-row-phases", "true"},
+                                                          {"elementwise-one-wave", "true"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {

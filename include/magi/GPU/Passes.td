@@ -126,6 +126,10 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
            "Let a row phase further back join a row group, moved down to it "
            "(an embedding's gather joining its RMSNorm; off until it has run "
            "on a GPU)">,
+    Option<"oneWave", "one-wave", "bool", "false",
+           "Pack an elementwise loop's iterations (up to "
+           "max-elements-per-thread) until its threads fit in one wave of "
+           "the GPU, rather than until they would no longer fill one">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }

@@ -56,6 +56,9 @@ struct GpuTargetOptions {
   /// RMSNorm). Adds a CSE before the configuration, which compares row
   /// bounds as values.
   bool earlierRowPhases = false;
+  /// magi-choose-kernel-config's one-wave: elementwise threads packed to fit
+  /// one wave.
+  bool elementwiseOneWave = false;
 };
 
 struct CompiledPiece {

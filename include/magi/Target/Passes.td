@@ -88,6 +88,9 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
     Option<"earlierRowPhases", "earlier-row-phases", "bool", "false",
            "An earlier row phase (the embedding gather) may join a later row "
            "group (the first RMSNorm)">,
+    Option<"elementwiseOneWave", "elementwise-one-wave", "bool", "false",
+           "Elementwise kernels: iterations packed per thread until the "
+           "threads fit in one wave">,
   ];
 }
 
