@@ -81,6 +81,8 @@ std::string CompileOptions::keyText() const {
     text += ";earlier-row-phases=1";
   if (elementwiseOneWave)
     text += ";elementwise-one-wave=1";
+  if (leanRowGroups)
+    text += ";lean-row-groups=1";
   return text;
 }
 
@@ -187,6 +189,7 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
     MAGI_FLAG_OPTION("earlier-row-phases", earlierRowPhases, false),
     MAGI_FLAG_OPTION("elementwise-one-wave", elementwiseOneWave, false),
+    MAGI_FLAG_OPTION("lean-row-groups", leanRowGroups, false),
     MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
@@ -338,6 +341,12 @@ struct CompileCommandLine::Flags {
             cl::desc("Pack an elementwise kernel's iterations per thread "
                      "until its threads fit in one wave of the GPU"),
             cl::cat(cat)),
+        leanRowGroups(
+            "lean-row-groups",
+            cl::desc("Row groups in registers: a reduction's total taken "
+                     "from registers, barriers that order nothing dropped, "
+                     "loads of buffers the kernel never writes issued first"),
+            cl::cat(cat)),
         attentionMinBlocksPerSM(
             "attention-min-blocks-per-sm", cl::init(0),
             cl::desc("Tiled attention: blocks an SM must hold at once, so "
@@ -410,7 +419,7 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
-  cl::opt<bool> attentionQueryInShared, earlierRowPhases, elementwiseOneWave;
+  cl::opt<bool> attentionQueryInShared, earlierRowPhases, elementwiseOneWave, leanRowGroups;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
@@ -459,6 +468,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmStages = f.fewRowGemmStages;
   options.earlierRowPhases = f.earlierRowPhases;
   options.elementwiseOneWave = f.elementwiseOneWave;
+  options.leanRowGroups = f.leanRowGroups;
   options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
@@ -660,6 +670,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.fewRowGemmStages = options.fewRowGemmStages;
   artifact.target.earlierRowPhases = options.earlierRowPhases;
   artifact.target.elementwiseOneWave = options.elementwiseOneWave;
+  artifact.target.leanRowGroups = options.leanRowGroups;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

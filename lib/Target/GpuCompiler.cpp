@@ -121,7 +121,9 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   config.earlierRowPhases = target.earlierRowPhases;
   config.oneWave = target.elementwiseOneWave;
   fn.addPass(createChooseKernelConfig(config));
-  fn.addPass(createMapToGPU());
+  MapToGPUOptions mapping;
+  mapping.leanRowGroups = target.leanRowGroups;
+  fn.addPass(createMapToGPU(mapping));
   fn.addPass(createFuseLaunches());
   // Last before outlining: no canonicalization hoists the kernel's
   // constants out of its launch.
@@ -288,6 +290,11 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       llvm::cl::desc("Elementwise kernels: iterations packed per thread "
                      "until the threads fit in one wave"),
       llvm::cl::init(false)};
+  Option<bool> leanRowGroups{
+      *this, "lean-row-groups",
+      llvm::cl::desc("Row groups: a reduction's total from registers, no "
+                     "needless barriers, read-only loads first"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -321,6 +328,7 @@ void registerGpuPipeline() {
         target.fewRowGemmStages = options.fewRowGemmStages;
         target.earlierRowPhases = options.earlierRowPhases;
         target.elementwiseOneWave = options.elementwiseOneWave;
+        target.leanRowGroups = options.leanRowGroups;
         buildGpuPipeline(pm, target);
       });
 }

@@ -103,6 +103,7 @@ private:
     target.fewRowGemmStages = fewRowGemmStages;
     target.earlierRowPhases = earlierRowPhases;
     target.elementwiseOneWave = elementwiseOneWave;
+    target.leanRowGroups = leanRowGroups;
     return target;
   }
 };

@@ -587,24 +587,26 @@ private:
                              body.lookupOrDefault(acc.value)});
       scf::YieldOp::create(b, loc, combined->getResult(0));
     }
-    foldRowTotal(b, loc, acc, mapping, tid, initial, partial.getResult(0));
+    foldRowTotal(b, loc, acc, mapping, tid, initial, partial.getResult(0),
+                 /*everyThread=*/false);
   }
 
   // The block's partial results of a row reduction combined
   // (gpu.all_reduce), and thread 0 folding the total into the output
   // element (into `initial` when the output's fill was folded away, else
-  // into what the element holds). With `initial`, every thread folds (the
-  // total is uniform) and the folded value is returned: what thread 0
-  // stores, which later phases may take from registers. Null otherwise.
+  // into what the element holds). With `initial` and `everyThread`, every
+  // thread folds (the total is uniform) and the folded value is returned:
+  // what thread 0 stores, which later phases may take from registers. Null
+  // otherwise.
   static Value foldRowTotal(OpBuilder &b, Location loc, magi::RowAccumulation acc,
                             IRMapping &mapping, Value tid, Value initial,
-                            Value partial) {
+                            Value partial, bool everyThread) {
     auto total = gpu::AllReduceOp::create(
         b, loc, partial,
         gpu::AllReduceOperationAttr::get(b.getContext(), acc.kind),
         /*uniform=*/true);
     Value uniform;
-    if (initial) {
+    if (initial && everyThread) {
       Operation *folded = b.clone(*acc.combine);
       folded->setOperands({initial, total.getResult()});
       uniform = folded->getResult(0);
@@ -621,7 +623,7 @@ private:
     Value out = mapping.lookupOrDefault(acc.store.getMemRef());
     Value value = uniform;
     if (!value) {
-      Value old = memref::LoadOp::create(b, loc, out, indices);
+      Value old = initial ? initial : memref::LoadOp::create(b, loc, out, indices);
       Operation *folded = b.clone(*acc.combine);
       folded->setOperands({old, total.getResult()});
       value = folded->getResult(0);
@@ -892,7 +894,8 @@ private:
   // the chunk), then the block's total folded as emitRowReduction does.
   static void emitRegisterReduction(OpBuilder &b, scf::ParallelOp loop,
                                     magi::RowAccumulation acc, IRMapping &mapping,
-                                    Value tid, Value initial, RowRegisters &regs) {
+                                    Value tid, Value initial, RowRegisters &regs,
+                                    bool totalInRegisters) {
     Location loc = loop.getLoc();
     for (Operation &op : loop.getBody()->without_terminator())
       if (&op != acc.loop.getOperation())
@@ -942,7 +945,8 @@ private:
     }
     Value out = mapping.lookupOrDefault(acc.store.getMemRef());
     regs.forget(out);
-    if (Value total = foldRowTotal(b, loc, acc, mapping, tid, initial, partial)) {
+    if (Value total = foldRowTotal(b, loc, acc, mapping, tid, initial, partial,
+                                   totalInRegisters)) {
       SmallVector<Value> indices;
       for (Value i : acc.store.getIndices())
         indices.push_back(mapping.lookupOrDefault(i));
@@ -1063,7 +1067,8 @@ private:
       }
       case magi::RowPhase::Kind::Reduction:
         if (regs)
-          emitRegisterReduction(b, phase.loop, *phase.acc, mapping, tid, initial, *regs);
+          emitRegisterReduction(b, phase.loop, *phase.acc, mapping, tid, initial, *regs,
+                                leanRowGroups);
         else
           emitRowReduction(b, phase.loop, *phase.acc, mapping, tid, block, initial);
         break;
@@ -1075,8 +1080,10 @@ private:
         break;
       }
     }
-    dropNeedlessBarriers(barriers);
-    hoistReadOnlyLoads(launch.getBody().front());
+    if (leanRowGroups) {
+      dropNeedlessBarriers(barriers);
+      hoistReadOnlyLoads(launch.getBody().front());
+    }
     for (scf::ParallelOp loop : loops)
       loop.erase();
     sinkConstants(launch);

@@ -102,15 +102,15 @@ func.func @rms(%x: memref<?x4096xf32>, %out: memref<?xf32>, %y: memref<?x?xf32>,
 }
 
 // The kernel that fills the output with the initial value just before a
-// block reduction is folded into it: every thread combines the (uniform)
-// total with that value, thread 0 stores it, and there is one launch.
+// block reduction is folded into it: thread 0 stores the total combined
+// with that value, and there is one launch.
 // MAP-LABEL: func @filled
 // MAP-COUNT-1: gpu.launch
 // MAP-NOT: gpu.launch
 // MAP:      %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
 // MAP:      %[[TOTAL:.*]] = gpu.all_reduce add
-// MAP:      %[[NEW:.*]] = arith.addf %[[INIT]], %[[TOTAL]]
 // MAP:      scf.if
+// MAP-NEXT:   %[[NEW:.*]] = arith.addf %[[INIT]], %[[TOTAL]]
 // MAP-NEXT:   memref.store %[[NEW]], %arg1[%{{.*}}, %{{.*}}]
 func.func @filled(%x: memref<1x?x4096xf32>, %out: memref<1x?xf32>) {
   %c0 = arith.constant 0 : index

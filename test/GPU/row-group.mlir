@@ -13,6 +13,7 @@
 // With vector access, a group whose rows split into whole 16-byte vectors
 // keeps each block's row in registers (row_chunks):
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=REG
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu=lean-row-groups=true | FileCheck %s --check-prefix=LEAN
 // A group that is not row-local, or whose loops are not phases of one row
 // space, is refused by the mapping.
 // RUN: not magi-opt %s --split-input-file --magi-map-to-gpu 2>&1 | FileCheck %s --check-prefix=BAD
@@ -56,6 +57,13 @@
 // add loads a and b for all four chunks first, then stores h a vector at a
 // time; the reduction takes h's elements from those vectors (no load of
 // h), and so does the last phase.
+// The piece's arguments may be one buffer: lean-row-groups keeps the
+// barriers.
+// LEAN-LABEL: func @rms_norm
+// LEAN: gpu.barrier
+// LEAN: gpu.all_reduce add
+// LEAN: gpu.barrier
+// LEAN: gpu.terminator
 // REG-LABEL: func @rms_norm
 // REG: gpu.launch {{.*}} threads(%[[TX:[a-z0-9]+]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
 // REG-COUNT-4: arith.muli {{.*}}, %c4
@@ -115,34 +123,42 @@ func.func @rms_norm(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %h: memref<4
 // -----
 
 // The same RMSNorm with a weight, into buffers the function allocates (as
-// a piece's plan does): no other buffer can be one of them. Every thread
-// folds the (uniform) total and the last phase takes it from there rather
-// than from memory; the phases then share no buffer one writes, so no
-// barrier separates them; the weight (which the kernel never writes) is
-// loaded first thing, not after the reduction.
+// a piece's plan does): no other buffer can be one of them. With
+// lean-row-groups every thread folds the (uniform) total and the last
+// phase takes it from there rather than from memory; the phases then share
+// no buffer one writes, so no barrier separates them; the weight (which
+// the kernel never writes) is loaded first thing, not after the reduction.
+// By default the total goes through memory, behind a barrier.
 // CONFIG-LABEL: func @rms_norm_allocated
 // CONFIG-COUNT-4: strategy = "row-group"
 // SCALAR-LABEL: func @rms_norm_allocated
 // APART-LABEL: func @rms_norm_allocated
-// Without registers the phases share the buffers in memory: barriers stay.
 // MAP-LABEL: func @rms_norm_allocated
 // MAP: gpu.all_reduce add
 // MAP: gpu.barrier
 // MAP: memref.load %alloc
 // REG-LABEL: func @rms_norm_allocated
-// REG: gpu.launch
-// REG-NOT: gpu.barrier
-// REG-COUNT-4: vector.load %arg2
-// REG-NOT: gpu.barrier
-// REG: %[[TOTAL:.*]] = gpu.all_reduce add
-// REG: %[[SUM:.*]] = arith.addf %{{.*}}, %[[TOTAL]]
+// REG: gpu.all_reduce add
 // REG: scf.if
-// REG-NEXT: memref.store %[[SUM]], %[[R:alloc[_0-9]*]]
-// REG-NOT: gpu.barrier
-// REG-NOT: memref.load %[[R]]
-// REG: vector.broadcast %[[SUM]]
-// REG-NOT: gpu.barrier
+// REG: memref.store {{.*}}, %[[R:alloc[_0-9]*]]
+// REG: gpu.barrier
+// REG: memref.load %[[R]]
+// REG: vector.load %arg2
 // REG: gpu.terminator
+// LEAN-LABEL: func @rms_norm_allocated
+// LEAN: gpu.launch
+// LEAN-NOT: gpu.barrier
+// LEAN-COUNT-4: vector.load %arg2
+// LEAN-NOT: gpu.barrier
+// LEAN: %[[TOTAL:.*]] = gpu.all_reduce add
+// LEAN: %[[SUM:.*]] = arith.addf %{{.*}}, %[[TOTAL]]
+// LEAN: scf.if
+// LEAN-NEXT: memref.store %[[SUM]], %[[R:alloc[_0-9]*]]
+// LEAN-NOT: gpu.barrier
+// LEAN-NOT: memref.load %[[R]]
+// LEAN: vector.broadcast %[[SUM]]
+// LEAN-NOT: gpu.barrier
+// LEAN: gpu.terminator
 func.func @rms_norm_allocated(%a: memref<4x4096xf32>, %b: memref<4x4096xf32>, %w: memref<4096xf32>) -> (memref<4x4096xf32>, memref<4x4096xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -59,6 +59,8 @@ struct GpuTargetOptions {
   /// magi-choose-kernel-config's one-wave: elementwise threads packed to fit
   /// one wave.
   bool elementwiseOneWave = false;
+  /// magi-map-to-gpu's lean-row-groups.
+  bool leanRowGroups = false;
 };
 
 struct CompiledPiece {
