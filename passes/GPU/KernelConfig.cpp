@@ -141,7 +141,8 @@ std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
 }
 
 // The root buffers `loop` reads and writes (through views), or nothing when
-// something in it touches memory otherwise than by loads and stores.
+// something in it touches memory otherwise than by loads and stores (inner
+// loops and branches are looked into).
 std::optional<std::pair<llvm::SmallDenseSet<Value>, llvm::SmallDenseSet<Value>>>
 buffersOf(scf::ParallelOp loop) {
   llvm::SmallDenseSet<Value> reads, writes;
@@ -154,7 +155,9 @@ buffersOf(scf::ParallelOp loop) {
       reads.insert(magi::viewedBuffer(load.getBase()));
     } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
       writes.insert(magi::viewedBuffer(store.getBase()));
-    } else if (!isMemoryEffectFree(op) && !isa<scf::ReduceOp, scf::ReduceReturnOp>(op)) {
+    } else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+               !isa<scf::ReduceOp, scf::ReduceReturnOp>(op)) {
+      // Ops with regions (a reduction's scf.for): their ops are walked.
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -190,10 +193,23 @@ bool mayConflict(scf::ParallelOp a, scf::ParallelOp b) {
 std::optional<size_t> earlierRowPhase(ArrayRef<scf::ParallelOp> run, size_t first,
                                       scf::ParallelOp anchor,
                                       const llvm::SmallDenseSet<Operation *> &grouped) {
+  auto anchorBuffers = buffersOf(anchor);
+  if (!anchorBuffers)
+    return std::nullopt;
+  // Only a loop that writes what the reduction reads is worth moving (with
+  // static sizes, the positions' loops over the same rows match as phases
+  // too).
+  auto feedsAnchor = [&](scf::ParallelOp loop) {
+    auto buffers = buffersOf(loop);
+    return buffers && llvm::any_of(buffers->second, [&](Value written) {
+             return anchorBuffers->first.contains(written);
+           });
+  };
   for (size_t k = first; k-- > 0;) {
     if (grouped.contains(scf::ParallelOp(run[k]).getOperation()))
       return std::nullopt;
-    if (!magi::matchRowPhase(scf::ParallelOp(run[k]), anchor))
+    if (!magi::matchRowPhase(scf::ParallelOp(run[k]), anchor) ||
+        !feedsAnchor(scf::ParallelOp(run[k])))
       continue;
     for (size_t j = k + 1; j < first; ++j)
       if (mayConflict(scf::ParallelOp(run[k]), scf::ParallelOp(run[j])))

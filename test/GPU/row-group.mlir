@@ -281,6 +281,78 @@ func.func @gather_then_norm(%ids: memref<4xi64>, %table: memref<100x4096xf32>, %
   return %h, %t : memref<4x4096xf32>, memref<64xf32>
 }
 
+// With static sizes the positions are a loop over the same rows too (it
+// matches as a phase of the group's rows) but feeds nothing the RMSNorm
+// reads: the scan passes it and still moves the gather down.
+// JOIN-LABEL: func @gather_positions_then_norm
+// JOIN: arith.uitofp
+// JOIN: strategy = "elementwise"
+// JOIN: math.cos
+// JOIN: strategy = "elementwise"
+// JOIN: memref.load %arg0
+// JOIN: memref.load %arg1
+// JOIN: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// JOIN-COUNT-3: group = 0 : i64, row_chunks = 4 : i64, strategy = "row-group"
+// JOIN-NOT: magi.kernel_config
+// CONFIG-LABEL: func @gather_positions_then_norm
+// CONFIG: memref.load %arg1
+// CONFIG: strategy = "elementwise"
+// CONFIG: arith.uitofp
+// CONFIG: strategy = "elementwise"
+func.func @gather_positions_then_norm(%ids: memref<4xi64>, %table: memref<100x4096xf32>, %freq: memref<64xf32>,
+                                      %r: memref<4xf32>, %y: memref<4x4096xf32>) -> (memref<4x4096xf32>, memref<64xf32>, memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<4x4096xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %id = memref.load %ids[%i] : memref<4xi64>
+    %row = arith.index_cast %id : i64 to index
+    %v = memref.load %table[%row, %j] : memref<100x4096xf32>
+    memref.store %v, %h[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  %p = memref.alloc() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %n = arith.index_castui %i : index to i32
+    %f = arith.uitofp %n : i32 to f32
+    memref.store %f, %p[%i] : memref<4xf32>
+    scf.reduce
+  }
+  %t = memref.alloc() : memref<64xf32>
+  scf.parallel (%k) = (%c0) to (%c64) step (%c1) {
+    %f = memref.load %freq[%k] : memref<64xf32>
+    %c = math.cos %f : f32
+    memref.store %c, %t[%k] : memref<64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %r[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+      %acc = memref.load %r[%i] : memref<4xf32>
+      %sq = arith.mulf %x, %x : f32
+      %n = arith.addf %acc, %sq : f32
+      memref.store %n, %r[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4096) step (%c1, %c1) {
+    %x = memref.load %h[%i, %j] : memref<4x4096xf32>
+    %s = memref.load %r[%i] : memref<4xf32>
+    %v = arith.mulf %x, %s : f32
+    memref.store %v, %y[%i, %j] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return %h, %t, %p : memref<4x4096xf32>, memref<64xf32>, memref<4xf32>
+}
+
 // JOIN-LABEL: func @gather_read_between
 // JOIN: memref.load %arg1
 // JOIN: strategy = "elementwise"
