@@ -81,8 +81,8 @@ std::string CompileOptions::keyText() const {
     text += ";earlier-row-phases=1";
   if (elementwiseOneWave)
     text += ";elementwise-one-wave=1";
-  if (!leanRowGroups)
-    text += ";lean-row-groups=0";
+  if (leanRowGroups)
+    text += ";lean-row-groups=1";
   return text;
 }
 
@@ -189,7 +189,7 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
     MAGI_FLAG_OPTION("earlier-row-phases", earlierRowPhases, false),
     MAGI_FLAG_OPTION("elementwise-one-wave", elementwiseOneWave, false),
-    MAGI_FLAG_OPTION("no-lean-row-groups", leanRowGroups, true),
+    MAGI_FLAG_OPTION("lean-row-groups", leanRowGroups, false),
     MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
@@ -341,11 +341,11 @@ struct CompileCommandLine::Flags {
             cl::desc("Pack an elementwise kernel's iterations per thread "
                      "until its threads fit in one wave of the GPU"),
             cl::cat(cat)),
-        noLeanRowGroups(
-            "no-lean-row-groups",
-            cl::desc("Row groups in registers keep a barrier between phases "
-                     "and read a reduction's total back from memory (the "
-                     "code before lean row groups, for comparison)"),
+        leanRowGroups(
+            "lean-row-groups",
+            cl::desc("Row groups in registers: a reduction's total taken "
+                     "from registers, barriers that order nothing dropped, "
+                     "loads of buffers the kernel never writes issued first"),
             cl::cat(cat)),
         attentionMinBlocksPerSM(
             "attention-min-blocks-per-sm", cl::init(0),
@@ -419,7 +419,7 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
-  cl::opt<bool> attentionQueryInShared, earlierRowPhases, elementwiseOneWave, noLeanRowGroups;
+  cl::opt<bool> attentionQueryInShared, earlierRowPhases, elementwiseOneWave, leanRowGroups;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
@@ -468,7 +468,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmStages = f.fewRowGemmStages;
   options.earlierRowPhases = f.earlierRowPhases;
   options.elementwiseOneWave = f.elementwiseOneWave;
-  options.leanRowGroups = !f.noLeanRowGroups;
+  options.leanRowGroups = f.leanRowGroups;
   options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;

@@ -294,7 +294,7 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "lean-row-groups",
       llvm::cl::desc("Row groups: a reduction's total from registers, no "
                      "needless barriers, read-only loads first"),
-      llvm::cl::init(true)};
+      llvm::cl::init(false)};
 };
 } // namespace
 

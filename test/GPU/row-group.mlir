@@ -12,8 +12,8 @@
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
 // With vector access, a group whose rows split into whole 16-byte vectors
 // keeps each block's row in registers (row_chunks):
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu=lean-row-groups=false | FileCheck %s --check-prefix=REG
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=LEAN
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=REG
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu=lean-row-groups=true | FileCheck %s --check-prefix=LEAN
 // A group that is not row-local, or whose loops are not phases of one row
 // space, is refused by the mapping.
 // RUN: not magi-opt %s --split-input-file --magi-map-to-gpu 2>&1 | FileCheck %s --check-prefix=BAD

@@ -35,11 +35,11 @@ TEST(CompileOptionsTest, SetByNameReachesEveryField) {
   EXPECT_EQ(set(o, "attention-key-splits", "8"), "");
   EXPECT_EQ(set(o, "earlier-row-phases", "true"), "");
   EXPECT_EQ(set(o, "elementwise-one-wave", "true"), "");
-  EXPECT_EQ(set(o, "no-lean-row-groups", "true"), "");
+  EXPECT_EQ(set(o, "lean-row-groups", "true"), "");
   EXPECT_EQ(o.attentionKeySplits, 8);
   EXPECT_TRUE(o.earlierRowPhases);
   EXPECT_TRUE(o.elementwiseOneWave);
-  EXPECT_FALSE(o.leanRowGroups);
+  EXPECT_TRUE(o.leanRowGroups);
   EXPECT_EQ(o.attentionRowsPerWarp, 32);
   EXPECT_EQ(o.attentionKeyRows, 32);
   EXPECT_TRUE(o.attentionQueryInShared);
@@ -95,7 +95,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-key-splits", "8"},
                                                           {"earlier-row-phases", "true"},
                                                           {"elementwise-one-wave", "true"},
-                                                          {"no-lean-row-groups", "true"},
+                                                          {"lean-row-groups", "true"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {

@@ -68,7 +68,7 @@ struct CompileOptions {
   /// Elementwise kernels packed to one wave (GpuTargetOptions).
   bool elementwiseOneWave = false;
   /// Row groups without needless barriers and loads (GpuTargetOptions).
-  bool leanRowGroups = true;
+  bool leanRowGroups = false;
   /// An MLIR file of op definitions for ops the importer keeps opaque
   /// (magi-expand-op-library; "" for none). Its contents are part of the
   /// artifact's cache key.

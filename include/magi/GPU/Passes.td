@@ -166,7 +166,7 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     table does not describe, on thread 0 or of a reduction's result,
     forgets the buffer). An RMSNorm after a residual add then reads x and
     the residual once, 16 bytes at a time, and never reads h back. With
-    `lean-row-groups` (the default), a
+    `lean-row-groups`, a
     reduction whose output's fill was folded in has its total folded by
     every thread (it is uniform); thread 0 still stores it, and later
     phases take it from registers rather than reading it back. A barrier
@@ -200,10 +200,11 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     kernel module, as device memory the PTX initializes.
   }];
   let options = [
-    Option<"leanRowGroups", "lean-row-groups", "bool", "true",
+    Option<"leanRowGroups", "lean-row-groups", "bool", "false",
            "Row groups in registers: a reduction's total folded by every "
            "thread and taken from registers, barriers that order nothing "
-           "dropped, loads of buffers the kernel never writes issued first">,
+           "dropped, loads of buffers the kernel never writes issued first "
+           "(off until it has run on a GPU)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];

@@ -60,7 +60,7 @@ struct GpuTargetOptions {
   /// one wave.
   bool elementwiseOneWave = false;
   /// magi-map-to-gpu's lean-row-groups.
-  bool leanRowGroups = true;
+  bool leanRowGroups = false;
 };
 
 struct CompiledPiece {

@@ -91,7 +91,7 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
     Option<"elementwiseOneWave", "elementwise-one-wave", "bool", "false",
            "Elementwise kernels: iterations packed per thread until the "
            "threads fit in one wave">,
-    Option<"leanRowGroups", "lean-row-groups", "bool", "true",
+    Option<"leanRowGroups", "lean-row-groups", "bool", "false",
            "Row groups: a reduction's total from registers, no needless "
            "barriers, read-only loads first">,
   ];
