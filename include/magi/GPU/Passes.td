@@ -204,7 +204,7 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
            "Row groups in registers: a reduction's total folded by every "
            "thread and taken from registers, barriers that order nothing "
            "dropped, loads of buffers the kernel never writes issued first "
-           "(off until it has run on a GPU)">,
+           "(off until the fixtures' GPU check has run with it)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];
