@@ -52,6 +52,30 @@ Value viewedBuffer(Value v) {
   return v;
 }
 
+bool collectBufferAccesses(Operation *op, SmallVectorImpl<Value> &reads,
+                           SmallVectorImpl<Value> &writes) {
+  WalkResult walk = op->walk([&](Operation *inner) {
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      reads.push_back(viewedBuffer(load.getMemRef()));
+    else if (auto store = dyn_cast<memref::StoreOp>(inner))
+      writes.push_back(viewedBuffer(store.getMemRef()));
+    else if (auto load = dyn_cast<vector::LoadOp>(inner))
+      reads.push_back(viewedBuffer(load.getBase()));
+    else if (auto store = dyn_cast<vector::StoreOp>(inner))
+      writes.push_back(viewedBuffer(store.getBase()));
+    else if (inner->getNumRegions() == 0 && !isMemoryEffectFree(inner) &&
+             !isa<scf::ReduceOp, scf::ReduceReturnOp, gpu::BarrierOp>(inner))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+bool mayBeOneBuffer(Value a, Value b) {
+  return a == b ||
+         (!a.getDefiningOp<memref::AllocOp>() && !b.getDefiningOp<memref::AllocOp>());
+}
+
 bool canRunSeveralPerThread(scf::ParallelOp loop) {
   bool stored = false;
   for (Operation &op : loop.getBody()->without_terminator()) {
@@ -141,44 +165,24 @@ std::optional<int64_t> blockReductionThreads(scf::ParallelOp loop,
 }
 
 // The root buffers `loop` reads and writes (through views), or nothing when
-// something in it touches memory otherwise than by loads and stores (inner
-// loops and branches are looked into).
-std::optional<std::pair<llvm::SmallDenseSet<Value>, llvm::SmallDenseSet<Value>>>
+// something in it touches memory otherwise than by loads and stores.
+std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>>
 buffersOf(scf::ParallelOp loop) {
-  llvm::SmallDenseSet<Value> reads, writes;
-  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      reads.insert(magi::viewedBuffer(load.getMemRef()));
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      writes.insert(magi::viewedBuffer(store.getMemRef()));
-    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-      reads.insert(magi::viewedBuffer(load.getBase()));
-    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
-      writes.insert(magi::viewedBuffer(store.getBase()));
-    } else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
-               !isa<scf::ReduceOp, scf::ReduceReturnOp>(op)) {
-      // Ops with regions (a reduction's scf.for): their ops are walked.
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
+  SmallVector<Value> reads, writes;
+  if (!magi::collectBufferAccesses(loop, reads, writes))
     return std::nullopt;
   return std::make_pair(std::move(reads), std::move(writes));
 }
 
-// Whether two loops may touch one buffer, one of them writing it. Function
-// arguments may be one buffer (a piece's inputs are the caller's).
+// Whether two loops may touch one buffer, one of them writing it.
 bool mayConflict(scf::ParallelOp a, scf::ParallelOp b) {
   auto x = buffersOf(a), y = buffersOf(b);
   if (!x || !y)
     return true;
-  auto overlaps = [](const llvm::SmallDenseSet<Value> &p, const llvm::SmallDenseSet<Value> &q) {
-    for (Value u : p)
-      for (Value v : q)
-        if (u == v || (isa<BlockArgument>(u) && isa<BlockArgument>(v)))
-          return true;
-    return false;
+  auto overlaps = [](ArrayRef<Value> p, ArrayRef<Value> q) {
+    return llvm::any_of(p, [&](Value u) {
+      return llvm::any_of(q, [&](Value v) { return magi::mayBeOneBuffer(u, v); });
+    });
   };
   return overlaps(x->second, y->first) || overlaps(x->second, y->second) ||
          overlaps(x->first, y->second);
@@ -202,7 +206,7 @@ std::optional<size_t> earlierRowPhase(ArrayRef<scf::ParallelOp> run, size_t firs
   auto feedsAnchor = [&](scf::ParallelOp loop) {
     auto buffers = buffersOf(loop);
     return buffers && llvm::any_of(buffers->second, [&](Value written) {
-             return anchorBuffers->first.contains(written);
+             return llvm::is_contained(anchorBuffers->first, written);
            });
   };
   for (size_t k = first; k-- > 0;) {

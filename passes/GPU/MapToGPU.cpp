@@ -1091,38 +1091,13 @@ private:
   }
 
   // The buffers the ops in [begin, end) of one block load and store
-  // (through views), or false when one of them touches memory otherwise.
+  // (magi::collectBufferAccesses), or false when one of them touches memory
+  // otherwise.
   static bool accessesIn(Block::iterator begin, Block::iterator end,
                          SmallVectorImpl<Value> &reads, SmallVectorImpl<Value> &writes) {
-    for (Operation &top : llvm::make_range(begin, end)) {
-      WalkResult walk = top.walk([&](Operation *op) {
-        if (auto load = dyn_cast<memref::LoadOp>(op))
-          reads.push_back(magi::viewedBuffer(load.getMemRef()));
-        else if (auto store = dyn_cast<memref::StoreOp>(op))
-          writes.push_back(magi::viewedBuffer(store.getMemRef()));
-        else if (auto load = dyn_cast<vector::LoadOp>(op))
-          reads.push_back(magi::viewedBuffer(load.getBase()));
-        else if (auto store = dyn_cast<vector::StoreOp>(op))
-          writes.push_back(magi::viewedBuffer(store.getBase()));
-        else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
-                 !isa<gpu::BarrierOp>(op))
-          return WalkResult::interrupt();
-        // Ops with regions (scf.if, scf.for, gpu.all_reduce, whose lowering
-        // keeps its own workgroup buffer and barriers): their ops are walked.
-        return WalkResult::advance();
-      });
-      if (walk.wasInterrupted())
-        return false;
-    }
-    return true;
-  }
-
-  // Whether two root buffers may be one: a buffer allocated in the function
-  // is no other; anything else (arguments of the piece) may be.
-  static bool mayAlias(Value a, Value b) {
-    if (a == b)
-      return true;
-    return !a.getDefiningOp<memref::AllocOp>() && !b.getDefiningOp<memref::AllocOp>();
+    return llvm::all_of(llvm::make_range(begin, end), [&](Operation &op) {
+      return magi::collectBufferAccesses(&op, reads, writes);
+    });
   }
 
   // Removes the barriers between a row group's phases that order nothing:
@@ -1144,7 +1119,7 @@ private:
           accessesIn(std::next(barrier->getIterator()), until, readsAfter, writesAfter);
       auto overlap = [](ArrayRef<Value> xs, ArrayRef<Value> ys) {
         return llvm::any_of(xs, [&](Value x) {
-          return llvm::any_of(ys, [&](Value y) { return mayAlias(x, y); });
+          return llvm::any_of(ys, [&](Value y) { return magi::mayBeOneBuffer(x, y); });
         });
       };
       if (!known || overlap(writesBefore, readsAfter) || overlap(writesBefore, writesAfter) ||
@@ -1167,7 +1142,7 @@ private:
       return;
     auto readOnly = [&](Value memref) {
       Value root = magi::viewedBuffer(memref);
-      return llvm::none_of(writes, [&](Value w) { return mayAlias(root, w); });
+      return llvm::none_of(writes, [&](Value w) { return magi::mayBeOneBuffer(root, w); });
     };
     SmallVector<Operation *> loads;
     for (Operation &op : body) {

@@ -53,6 +53,17 @@ bool endsLoopRun(mlir::Operation *op);
 /// value they start from (an allocation, a function argument).
 mlir::Value viewedBuffer(mlir::Value v);
 
+/// Appends the buffers (viewedBuffer) that the loads and stores nested in
+/// `op` read and write; false when an op in it touches memory otherwise.
+/// Ops with regions are looked into; barriers and scf.reduce touch nothing.
+bool collectBufferAccesses(mlir::Operation *op,
+                           llvm::SmallVectorImpl<mlir::Value> &reads,
+                           llvm::SmallVectorImpl<mlir::Value> &writes);
+
+/// Whether two buffers (viewedBuffer) may be one: a buffer the function
+/// allocates is no other; anything else (the piece's arguments) may be.
+bool mayBeOneBuffer(mlir::Value a, mlir::Value b);
+
 /// True when the iterations of an elementwise `scf.parallel` can be run
 /// several to a thread with every load of all of them issued before any of
 /// their stores: the body has no regions and reads nothing after its first
