@@ -56,26 +56,39 @@ for layers in 1 4; do
   "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
     -o "$out/decode-${layers}l" --cache-mode=off --quiet
 done
-# EXTRA_TARGETS="sm_90a ..." also compiles the fixtures, the 1- and 4-layer 7B-shaped
-# models and the decode models for each of those --target values into
-# .gpu/targets/<target>/ (artifacts/, llama7b-<L>l/, decode-<L>l/): the check,
-# bench and decode steps run them too, in the same call.
-for target in ${EXTRA_TARGETS:-}; do
-  dir="$out/targets/$target"
+# compile_variant DIR [FLAG ...]: the fixtures (DIR/artifacts/), the 1- and
+# 4-layer 7B-shaped models (DIR/llama7b-<L>l/) and the decode models
+# (DIR/decode-<L>l/) compiled with those extra magi-compile flags; the check,
+# bench and decode steps run each such DIR in .gpu/targets/ too, in the same call.
+compile_variant() {
+  local dir="$1"
+  shift
   for fixture in "$out"/fixtures/*/; do
     sizes=(--compile-sizes=7,32)
     [[ "$(basename "$fixture")" == op-* ]] && sizes=()
     "$bin/magi-compile" "$fixture/model.pt2" -o "$dir/artifacts/$(basename "$fixture")" \
-      --cache-mode=off --quiet "${sizes[@]}" --target="$target"
+      --cache-mode=off --quiet "${sizes[@]}" "$@"
   done
   for layers in 1 4; do
     "$bin/magi-compile" "$out/llama7b/llama7b-${layers}l-zero.pt2" -o "$dir/llama7b-${layers}l" \
-      --cache-mode=off --quiet --compile-sizes=16,512,4096 --target="$target"
+      --cache-mode=off --quiet --compile-sizes=16,512,4096 "$@"
     "$bin/magi-compile" "$repo/examples/llama7b-decode/llama7b-decode-${layers}l-zero.pt2" \
-      -o "$dir/decode-${layers}l" --cache-mode=off --quiet --target="$target"
+      -o "$dir/decode-${layers}l" --cache-mode=off --quiet "$@"
   done
+}
+# EXTRA_TARGETS="sm_90a ..." compiles all of that for each of those --target
+# values into .gpu/targets/<target>/.
+for target in ${EXTRA_TARGETS:-}; do
+  compile_variant "$out/targets/$target" --target="$target"
 done
-# BENCH_VARIANTS="NAME:FLAG[+FLAG...] ..." also compiles the 1- and 4-layer
+# CHECK_VARIANTS="NAME:FLAG[+FLAG...] ..." compiles all of that with those
+# magi-compile flags into .gpu/targets/NAME/ (a kernel option that should be
+# the default: the fixtures checked with it, the model timed beside the default).
+for variant in ${CHECK_VARIANTS:-}; do
+  IFS=+ read -r -a flags <<< "${variant#*:}"
+  compile_variant "$out/targets/${variant%%:*}" "${flags[@]}"
+done
+# BENCH_VARIANTS="NAME:FLAG[+FLAG...] ..." compiles only the 1- and 4-layer
 # 7B-shaped models with those extra magi-compile flags into
 # .gpu/targets/NAME/llama7b-<L>l/: the bench step times them beside the
 # default compilation, in the same call (an A/B of a flag, e.g.

@@ -16,7 +16,7 @@
 #              those cases of each variant
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs (and
-#              each compilation in .gpu/targets/: EXTRA_TARGETS and BENCH_VARIANTS of gpu-prepare.sh)
+#              each compilation in .gpu/targets/: EXTRA_TARGETS, CHECK_VARIANTS and BENCH_VARIANTS of gpu-prepare.sh)
 #   decode     bench/decode/bench.py: one decode step (T=1 against a static KV
 #              cache of 4096 positions) of the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs
