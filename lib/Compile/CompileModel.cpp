@@ -79,10 +79,10 @@ std::string CompileOptions::keyText() const {
   // Only when set, so that the keys of every other compilation stay.
   if (earlierRowPhases)
     text += ";earlier-row-phases=1";
-  if (elementwiseOneWave)
-    text += ";elementwise-one-wave=1";
   if (leanRowGroups)
     text += ";lean-row-groups=1";
+  if (!kernelPassOptions.empty())
+    text += ";kernel-pass-options=" + kernelPassOptions;
   return text;
 }
 
@@ -188,8 +188,8 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
     MAGI_FLAG_OPTION("earlier-row-phases", earlierRowPhases, false),
-    MAGI_FLAG_OPTION("elementwise-one-wave", elementwiseOneWave, false),
     MAGI_FLAG_OPTION("lean-row-groups", leanRowGroups, false),
+    MAGI_STRING_OPTION("kernel-pass-options", kernelPassOptions),
     MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
     MAGI_STRING_OPTION("cache-dir", cacheDir),
@@ -336,11 +336,6 @@ struct CompileCommandLine::Flags {
                      "later row group (the first RMSNorm) in one kernel, "
                      "when nothing between touches its buffers"),
             cl::cat(cat)),
-        elementwiseOneWave(
-            "elementwise-one-wave",
-            cl::desc("Pack an elementwise kernel's iterations per thread "
-                     "until its threads fit in one wave of the GPU"),
-            cl::cat(cat)),
         leanRowGroups(
             "lean-row-groups",
             cl::desc("Row groups in registers: a reduction's total taken "
@@ -378,6 +373,14 @@ struct CompileCommandLine::Flags {
             "few-row-gemm-stages", cl::init(0),
             cl::desc("Few-row products: stages of 64 of the depth in each "
                      "warp's ring, all but one in flight (0: chosen)"),
+            cl::cat(cat)),
+        kernelPassOptions(
+            "kernel-pass-options",
+            cl::desc("Further options of the kernel passes, in pass-pipeline "
+                     "syntax: 'magi-choose-kernel-config{max-elements-per-thread=1} "
+                     "magi-map-to-gpu{...}' (magi-few-row-matmul-to-gpu, "
+                     "magi-choose-kernel-config, magi-map-to-gpu, "
+                     "magi-tiled-attention-to-gpu; for experiments)"),
             cl::cat(cat)),
         opLibrary("op-library",
                   cl::desc("An MLIR file of op definitions (func.func named after "
@@ -419,11 +422,11 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
-  cl::opt<bool> attentionQueryInShared, earlierRowPhases, elementwiseOneWave, leanRowGroups;
+  cl::opt<bool> attentionQueryInShared, earlierRowPhases, leanRowGroups;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
-  cl::opt<std::string> opLibrary, dumpDir;
+  cl::opt<std::string> kernelPassOptions, opLibrary, dumpDir;
   cl::opt<bool> quiet;
   cl::opt<std::string> cacheDir, cacheMode, cacheSalt, cacheMaxSize;
   cl::opt<bool> explainCache;
@@ -467,7 +470,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmWarps = f.fewRowGemmWarps;
   options.fewRowGemmStages = f.fewRowGemmStages;
   options.earlierRowPhases = f.earlierRowPhases;
-  options.elementwiseOneWave = f.elementwiseOneWave;
+  options.kernelPassOptions = f.kernelPassOptions;
   options.leanRowGroups = f.leanRowGroups;
   options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
@@ -547,6 +550,8 @@ magi::compileModel(const CompileOptions &options) {
     return makeError("no input graph given");
   if (options.outputDir.empty())
     return makeError("no output directory given");
+  if (llvm::Error error = checkKernelPassOptions(options.kernelPassOptions))
+    return error;
   CompileResult result;
 
   // The cache, before any work: an unusable root fails early.
@@ -669,7 +674,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.fewRowGemmWarps = options.fewRowGemmWarps;
   artifact.target.fewRowGemmStages = options.fewRowGemmStages;
   artifact.target.earlierRowPhases = options.earlierRowPhases;
-  artifact.target.elementwiseOneWave = options.elementwiseOneWave;
+  artifact.target.kernelPassOptions = options.kernelPassOptions;
   artifact.target.leanRowGroups = options.leanRowGroups;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;

@@ -93,6 +93,54 @@ std::string findLibdevice(StringRef cudaPath) {
 
 namespace {
 
+// "PASS{OPTIONS} PASS{OPTIONS} ..." as (pass, options) pairs.
+llvm::Expected<SmallVector<std::pair<StringRef, StringRef>>>
+splitKernelPassOptions(StringRef text) {
+  SmallVector<std::pair<StringRef, StringRef>> entries;
+  for (text = text.ltrim(); !text.empty(); text = text.ltrim()) {
+    size_t open = text.find('{');
+    StringRef name = text.take_front(open).rtrim();
+    if (open == StringRef::npos || name.empty() || name.contains(' '))
+      return llvm::createStringError(
+          "kernel pass options: expected PASS{OPTIONS}, found '" + text + "'");
+    // Options may hold braces of their own (list options): find the match.
+    size_t depth = 0, close = open;
+    for (; close < text.size(); ++close) {
+      if (text[close] == '{')
+        ++depth;
+      else if (text[close] == '}' && --depth == 0)
+        break;
+    }
+    if (close == text.size())
+      return llvm::createStringError("kernel pass options: no '}' closes '" +
+                                     name + "{'");
+    entries.push_back({name, text.slice(open + 1, close).trim()});
+    text = text.drop_front(close + 1);
+  }
+  return entries;
+}
+
+// `pass` with the options kernelPassOptions gives it (none: as it is).
+std::unique_ptr<Pass> withKernelPassOptions(std::unique_ptr<Pass> pass,
+                                            const GpuTargetOptions &target) {
+  if (target.kernelPassOptions.empty())
+    return pass;
+  auto entries = splitKernelPassOptions(target.kernelPassOptions);
+  if (!entries)
+    llvm::report_fatal_error(entries.takeError());
+  for (auto [name, options] : *entries) {
+    if (name != pass->getArgument())
+      continue;
+    std::string error;
+    if (failed(pass->initializeOptions(options, [&](const Twine &message) {
+          error = message.str();
+          return failure();
+        })))
+      llvm::report_fatal_error(llvm::Twine("unchecked kernel pass options: ") + error);
+  }
+  return pass;
+}
+
 void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   pm.addPass(createMagiBufferize());
   pm.addPass(createCanonicalizerPass());
@@ -105,7 +153,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
     fewRows.columnTiles = target.fewRowGemmColumnTiles;
     fewRows.warps = target.fewRowGemmWarps;
     fewRows.stages = target.fewRowGemmStages;
-    fn.addPass(createFewRowMatmulToGPU(fewRows));
+    fn.addPass(withKernelPassOptions(createFewRowMatmulToGPU(fewRows), target));
   }
   if (target.libraryGemm)
     fn.addPass(createMatmulToLibraryCall());
@@ -119,11 +167,10 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   config.blockSize = target.blockSize;
   config.reductionBlockSize = target.reductionBlockSize;
   config.earlierRowPhases = target.earlierRowPhases;
-  config.oneWave = target.elementwiseOneWave;
-  fn.addPass(createChooseKernelConfig(config));
+  fn.addPass(withKernelPassOptions(createChooseKernelConfig(config), target));
   MapToGPUOptions mapping;
   mapping.leanRowGroups = target.leanRowGroups;
-  fn.addPass(createMapToGPU(mapping));
+  fn.addPass(withKernelPassOptions(createMapToGPU(mapping), target));
   fn.addPass(createFuseLaunches());
   // Last before outlining: no canonicalization hoists the kernel's
   // constants out of its launch.
@@ -135,7 +182,7 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   attention.keySplits = target.attentionKeySplits;
   // sm_90a is the target with Hopper's arch-specific instructions.
   attention.warpgroupMma = target.chip == "sm_90a";
-  fn.addPass(createTiledAttentionToGPU(attention));
+  fn.addPass(withKernelPassOptions(createTiledAttentionToGPU(attention), target));
 }
 
 // Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
@@ -204,6 +251,42 @@ void buildGpuPipeline(OpPassManager &pm, const GpuTargetOptions &target) {
   addOutliningPasses(pm, target);
   pm.addPass(createExtractLaunchPlan());
   addNVVMPasses(pm, target);
+}
+
+ArrayRef<StringRef> tunableKernelPasses() {
+  static const StringRef kPasses[] = {
+      "magi-few-row-matmul-to-gpu", "magi-choose-kernel-config",
+      "magi-map-to-gpu", "magi-tiled-attention-to-gpu"};
+  return kPasses;
+}
+
+llvm::Error checkKernelPassOptions(StringRef text) {
+  auto entries = splitKernelPassOptions(text);
+  if (!entries)
+    return entries.takeError();
+  for (auto [name, options] : *entries) {
+    std::unique_ptr<Pass> pass;
+    if (name == "magi-few-row-matmul-to-gpu")
+      pass = createFewRowMatmulToGPU();
+    else if (name == "magi-choose-kernel-config")
+      pass = createChooseKernelConfig();
+    else if (name == "magi-map-to-gpu")
+      pass = createMapToGPU();
+    else if (name == "magi-tiled-attention-to-gpu")
+      pass = createTiledAttentionToGPU();
+    else
+      return llvm::createStringError(
+          "kernel pass options: '" + name + "' is not one of " +
+          llvm::join(tunableKernelPasses(), ", "));
+    std::string error;
+    if (failed(pass->initializeOptions(options, [&](const Twine &message) {
+          error = message.str();
+          return failure();
+        })))
+      return llvm::createStringError("kernel pass options of '" + name +
+                                     "': " + error);
+  }
+  return llvm::Error::success();
 }
 
 std::string gpuPipelineText(const GpuTargetOptions &target) {
@@ -285,11 +368,6 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       llvm::cl::desc("An earlier row phase (the embedding gather) may join a "
                      "later row group (the first RMSNorm)"),
       llvm::cl::init(false)};
-  Option<bool> elementwiseOneWave{
-      *this, "elementwise-one-wave",
-      llvm::cl::desc("Elementwise kernels: iterations packed per thread "
-                     "until the threads fit in one wave"),
-      llvm::cl::init(false)};
   Option<bool> leanRowGroups{
       *this, "lean-row-groups",
       llvm::cl::desc("Row groups: a reduction's total from registers, no "
@@ -327,7 +405,6 @@ void registerGpuPipeline() {
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
         target.earlierRowPhases = options.earlierRowPhases;
-        target.elementwiseOneWave = options.elementwiseOneWave;
         target.leanRowGroups = options.leanRowGroups;
         buildGpuPipeline(pm, target);
       });

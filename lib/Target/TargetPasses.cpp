@@ -68,6 +68,10 @@ public:
       return signalPassFailure();
     }
     GpuTargetOptions target = targetOptions();
+    if (llvm::Error error = checkKernelPassOptions(target.kernelPassOptions)) {
+      module.emitError("magi-compile-pieces: ") << llvm::toString(std::move(error));
+      return signalPassFailure();
+    }
     for (func::FuncOp piece : pieces) {
       FailureOr<CompiledPiece> compiled = compilePieceForGpu(piece, target);
       if (failed(compiled))
@@ -102,7 +106,7 @@ private:
     target.fewRowGemmWarps = fewRowGemmWarps;
     target.fewRowGemmStages = fewRowGemmStages;
     target.earlierRowPhases = earlierRowPhases;
-    target.elementwiseOneWave = elementwiseOneWave;
+    target.kernelPassOptions = kernelPassOptions;
     target.leanRowGroups = leanRowGroups;
     return target;
   }

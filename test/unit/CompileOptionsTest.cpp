@@ -34,11 +34,11 @@ TEST(CompileOptionsTest, SetByNameReachesEveryField) {
   EXPECT_EQ(set(o, "attention-min-blocks-per-sm", "2"), "");
   EXPECT_EQ(set(o, "attention-key-splits", "8"), "");
   EXPECT_EQ(set(o, "earlier-row-phases", "true"), "");
-  EXPECT_EQ(set(o, "elementwise-one-wave", "true"), "");
+  EXPECT_EQ(set(o, "kernel-pass-options", "magi-choose-kernel-config{one-wave=true}"), "");
   EXPECT_EQ(set(o, "lean-row-groups", "true"), "");
   EXPECT_EQ(o.attentionKeySplits, 8);
   EXPECT_TRUE(o.earlierRowPhases);
-  EXPECT_TRUE(o.elementwiseOneWave);
+  EXPECT_EQ(o.kernelPassOptions, "magi-choose-kernel-config{one-wave=true}");
   EXPECT_TRUE(o.leanRowGroups);
   EXPECT_EQ(o.attentionRowsPerWarp, 32);
   EXPECT_EQ(o.attentionKeyRows, 32);
@@ -94,7 +94,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-min-blocks-per-sm", "3"},
                                                           {"attention-key-splits", "8"},
                                                           {"earlier-row-phases", "true"},
-                                                          {"elementwise-one-wave", "true"},
+                                                          {"kernel-pass-options", "magi-map-to-gpu{lean-row-groups=true}"},
                                                           {"lean-row-groups", "true"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},

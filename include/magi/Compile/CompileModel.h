@@ -65,10 +65,10 @@ struct CompileOptions {
   int64_t fewRowGemmStages = 0;
   /// An earlier row phase may join a later row group (GpuTargetOptions).
   bool earlierRowPhases = false;
-  /// Elementwise kernels packed to one wave (GpuTargetOptions).
-  bool elementwiseOneWave = false;
   /// Row groups without needless barriers and loads (GpuTargetOptions).
   bool leanRowGroups = false;
+  /// Further options of the kernel passes (GpuTargetOptions::kernelPassOptions).
+  std::string kernelPassOptions;
   /// An MLIR file of op definitions for ops the importer keeps opaque
   /// (magi-expand-op-library; "" for none). Its contents are part of the
   /// artifact's cache key.

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
 #include <optional>
 #include <string>
 
@@ -56,12 +57,21 @@ struct GpuTargetOptions {
   /// RMSNorm). Adds a CSE before the configuration, which compares row
   /// bounds as values.
   bool earlierRowPhases = false;
-  /// magi-choose-kernel-config's one-wave: elementwise threads packed to fit
-  /// one wave.
-  bool elementwiseOneWave = false;
   /// magi-map-to-gpu's lean-row-groups.
   bool leanRowGroups = false;
+  /// Further options of the kernel passes, in pass-pipeline syntax
+  /// ("magi-choose-kernel-config{max-elements-per-thread=1}
+  /// magi-map-to-gpu{...}"), applied over those the fields above set: an
+  /// experiment with any option of those passes needs no field of its own.
+  /// Check it with checkKernelPassOptions before building a pipeline.
+  std::string kernelPassOptions;
 };
+
+/// The passes kernelPassOptions may name.
+llvm::ArrayRef<llvm::StringRef> tunableKernelPasses();
+/// An error naming what is wrong with `text` as kernelPassOptions (syntax, a
+/// pass it may not name, an option that pass does not have), else success.
+llvm::Error checkKernelPassOptions(llvm::StringRef text);
 
 struct CompiledPiece {
   std::string ptx;

@@ -88,12 +88,12 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
     Option<"earlierRowPhases", "earlier-row-phases", "bool", "false",
            "An earlier row phase (the embedding gather) may join a later row "
            "group (the first RMSNorm)">,
-    Option<"elementwiseOneWave", "elementwise-one-wave", "bool", "false",
-           "Elementwise kernels: iterations packed per thread until the "
-           "threads fit in one wave">,
     Option<"leanRowGroups", "lean-row-groups", "bool", "false",
            "Row groups: a reduction's total from registers, no needless "
            "barriers, read-only loads first">,
+    Option<"kernelPassOptions", "kernel-pass-options", "std::string", "\"\"",
+           "Further options of the kernel passes, as 'PASS{OPTIONS} ...' "
+           "(magi-compile --kernel-pass-options)">,
   ];
 }
 
