@@ -77,10 +77,6 @@ std::string CompileOptions::keyText() const {
           ";few-row-gemm-warps=" + std::to_string(fewRowGemmWarps) +
           ";few-row-gemm-stages=" + std::to_string(fewRowGemmStages);
   // Only when set, so that the keys of every other compilation stay.
-  if (earlierRowPhases)
-    text += ";earlier-row-phases=1";
-  if (leanRowGroups)
-    text += ";lean-row-groups=1";
   if (!kernelPassOptions.empty())
     text += ";kernel-pass-options=" + kernelPassOptions;
   return text;
@@ -187,8 +183,6 @@ static const NamedOption kOptions[] = {
     MAGI_INT_OPTION("few-row-gemm-column-tiles", fewRowGemmColumnTiles),
     MAGI_INT_OPTION("few-row-gemm-warps", fewRowGemmWarps),
     MAGI_INT_OPTION("few-row-gemm-stages", fewRowGemmStages),
-    MAGI_FLAG_OPTION("earlier-row-phases", earlierRowPhases, false),
-    MAGI_FLAG_OPTION("lean-row-groups", leanRowGroups, false),
     MAGI_STRING_OPTION("kernel-pass-options", kernelPassOptions),
     MAGI_STRING_OPTION("op-library", opLibrary),
     MAGI_STRING_OPTION("dump-dir", dumpDir),
@@ -330,18 +324,6 @@ struct CompileCommandLine::Flags {
             cl::desc("Tiled attention: keep the query tile in shared memory "
                      "and load its fragments for every key tile"),
             cl::cat(cat)),
-        earlierRowPhases(
-            "earlier-row-phases",
-            cl::desc("Let an earlier row phase (the embedding gather) join a "
-                     "later row group (the first RMSNorm) in one kernel, "
-                     "when nothing between touches its buffers"),
-            cl::cat(cat)),
-        leanRowGroups(
-            "lean-row-groups",
-            cl::desc("Row groups in registers: a reduction's total taken "
-                     "from registers, barriers that order nothing dropped, "
-                     "loads of buffers the kernel never writes issued first"),
-            cl::cat(cat)),
         attentionMinBlocksPerSM(
             "attention-min-blocks-per-sm", cl::init(0),
             cl::desc("Tiled attention: blocks an SM must hold at once, so "
@@ -422,7 +404,7 @@ struct CompileCommandLine::Flags {
   cl::opt<int64_t> blockSize, reductionBlockSize;
   cl::opt<bool> noLibraryGemm, noTiledAttention;
   cl::opt<int64_t> attentionRowsPerWarp, attentionKeyRows;
-  cl::opt<bool> attentionQueryInShared, earlierRowPhases, leanRowGroups;
+  cl::opt<bool> attentionQueryInShared;
   cl::opt<int64_t> attentionMinBlocksPerSM, attentionKeySplits;
   cl::opt<int64_t> fewRowGemmRows, fewRowGemmColumnTiles, fewRowGemmWarps,
       fewRowGemmStages;
@@ -469,9 +451,7 @@ llvm::Error CompileCommandLine::finish() {
   options.fewRowGemmColumnTiles = f.fewRowGemmColumnTiles;
   options.fewRowGemmWarps = f.fewRowGemmWarps;
   options.fewRowGemmStages = f.fewRowGemmStages;
-  options.earlierRowPhases = f.earlierRowPhases;
   options.kernelPassOptions = f.kernelPassOptions;
-  options.leanRowGroups = f.leanRowGroups;
   options.opLibrary = f.opLibrary;
   options.dumpDir = f.dumpDir;
   options.cacheDir = f.cacheDir;
@@ -673,9 +653,7 @@ magi::compileModel(const CompileOptions &options) {
   artifact.target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
   artifact.target.fewRowGemmWarps = options.fewRowGemmWarps;
   artifact.target.fewRowGemmStages = options.fewRowGemmStages;
-  artifact.target.earlierRowPhases = options.earlierRowPhases;
   artifact.target.kernelPassOptions = options.kernelPassOptions;
-  artifact.target.leanRowGroups = options.leanRowGroups;
   artifact.emitCubin = options.emitCubin;
   artifact.noWeights = options.noWeights;
   artifact.packWeights = options.packWeights;

@@ -160,17 +160,14 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   fn.addPass(createConvertLinalgToParallelLoopsPass());
   fn.addPass(createCanonicalizerPass());
   // Each linalg op bufferized its own memref.dim; moving a row phase across
-  // others compares their row bounds as values, so those must be one.
-  if (target.earlierRowPhases)
-    fn.addPass(createCSEPass());
+  // others (earlier-row-phases) compares their row bounds as values, so
+  // those must be one.
+  fn.addPass(createCSEPass());
   ChooseKernelConfigOptions config;
   config.blockSize = target.blockSize;
   config.reductionBlockSize = target.reductionBlockSize;
-  config.earlierRowPhases = target.earlierRowPhases;
   fn.addPass(withKernelPassOptions(createChooseKernelConfig(config), target));
-  MapToGPUOptions mapping;
-  mapping.leanRowGroups = target.leanRowGroups;
-  fn.addPass(withKernelPassOptions(createMapToGPU(mapping), target));
+  fn.addPass(withKernelPassOptions(createMapToGPU(), target));
   fn.addPass(createFuseLaunches());
   // Last before outlining: no canonicalization hoists the kernel's
   // constants out of its launch.
@@ -363,21 +360,18 @@ struct GpuPipelineCliOptions : public PassPipelineOptions<GpuPipelineCliOptions>
       *this, "few-row-gemm-stages",
       llvm::cl::desc("Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)"),
       llvm::cl::init(0)};
-  Option<bool> earlierRowPhases{
-      *this, "earlier-row-phases",
-      llvm::cl::desc("An earlier row phase (the embedding gather) may join a "
-                     "later row group (the first RMSNorm)"),
-      llvm::cl::init(false)};
-  Option<bool> leanRowGroups{
-      *this, "lean-row-groups",
-      llvm::cl::desc("Row groups: a reduction's total from registers, no "
-                     "needless barriers, read-only loads first"),
-      llvm::cl::init(false)};
+  Option<std::string> kernelPassOptions{
+      *this, "kernel-pass-options",
+      llvm::cl::desc("Further options of the kernel passes, as "
+                     "'PASS{OPTIONS} ...' (magi-compile --kernel-pass-options)"),
+      llvm::cl::init("")};
 };
 } // namespace
 
 void registerGpuPipeline() {
-  PassPipelineRegistration<GpuPipelineCliOptions>(
+  // registerPassPipeline rather than PassPipelineRegistration: bad
+  // kernel-pass-options are reported through the error handler.
+  registerPassPipeline(
       "magi-gpu-pipeline",
       "Magi's GPU half for pieces in linalg form (as the lower phase leaves "
       "them): magi-bufferize, tiled attention kernels, matrix products to "
@@ -386,7 +380,13 @@ void registerGpuPipeline() {
       "magi-extract-launch-plan, NVVM with libdevice, PTX in a gpu.binary. "
       "magi-compile runs exactly this, reading the kernel configurations "
       "after the mapping.",
-      [](OpPassManager &pm, const GpuPipelineCliOptions &options) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) -> LogicalResult {
+        GpuPipelineCliOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (llvm::Error error = checkKernelPassOptions(options.kernelPassOptions))
+          return errorHandler(llvm::toString(std::move(error)));
         GpuTargetOptions target;
         target.chip = options.chip;
         target.features = options.features;
@@ -404,9 +404,12 @@ void registerGpuPipeline() {
         target.fewRowGemmColumnTiles = options.fewRowGemmColumnTiles;
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
-        target.earlierRowPhases = options.earlierRowPhases;
-        target.leanRowGroups = options.leanRowGroups;
+        target.kernelPassOptions = options.kernelPassOptions;
         buildGpuPipeline(pm, target);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> describe) {
+        describe(GpuPipelineCliOptions());
       });
 }
 

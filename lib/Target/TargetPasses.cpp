@@ -105,9 +105,7 @@ private:
     target.fewRowGemmColumnTiles = fewRowGemmColumnTiles;
     target.fewRowGemmWarps = fewRowGemmWarps;
     target.fewRowGemmStages = fewRowGemmStages;
-    target.earlierRowPhases = earlierRowPhases;
     target.kernelPassOptions = kernelPassOptions;
-    target.leanRowGroups = leanRowGroups;
     return target;
   }
 };

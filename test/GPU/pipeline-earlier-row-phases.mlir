@@ -1,17 +1,29 @@
-// magi-gpu-pipeline's earlier-row-phases (magi-compile --earlier-row-phases):
-// the embedding gather, with the positions' loops between it and the
-// RMSNorm, joins the RMSNorm's row group, so one kernel reads each table
-// row once and writes both the embedding and the normalized rows. Each
-// linalg op bufferizes its own memref.dim of the ids; the pipeline runs a
-// CSE first so the row bounds compare as one value. Off by default.
+// magi-choose-kernel-config's earlier-row-phases in the whole GPU pipeline
+// (the default): the embedding gather, with the positions' loops between it
+// and the RMSNorm, joins the RMSNorm's row group, so one kernel reads each
+// table row once and writes both the embedding and the normalized rows.
+// Each linalg op bufferizes its own memref.dim of the ids; the pipeline runs
+// a CSE first so the row bounds compare as one value. kernel-pass-options
+// (magi-compile --kernel-pass-options) turns it off.
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" \
-// RUN: | magi-opt --magi-gpu-pipeline="chip=sm_90 features=+ptx80" \
+// RUN: | magi-opt --magi-gpu-pipeline="chip=sm_90 features=+ptx80 kernel-pass-options='magi-choose-kernel-config{earlier-row-phases=false}'" \
 // RUN:     --mlir-print-ir-after=magi-choose-kernel-config -o /dev/null 2>&1 \
 // RUN: | FileCheck %s --check-prefix=OFF
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" \
-// RUN: | magi-opt --magi-gpu-pipeline="chip=sm_90 features=+ptx80 earlier-row-phases=true" \
+// RUN: | magi-opt --magi-gpu-pipeline="chip=sm_90 features=+ptx80" \
 // RUN:     --mlir-print-ir-after=magi-choose-kernel-config -o /dev/null 2>&1 \
 // RUN: | FileCheck %s --check-prefix=ON
+// Options of a pass the pipeline cannot tune, or that the pass does not
+// have, are refused by name:
+// RUN: not magi-opt %s --magi-gpu-pipeline="chip=sm_90 kernel-pass-options='cse{x=1}'" 2>&1 \
+// RUN: | FileCheck %s --check-prefix=NOTTUNABLE
+// RUN: not magi-opt %s --magi-gpu-pipeline="chip=sm_90 kernel-pass-options='magi-map-to-gpu{lean=1}'" 2>&1 \
+// RUN: | FileCheck %s --check-prefix=NOOPTION
+// RUN: not magi-opt %s --magi-gpu-pipeline="chip=sm_90 kernel-pass-options='magi-map-to-gpu{lean-row-groups=true'" 2>&1 \
+// RUN: | FileCheck %s --check-prefix=UNCLOSED
+// NOTTUNABLE: kernel pass options: 'cse' is not one of magi-few-row-matmul-to-gpu, magi-choose-kernel-config, magi-map-to-gpu, magi-tiled-attention-to-gpu
+// NOOPTION: kernel pass options of 'magi-map-to-gpu': <Pass-Options-Parser>: no such option lean
+// UNCLOSED: kernel pass options: no '}' closes 'magi-map-to-gpu{'
 
 func.func @embed_then_norm(%table: tensor<64x256xbf16>, %ids: tensor<1x?xi64>, %n: index {magi.symbol = "s0"}, %w: tensor<256xbf16>) -> (tensor<1x?x256xbf16>, tensor<1x?x256xbf16>, tensor<?xf32>) {
   %c0 = arith.constant 0 : i64

@@ -3,17 +3,18 @@
 // block would touch only its own rows of what the group writes;
 // magi-map-to-gpu runs the group as one kernel, one block per row, a barrier
 // between phases.
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config | FileCheck %s --check-prefix=CONFIG
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=false" | FileCheck %s --check-prefix=CONFIG
 // RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="row-groups=false" | FileCheck %s --check-prefix=APART
-// A row phase further back joins with earlier-row-phases (off by default):
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=true" | FileCheck %s --check-prefix=JOIN
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=true" --magi-map-to-gpu | FileCheck %s --check-prefix=JOINREG
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" | FileCheck %s --check-prefix=SCALAR
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false" --magi-map-to-gpu | FileCheck %s --check-prefix=MAP
+// A row phase further back joins with earlier-row-phases (the default):
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config | FileCheck %s --check-prefix=JOIN
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu=lean-row-groups=false | FileCheck %s --check-prefix=JOINREG
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false earlier-row-phases=false" | FileCheck %s --check-prefix=SCALAR
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="vector-access=false earlier-row-phases=false" --magi-map-to-gpu=lean-row-groups=false | FileCheck %s --check-prefix=MAP
 // With vector access, a group whose rows split into whole 16-byte vectors
-// keeps each block's row in registers (row_chunks):
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu | FileCheck %s --check-prefix=REG
-// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config --magi-map-to-gpu=lean-row-groups=true | FileCheck %s --check-prefix=LEAN
+// keeps each block's row in registers (row_chunks); lean-row-groups (the
+// default) drops what the REG run keeps:
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=false" --magi-map-to-gpu=lean-row-groups=false | FileCheck %s --check-prefix=REG
+// RUN: magi-opt %s --split-input-file --magi-choose-kernel-config="earlier-row-phases=false" --magi-map-to-gpu | FileCheck %s --check-prefix=LEAN
 // A group that is not row-local, or whose loops are not phases of one row
 // space, is refused by the mapping.
 // RUN: not magi-opt %s --split-input-file --magi-map-to-gpu 2>&1 | FileCheck %s --check-prefix=BAD

@@ -33,13 +33,9 @@ TEST(CompileOptionsTest, SetByNameReachesEveryField) {
   EXPECT_EQ(set(o, "attention-query-in-shared", "true"), "");
   EXPECT_EQ(set(o, "attention-min-blocks-per-sm", "2"), "");
   EXPECT_EQ(set(o, "attention-key-splits", "8"), "");
-  EXPECT_EQ(set(o, "earlier-row-phases", "true"), "");
   EXPECT_EQ(set(o, "kernel-pass-options", "magi-choose-kernel-config{one-wave=true}"), "");
-  EXPECT_EQ(set(o, "lean-row-groups", "true"), "");
   EXPECT_EQ(o.attentionKeySplits, 8);
-  EXPECT_TRUE(o.earlierRowPhases);
   EXPECT_EQ(o.kernelPassOptions, "magi-choose-kernel-config{one-wave=true}");
-  EXPECT_TRUE(o.leanRowGroups);
   EXPECT_EQ(o.attentionRowsPerWarp, 32);
   EXPECT_EQ(o.attentionKeyRows, 32);
   EXPECT_TRUE(o.attentionQueryInShared);
@@ -93,9 +89,7 @@ TEST(CompileOptionsTest, KeyTextFollowsWhatChangesTheArtifact) {
                                                           {"attention-query-in-shared", "true"},
                                                           {"attention-min-blocks-per-sm", "3"},
                                                           {"attention-key-splits", "8"},
-                                                          {"earlier-row-phases", "true"},
-                                                          {"kernel-pass-options", "magi-map-to-gpu{lean-row-groups=true}"},
-                                                          {"lean-row-groups", "true"},
+                                                          {"kernel-pass-options", "magi-map-to-gpu{lean-row-groups=false}"},
                                                           {"splitting-ops", "magi.mm"},
                                                           {"pack-weights", "true"},
                                                           {"no-weights", "true"}}) {

@@ -63,10 +63,6 @@ struct CompileOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
-  /// An earlier row phase may join a later row group (GpuTargetOptions).
-  bool earlierRowPhases = false;
-  /// Row groups without needless barriers and loads (GpuTargetOptions).
-  bool leanRowGroups = false;
   /// Further options of the kernel passes (GpuTargetOptions::kernelPassOptions).
   std::string kernelPassOptions;
   /// An MLIR file of op definitions for ops the importer keeps opaque

@@ -80,9 +80,8 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       other reductions over the same columns, elementwise loops over the
       rows' columns. Neighbours have nothing that touches memory between
       them (a library call ends a run); one such phase further back joins
-      too with `earlier-row-phases` (off by default: not yet run on a
-      GPU; its bounds must be the same values as the group's, so `cse`
-      first), moved down next to the group, when the loops between touch none
+      too with `earlier-row-phases` (the default; its bounds must be the
+      same values as the group's, so `cse` first), moved down next to the group, when the loops between touch none
       of its buffers (through views; function arguments count as one
       buffer) and nothing else between touches memory (an embedding's
       gather before the RMSNorm of the gathered rows, with transformers'
@@ -122,10 +121,9 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
     Option<"rowGroups", "row-groups", "bool", "true",
            "Run neighbouring loops over the rows of a block reduction as one "
            "kernel (row-group)">,
-    Option<"earlierRowPhases", "earlier-row-phases", "bool", "false",
+    Option<"earlierRowPhases", "earlier-row-phases", "bool", "true",
            "Let a row phase further back join a row group, moved down to it "
-           "(an embedding's gather joining its RMSNorm; off until it has run "
-           "on a GPU)">,
+           "(an embedding's gather joining its RMSNorm)">,
     Option<"oneWave", "one-wave", "bool", "false",
            "Pack an elementwise loop's iterations (up to "
            "max-elements-per-thread) until its threads fit in one wave of "
@@ -166,7 +164,7 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     table does not describe, on thread 0 or of a reduction's result,
     forgets the buffer). An RMSNorm after a residual add then reads x and
     the residual once, 16 bytes at a time, and never reads h back. With
-    `lean-row-groups`, a
+    `lean-row-groups` (the default), a
     reduction whose output's fill was folded in has its total folded by
     every thread (it is uniform); thread 0 still stores it, and later
     phases take it from registers rather than reading it back. A barrier
@@ -200,11 +198,10 @@ def MapToGPU : Pass<"magi-map-to-gpu", "mlir::func::FuncOp"> {
     kernel module, as device memory the PTX initializes.
   }];
   let options = [
-    Option<"leanRowGroups", "lean-row-groups", "bool", "false",
+    Option<"leanRowGroups", "lean-row-groups", "bool", "true",
            "Row groups in registers: a reduction's total folded by every "
            "thread and taken from registers, barriers that order nothing "
-           "dropped, loads of buffers the kernel never writes issued first "
-           "(off until the fixtures' GPU check has run with it)">,
+           "dropped, loads of buffers the kernel never writes issued first">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];

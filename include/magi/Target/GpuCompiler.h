@@ -52,13 +52,6 @@ struct GpuTargetOptions {
   int64_t fewRowGemmColumnTiles = 0;
   int64_t fewRowGemmWarps = 0;
   int64_t fewRowGemmStages = 0;
-  /// magi-choose-kernel-config's earlier-row-phases: a row phase further
-  /// back (the embedding gather) may join a later row group (the first
-  /// RMSNorm). Adds a CSE before the configuration, which compares row
-  /// bounds as values.
-  bool earlierRowPhases = false;
-  /// magi-map-to-gpu's lean-row-groups.
-  bool leanRowGroups = false;
   /// Further options of the kernel passes, in pass-pipeline syntax
   /// ("magi-choose-kernel-config{max-elements-per-thread=1}
   /// magi-map-to-gpu{...}"), applied over those the fields above set: an

@@ -85,12 +85,6 @@ def CompilePieces : Pass<"magi-compile-pieces", "mlir::ModuleOp"> {
            "Few-row products: warps a block (0: chosen)">,
     Option<"fewRowGemmStages", "few-row-gemm-stages", "int64_t", "0",
            "Few-row products: stages of 64 k in each warp's ring, all but one in flight (0: chosen)">,
-    Option<"earlierRowPhases", "earlier-row-phases", "bool", "false",
-           "An earlier row phase (the embedding gather) may join a later row "
-           "group (the first RMSNorm)">,
-    Option<"leanRowGroups", "lean-row-groups", "bool", "false",
-           "Row groups: a reduction's total from registers, no needless "
-           "barriers, read-only loads first">,
     Option<"kernelPassOptions", "kernel-pass-options", "std::string", "\"\"",
            "Further options of the kernel passes, as 'PASS{OPTIONS} ...' "
            "(magi-compile --kernel-pass-options)">,
