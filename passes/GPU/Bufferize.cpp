@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace magi {
 #define GEN_PASS_DEF_MAGIBUFFERIZE
@@ -56,6 +57,38 @@ LogicalResult rejectHostControlFlow(ModuleOp module) {
                             "compiles for --compile-sizes)";
 }
 
+// A fill of an empty tensor that several ops take as their init (CSE merges
+// the identical fills of two RMSNorms' sums) would bufferize as one buffer
+// filled once and copied for every use but the last. Each further use gets
+// its own empty tensor and fill, just before it (the shared one goes): every reduction then
+// accumulates in place into a buffer filled for it, and the kernel
+// configuration sees the fill next to its reduction.
+void cloneSharedFills(ModuleOp module) {
+  SmallVector<linalg::FillOp> fills;
+  module.walk([&](linalg::FillOp fill) {
+    if (fill.hasPureTensorSemantics() && !fill->getResult(0).hasOneUse() &&
+        fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      fills.push_back(fill);
+  });
+  for (linalg::FillOp fill : fills) {
+    auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : fill->getResult(0).getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : uses) {
+      OpBuilder b(use->getOwner());
+      Operation *newEmpty = b.clone(*empty);
+      IRMapping mapping;
+      mapping.map(empty.getResult(), newEmpty->getResult(0));
+      Operation *newFill = b.clone(*fill, mapping);
+      use->set(newFill->getResult(0));
+    }
+    fill->erase();
+    if (empty->use_empty())
+      empty->erase();
+  }
+}
+
 class MagiBufferizePass
     : public magi::impl::MagiBufferizeBase<MagiBufferizePass> {
 public:
@@ -66,6 +99,7 @@ public:
     MLIRContext *ctx = &getContext();
     if (failed(rejectHostControlFlow(getOperation())))
       return signalPassFailure();
+    cloneSharedFills(getOperation());
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;

@@ -22,7 +22,11 @@ def MagiBufferize : Pass<"magi-bufferize", "mlir::ModuleOp"> {
     inputs, weights, other pieces' results): every one without a
     `bufferization.writable` attribute is made read-only, so bufferization
     copies rather than writes into it; the lowering marks the destination
-    of an in-place mutation (a KV cache) writable. The bufferizable-op
+    of an in-place mutation (a KV cache) writable. A fill of an empty
+    tensor with several uses (CSE merges the identical fills of two
+    RMSNorms' sums) is first cloned for each use, just before it, so every
+    reduction accumulates in place into a buffer filled for it rather than
+    into a copy of one shared buffer. The bufferizable-op
     models of the arith, linalg, tensor, scf and func dialects must be
     registered in the context (magi-opt and magi-compile do).
   }];
