@@ -120,6 +120,30 @@ splitKernelPassOptions(StringRef text) {
   return entries;
 }
 
+// Sets `options` ("a=1 b=2") on `pass`; the parser's message on failure.
+llvm::Error setPassOptions(Pass &pass, StringRef options) {
+  std::string error;
+  if (failed(pass.initializeOptions(options, [&](const Twine &message) {
+        error = message.str();
+        return failure();
+      })))
+    return llvm::createStringError("kernel pass options of '" + pass.getArgument() +
+                                   "': " + error);
+  return llvm::Error::success();
+}
+
+// The passes kernelPassOptions may name, by their argument.
+struct TunablePass {
+  StringRef name;
+  std::unique_ptr<Pass> (*create)();
+};
+const TunablePass kTunablePasses[] = {
+    {"magi-few-row-matmul-to-gpu", [] { return createFewRowMatmulToGPU(); }},
+    {"magi-choose-kernel-config", [] { return createChooseKernelConfig(); }},
+    {"magi-map-to-gpu", [] { return createMapToGPU(); }},
+    {"magi-tiled-attention-to-gpu", [] { return createTiledAttentionToGPU(); }},
+};
+
 // `pass` with the options kernelPassOptions gives it (none: as it is).
 std::unique_ptr<Pass> withKernelPassOptions(std::unique_ptr<Pass> pass,
                                             const GpuTargetOptions &target) {
@@ -128,16 +152,10 @@ std::unique_ptr<Pass> withKernelPassOptions(std::unique_ptr<Pass> pass,
   auto entries = splitKernelPassOptions(target.kernelPassOptions);
   if (!entries)
     llvm::report_fatal_error(entries.takeError());
-  for (auto [name, options] : *entries) {
-    if (name != pass->getArgument())
-      continue;
-    std::string error;
-    if (failed(pass->initializeOptions(options, [&](const Twine &message) {
-          error = message.str();
-          return failure();
-        })))
-      llvm::report_fatal_error(llvm::Twine("unchecked kernel pass options: ") + error);
-  }
+  for (auto [name, options] : *entries)
+    if (name == pass->getArgument())
+      if (llvm::Error error = setPassOptions(*pass, options))
+        llvm::report_fatal_error(std::move(error)); // checkKernelPassOptions was not called
   return pass;
 }
 
@@ -250,11 +268,11 @@ void buildGpuPipeline(OpPassManager &pm, const GpuTargetOptions &target) {
   addNVVMPasses(pm, target);
 }
 
-ArrayRef<StringRef> tunableKernelPasses() {
-  static const StringRef kPasses[] = {
-      "magi-few-row-matmul-to-gpu", "magi-choose-kernel-config",
-      "magi-map-to-gpu", "magi-tiled-attention-to-gpu"};
-  return kPasses;
+std::vector<StringRef> tunableKernelPasses() {
+  std::vector<StringRef> names;
+  for (const TunablePass &pass : kTunablePasses)
+    names.push_back(pass.name);
+  return names;
 }
 
 llvm::Error checkKernelPassOptions(StringRef text) {
@@ -262,26 +280,13 @@ llvm::Error checkKernelPassOptions(StringRef text) {
   if (!entries)
     return entries.takeError();
   for (auto [name, options] : *entries) {
-    std::unique_ptr<Pass> pass;
-    if (name == "magi-few-row-matmul-to-gpu")
-      pass = createFewRowMatmulToGPU();
-    else if (name == "magi-choose-kernel-config")
-      pass = createChooseKernelConfig();
-    else if (name == "magi-map-to-gpu")
-      pass = createMapToGPU();
-    else if (name == "magi-tiled-attention-to-gpu")
-      pass = createTiledAttentionToGPU();
-    else
-      return llvm::createStringError(
-          "kernel pass options: '" + name + "' is not one of " +
-          llvm::join(tunableKernelPasses(), ", "));
-    std::string error;
-    if (failed(pass->initializeOptions(options, [&](const Twine &message) {
-          error = message.str();
-          return failure();
-        })))
-      return llvm::createStringError("kernel pass options of '" + name +
-                                     "': " + error);
+    const TunablePass *tunable = llvm::find_if(
+        kTunablePasses, [&](const TunablePass &pass) { return pass.name == name; });
+    if (tunable == std::end(kTunablePasses))
+      return llvm::createStringError("kernel pass options: '" + name + "' is not one of " +
+                                     llvm::join(tunableKernelPasses(), ", "));
+    if (llvm::Error error = setPassOptions(*tunable->create(), options))
+      return error;
   }
   return llvm::Error::success();
 }

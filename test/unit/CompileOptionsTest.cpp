@@ -1,6 +1,7 @@
 //===- CompileOptionsTest.cpp - magi::CompileOptions by name and by flag --===//
 
 #include "magi/Compile/CompileModel.h"
+#include "magi/Target/GpuCompiler.h"
 #include "llvm/Support/CommandLine.h"
 #include "gtest/gtest.h"
 
@@ -139,6 +140,33 @@ TEST(CompileOptionsTest, CommandLineFlagsAreTheNamedOptions) {
   EXPECT_EQ(options.cacheMode, cache::CacheMode::Off);
   EXPECT_EQ(options.chip, "sm_80");
   EXPECT_EQ(options.blockSize, 256);
+}
+
+} // namespace
+
+namespace {
+
+std::string checkPassOptions(llvm::StringRef text) {
+  llvm::Error e = checkKernelPassOptions(text);
+  return e ? llvm::toString(std::move(e)) : "";
+}
+
+TEST(CompileOptionsTest, KernelPassOptionsAreCheckedPassByPass) {
+  EXPECT_EQ(checkPassOptions(""), "");
+  EXPECT_EQ(checkPassOptions("  magi-choose-kernel-config{one-wave=true max-elements-per-thread=4}"
+                             " magi-map-to-gpu{lean-row-groups=false} "),
+            "");
+  EXPECT_EQ(checkPassOptions("magi-tiled-attention-to-gpu{key-rows=32}"), "");
+  EXPECT_EQ(checkPassOptions("cse{}"),
+            "kernel pass options: 'cse' is not one of magi-few-row-matmul-to-gpu, "
+            "magi-choose-kernel-config, magi-map-to-gpu, magi-tiled-attention-to-gpu");
+  EXPECT_EQ(checkPassOptions("magi-map-to-gpu"),
+            "kernel pass options: expected PASS{OPTIONS}, found 'magi-map-to-gpu'");
+  EXPECT_EQ(checkPassOptions("magi-map-to-gpu{lean-row-groups=true"),
+            "kernel pass options: no '}' closes 'magi-map-to-gpu{'");
+  EXPECT_EQ(checkPassOptions("magi-choose-kernel-config{block-size=many}").rfind(
+                "kernel pass options of 'magi-choose-kernel-config': ", 0),
+            0u);
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace magi {
 
@@ -61,7 +62,7 @@ struct GpuTargetOptions {
 };
 
 /// The passes kernelPassOptions may name.
-llvm::ArrayRef<llvm::StringRef> tunableKernelPasses();
+std::vector<llvm::StringRef> tunableKernelPasses();
 /// An error naming what is wrong with `text` as kernelPassOptions (syntax, a
 /// pass it may not name, an option that pass does not have), else success.
 llvm::Error checkKernelPassOptions(llvm::StringRef text);
