@@ -219,8 +219,11 @@ STAYS_OPAQUE = """
   `torch._check` / `as_sym_bool` outputs that come with it, and the
   samples of `sym_size`, `sym_storage_offset` that need them): a result's
   size known only after the op runs does not fit Magi's static launch
-  plans. `magi-item-to-tensor` keeps a one-element `.item()` that only
-  feeds elementwise ops in tensor arithmetic; the rest stays opaque.
+  plans. `.item()` stays opaque but is interpreted (its scalar: an
+  integer, a bool or, as `as_sym_float`, an `f64`), and
+  `magi-item-to-tensor` keeps a one-element `.item()` that only feeds
+  elementwise ops in tensor arithmetic, so that compiles; the rest stays
+  opaque.
 - Complex numbers (`_fft_r2c`, `_fft_c2r`): Magi has no complex dtype.
 - No OpInfo sample reaches the rest (`run_decompositions()` turns the
   samples into other ops): typed where the op has a clear form, opaque

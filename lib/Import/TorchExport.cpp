@@ -627,6 +627,16 @@ FailureOr<Value> Importer::scalarValue(const Json *arg, Location loc,
       return lookup(*n, loc);
     return malformed();
   }
+  if (kind == "as_sym_float") {
+    // A SymFloat (a float .item()) is an f64, as a Python float is.
+    const Json *s = asObject(*v);
+    const Json *f = s ? member(s, "as_float") : nullptr;
+    if (auto d = f ? jsonFloat(*f) : std::nullopt)
+      return Value(arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*d)));
+    if (auto n = s ? getString(s, "as_name") : std::nullopt)
+      return lookup(*n, loc);
+    return malformed();
+  }
   if (kind == "as_tensor") {
     const Json *t = asObject(*v);
     std::optional<StringRef> ref = t ? getString(t, "name") : std::nullopt;
@@ -851,15 +861,19 @@ LogicalResult Importer::importNode(const Json &node) {
         for (const Json &t : *list)
           if (failed(addTensor(asObject(t))))
             return failure();
-      } else if (kind == "as_sym_int" || kind == "as_sym_bool") {
-        // A SymInt is an index, a SymBool an i1.
-        bool isInt = kind == "as_sym_int";
+      } else if (kind == "as_sym_int" || kind == "as_sym_bool" || kind == "as_sym_float") {
+        // A SymInt is an index, a SymBool an i1, a SymFloat an f64.
+        StringRef what = kind == "as_sym_int"    ? "SymInt"
+                         : kind == "as_sym_bool" ? "SymBool"
+                                                 : "SymFloat";
         const Json *sym = getObject(o, kind);
         std::optional<StringRef> n = sym ? getString(sym, "as_name") : std::nullopt;
         if (!n)
-          return error(loc) << "malformed " << (isInt ? "SymInt" : "SymBool") << " output";
+          return error(loc) << "malformed " << what << " output";
         outNames.push_back(n->str());
-        outTypes.push_back(isInt ? Type(b.getIndexType()) : Type(b.getI1Type()));
+        outTypes.push_back(kind == "as_sym_int"    ? Type(b.getIndexType())
+                           : kind == "as_sym_bool" ? Type(b.getI1Type())
+                                                   : Type(b.getF64Type()));
       } else if (kind == "as_none") {
         continue;
       } else {
@@ -904,7 +918,7 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
       return error(loc) << "malformed '" << kind << "' in argument '"
                         << argName << "'";
     };
-    if (kind == "as_tensor" || kind == "as_sym_int") {
+    if (kind == "as_tensor" || kind == "as_sym_int" || kind == "as_sym_float") {
       const Json *o = asObject(*v);
       if (!o)
         return malformed();
@@ -913,6 +927,14 @@ LogicalResult Importer::convertOpaque(StringRef target, const NodeArgs &args,
       if (ref) {
         if (failed(addOperand(*ref)))
           return failure();
+        continue;
+      }
+      if (kind == "as_sym_float") {
+        const Json *f = member(o, "as_float");
+        std::optional<double> d = f ? jsonFloat(*f) : std::nullopt;
+        if (!d)
+          return malformed();
+        attrs.append(argName, b.getF64FloatAttr(*d));
         continue;
       }
       std::optional<int64_t> i = getInteger(o, "as_int");

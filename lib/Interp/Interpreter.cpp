@@ -60,6 +60,7 @@ private:
   LogicalResult evalBind(BindSymbolicShapeOp op);
   LogicalResult bindSymbol(BindSymbolicShapeOp op, Value symbol, int64_t value);
   LogicalResult evalConstant(Operation *op, Attribute value);
+  LogicalResult evalItem(OpaqueOp item);
   LogicalResult evalSymBinary(Operation *op);
   LogicalResult evalSymBool(Operation *op);
   LogicalResult evalCall(func::CallOp call);
@@ -229,9 +230,12 @@ LogicalResult Interpreter::evalOp(Operation *op) {
     return success();
   if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
     return evalBind(bind);
-  if (auto opaque = dyn_cast<OpaqueOp>(op))
+  if (auto opaque = dyn_cast<OpaqueOp>(op)) {
+    if (opaque.getOpName() == "aten::_local_scalar_dense.default")
+      return evalItem(opaque);
     return op->emitError("cannot interpret '")
            << op->getName() << "' (\"" << opaque.getOpName() << "\")";
+  }
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return evalIf(ifOp);
   if (auto whileOp = dyn_cast<scf::WhileOp>(op))
@@ -491,6 +495,27 @@ LogicalResult Interpreter::evalBind(BindSymbolicShapeOp op) {
              << d << " has size " << shape[d] << ", but it is bound to "
              << toString(expr) << " = " << *expected;
   }
+  return success();
+}
+
+// `tensor.item()` (aten._local_scalar_dense, kept opaque): the one element
+// of its tensor as the scalar the op's result type names (an f64 for a
+// float, an index or i64 for an integer, an i1 for a bool).
+LogicalResult Interpreter::evalItem(OpaqueOp item) {
+  if (item.getArgs().size() != 1 || item.getNumResults() != 1)
+    return item.emitError("cannot interpret a .item() of ")
+           << item.getArgs().size() << " operands and " << item.getNumResults() << " results";
+  if (failed(checkOperands(item)))
+    return failure();
+  const Tensor &self = env.get(item.getArgs()[0]);
+  if (self.getNumElements() != 1)
+    return item.emitError("a .item() of a tensor of ")
+           << self.getNumElements() << " elements (it needs exactly one)";
+  Type dtype = scalarTensorDtype(item.getResult(0).getType());
+  if (!getElementKind(dtype))
+    return item.emitError("cannot interpret a .item() of type ") << item.getResult(0).getType();
+  env.set(item.getResult(0), isFloatDtype(dtype) ? Tensor::scalar(dtype, self.getDouble(0))
+                                                 : Tensor::scalarInt(dtype, self.getInt(0)));
   return success();
 }
 

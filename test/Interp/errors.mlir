@@ -116,3 +116,11 @@ func.func @loop_error() -> tensor<i64> {
   }
   return %r : tensor<i64>
 }
+
+// RUN: not magi-interp %s --function=item_of_many 2>&1 | FileCheck %s --check-prefix=ITEM
+// ITEM: magi-interp: error: a .item() of a tensor of 3 elements (it needs exactly one) at {{.*}}errors.mlir:[[@LINE+3]]:8
+func.func @item_of_many() -> f64 {
+  %x = magi.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %s = magi.opaque "aten::_local_scalar_dense.default"(%x) : (tensor<3xf32>) -> f64
+  return %s : f64
+}

@@ -20,7 +20,8 @@ SUBGRAPH) (a higher-order op's subgraph: a dict of "inputs", "nodes" and
 serializes cond's and while_loop's branches), a string; an output ("index",
 "EXPR") is a SymInt, EXPR its value as torch.export writes it
 ("Mul(Integer(2), Symbol('s0', positive=True, integer=True))"), and
-("symbool", "EXPR") a SymBool. A node without outputs (an assertion) is
+("symbool", "EXPR") a SymBool, ("symfloat", "EXPR") a SymFloat (a float
+.item()). A node without outputs (an assertion) is
 named after its target. An argument
 named "" is positional, as torch.export names a higher-order op's."""
 import ast
@@ -57,7 +58,7 @@ def meta(dtype, sizes):
             "storage_offset": {"as_int": 0}, "layout": 7}
 
 
-symbols, sym_ints, sym_bools = spec.get("symbols", {}), {}, {}
+symbols, sym_ints, sym_bools, sym_floats = spec.get("symbols", {}), {}, {}, {}
 
 
 def argument(value):
@@ -88,12 +89,14 @@ def argument(value):
         return {"as_sym_int": {"as_name": value}}
     if value in sym_bools:
         return {"as_sym_bool": {"as_name": value}}
+    if value in sym_floats:
+        return {"as_sym_float": {"as_name": value}}
     return {"as_tensor": {"name": value}}
 
 
 def graph(part):
     """The serialized graph of `part` and its input names."""
-    tensor_values, graph_sym_ints, graph_sym_bools, inputs = {}, {}, {}, []
+    tensor_values, graph_sym_ints, graph_sym_bools, graph_sym_floats, inputs = {}, {}, {}, {}, []
     for name, (dtype, sizes) in part["inputs"].items():
         tensor_values[name] = meta(dtype, sizes)
         inputs.append({"as_tensor": {"name": name}})
@@ -107,6 +110,9 @@ def graph(part):
             elif dtype == "symbool":
                 sym_bools[out] = graph_sym_bools[out] = sizes  # as written
                 node_outputs.append({"as_sym_bool": {"as_name": out}})
+            elif dtype == "symfloat":
+                sym_floats[out] = graph_sym_floats[out] = sizes  # as written
+                node_outputs.append({"as_sym_float": {"as_name": out}})
             else:
                 tensor_values[out] = meta(dtype, sizes)
                 node_outputs.append({"as_tensor": {"name": out}})
@@ -125,7 +131,9 @@ def graph(part):
              "sym_bool_values": {s: {"as_expr": {"expr_str": e}}
                                  for s, e in graph_sym_bools.items()},
              "is_single_tensor_return": False,
-             "custom_obj_values": {}, "sym_float_values": {}}, list(part["inputs"]))
+             "custom_obj_values": {},
+             "sym_float_values": {s: {"as_expr": {"expr_str": e}}
+                                  for s, e in graph_sym_floats.items()}}, list(part["inputs"]))
 
 
 top, input_names = graph(spec)
