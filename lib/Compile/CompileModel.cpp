@@ -530,8 +530,14 @@ magi::compileModel(const CompileOptions &options) {
     return makeError("no input graph given");
   if (options.outputDir.empty())
     return makeError("no output directory given");
-  if (llvm::Error error = checkKernelPassOptions(options.kernelPassOptions))
-    return error;
+  {
+    GpuTargetOptions kernels; // what decides which kernel passes run
+    kernels.fewRowGemmRows = options.fewRowGemmRows;
+    kernels.tiledAttention = options.tiledAttention;
+    kernels.kernelPassOptions = options.kernelPassOptions;
+    if (llvm::Error error = checkKernelPassOptions(kernels))
+      return error;
+  }
   CompileResult result;
 
   // The cache, before any work: an unusable root fails early.

@@ -275,8 +275,8 @@ std::vector<StringRef> tunableKernelPasses() {
   return names;
 }
 
-llvm::Error checkKernelPassOptions(StringRef text) {
-  auto entries = splitKernelPassOptions(text);
+llvm::Error checkKernelPassOptions(const GpuTargetOptions &target) {
+  auto entries = splitKernelPassOptions(target.kernelPassOptions);
   if (!entries)
     return entries.takeError();
   for (auto [name, options] : *entries) {
@@ -285,6 +285,15 @@ llvm::Error checkKernelPassOptions(StringRef text) {
     if (tunable == std::end(kTunablePasses))
       return llvm::createStringError("kernel pass options: '" + name + "' is not one of " +
                                      llvm::join(tunableKernelPasses(), ", "));
+    // Options of a pass this pipeline leaves out would do nothing.
+    if ((name == "magi-few-row-matmul-to-gpu" && target.fewRowGemmRows <= 0) ||
+        (name == "magi-tiled-attention-to-gpu" && !target.tiledAttention))
+      return llvm::createStringError("kernel pass options: '" + name +
+                                     "' does not run with these options (" +
+                                     (name == "magi-tiled-attention-to-gpu"
+                                          ? "no tiled attention"
+                                          : "few-row-gemm-rows=0") +
+                                     ")");
     if (llvm::Error error = setPassOptions(*tunable->create(), options))
       return error;
   }
@@ -390,8 +399,6 @@ void registerGpuPipeline() {
         GpuPipelineCliOptions options;
         if (failed(options.parseFromString(text)))
           return failure();
-        if (llvm::Error error = checkKernelPassOptions(options.kernelPassOptions))
-          return errorHandler(llvm::toString(std::move(error)));
         GpuTargetOptions target;
         target.chip = options.chip;
         target.features = options.features;
@@ -410,6 +417,8 @@ void registerGpuPipeline() {
         target.fewRowGemmWarps = options.fewRowGemmWarps;
         target.fewRowGemmStages = options.fewRowGemmStages;
         target.kernelPassOptions = options.kernelPassOptions;
+        if (llvm::Error error = checkKernelPassOptions(target))
+          return errorHandler(llvm::toString(std::move(error)));
         buildGpuPipeline(pm, target);
         return success();
       },

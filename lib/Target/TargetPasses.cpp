@@ -68,7 +68,7 @@ public:
       return signalPassFailure();
     }
     GpuTargetOptions target = targetOptions();
-    if (llvm::Error error = checkKernelPassOptions(target.kernelPassOptions)) {
+    if (llvm::Error error = checkKernelPassOptions(target)) {
       module.emitError("magi-compile-pieces: ") << llvm::toString(std::move(error));
       return signalPassFailure();
     }

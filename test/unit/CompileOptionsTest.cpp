@@ -146,8 +146,13 @@ TEST(CompileOptionsTest, CommandLineFlagsAreTheNamedOptions) {
 
 namespace {
 
-std::string checkPassOptions(llvm::StringRef text) {
-  llvm::Error e = checkKernelPassOptions(text);
+std::string checkPassOptions(llvm::StringRef text, int64_t fewRowGemmRows = 16,
+                             bool tiledAttention = true) {
+  GpuTargetOptions target;
+  target.fewRowGemmRows = fewRowGemmRows;
+  target.tiledAttention = tiledAttention;
+  target.kernelPassOptions = text.str();
+  llvm::Error e = checkKernelPassOptions(target);
   return e ? llvm::toString(std::move(e)) : "";
 }
 
@@ -164,6 +169,13 @@ TEST(CompileOptionsTest, KernelPassOptionsAreCheckedPassByPass) {
             "kernel pass options: expected PASS{OPTIONS}, found 'magi-map-to-gpu'");
   EXPECT_EQ(checkPassOptions("magi-map-to-gpu{lean-row-groups=true"),
             "kernel pass options: no '}' closes 'magi-map-to-gpu{'");
+  EXPECT_EQ(checkPassOptions("magi-few-row-matmul-to-gpu{warps=8}", /*fewRowGemmRows=*/0),
+            "kernel pass options: 'magi-few-row-matmul-to-gpu' does not run with these "
+            "options (few-row-gemm-rows=0)");
+  EXPECT_EQ(checkPassOptions("magi-tiled-attention-to-gpu{key-rows=32}", 16,
+                             /*tiledAttention=*/false),
+            "kernel pass options: 'magi-tiled-attention-to-gpu' does not run with these "
+            "options (no tiled attention)");
   EXPECT_EQ(checkPassOptions("magi-choose-kernel-config{block-size=many}").rfind(
                 "kernel pass options of 'magi-choose-kernel-config': ", 0),
             0u);

@@ -63,9 +63,10 @@ struct GpuTargetOptions {
 
 /// The passes kernelPassOptions may name.
 std::vector<llvm::StringRef> tunableKernelPasses();
-/// An error naming what is wrong with `text` as kernelPassOptions (syntax, a
-/// pass it may not name, an option that pass does not have), else success.
-llvm::Error checkKernelPassOptions(llvm::StringRef text);
+/// An error naming what is wrong with `target.kernelPassOptions` (syntax, a
+/// pass it may not name or that `target`'s pipeline does not run, an option
+/// that pass does not have), else success.
+llvm::Error checkKernelPassOptions(const GpuTargetOptions &target);
 
 struct CompiledPiece {
   std::string ptx;
