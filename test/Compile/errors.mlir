@@ -19,6 +19,16 @@
 // RUN: not magi-compile %s -o %t --cache-mode=off --disable-fusions=rms-norm,bogus 2>&1 | FileCheck %s --check-prefix=FUSION
 // FUSION: magi-compile: error: unknown fusion 'bogus' (known: layer-norm, attention, rms-norm, silu-and-mul, gelu, rotary-embedding, softmax, attention-layout, causal-mask)
 
+// Kernel pass options are checked before anything compiles.
+// RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/k --cache-mode=off --no-weights --kernel-pass-options='magi-map-to-gpu{lean=1}' 2>&1 | FileCheck %s --check-prefix=KOPT
+// KOPT: magi-compile: error: kernel pass options of 'magi-map-to-gpu': <Pass-Options-Parser>: no such option lean
+// RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/k --cache-mode=off --no-weights --few-row-gemm-rows=0 --kernel-pass-options='magi-few-row-matmul-to-gpu{warps=8}' 2>&1 | FileCheck %s --check-prefix=KPASS
+// KPASS: magi-compile: error: kernel pass options: 'magi-few-row-matmul-to-gpu' does not run with these options (few-row-gemm-rows=0)
+// RUN: not ls %t/k/manifest.json
+// The options reach the passes: one-wave elementwise kernels compile.
+// RUN: magi-compile %S/Inputs/weighted.mlir -o %t/k1 --cache-mode=off --no-weights --no-cubin --quiet --kernel-pass-options='magi-choose-kernel-config{one-wave=true max-elements-per-thread=4}'
+// RUN: ls %t/k1/manifest.json
+
 // Parameters need their weights, unless --no-weights says to go without.
 // RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/w --cache-mode=off 2>&1 | FileCheck %s --check-prefix=WEIGHTS
 // WEIGHTS: error: argument 1 is a weight, but no archive was given to read it from (--weights, or --no-weights to compile without them)
