@@ -2,8 +2,8 @@
 # Writes fixture directories (model.pt2, case0_inN and case0_outN in the shared
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
-# _grouped_mm, index_add), padding and nearest upsampling, col2im and runtime
-# assertions. Archives come from the tests' specs (test/Import/Inputs/), inputs
+# _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
+# assertions and torch.cond on a tensor. Archives come from the tests' specs (test/Import/Inputs/), inputs
 # are the tests' hand values, references are magi-interp's outputs (which
 # those tests check against the hand values). scripts/gpu-prepare.sh calls it,
 # so `scripts/gpu-session.sh check` runs them on the GPU beside the fixtures.
@@ -56,3 +56,8 @@ fixture op-col2im col2im.spec \
   bfloat16:8,4:0,1,2,3,10,11,12,13,20,21,22,23,30,31,32,33,40,41,42,43,50,51,52,53,60,61,62,63,70,71,72,73
 fixture op-assertions assertions.spec \
   float32:4:1,2,3,4
+# torch.cond on a bool tensor, compiled as both branches and a select.
+fixture op-cond control-flow/cond-select.spec \
+  bool::1 \
+  float32:3:0,1,2 \
+  float32:3:1,2,3

@@ -122,6 +122,7 @@ LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options,
   full.addPass(createCanonicalizerPass());
   full.addPass(createCSEPass());
   full.addPass(createItemToTensor());
+  full.addPass(createSelectBranches());
   if (!options.replaceOp.empty()) {
     auto [from, to] = StringRef(options.replaceOp).split('=');
     if (from.empty() || to.empty())

@@ -7,7 +7,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while symbolic size-predicate wrong-inputs float-predicate other-hop; do \
+// RUN: for s in cond-while cond-select symbolic size-predicate wrong-inputs float-predicate other-hop; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -52,8 +52,23 @@
 // FALSE-NEXT: out1: tensor<i64> = 3
 // FALSE-NEXT: out2: tensor<3xf32> = [0, 0.5403023, -3.3291748]
 
+// The cond becomes a select (magi-select-branches); the while_loop stays,
+// and the GPU path refuses it.
 // RUN: not magi-compile %t/cond-while.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=GPU
-// GPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: a launch plan cannot branch on a value on the device
+// GPU: error: 'scf.while' (control flow: torch.cond or while_loop) is not compiled for the GPU: a launch plan cannot branch on a value on the device
+
+// A cond alone compiles for the GPU as both branches and a select, and
+// runs as the branch the predicate picks.
+// RUN: magi-import %t/cond-select.pt2 | magi-opt --magi-compile-to=full-graph | FileCheck %s --check-prefix=SELECT
+// SELECT-NOT: scf.if
+// SELECT: magi.where %arg0,
+// RUN: magi-compile %t/cond-select.pt2 -o %t/cond-select --no-cubin --cache-mode=off --quiet
+// RUN: ls %t/cond-select/manifest.json
+// RUN: magi-interp %t/cond-select.pt2 --input %t/true.npy --input %t/x.npy --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=SELTRUE
+// RUN: magi-interp %t/cond-select.pt2 --input %t/false.npy --input %t/x.npy --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=SELFALSE
+// sin(x) * x, and cos(x).
+// SELTRUE:  out0: tensor<3xf32> = [0, 0.84147096, 1.8185948]
+// SELFALSE: out0: tensor<3xf32> = [1, 0.5403023, -0.41614684]
 
 // Symbolic sizes: the predicate has one element in rank 1; the false branch
 // returns its input. Specializing s0 gives every joined value one static type.

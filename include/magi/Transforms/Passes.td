@@ -46,6 +46,31 @@ def ItemToTensor : Pass<"magi-item-to-tensor", "mlir::func::FuncOp"> {
   ];
 }
 
+def SelectBranches : Pass<"magi-select-branches", "mlir::func::FuncOp"> {
+  let summary = "Computes a torch.cond on a bool tensor as both branches and a select";
+  let description = [{
+    A launch plan cannot branch on a value on the device, so an `scf.if`
+    (torch.cond) whose predicate is the one element of a bool tensor
+    (`tensor.extract`) becomes both branches, computed one after the other
+    where the `scf.if` stood, and one `magi.where` per result, selecting
+    by the predicate (viewed as 0-d). Only when that is safe and exact:
+    every op of both branches may run on the values of the branch not
+    taken (no `magi.embedding`, `gather`, `index`, `index_select`,
+    `index_put`, `scatter` or `grouped_mm`, which read or write at
+    addresses their values give; no assertion, no `magi.opaque`, no call,
+    no nested region left), every result is a ranked tensor, and the
+    select's type is the `scf.if`'s. Anything else stays an `scf.if` (the
+    interpreter and the CPU lowering run it; the GPU path refuses it by
+    name). The untaken branch's work is done and thrown away: right for
+    the small branches torch.cond usually holds, a waste for large ones.
+    A predicate on the sizes (a SymBool) is left alone: it folds once the
+    sizes are specialized.
+  }];
+  let statistics = [
+    Statistic<"numSelected", "num-selected", "Number of scf.if computed as selects">,
+  ];
+}
+
 def Fuse : Pass<"magi-fuse", "mlir::func::FuncOp"> {
   let summary = "Forms the fused magi ops from the patterns torch.export captures";
   let description = [{
