@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
 namespace magi {
@@ -37,9 +38,18 @@ bool safeToSpeculate(Operation *op) {
   if (isa<EmbeddingOp, GatherOp, IndexOp, IndexSelectOp, IndexPutOp, ScatterOp,
           GroupedMmOp, OpaqueOp, AssertSymbolicOp, AssertTensorMetadataOp>(op))
     return false;
-  Dialect *dialect = op->getDialect();
-  return isa<MagiDialect, arith::ArithDialect>(dialect) ||
-         isa<tensor::ExtractOp, tensor::CastOp>(op);
+  // An element read at constant indices within static sizes is in bounds
+  // whichever branch is taken.
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    auto type = cast<RankedTensorType>(extract.getTensor().getType());
+    for (auto [index, size] : llvm::zip(extract.getIndices(), type.getShape())) {
+      std::optional<int64_t> at = getConstantIntValue(index);
+      if (!at || ShapedType::isDynamic(size) || *at < 0 || *at >= size)
+        return false;
+    }
+    return true;
+  }
+  return isa<MagiDialect, arith::ArithDialect>(op->getDialect()) || isa<tensor::CastOp>(op);
 }
 
 // The one-element bool tensor `cond` reads, when it is a tensor.extract of

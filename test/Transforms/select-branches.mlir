@@ -90,3 +90,22 @@ func.func @size_predicate(%b: i1, %x: tensor<3xf32>) -> tensor<3xf32> {
   }
   return %r : tensor<3xf32>
 }
+
+// -----
+
+// An element read at an index a value gives could be out of range on the
+// other branch's values: the branch stays.
+// CHECK-LABEL: func.func @extract_at_value
+// CHECK: scf.if
+func.func @extract_at_value(%p: tensor<i1>, %t: tensor<4xf32>, %i: index, %x: tensor<f32>) -> tensor<f32> {
+  %c = tensor.extract %p[] : tensor<i1>
+  %r = scf.if %c -> (tensor<f32>) {
+    %e = tensor.extract %t[%i] : tensor<4xf32>
+    %w = arith.extf %e : f32 to f64
+    %s = magi.mul %x, %w : (tensor<f32>, f64) -> tensor<f32>
+    scf.yield %s : tensor<f32>
+  } else {
+    scf.yield %x : tensor<f32>
+  }
+  return %r : tensor<f32>
+}

@@ -57,7 +57,8 @@ def SelectBranches : Pass<"magi-select-branches", "mlir::func::FuncOp"> {
     every op of both branches may run on the values of the branch not
     taken (no `magi.embedding`, `gather`, `index`, `index_select`,
     `index_put`, `scatter` or `grouped_mm`, which read or write at
-    addresses their values give; no assertion, no `magi.opaque`, no call,
+    addresses their values give; no `tensor.extract` but at constant
+    indices within static sizes; no assertion, no `magi.opaque`, no call,
     no nested region left), every result is a ranked tensor, and the
     select's type is the `scf.if`'s. Anything else stays an `scf.if` (the
     interpreter and the CPU lowering run it; the GPU path refuses it by
