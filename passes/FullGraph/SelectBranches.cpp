@@ -38,6 +38,11 @@ bool safeToSpeculate(Operation *op) {
   if (isa<EmbeddingOp, GatherOp, IndexOp, IndexSelectOp, IndexPutOp, ScatterOp,
           GroupedMmOp, OpaqueOp, AssertSymbolicOp, AssertTensorMetadataOp>(op))
     return false;
+  // A scalar integer division traps on the CPU when its divisor is 0 (the
+  // magi ops' lowerings guard theirs; arith's do not).
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+          arith::FloorDivSIOp, arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
+    return false;
   // An element read at constant indices within static sizes is in bounds
   // whichever branch is taken.
   if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {

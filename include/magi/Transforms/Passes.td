@@ -58,7 +58,8 @@ def SelectBranches : Pass<"magi-select-branches", "mlir::func::FuncOp"> {
     taken (no `magi.embedding`, `gather`, `index`, `index_select`,
     `index_put`, `scatter` or `grouped_mm`, which read or write at
     addresses their values give; no `tensor.extract` but at constant
-    indices within static sizes; no assertion, no `magi.opaque`, no call,
+    indices within static sizes, no scalar integer division (`arith`'s
+    traps on a zero divisor); no assertion, no `magi.opaque`, no call,
     no nested region left), every result is a ranked tensor, and the
     select's type is the `scf.if`'s. Anything else stays an `scf.if` (the
     interpreter and the CPU lowering run it; the GPU path refuses it by
