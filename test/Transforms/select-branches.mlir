@@ -109,3 +109,22 @@ func.func @extract_at_value(%p: tensor<i1>, %t: tensor<4xf32>, %i: index, %x: te
   }
   return %r : tensor<f32>
 }
+
+// -----
+
+// A scalar integer division would trap on a zero divisor meant for the
+// other branch: the branch stays.
+// CHECK-LABEL: func.func @integer_division
+// CHECK: scf.if
+func.func @integer_division(%p: tensor<i1>, %a: index, %b: index, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %c = tensor.extract %p[] : tensor<i1>
+  %r = scf.if %c -> (tensor<3xf32>) {
+    %q = arith.divsi %a, %b : index
+    %i = arith.index_cast %q : index to i64
+    %s = magi.mul %x, %i : (tensor<3xf32>, i64) -> tensor<3xf32>
+    scf.yield %s : tensor<3xf32>
+  } else {
+    scf.yield %x : tensor<3xf32>
+  }
+  return %r : tensor<3xf32>
+}
