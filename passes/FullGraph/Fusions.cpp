@@ -90,14 +90,7 @@ bool onlyBoundExcept(Value v, Operation *except = nullptr) {
 // destroyed and the root stays (a failure the pattern reports).
 LogicalResult replaceIfSameType(PatternRewriter &rewriter, Operation *root,
                                 Operation *fused) {
-  auto infer = dyn_cast<InferTypeOpInterface>(fused);
-  SmallVector<Type> inferred;
-  if (root->getResultTypes() != fused->getResultTypes() || !infer ||
-      failed(infer.inferReturnTypes(
-          fused->getContext(), std::nullopt, fused->getOperands(),
-          fused->getRawDictionaryAttrs(), fused->getPropertiesStorage(),
-          fused->getRegions(), inferred)) ||
-      !areRefinementsOf(fused->getResultTypes(), inferred)) {
+  if (root->getResultTypes() != fused->getResultTypes() || !declaredTypesHold(fused)) {
     fused->destroy();
     return rewriter.notifyMatchFailure(
         root, "the fused op's type would not be the root's");

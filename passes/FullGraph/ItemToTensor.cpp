@@ -45,13 +45,7 @@ public:
           zeroD = ToCopyOp::create(b, item.getLoc(), zeroD, TypeAttr::get(dtype));
         use.set(zeroD);
         // Keep the rewrite only where the op's types still hold.
-        auto infer = cast<InferTypeOpInterface>(user);
-        SmallVector<Type> inferred;
-        if (failed(infer.inferReturnTypes(
-                user->getContext(), std::nullopt, user->getOperands(),
-                user->getRawDictionaryAttrs(), user->getPropertiesStorage(),
-                user->getRegions(), inferred)) ||
-            !areRefinementsOf(user->getResultTypes(), inferred)) {
+        if (!declaredTypesHold(user)) {
           use.set(scalar);
           // Drop the view (and cast) made for nothing.
           Operation *made = zeroD.getDefiningOp();

@@ -109,12 +109,7 @@ private:
          llvm::zip(op.getResultTypes(), thenYield.getOperands(), elseYield.getOperands())) {
       auto where = WhereOp::create(b, loc, type, flag, onTrue, onFalse);
       // The select must have the if's type (the branches' types join in it).
-      SmallVector<Type> inferred;
-      if (failed(where.inferReturnTypes(op->getContext(), loc, where->getOperands(),
-                                        where->getRawDictionaryAttrs(),
-                                        where->getPropertiesStorage(), where->getRegions(),
-                                        inferred)) ||
-          !areRefinementsOf(TypeRange(type), inferred)) {
+      if (!declaredTypesHold(where)) {
         for (Value made : selected)
           made.getDefiningOp()->erase();
         where->erase();

@@ -231,4 +231,16 @@ bool areRefinementsOf(TypeRange declared, TypeRange inferred) {
   return true;
 }
 
+bool declaredTypesHold(Operation *op) {
+  auto infer = dyn_cast<InferTypeOpInterface>(op);
+  SmallVector<Type> inferred;
+  return infer &&
+         // No location: a probe, not a diagnostic.
+         succeeded(infer.inferReturnTypes(op->getContext(), std::nullopt, op->getOperands(),
+                                          op->getRawDictionaryAttrs(),
+                                          op->getPropertiesStorage(), op->getRegions(),
+                                          inferred)) &&
+         areRefinementsOf(op->getResultTypes(), inferred);
+}
+
 } // namespace magi

@@ -71,6 +71,10 @@ SliceBounds resolveSliceBounds(int64_t size, int64_t start, int64_t end,
 /// dimension inferred as `?` may be declared static.
 bool isRefinementOf(mlir::Type declared, mlir::Type inferred);
 bool areRefinementsOf(mlir::TypeRange declared, mlir::TypeRange inferred);
+/// True when `op` infers result types (InferTypeOpInterface) of which its
+/// declared ones are refinements: what a rewrite that changes an op's
+/// operands, or builds one with a type of its choosing, must keep.
+bool declaredTypesHold(mlir::Operation *op);
 
 /// What an op's verifier accepts for its declared results against the
 /// inferred ones: the same dtype and rank, and each size the same or `?` on
