@@ -59,10 +59,12 @@ LogicalResult rejectHostControlFlow(ModuleOp module) {
 
 // A fill of an empty tensor that several ops take as their init (CSE merges
 // the identical fills of two RMSNorms' sums) would bufferize as one buffer
-// filled once and copied for every use but the last. Each further use gets
-// its own empty tensor and fill, just before it (the shared one goes): every reduction then
-// accumulates in place into a buffer filled for it, and the kernel
-// configuration sees the fill next to its reduction.
+// filled once and copied for every use but the last. Instead every use gets
+// an empty tensor and fill of its own, just before it, and the shared fill
+// goes: each reduction then accumulates in place into a buffer filled for
+// it, and the kernel configuration sees the fill next to its reduction. A
+// use in a loop body is filled there, every iteration: it needs a fresh
+// accumulator each time, and a fill outside would be copied in instead.
 void cloneSharedFills(ModuleOp module) {
   SmallVector<linalg::FillOp> fills;
   module.walk([&](linalg::FillOp fill) {
