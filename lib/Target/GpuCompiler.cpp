@@ -42,6 +42,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -197,7 +198,9 @@ void addMappingPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   attention.keySplits = target.attentionKeySplits;
   // sm_90a is the target with Hopper's arch-specific instructions.
   attention.warpgroupMma = target.chip == "sm_90a";
-  fn.addPass(withKernelPassOptions(createTiledAttentionToGPU(attention), target));
+  // Without tiled attention the lowering makes no magi.tiled_attention.
+  if (target.tiledAttention)
+    fn.addPass(withKernelPassOptions(createTiledAttentionToGPU(attention), target));
 }
 
 // Whether `chip` ("sm_90", "sm_90a", ...) is of compute capability
@@ -279,6 +282,21 @@ llvm::Error checkKernelPassOptions(const GpuTargetOptions &target) {
   auto entries = splitKernelPassOptions(target.kernelPassOptions);
   if (!entries)
     return entries.takeError();
+  if (entries->empty())
+    return llvm::Error::success();
+  // The tunable passes the mapping passes for `target` run, read off their
+  // printed pipeline (each prints as `name{options}`).
+  GpuTargetOptions plain = target;
+  plain.kernelPassOptions.clear();
+  OpPassManager mapping(ModuleOp::getOperationName(), OpPassManager::Nesting::Implicit);
+  addMappingPasses(mapping, plain);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mapping.printAsTextualPipeline(os);
+  llvm::StringSet<> runs;
+  for (const TunablePass &pass : kTunablePasses)
+    if (StringRef(text).contains((pass.name + "{").str()))
+      runs.insert(pass.name);
   for (auto [name, options] : *entries) {
     const TunablePass *tunable = llvm::find_if(
         kTunablePasses, [&](const TunablePass &pass) { return pass.name == name; });
@@ -286,14 +304,11 @@ llvm::Error checkKernelPassOptions(const GpuTargetOptions &target) {
       return llvm::createStringError("kernel pass options: '" + name + "' is not one of " +
                                      llvm::join(tunableKernelPasses(), ", "));
     // Options of a pass this pipeline leaves out would do nothing.
-    if ((name == "magi-few-row-matmul-to-gpu" && target.fewRowGemmRows <= 0) ||
-        (name == "magi-tiled-attention-to-gpu" && !target.tiledAttention))
-      return llvm::createStringError("kernel pass options: '" + name +
-                                     "' does not run with these options (" +
-                                     (name == "magi-tiled-attention-to-gpu"
-                                          ? "no tiled attention"
-                                          : "few-row-gemm-rows=0") +
-                                     ")");
+    if (!runs.contains(name))
+      return llvm::createStringError(
+          "kernel pass options: '" + name +
+          "' is not in the pipeline these options build (few-row-gemm-rows=0 "
+          "leaves out the few-row products, no tiled attention the tiled attention)");
     if (llvm::Error error = setPassOptions(*tunable->create(), options))
       return error;
   }

@@ -23,7 +23,7 @@
 // RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/k --cache-mode=off --no-weights --kernel-pass-options='magi-map-to-gpu{lean=1}' 2>&1 | FileCheck %s --check-prefix=KOPT
 // KOPT: magi-compile: error: kernel pass options of 'magi-map-to-gpu': <Pass-Options-Parser>: no such option lean
 // RUN: not magi-compile %S/Inputs/weighted.mlir -o %t/k --cache-mode=off --no-weights --few-row-gemm-rows=0 --kernel-pass-options='magi-few-row-matmul-to-gpu{warps=8}' 2>&1 | FileCheck %s --check-prefix=KPASS
-// KPASS: magi-compile: error: kernel pass options: 'magi-few-row-matmul-to-gpu' does not run with these options (few-row-gemm-rows=0)
+// KPASS: magi-compile: error: kernel pass options: 'magi-few-row-matmul-to-gpu' is not in the pipeline these options build (few-row-gemm-rows=0 leaves out the few-row products, no tiled attention the tiled attention)
 // RUN: not ls %t/k/manifest.json
 // The options reach the passes: one-wave elementwise kernels compile.
 // RUN: magi-compile %S/Inputs/weighted.mlir -o %t/k1 --cache-mode=off --no-weights --no-cubin --quiet --kernel-pass-options='magi-choose-kernel-config{one-wave=true max-elements-per-thread=4}'

@@ -170,12 +170,14 @@ TEST(CompileOptionsTest, KernelPassOptionsAreCheckedPassByPass) {
   EXPECT_EQ(checkPassOptions("magi-map-to-gpu{lean-row-groups=true"),
             "kernel pass options: no '}' closes 'magi-map-to-gpu{'");
   EXPECT_EQ(checkPassOptions("magi-few-row-matmul-to-gpu{warps=8}", /*fewRowGemmRows=*/0),
-            "kernel pass options: 'magi-few-row-matmul-to-gpu' does not run with these "
-            "options (few-row-gemm-rows=0)");
+            "kernel pass options: 'magi-few-row-matmul-to-gpu' is not in the pipeline these "
+            "options build (few-row-gemm-rows=0 leaves out the few-row products, no tiled "
+            "attention the tiled attention)");
   EXPECT_EQ(checkPassOptions("magi-tiled-attention-to-gpu{key-rows=32}", 16,
                              /*tiledAttention=*/false),
-            "kernel pass options: 'magi-tiled-attention-to-gpu' does not run with these "
-            "options (no tiled attention)");
+            "kernel pass options: 'magi-tiled-attention-to-gpu' is not in the pipeline these "
+            "options build (few-row-gemm-rows=0 leaves out the few-row products, no tiled "
+            "attention the tiled attention)");
   EXPECT_EQ(checkPassOptions("magi-choose-kernel-config{block-size=many}").rfind(
                 "kernel pass options of 'magi-choose-kernel-config': ", 0),
             0u);
