@@ -18,6 +18,7 @@
 #                              positions, examples/llama7b-decode/) compiled, for
 #                              bench/decode/bench.py
 #   .gpu/attention/<config>/   the attention sweep's graphs compiled (bench/attention)
+#   .gpu/conv/<config>/        the convolution sweep's graphs compiled (bench/conv)
 #   .gpu/padding/<model>/      llama, gpt2 and bert (bf16) compiled with --compile-sizes=16,64
 # Then, on the GPU machine (carry .gpu):
 #   scripts/gpu-check.sh .gpu/artifacts .gpu/fixtures
@@ -164,6 +165,14 @@ mkdir -p "$out/attention"
 cp "$out/attention-graphs/configs.json" "$out/attention/"
 for graph in "$out"/attention-graphs/*.mlir; do
   "$bin/magi-compile" "$graph" -o "$out/attention/$(basename "$graph" .mlir)" \
+    --cache-mode=off --quiet --no-weights
+done
+# The convolution sweep (bench/conv/check.py): one graph per configuration.
+python3 "$repo/bench/conv/graphs.py" "$out/conv-graphs" > /dev/null
+mkdir -p "$out/conv"
+cp "$out/conv-graphs/configs.json" "$out/conv/"
+for graph in "$out"/conv-graphs/*.mlir; do
+  "$bin/magi-compile" "$graph" -o "$out/conv/$(basename "$graph" .mlir)" \
     --cache-mode=off --quiet --no-weights
 done
 # Attention tilings to compare (scripts/gpu-session.sh attention-variants):

@@ -14,6 +14,9 @@
 #              gpu-prepare.sh), at $ATTENTION_TOKENS; with ATTENTION_SANITIZE
 #              ("CONFIG:T ..."), compute-sanitizer memcheck and racecheck on
 #              those cases of each variant
+#   conv       bench/conv/check.py: every convolution of the sweep (.gpu/conv,
+#              and each .gpu/conv-<name>/ compiled otherwise, e.g. by an
+#              older tree) against PyTorch eager (cuDNN), timed
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs (and
 #              each compilation in .gpu/targets/: EXTRA_TARGETS, CHECK_VARIANTS and BENCH_VARIANTS of gpu-prepare.sh)
@@ -113,6 +116,17 @@ for step in "${steps[@]}"; do
       --out "$work" --tokens "${ATTENTION_TOKENS:-127,4096}" > "$work/attention.txt" 2>&1
     note "== attention (exit $?)"
     tail -40 "$work/attention.txt" >> "$summary"
+    ;;
+  conv)
+    extra=()
+    for dir in .gpu/conv-*/; do
+      dir="${dir%/}"
+      [[ -d "$dir" && "$dir" != *-graphs ]] && extra+=(--artifacts "${dir#.gpu/conv-}=$dir")
+    done
+    python3 bench/conv/check.py --magi-run build-run/magi-run --artifacts gemm=.gpu/conv \
+      "${extra[@]}" --configs .gpu/conv/configs.json --out "$work" > "$work/conv.txt" 2>&1
+    note "== conv (exit $?)"
+    tail -20 "$work/conv.txt" >> "$summary"
     ;;
   attention-variants)
     for dir in .gpu/attention-variants/*/; do

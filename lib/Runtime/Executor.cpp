@@ -1897,10 +1897,11 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
         biasSize = bias.sizes[0];
       }
       checkGemm(call, biasSize, stepName + ": " + opName);
-      // a and b read, c (and the bias) written or read once each.
+      // a and b read, c (and the bias) written or read once each; an operand
+      // of one batch (a convolution's weight) is read once for all.
       int64_t batch = call.c.sizes[0], m = call.a.sizes[1], k = call.a.sizes[2],
               n = call.b.sizes[2];
-      device.bytes = (batch * m * k + batch * k * n) * elementSize(call.dtype) +
+      device.bytes = (call.a.sizes[0] * m * k + call.b.sizes[0] * k * n) * elementSize(call.dtype) +
                      (batch * m * n + biasSize) * elementSize(call.cDtype);
       device.flops = 2.0 * double(batch) * double(m) * double(n) * double(k);
       device.skipped = call.c.sizes[0] == 0 || call.c.sizes[1] == 0 || call.c.sizes[2] == 0;

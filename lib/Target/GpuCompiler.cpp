@@ -219,6 +219,7 @@ void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   if (chipAtLeast(target.chip, 9))
     pm.addPass(createWaitForPreviousGrid());
   OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(createExpandShapesToCasts());
   fn.addPass(memref::createExpandStridedMetadataPass());
   fn.addPass(createLowerAffinePass());
   fn.addPass(createCanonicalizerPass());
@@ -228,6 +229,7 @@ void addOutliningPasses(OpPassManager &pm, const GpuTargetOptions &target) {
 void addNVVMPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   std::string libdevice = findLibdevice(target.cudaPath);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createExpandShapesToCasts());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(arith::createArithExpandOpsPass());

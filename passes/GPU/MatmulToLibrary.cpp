@@ -30,6 +30,8 @@ class MatmulToLibraryCallPass
 public:
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (func.isExternal()) // e.g. a gemm declaration this pass added
+      return;
     erased.clear();
     SmallVector<linalg::LinalgOp> candidates;
     for (Operation &op : func.getBody().front())
@@ -101,10 +103,7 @@ private:
       return;
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
-    // Several batch loops (attention's batch and heads) become one batch
-    // when each operand holds them contiguously.
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1)
+    if (failed(dims) || dims->k.size() != 1)
       return;
     // Over one k it is an outer product, one multiply an element: a kernel
     // of a few microseconds, where a cuBLASLt call took 16-21 us on an H200
@@ -115,6 +114,34 @@ private:
     if (!llvm::all_of(maps, [](AffineMap m) { return m.isPermutation() ||
                                                      m.isProjectedPermutation(); }))
       return;
+    // Several batch loops (attention's batch and heads) become one batch
+    // when each operand holds them contiguously.
+    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+    SmallVector<unsigned> ms(dims->m.begin(), dims->m.end());
+    SmallVector<unsigned> ns(dims->n.begin(), dims->n.end());
+    // A batch that one operand lacks (a convolution's images, one weight for
+    // all of them) counts among m or n: it is the leading dimension of c and
+    // of the other operand. The operand without it is read again for each
+    // batch (a unit batch, batch stride 0 in the call).
+    std::optional<unsigned> shared; // the operand without the batch
+    auto leading = [](AffineMap m) {
+      return cast<AffineDimExpr>(m.getResult(0)).getPosition();
+    };
+    if (batch.empty() && maps[2].getNumResults() == 3) {
+      unsigned lead = leading(maps[2]);
+      for (unsigned owner : {0u, 1u}) {
+        SmallVector<unsigned> &group = owner == 0 ? ms : ns;
+        if (group.size() == 2 && llvm::is_contained(group, lead) &&
+            maps[owner].getNumResults() == 3 && leading(maps[owner]) == lead) {
+          batch.push_back(lead);
+          llvm::erase(group, lead);
+          shared = 1 - owner;
+          break;
+        }
+      }
+    }
+    if (ms.size() != 1 || ns.size() != 1)
+      return;
     Value a = op.getDpsInputOperand(0)->get();
     Value bOperand = op.getDpsInputOperand(1)->get();
     Value c = op.getDpsInitOperand(0)->get();
@@ -123,11 +150,10 @@ private:
       if (!type || !type.getLayout().isIdentity())
         return;
     }
-    bool batched = !dims->batch.empty();
-    unsigned numBatch = dims->batch.size();
-    unsigned expectedRank = 2 + numBatch;
-    for (AffineMap m : maps)
-      if (m.getNumResults() != expectedRank)
+    bool batched = !batch.empty();
+    unsigned numBatch = batch.size();
+    for (auto [i, m] : llvm::enumerate(maps))
+      if (m.getNumResults() != (shared == i ? 2 : 2 + numBatch))
         return; // e.g. a batch broadcast: not a plain product
     Type ta = cast<MemRefType>(a.getType()).getElementType();
     Type tb = cast<MemRefType>(bOperand.getType()).getElementType();
@@ -144,16 +170,19 @@ private:
 
     OpBuilder b(op);
     Location loc = op.getLoc();
-    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
-    auto with = [&](std::initializer_list<unsigned> rest) {
-      SmallVector<unsigned> loops = batch;
+    auto with = [&](unsigned operand, std::initializer_list<unsigned> rest) {
+      SmallVector<unsigned> loops;
+      if (shared != operand)
+        loops = batch;
       loops.append(rest.begin(), rest.end());
       return loops;
     };
-    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-    Value va = view(b, loc, a, maps[0], with({m, k}), !batched, numBatch);
-    Value vb = view(b, loc, bOperand, maps[1], with({k, n}), !batched, numBatch);
-    Value vc = view(b, loc, target, maps[2], with({m, n}), !batched, numBatch);
+    unsigned m = ms[0], n = ns[0], k = dims->k[0];
+    Value va = view(b, loc, a, maps[0], with(0, {m, k}),
+                    !batched || shared == 0u, shared == 0u ? 1 : numBatch);
+    Value vb = view(b, loc, bOperand, maps[1], with(1, {k, n}),
+                    !batched || shared == 1u, shared == 1u ? 1 : numBatch);
+    Value vc = view(b, loc, target, maps[2], with(2, {m, n}), !batched, numBatch);
     if (!va || !vb || !vc) {
       // Views already made stay unused; canonicalization removes them.
       return;

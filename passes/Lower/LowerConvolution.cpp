@@ -2,11 +2,18 @@
 //
 // The ops of convolutional networks.
 //
-// magi.convolution as one generic over [N, G, O/G, *out] x [C/G, *kernel]:
-// the input padded first (a magi.constant_pad_nd, lowered in turn) and its
-// channels split into groups, the weight split likewise; products
-// accumulate in opmath (f32 for half types) from the bias or zero, one
-// elementwise generic rounds, and the groups collapse back into channels.
+// magi.convolution, the input padded first (a magi.constant_pad_nd, lowered
+// in turn), products accumulating in opmath (f32 for half types):
+// - one group: each image's windows gathered into columns [C * kernel,
+//   out] (im2col; a 1 x 1 convolution of stride 1 is its own columns), then
+//   one matrix product per image, weight [O, C * kernel] times columns, the
+//   weight shared by every image; the GPU path hands it to cuBLASLt
+//   (magi-matmul-to-library-call). One elementwise generic adds the bias
+//   and rounds.
+// - several groups (depthwise convolutions: one channel a group, a product
+//   of nine taps): one generic over [N, G, O/G, *out] x [C/G, *kernel], the
+//   channels split into groups, from the bias or zero; one generic rounds,
+//   and the groups collapse back into channels.
 //
 // magi.max_pool and magi.avg_pool as one reduction generic over the output
 // and the window, reading the input with tensor.extract where the tap lies
@@ -66,6 +73,121 @@ OpFoldResult windowCount(PatternRewriter &rewriter, Location loc,
   return out;
 }
 
+ReassociationIndices dimRange(int64_t from, int64_t to) {
+  ReassociationIndices dims;
+  for (int64_t d = from; d < to; ++d)
+    dims.push_back(d);
+  return dims;
+}
+
+// A convolution of one group over the padded `input` as im2col and a matrix
+// product per image (see the file comment); `outSizes` are the output's
+// spatial sizes.
+Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
+                           ConvolutionOp op, Value input,
+                           ArrayRef<OpFoldResult> outSizes) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  auto resType = cast<RankedTensorType>(op.getType());
+  Type el = resType.getElementType(), acc = opmath(el);
+  int64_t spatial = resType.getRank() - 2;
+  int64_t outChannels = weightType.getDimSize(0);
+  ArrayRef<int64_t> stride = op.getStride(), dilation = op.getDilation();
+  ArrayRef<int64_t> kernel = weightType.getShape().drop_front(2);
+  SmallVector<OpFoldResult> inSizes =
+      tensor::getMixedSizes(rewriter, loc, input);
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+
+  // Columns [N, C * kernel, out].
+  Value columns;
+  if (llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(stride, [](int64_t s) { return s == 1; })) {
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, input,
+        SmallVector<ReassociationIndices>{{0}, {1}, dimRange(2, 2 + spatial)});
+  } else {
+    // [N, C, *kernel, *out]: the tap at `out * stride + tap * dilation`.
+    int64_t rank = 2 + 2 * spatial;
+    SmallVector<OpFoldResult> sizes{inSizes[0], inSizes[1]};
+    SmallVector<AffineExpr> read{dim(0), dim(1)};
+    for (int64_t d = 0; d < spatial; ++d) {
+      sizes.push_back(rewriter.getIndexAttr(kernel[d]));
+      read.push_back(dim(2 + spatial + d) * stride[d] + dim(2 + d) * dilation[d]);
+    }
+    sizes.append(outSizes.begin(), outSizes.end());
+    Value windows = buildParallelGeneric(
+        rewriter, loc, emptyOfSizes(rewriter, loc, sizes, el), input,
+        AffineMap::get(rank, 0, read, ctx),
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, windows,
+        SmallVector<ReassociationIndices>{
+            {0}, dimRange(1, 2 + spatial), dimRange(2 + spatial, rank)});
+  }
+  Value weight = tensor::CollapseShapeOp::create(
+      rewriter, loc, op.getWeight(),
+      SmallVector<ReassociationIndices>{{0}, dimRange(1, 2 + spatial)});
+
+  // Loops n, o, position, k: weight (o, k) x columns (n, k, position).
+  SmallVector<OpFoldResult> columnSizes =
+      tensor::getMixedSizes(rewriter, loc, columns);
+  SmallVector<OpFoldResult> productSizes{
+      columnSizes[0], rewriter.getIndexAttr(outChannels), columnSizes[2]};
+  Value init = filledOfSizes(rewriter, loc, productSizes,
+                             typedConst(rewriter, loc, acc, 0.0));
+  SmallVector<AffineMap> maps{
+      AffineMap::get(4, 0, {dim(1), dim(3)}, ctx),
+      AffineMap::get(4, 0, {dim(0), dim(3), dim(2)}, ctx),
+      AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value sum = linalg::GenericOp::create(
+                  rewriter, loc, TypeRange{init.getType()},
+                  ValueRange{weight, columns}, ValueRange{init}, maps,
+                  iterators,
+                  [&](OpBuilder &b, Location l, ValueRange args) {
+                    Value product = arith::MulFOp::create(
+                        b, l, convertScalar(b, l, args[0], acc),
+                        convertScalar(b, l, args[1], acc));
+                    linalg::YieldOp::create(
+                        b, l,
+                        Value(arith::AddFOp::create(b, l, args[2], product)));
+                  })
+                  .getResult(0);
+
+  // The bias (per output channel) added in opmath, one rounding.
+  Value result;
+  if (Value bias = op.getBias()) {
+    AffineMap id = AffineMap::getMultiDimIdentityMap(3, ctx);
+    result = buildParallelGeneric(
+        rewriter, loc, emptyOfSizes(rewriter, loc, productSizes, el),
+        ValueRange{sum, bias}, {id, AffineMap::get(3, 0, dim(1), ctx)},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return convertScalar(
+              b, l,
+              arith::AddFOp::create(b, l, args[0],
+                                    convertScalar(b, l, args[1], acc)),
+              el);
+        });
+  } else {
+    result = convertElements(rewriter, loc, sum, el);
+  }
+
+  // [N, O, out] -> [N, O, *out].
+  if (spatial == 1)
+    return result;
+  SmallVector<OpFoldResult> resultSizes{inSizes[0],
+                                        rewriter.getIndexAttr(outChannels)};
+  resultSizes.append(outSizes.begin(), outSizes.end());
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : resultSizes)
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, el), result,
+      SmallVector<ReassociationIndices>{{0}, {1}, dimRange(2, 2 + spatial)},
+      resultSizes);
+}
+
 class ConvolutionPattern : public OpRewritePattern<ConvolutionOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -107,6 +229,21 @@ public:
           rewriter.getF64FloatAttr(0.0));
     }
 
+    // Output sizes: windows over the padded input.
+    SmallVector<OpFoldResult> inSizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> outSpatial;
+    for (int64_t d = 0; d < spatial; ++d)
+      outSpatial.push_back(windowCount(rewriter, loc, inSizes[2 + d],
+                                       resType.getDimSize(2 + d),
+                                       weightType.getDimSize(2 + d), 0,
+                                       stride[d], dilation[d],
+                                       /*ceilMode=*/false));
+    if (groups == 1)
+      return replaceWithType(
+          rewriter, op,
+          convolutionAsProduct(rewriter, loc, op, input, outSpatial), resType);
+
     auto expand = [&](Value src, ArrayRef<ReassociationIndices> groups,
                       ArrayRef<OpFoldResult> sizes) -> Value {
       SmallVector<int64_t> shape;
@@ -118,8 +255,6 @@ public:
     };
 
     // [N, C, *in] -> [N, G, C/G, *in]; [O, C/G, *k] -> [G, O/G, C/G, *k].
-    SmallVector<OpFoldResult> inSizes =
-        tensor::getMixedSizes(rewriter, loc, input);
     SmallVector<OpFoldResult> groupedInSizes{inSizes[0],
                                              rewriter.getIndexAttr(groups),
                                              rewriter.getIndexAttr(perGroup)};
@@ -139,15 +274,10 @@ public:
     }
     Value groupedWeight = expand(weight, splitOut, groupedWeightSizes);
 
-    // Output sizes: windows over the padded input.
     SmallVector<OpFoldResult> outSizes{inSizes[0],
                                        rewriter.getIndexAttr(groups),
                                        rewriter.getIndexAttr(outPerGroup)};
-    for (int64_t d = 0; d < spatial; ++d)
-      outSizes.push_back(windowCount(rewriter, loc, inSizes[2 + d],
-                                     resType.getDimSize(2 + d),
-                                     weightType.getDimSize(2 + d), 0, stride[d],
-                                     dilation[d], /*ceilMode=*/false));
+    outSizes.append(outSpatial.begin(), outSpatial.end());
 
     // The accumulator starts from the bias (per output channel) or zero.
     Value init;

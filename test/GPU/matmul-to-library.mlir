@@ -237,3 +237,55 @@ func.func @rounding_kept(%x: memref<4x128xbf16>, %w: memref<64x128xbf16>, %given
   }
   return %acc, %out1 : memref<4x64xf32>, memref<4x64xbf16>
 }
+
+// -----
+
+// A batch that only one input has (a convolution's images over one weight):
+// the weight gets a unit batch (the runtime reads it again for each image),
+// the columns and the output keep theirs.
+#w4 = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#col4 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#out4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func @shared_weight
+// CHECK-SAME: (%[[W:.*]]: memref<16x27xbf16>, %[[COL:.*]]: memref<?x27x64xbf16>, %[[OUT:.*]]: memref<?x16x64xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[A:.*]] = memref.expand_shape %[[W]] {{\[\[}}0, 1], [2]] output_shape [1, 16, 27]
+// CHECK: call @magi_library_gemm_0(%[[A]], %[[COL]], %[[OUT]]) {magi.library = "gemm"} : (memref<1x16x27xbf16>, memref<?x27x64xbf16>, memref<?x16x64xf32>)
+// CHECK-NOT: linalg.generic
+func.func @shared_weight(%w: memref<16x27xbf16>, %col: memref<?x27x64xbf16>, %out: memref<?x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<?x16x64xf32>)
+  linalg.generic {indexing_maps = [#w4, #col4, #out4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%w, %col : memref<16x27xbf16>, memref<?x27x64xbf16>) outs(%out : memref<?x16x64xf32>) {
+  ^bb0(%in: bf16, %in_1: bf16, %acc: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %in_1 : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// -----
+
+// The same product with the images second in the columns ([k, n, position]):
+// no batch leads both, so the op stays a kernel.
+#w5 = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+#col5 = affine_map<(d0, d1, d2, d3) -> (d3, d0, d2)>
+#out5 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func @shared_weight_batch_inside
+// CHECK-NOT: call
+// CHECK: linalg.generic
+func.func @shared_weight_batch_inside(%w: memref<16x27xf32>, %col: memref<27x?x64xf32>, %out: memref<?x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<?x16x64xf32>)
+  linalg.generic {indexing_maps = [#w5, #col5, #out5], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%w, %col : memref<16x27xf32>, memref<27x?x64xf32>) outs(%out : memref<?x16x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %acc: f32):
+    %0 = arith.mulf %in, %in_1 : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -1,25 +1,37 @@
-// magi.convolution (aten.convolution): a 2-d one with groups, bias, stride,
-// padding and dilation, and a 1-d bf16 one without bias, interpreted and
-// lowered (one generic after the padding, accumulating in f32), both equal
-// to a plain Python reference on integer-valued data (exact in f32 and
-// bf16); a 2-d one over a symbolic batch and image size compiles to PTX.
+// magi.convolution (aten.convolution): 2-d ones with groups, bias, stride,
+// padding and dilation (two groups: one generic after the padding; one
+// group: the windows gathered and one product per image), a 1 x 1 one (the
+// input is its own columns), and a 1-d bf16 one without bias, interpreted
+// and lowered (accumulating in f32), all equal to a plain Python reference
+// on integer-valued data (exact in f32 and bf16); a 2-d one over a symbolic
+// batch and image size compiles to PTX.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 2,4,6,5 $(%python %S/Inputs/conv_reference.py data 240)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w.npy float32 6,2,3,2 $(%python %S/Inputs/conv_reference.py data 72)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/b.npy float32 6 $(%python %S/Inputs/conv_reference.py data 6)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x1.npy float32 1,3,7 $(%python %S/Inputs/conv_reference.py data 21)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w1.npy float32 4,3,3 $(%python %S/Inputs/conv_reference.py data 36)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w2.npy float32 6,4,3,2 $(%python %S/Inputs/conv_reference.py data 144)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w3.npy float32 3,4,1,1 $(%python %S/Inputs/conv_reference.py data 12)
 // RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 6,2,3,2 1 2,1 1,0 1,2 2 out0 f32 > %t/expected
 // RUN: %python %S/Inputs/conv_reference.py conv 1,3,7 4,3,3 0 1 1 1 1 out1 bf16 >> %t/expected
-// RUN: magi-interp %s --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy > %t/interp
+// RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 6,4,3,2 1 2,1 1,0 1,2 1 out2 f32 >> %t/expected
+// RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 3,4,1,1 0 1,1 0,0 1,1 1 out3 f32 >> %t/expected
+// RUN: magi-interp %s --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy > %t/interp
 // RUN: diff %t/expected %t/interp
-// RUN: magi-interp %s --lowered-pieces --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy > %t/lowered
+// RUN: magi-interp %s --lowered-pieces --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy > %t/lowered
 // RUN: diff %t/expected %t/lowered
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" | FileCheck %s --check-prefix=IR
 // RUN: magi-compile %S/Inputs/convolution-graph.mlir -o %t/art --cache-mode=off --no-cubin | FileCheck %s --check-prefix=COMPILE
 
-// The 2-d one: padded, channels split into 2 groups, one generic with the
-// strided and dilated window, bias first, f32 throughout.
+// IR-DAG:   #[[$WEIGHT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// IR-DAG:   #[[$COLUMNS:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// IR-DAG:   #[[$PRODUCT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// IR-DAG:   #[[$WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 + d3 * 2)>
+// IR-DAG:   #[[$BIAS:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1)>
+
+// The 2-d one of two groups: padded, channels split into 2 groups, one
+// generic with the strided and dilated window, bias first, f32 throughout.
 // IR-LABEL: func.func @main
 // IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 8, 5] : tensor<2x4x8x5xf32> into tensor<2x2x2x8x5xf32>
 // IR:       tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 2] : tensor<6x2x3x2xf32> into tensor<2x3x2x3x2xf32>
@@ -27,16 +39,55 @@
 // IR:       arith.mulf
 // IR-NEXT:  arith.addf
 // IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x3x3x3xf32> into tensor<2x6x3x3xf32>
+
+// The 1-d bf16 one: the padded input's windows gathered into [1, 3, 3, 7]
+// (channel, tap, position), the weight [4, 9] times the image's columns
+// [9, 7] into f32, one rounding; no reshape of a 1-d result.
+// IR:       linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x9xbf16>) outs(%{{.*}} : tensor<1x3x3x7xbf16>)
+// IR-NEXT:  ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// IR-NEXT:    linalg.yield %[[IN]] : bf16
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<1x3x3x7xbf16> into tensor<1x9x7xbf16>
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x3x3xbf16> into tensor<4x9xbf16>
+// IR:       linalg.fill
+// IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<4x9xbf16>, tensor<1x9x7xbf16>) outs(%{{.*}} : tensor<1x4x7xf32>)
+// IR:       arith.truncf %{{.*}} : f32 to bf16
+// IR-NOT:   tensor.expand_shape
+// IR:       linalg.generic
+
+// The 2-d one of one group: padded, the windows gathered at out * stride +
+// tap * dilation, one product per image over the shared weight [6, 24],
+// then the bias added.
+// IR:       linalg.generic {indexing_maps = [#[[$WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x4x8x5xf32>) outs(%{{.*}} : tensor<2x4x3x2x3x3xf32>)
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x4x3x2x3x3xf32> into tensor<2x24x9xf32>
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<6x4x3x2xf32> into tensor<6x24xf32>
+// IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x24xf32>, tensor<2x24x9xf32>) outs(%{{.*}} : tensor<2x6x9xf32>)
+// IR:       linalg.generic {indexing_maps = [#{{.*}}, #[[$BIAS]], #{{.*}}]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x6x9xf32>, tensor<6xf32>)
+// IR-NEXT:  ^bb0(%[[SUM:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// IR-NEXT:    arith.addf %[[SUM]], %[[B]] : f32
+// IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 6, 3, 3] : tensor<2x6x9xf32> into tensor<2x6x3x3xf32>
+
+// The 1 x 1 one: the input is its own columns, no gather.
+// IR-NEXT:  tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<2x4x6x5xf32> into tensor<2x4x30xf32>
+// IR-NEXT:  tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<3x4x1x1xf32> into tensor<3x4xf32>
+// IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x4xf32>, tensor<2x4x30xf32>) outs(%{{.*}} : tensor<2x3x30xf32>)
+// IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 6, 5] : tensor<2x3x30xf32> into tensor<2x3x6x5xf32>
 // IR-NOT:   magi.convolution
 
-// COMPILE: 1 pieces, {{[0-9]+}} kernels
+// The symbolic one on the GPU: padding, gather and bias kernels, and the
+// product as a cuBLASLt call (its [N, 8, H * W] result viewed as
+// [N, 8, H, W] by magi-expand-shapes-to-casts).
+// COMPILE: piece 0 {{.*}} 3 kernels  1 gemms
+// COMPILE: 1 pieces, 3 kernels
 
 func.func @main(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>,
-                %x1: tensor<1x3x7xf32>, %w1: tensor<4x3x3xf32>)
-    -> (tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>) {
+                %x1: tensor<1x3x7xf32>, %w1: tensor<4x3x3xf32>,
+                %w2: tensor<6x4x3x2xf32>, %w3: tensor<3x4x1x1xf32>)
+    -> (tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>) {
   %0 = magi.convolution %x, %w, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>, groups = 2 : i64} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
   %hx = magi.to_copy %x1 {dtype = bf16} : (tensor<1x3x7xf32>) -> tensor<1x3x7xbf16>
   %hw = magi.to_copy %w1 {dtype = bf16} : (tensor<4x3x3xf32>) -> tensor<4x3x3xbf16>
   %1 = magi.convolution %hx, %hw {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>} : (tensor<1x3x7xbf16>, tensor<4x3x3xbf16>) -> tensor<1x4x7xbf16>
-  return %0, %1 : tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>
+  %2 = magi.convolution %x, %w2, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>} : (tensor<2x4x6x5xf32>, tensor<6x4x3x2xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
+  %3 = magi.convolution %x, %w3 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<2x4x6x5xf32>, tensor<3x4x1x1xf32>) -> tensor<2x3x6x5xf32>
+  return %0, %1, %2, %3 : tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>
 }

@@ -225,7 +225,11 @@ def MatmulToLibraryCall : Pass<"magi-matmul-to-library-call", "mlir::func::FuncO
       kernel, cheaper than a library call) and any number of batch
       dimensions, present in all three operands; several batch dimensions are collapsed into one
       (`memref.collapse_shape`) when every operand holds them contiguously
-      (attention's batch and heads), else the op stays a kernel;
+      (attention's batch and heads), else the op stays a kernel; or one
+      batch dimension that `c` and one input lead with and the other input
+      lacks (a convolution's images over one weight): that input is passed
+      with a unit batch, which the runtime reads again for every batch
+      (batch stride 0);
     - a body `out + a * b` (with `arith.extf` of the inputs allowed);
     - inputs f32, bf16 or f16 (both the same), the output f32 or the inputs'
       type;
@@ -376,6 +380,24 @@ def WaitForPreviousGrid : Pass<"magi-wait-for-previous-grid", "mlir::ModuleOp"> 
     this pass for those chips only.
   }];
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
+def ExpandShapesToCasts : Pass<"magi-expand-shapes-to-casts"> {
+  let summary = "Views expansions with several dynamic sizes in a group as reinterpret_casts";
+  let description = [{
+    Upstream `expand-strided-metadata` derives an expanded group's sizes
+    from the source size and the group's static sizes: it takes at most one
+    dynamic size a group, and crashes on more (a convolution's
+    `[N, O, H * W]` product viewed as `[N, O, H, W]` over a symbolic image).
+    Each such `memref.expand_shape` becomes what that pass would write from
+    the op's own `output_shape`: `memref.extract_strided_metadata` of the
+    source and a `memref.reinterpret_cast` of its base with the source's
+    offset, the output sizes, and strides that multiply, within a group,
+    the source dimension's stride by the sizes after each dimension. Every
+    other expansion is left to `expand-strided-metadata`, which the GPU
+    pipeline runs right after this pass (on host functions and on kernels).
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect"];
 }
 
 def TiledAttentionToGPU : Pass<"magi-tiled-attention-to-gpu", "mlir::func::FuncOp"> {
