@@ -27,7 +27,29 @@ constexpr int64_t kVectorBytes = 16;
 // variable, or an affine function of it such as rotary embedding's
 // (j + 64) mod 128); LaneUniform: a value the same for all W (j < 64).
 // Both are computed once, for the vector's first iteration.
-enum class Role { Uniform, Vector, StreamLoad, StreamStore, UniformLoad, LaneIndex, LaneUniform };
+// LaneValue: other index arithmetic on the last induction variable (an
+// im2col's `position + tap`), computed for each of the W iterations;
+// GatherLoad: a load whose last index is a LaneValue, the others uniform:
+// W scalar loads made one vector (a vector's stores stay one access).
+enum class Role {
+  Uniform,
+  Vector,
+  StreamLoad,
+  StreamStore,
+  UniformLoad,
+  LaneIndex,
+  LaneUniform,
+  LaneValue,
+  GatherLoad
+};
+
+// Index arithmetic a LaneValue may be: computed again for each iteration.
+bool isIndexArithmetic(Operation &op) {
+  if (isa<affine::AffineApplyOp>(op))
+    return true;
+  return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op) &&
+         op.getResult(0).getType().isIndex();
+}
 
 // The most iterations of the last loop whose index functions are checked
 // by evaluating them at every iteration.
@@ -155,17 +177,33 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
   // the streaming loads feed).
   llvm::DenseSet<Value> lanes = {last};
   llvm::DenseSet<Value> varying;
-  auto involves = [&](Value v) { return varying.contains(v) || lanes.contains(v); };
+  llvm::DenseSet<Value> laneValues;
+  auto involves = [&](Value v) {
+    return varying.contains(v) || lanes.contains(v) || laneValues.contains(v);
+  };
+  auto isLaneValue = [&](Value v) { return laneValues.contains(v); };
   SmallVector<MemRefType> streamed;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
       return failure();
     if (auto apply = dyn_cast<affine::AffineApplyOp>(op);
-        apply && apply.getMapOperands().size() == 1 && apply.getMapOperands()[0] == last) {
-      if (!runsInLanes(apply.getAffineMap(), *ub, width))
-        return failure();
+        apply && apply.getMapOperands().size() == 1 && apply.getMapOperands()[0] == last &&
+        runsInLanes(apply.getAffineMap(), *ub, width)) {
       result.roles[&op] = Role::LaneIndex;
       lanes.insert(apply.getResult());
+      continue;
+    }
+    if (isIndexArithmetic(op) &&
+        llvm::any_of(op.getOperands(),
+                     [&](Value v) { return lanes.contains(v) || laneValues.contains(v); })) {
+      // Of the lane indices only the induction variable itself, whose value
+      // in each iteration the rewrite knows.
+      if (llvm::any_of(op.getOperands(), [&](Value v) {
+            return varying.contains(v) || (lanes.contains(v) && v != last);
+          }))
+        return failure();
+      result.roles[&op] = Role::LaneValue;
+      laneValues.insert(op.getResult(0));
       continue;
     }
     if (auto cmp = dyn_cast<arith::CmpIOp>(op);
@@ -182,7 +220,14 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
         result.roles[&op] = Role::UniformLoad;
         continue;
       }
-      if (!streams(load.getIndices(), lanes, varying))
+      if (isLaneValue(load.getIndices().back()) &&
+          llvm::none_of(load.getIndices().drop_back(), involves)) {
+        result.roles[&op] = Role::GatherLoad;
+        varying.insert(load.getResult());
+        continue;
+      }
+      if (llvm::any_of(load.getIndices(), isLaneValue) ||
+          !streams(load.getIndices(), lanes, varying))
         return failure();
       result.roles[&op] = Role::StreamLoad;
       varying.insert(load.getResult());
@@ -191,7 +236,9 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       // Every iteration stores its own element: the store streams.
-      if (!streams(store.getIndices(), lanes, varying))
+      if (llvm::any_of(store.getIndices(), isLaneValue) ||
+          llvm::any_of(store.getOperands(), isLaneValue) ||
+          !streams(store.getIndices(), lanes, varying))
         return failure();
       result.roles[&op] = Role::StreamStore;
       streamed.push_back(store.getMemRefType());
@@ -203,9 +250,10 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
       result.roles[&op] = Role::Uniform;
       continue;
     }
-    // Lane indices are only indices: as values their W elements would
-    // differ (an iota), which this rewrite does not build.
-    if (llvm::any_of(op.getOperands(), [&](Value v) { return lanes.contains(v); }) ||
+    // Lane indices and values are only indices: as values their W elements
+    // would differ (an iota), which this rewrite does not build.
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return lanes.contains(v) || laneValues.contains(v); }) ||
         !op.hasTrait<OpTrait::Elementwise>() || !op.hasTrait<OpTrait::Vectorizable>() ||
         !op.getResult(0).getType().isIntOrFloat() ||
         llvm::any_of(op.getOperandTypes(), [](Type t) { return !t.isIntOrFloat(); }))
@@ -269,6 +317,18 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
                                       arith::ConstantIndexOp::create(nb, loc, width));
   Value last = loop.getInductionVars()[lastDim];
   mapping.map(last, first);
+  // Each iteration's own values of the LaneValue ops (the last induction
+  // variable: first + i).
+  SmallVector<IRMapping> laneMappings(width);
+  for (int64_t i = 0; i < width; ++i)
+    laneMappings[i].map(last, i == 0 ? first
+                                     : Value(arith::AddIOp::create(
+                                           nb, loc, first,
+                                           arith::ConstantIndexOp::create(nb, loc, i))));
+  auto inLane = [&](int64_t i, Value v) {
+    return laneMappings[i].contains(v) ? laneMappings[i].lookup(v)
+                                       : mapping.lookupOrDefault(v);
+  };
   llvm::DenseSet<Value> vectors;
   auto vectorType = [&](Type element) { return VectorType::get({width}, element); };
   // A value as the vector operand of a vector op: broadcast when uniform.
@@ -303,6 +363,29 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
                                           indicesOf(load.getIndices()), /*nontemporal=*/false,
                                           llvm::MaybeAlign(alignmentOf(type)));
       mapping.map(load.getResult(), vload.getResult());
+      vectors.insert(load.getResult());
+      break;
+    }
+    case Role::LaneValue:
+      for (int64_t i = 0; i < width; ++i) {
+        Operation *made = nb.clone(op, mapping);
+        for (OpOperand &operand : made->getOpOperands())
+          operand.set(inLane(i, op.getOperand(operand.getOperandNumber())));
+        laneMappings[i].map(op.getResult(0), made->getResult(0));
+      }
+      break;
+    case Role::GatherLoad: {
+      auto load = cast<memref::LoadOp>(op);
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < width; ++i) {
+        SmallVector<Value> indices = indicesOf(load.getIndices().drop_back());
+        indices.push_back(inLane(i, load.getIndices().back()));
+        elements.push_back(memref::LoadOp::create(
+            nb, loc, mapping.lookupOrDefault(load.getMemRef()), indices));
+      }
+      auto gathered = vector::FromElementsOp::create(
+          nb, loc, vectorType(load.getMemRefType().getElementType()), elements);
+      mapping.map(load.getResult(), gathered.getResult());
       vectors.insert(load.getResult());
       break;
     }

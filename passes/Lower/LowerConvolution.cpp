@@ -80,9 +80,14 @@ ReassociationIndices dimRange(int64_t from, int64_t to) {
   return dims;
 }
 
+// Output positions an image under which the images' columns sit side by
+// side in one product: cuBLASLt ran 8 products of [512, 4608] x [4608, 49]
+// (ResNet's last 3 x 3 convolution at batch 8) at 16 TFLOP/s of an H100's
+// 770 (bench/conv, docs/pipeline.md).
+constexpr int64_t kPositionsToJoinImages = 1024;
+
 // A convolution of one group over the padded `input` as im2col and a matrix
-// product per image (see the file comment); `outSizes` are the output's
-// spatial sizes.
+// product (see the file comment); `outSizes` are the output's spatial sizes.
 Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
                            ConvolutionOp op, Value input,
                            ArrayRef<OpFoldResult> outSizes) {
@@ -98,48 +103,78 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
       tensor::getMixedSizes(rewriter, loc, input);
   auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
 
-  // Columns [N, C * kernel, out].
+  bool ownColumns = llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
+                    llvm::all_of(stride, [](int64_t s) { return s == 1; });
+  // Few positions an image: the images' columns side by side, one product
+  // [O, C * kernel] x [C * kernel, N * out], read back image by image.
+  std::optional<int64_t> images = getConstantIntValue(inSizes[0]);
+  int64_t positions = 1;
+  for (OpFoldResult size : outSizes) {
+    std::optional<int64_t> n = getConstantIntValue(size);
+    positions = n ? positions * *n : kPositionsToJoinImages;
+  }
+  bool joinImages = !ownColumns && images != 1 &&
+                    positions < kPositionsToJoinImages;
+
+  // Columns [N, C * kernel, out], or [C * kernel, N * out] with joinImages.
   Value columns;
-  if (llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
-      llvm::all_of(stride, [](int64_t s) { return s == 1; })) {
+  if (ownColumns) {
     columns = tensor::CollapseShapeOp::create(
         rewriter, loc, input,
         SmallVector<ReassociationIndices>{{0}, {1}, dimRange(2, 2 + spatial)});
   } else {
-    // [N, C, *kernel, *out]: the tap at `out * stride + tap * dilation`.
+    // [N, C, *kernel, *out] ([C, *kernel, N, *out] with joinImages): the tap
+    // at `out * stride + tap * dilation`.
     int64_t rank = 2 + 2 * spatial;
-    SmallVector<OpFoldResult> sizes{inSizes[0], inSizes[1]};
-    SmallVector<AffineExpr> read{dim(0), dim(1)};
+    int64_t n = joinImages ? 1 + spatial : 0, c = joinImages ? 0 : 1;
+    int64_t firstTap = joinImages ? 1 : 2, firstOut = 2 + spatial;
+    SmallVector<OpFoldResult> sizes(rank);
+    SmallVector<AffineExpr> read{dim(n), dim(c)};
+    sizes[n] = inSizes[0];
+    sizes[c] = inSizes[1];
     for (int64_t d = 0; d < spatial; ++d) {
-      sizes.push_back(rewriter.getIndexAttr(kernel[d]));
-      read.push_back(dim(2 + spatial + d) * stride[d] + dim(2 + d) * dilation[d]);
+      sizes[firstTap + d] = rewriter.getIndexAttr(kernel[d]);
+      sizes[firstOut + d] = outSizes[d];
+      read.push_back(dim(firstOut + d) * stride[d] +
+                     dim(firstTap + d) * dilation[d]);
     }
-    sizes.append(outSizes.begin(), outSizes.end());
     Value windows = buildParallelGeneric(
         rewriter, loc, emptyOfSizes(rewriter, loc, sizes, el), input,
         AffineMap::get(rank, 0, read, ctx),
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-    columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, windows,
-        SmallVector<ReassociationIndices>{
-            {0}, dimRange(1, 2 + spatial), dimRange(2 + spatial, rank)});
+    SmallVector<ReassociationIndices> groups =
+        joinImages ? SmallVector<ReassociationIndices>{dimRange(0, 1 + spatial),
+                                                       dimRange(1 + spatial, rank)}
+                   : SmallVector<ReassociationIndices>{
+                         {0}, dimRange(1, 2 + spatial), dimRange(2 + spatial, rank)};
+    columns = tensor::CollapseShapeOp::create(rewriter, loc, windows, groups);
   }
   Value weight = tensor::CollapseShapeOp::create(
       rewriter, loc, op.getWeight(),
       SmallVector<ReassociationIndices>{{0}, dimRange(1, 2 + spatial)});
 
-  // Loops n, o, position, k: weight (o, k) x columns (n, k, position).
+  // Loops n, o, position, k: weight (o, k) x columns (n, k, position); or
+  // o, column, k with joinImages.
   SmallVector<OpFoldResult> columnSizes =
       tensor::getMixedSizes(rewriter, loc, columns);
-  SmallVector<OpFoldResult> productSizes{
-      columnSizes[0], rewriter.getIndexAttr(outChannels), columnSizes[2]};
+  SmallVector<OpFoldResult> productSizes =
+      joinImages ? SmallVector<OpFoldResult>{rewriter.getIndexAttr(outChannels),
+                                             columnSizes[1]}
+                 : SmallVector<OpFoldResult>{columnSizes[0],
+                                             rewriter.getIndexAttr(outChannels),
+                                             columnSizes[2]};
   Value init = filledOfSizes(rewriter, loc, productSizes,
                              typedConst(rewriter, loc, acc, 0.0));
-  SmallVector<AffineMap> maps{
-      AffineMap::get(4, 0, {dim(1), dim(3)}, ctx),
-      AffineMap::get(4, 0, {dim(0), dim(3), dim(2)}, ctx),
-      AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
-  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  SmallVector<AffineMap> maps =
+      joinImages ? SmallVector<AffineMap>{AffineMap::get(3, 0, {dim(0), dim(2)}, ctx),
+                                          AffineMap::get(3, 0, {dim(2), dim(1)}, ctx),
+                                          AffineMap::get(3, 0, {dim(0), dim(1)}, ctx)}
+                 : SmallVector<AffineMap>{
+                       AffineMap::get(4, 0, {dim(1), dim(3)}, ctx),
+                       AffineMap::get(4, 0, {dim(0), dim(3), dim(2)}, ctx),
+                       AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
+  SmallVector<utils::IteratorType> iterators(productSizes.size(),
+                                             utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   Value sum = linalg::GenericOp::create(
                   rewriter, loc, TypeRange{init.getType()},
@@ -155,19 +190,41 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
                   })
                   .getResult(0);
 
-  // The bias (per output channel) added in opmath, one rounding.
+  // [N, O, out]: the bias (per output channel) added in opmath, one
+  // rounding; with joinImages, each image's columns read from [O, N, out].
+  SmallVector<OpFoldResult> flatSizes{inSizes[0],
+                                      rewriter.getIndexAttr(outChannels),
+                                      rewriter.getIndexAttr(positions)};
+  AffineMap id = AffineMap::getMultiDimIdentityMap(3, ctx);
+  AffineMap sumMap = id;
+  if (joinImages) {
+    SmallVector<int64_t> shape{outChannels,
+                               images.value_or(ShapedType::kDynamic), positions};
+    sum = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, acc), sum,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}},
+        SmallVector<OpFoldResult>{flatSizes[1], flatSizes[0], flatSizes[2]});
+    sumMap = AffineMap::get(3, 0, {dim(1), dim(0), dim(2)}, ctx);
+  } else {
+    flatSizes = productSizes;
+  }
   Value result;
-  if (Value bias = op.getBias()) {
-    AffineMap id = AffineMap::getMultiDimIdentityMap(3, ctx);
+  Value bias = op.getBias();
+  if (bias || joinImages) {
+    SmallVector<Value> inputs{sum};
+    SmallVector<AffineMap> inputMaps{sumMap};
+    if (bias) {
+      inputs.push_back(bias);
+      inputMaps.push_back(AffineMap::get(3, 0, dim(1), ctx));
+    }
     result = buildParallelGeneric(
-        rewriter, loc, emptyOfSizes(rewriter, loc, productSizes, el),
-        ValueRange{sum, bias}, {id, AffineMap::get(3, 0, dim(1), ctx)},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return convertScalar(
-              b, l,
-              arith::AddFOp::create(b, l, args[0],
-                                    convertScalar(b, l, args[1], acc)),
-              el);
+        rewriter, loc, emptyOfSizes(rewriter, loc, flatSizes, el), inputs,
+        inputMaps, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value value = args[0];
+          if (bias)
+            value = arith::AddFOp::create(b, l, value,
+                                          convertScalar(b, l, args[1], acc));
+          return convertScalar(b, l, value, el);
         });
   } else {
     result = convertElements(rewriter, loc, sum, el);

@@ -190,11 +190,12 @@ func.func @vectors(%a: memref<64x4096xbf16>, %f: memref<64x4096xf32>, %s: memref
 
 // Rotary embedding's rotated half: the partner element (j + 64) mod 128
 // runs through 8 consecutive values over each vector of 8, and j < 64 is the
-// same for all 8, so the loop is vectorized. An index 2 j, or a bound (60)
-// that splits a vector, is not.
+// same for all 8, so the loop is vectorized. A load at 2 j is gathered
+// (eight scalar loads, one vector store); a bound (60) that splits a
+// vector keeps the loop scalar.
 // CHECK-LABEL: func @rotated_half
 // CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
-// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
 // CHECK: {block_size = 256 : i64, strategy = "elementwise"}
 #rotate = affine_map<(d0) -> (d0 - ((d0 + 64) floordiv 128) * 128 + 64)>
 #twice = affine_map<(d0) -> (d0 * 2)>

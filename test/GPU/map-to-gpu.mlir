@@ -467,3 +467,56 @@ func.func @rotated_half(%x: memref<512x128xbf16>, %o: memref<512x128xbf16>) {
   } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}}
   return
 }
+
+// -----
+
+// An im2col's window read, x[i, k + j] for a tap k: the index is computed for
+// each of the vector's 8 elements (first + 1 ... first + 7), the 8 scalar
+// loads make one vector, and the store stays one 16-byte access.
+// CHECK-LABEL: func @gathered
+// CHECK: gpu.launch
+// CHECK:   %[[FIRST:.*]] = arith.muli %{{.*}}, %c8{{(_[0-9]+)?}} : index
+// CHECK:   %[[J1:.*]] = arith.addi %[[FIRST]], %c1{{(_[0-9]+)?}} : index
+// CHECK:   %[[J7:.*]] = arith.addi %[[FIRST]], %c7{{(_[0-9]+)?}} : index
+// CHECK:   %[[P0:.*]] = affine.apply #{{.*}}(%[[K:[^,]*]], %[[FIRST]])
+// CHECK:   %[[P1:.*]] = affine.apply #{{.*}}(%[[K]], %[[J1]])
+// CHECK:   %[[P7:.*]] = affine.apply #{{.*}}(%[[K]], %[[J7]])
+// CHECK:   %[[E0:.*]] = memref.load %arg0[%{{.*}}, %[[P0]]] : memref<64x58xbf16>
+// CHECK:   %[[E7:.*]] = memref.load %arg0[%{{.*}}, %[[P7]]] : memref<64x58xbf16>
+// CHECK:   %[[V:.*]] = vector.from_elements %[[E0]], {{.*}}, %[[E7]] : vector<8xbf16>
+// CHECK:   vector.store %[[V]], %arg1[%{{.*}}, %{{.*}}, %[[FIRST]]] {alignment = 16 : i64} : memref<64x3x56xbf16>, vector<8xbf16>
+// CHECK: vector_width = 8 : i64
+#tap = affine_map<(d0, d1) -> (d0 + d1)>
+func.func @gathered(%x: memref<64x58xbf16>, %o: memref<64x3x56xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c56 = arith.constant 56 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %k, %j) = (%c0, %c0, %c0) to (%c64, %c3, %c56) step (%c1, %c1, %c1) {
+    %p = affine.apply #tap(%k, %j)
+    %v = memref.load %x[%i, %p] : memref<64x58xbf16>
+    memref.store %v, %o[%i, %k, %j] : memref<64x3x56xbf16>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}}
+  return
+}
+
+// -----
+
+// A lane's own index stored, or used as a value, is not gathered: the
+// vector_width does not match.
+func.func @gathered_index_stored(%x: memref<64x58xi64>, %o: memref<64x56xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c56 = arith.constant 56 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @+1 {{vector_width 2 needs an elementwise loop whose accesses stream along its last loop, W-aligned, over a multiple of W elements}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c56) step (%c1, %c1) {
+    %p = arith.addi %j, %c1 : index
+    %v = arith.index_cast %p : index to i64
+    memref.store %v, %o[%i, %j] : memref<64x56xi64>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 2 : i64}}
+  return
+}

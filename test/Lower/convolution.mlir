@@ -1,10 +1,11 @@
 // magi.convolution (aten.convolution): 2-d ones with groups, bias, stride,
 // padding and dilation (two groups: one generic after the padding; one
-// group: the windows gathered and one product per image), a 1 x 1 one (the
-// input is its own columns), and a 1-d bf16 one without bias, interpreted
-// and lowered (accumulating in f32), all equal to a plain Python reference
-// on integer-valued data (exact in f32 and bf16); a 2-d one over a symbolic
-// batch and image size compiles to PTX.
+// group of few positions: the windows of both images gathered side by side
+// and one product), a 1 x 1 one (the input is its own columns), one of 1024
+// positions (one product per image), and a 1-d bf16 one without bias,
+// interpreted and lowered (accumulating in f32), all equal to a plain
+// Python reference on integer-valued data (exact in f32 and bf16); a 2-d
+// one over a symbolic batch and image size compiles to PTX.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 2,4,6,5 $(%python %S/Inputs/conv_reference.py data 240)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w.npy float32 6,2,3,2 $(%python %S/Inputs/conv_reference.py data 72)
@@ -13,13 +14,16 @@
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w1.npy float32 4,3,3 $(%python %S/Inputs/conv_reference.py data 36)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w2.npy float32 6,4,3,2 $(%python %S/Inputs/conv_reference.py data 144)
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w3.npy float32 3,4,1,1 $(%python %S/Inputs/conv_reference.py data 12)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x4.npy float32 2,2,32,33 $(%python %S/Inputs/conv_reference.py data 4224)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w4.npy float32 3,2,1,2 $(%python %S/Inputs/conv_reference.py data 12)
 // RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 6,2,3,2 1 2,1 1,0 1,2 2 out0 f32 > %t/expected
 // RUN: %python %S/Inputs/conv_reference.py conv 1,3,7 4,3,3 0 1 1 1 1 out1 bf16 >> %t/expected
 // RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 6,4,3,2 1 2,1 1,0 1,2 1 out2 f32 >> %t/expected
 // RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 3,4,1,1 0 1,1 0,0 1,1 1 out3 f32 >> %t/expected
-// RUN: magi-interp %s --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy > %t/interp
+// RUN: %python %S/Inputs/conv_reference.py conv 2,2,32,33 3,2,1,2 0 1,1 0,0 1,1 1 out4 f32 >> %t/expected
+// RUN: magi-interp %s --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy --input %t/x4.npy --input %t/w4.npy > %t/interp
 // RUN: diff %t/expected %t/interp
-// RUN: magi-interp %s --lowered-pieces --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy > %t/lowered
+// RUN: magi-interp %s --lowered-pieces --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy --input %t/x4.npy --input %t/w4.npy > %t/lowered
 // RUN: diff %t/expected %t/lowered
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" | FileCheck %s --check-prefix=IR
 // RUN: magi-compile %S/Inputs/convolution-graph.mlir -o %t/art --cache-mode=off --no-cubin | FileCheck %s --check-prefix=COMPILE
@@ -27,7 +31,9 @@
 // IR-DAG:   #[[$WEIGHT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // IR-DAG:   #[[$COLUMNS:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // IR-DAG:   #[[$PRODUCT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// IR-DAG:   #[[$WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 + d3 * 2)>
+// IR-DAG:   #[[$JOINED_WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 + d2 * 2)>
+// IR-DAG:   #[[$WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+// IR-DAG:   #[[$IMAGE_BY_IMAGE:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 // IR-DAG:   #[[$BIAS:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1)>
 
 // The 2-d one of two groups: padded, channels split into 2 groups, one
@@ -54,14 +60,16 @@
 // IR-NOT:   tensor.expand_shape
 // IR:       linalg.generic
 
-// The 2-d one of one group: padded, the windows gathered at out * stride +
-// tap * dilation, one product per image over the shared weight [6, 24],
-// then the bias added.
-// IR:       linalg.generic {indexing_maps = [#[[$WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x4x8x5xf32>) outs(%{{.*}} : tensor<2x4x3x2x3x3xf32>)
-// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x4x3x2x3x3xf32> into tensor<2x24x9xf32>
+// The 2-d one of one group, 9 positions an image: padded, the windows
+// gathered at out * stride + tap * dilation with the images side by side
+// ([C, *kernel, N, *out]), one product [6, 24] x [24, 2 * 9], then each
+// image's columns read back with the bias added.
+// IR:       linalg.generic {indexing_maps = [#[[$JOINED_WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x4x8x5xf32>) outs(%{{.*}} : tensor<4x3x2x2x3x3xf32>)
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<4x3x2x2x3x3xf32> into tensor<24x18xf32>
 // IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<6x4x3x2xf32> into tensor<6x24xf32>
-// IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x24xf32>, tensor<2x24x9xf32>) outs(%{{.*}} : tensor<2x6x9xf32>)
-// IR:       linalg.generic {indexing_maps = [#{{.*}}, #[[$BIAS]], #{{.*}}]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x6x9xf32>, tensor<6xf32>)
+// IR:       linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x24xf32>, tensor<24x18xf32>) outs(%{{.*}} : tensor<6x18xf32>)
+// IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [6, 2, 9] : tensor<6x18xf32> into tensor<6x2x9xf32>
+// IR:       linalg.generic {indexing_maps = [#[[$IMAGE_BY_IMAGE]], #[[$BIAS]], #{{.*}}]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x2x9xf32>, tensor<6xf32>) outs(%{{.*}} : tensor<2x6x9xf32>)
 // IR-NEXT:  ^bb0(%[[SUM:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
 // IR-NEXT:    arith.addf %[[SUM]], %[[B]] : f32
 // IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 6, 3, 3] : tensor<2x6x9xf32> into tensor<2x6x3x3xf32>
@@ -71,6 +79,18 @@
 // IR-NEXT:  tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<3x4x1x1xf32> into tensor<3x4xf32>
 // IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x4xf32>, tensor<2x4x30xf32>) outs(%{{.*}} : tensor<2x3x30xf32>)
 // IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 6, 5] : tensor<2x3x30xf32> into tensor<2x3x6x5xf32>
+
+// A 1 x 2 one of 1024 positions an image: the windows gathered image by
+// image, one product per image over the shared weight [3, 4].
+// IR:       linalg.generic {indexing_maps = [#[[$WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x2x32x33xf32>) outs(%{{.*}} : tensor<2x2x1x2x32x32xf32>)
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x2x1x2x32x32xf32> into tensor<2x4x1024xf32>
+// IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x4xf32>, tensor<2x4x1024xf32>) outs(%{{.*}} : tensor<2x3x1024xf32>)
+// IR-NEXT:  ^bb0
+// IR-NEXT:    arith.mulf
+// IR-NEXT:    arith.addf
+// IR-NEXT:    linalg.yield
+// IR-NEXT:  } -> tensor<2x3x1024xf32>
+// IR-NEXT:  tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 32, 32] : tensor<2x3x1024xf32> into tensor<2x3x32x32xf32>
 // IR-NOT:   magi.convolution
 
 // The symbolic one on the GPU: padding, gather and bias kernels, and the
@@ -81,13 +101,16 @@
 
 func.func @main(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>,
                 %x1: tensor<1x3x7xf32>, %w1: tensor<4x3x3xf32>,
-                %w2: tensor<6x4x3x2xf32>, %w3: tensor<3x4x1x1xf32>)
-    -> (tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>) {
+                %w2: tensor<6x4x3x2xf32>, %w3: tensor<3x4x1x1xf32>,
+                %x4: tensor<2x2x32x33xf32>, %w4: tensor<3x2x1x2xf32>)
+    -> (tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>,
+        tensor<2x3x32x32xf32>) {
   %0 = magi.convolution %x, %w, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>, groups = 2 : i64} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
   %hx = magi.to_copy %x1 {dtype = bf16} : (tensor<1x3x7xf32>) -> tensor<1x3x7xbf16>
   %hw = magi.to_copy %w1 {dtype = bf16} : (tensor<4x3x3xf32>) -> tensor<4x3x3xbf16>
   %1 = magi.convolution %hx, %hw {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>} : (tensor<1x3x7xbf16>, tensor<4x3x3xbf16>) -> tensor<1x4x7xbf16>
   %2 = magi.convolution %x, %w2, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>} : (tensor<2x4x6x5xf32>, tensor<6x4x3x2xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
   %3 = magi.convolution %x, %w3 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<2x4x6x5xf32>, tensor<3x4x1x1xf32>) -> tensor<2x3x6x5xf32>
-  return %0, %1, %2, %3 : tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>
+  %4 = magi.convolution %x4, %w4 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<2x2x32x33xf32>, tensor<3x2x1x2xf32>) -> tensor<2x3x32x32xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>, tensor<2x3x32x32xf32>
 }

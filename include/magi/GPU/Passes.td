@@ -60,7 +60,10 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       W`: each iteration of the mapped loop is then W neighbouring elements
       moved with one 16-byte access per buffer (W = 8 for bf16), and E and
       the block count are of those vector iterations (`vector-access=false`
-      keeps scalar access); a loop of eight vectors a thread gets at most
+      keeps scalar access); a load whose last index is other index arithmetic
+      on the last loop (an im2col's `position + tap`, a strided `2 j`), its
+      other indices uniform, is then W scalar loads gathered into one vector
+      (the stores still stream); a loop of eight vectors a thread gets at most
       128 threads a block (its threads hold about 90 registers: blocks of
       128 fit an SM five times, blocks of 256 twice). A loop computing
       `math.sin`, `cos` or `tan` (libdevice's full range reduction, about
