@@ -28,9 +28,11 @@ constexpr int64_t kVectorBytes = 16;
 // (j + 64) mod 128); LaneUniform: a value the same for all W (j < 64).
 // Both are computed once, for the vector's first iteration.
 // LaneValue: other index arithmetic on the last induction variable (an
-// im2col's `position + tap`), computed for each of the W iterations;
-// GatherLoad: a load whose last index is a LaneValue, the others uniform:
-// W scalar loads made one vector (a vector's stores stay one access).
+// im2col's `position + tap`, its bounds), computed for each of the W
+// iterations; a vector op may take an i1 one as a vector of its W values;
+// GatherLoad: a load with LaneValue indices (the others uniform or the
+// last induction variable): W scalar loads made one vector (a vector's
+// stores stay one access).
 enum class Role {
   Uniform,
   Vector,
@@ -43,12 +45,19 @@ enum class Role {
   GatherLoad
 };
 
-// Index arithmetic a LaneValue may be: computed again for each iteration.
-bool isIndexArithmetic(Operation &op) {
+// What a LaneValue may be, computed again for each iteration: index
+// arithmetic, comparisons of indices, and their conjunctions (a padded
+// im2col's bounds and clamped position).
+bool isLaneArithmetic(Operation &op) {
   if (isa<affine::AffineApplyOp>(op))
     return true;
-  return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op) &&
-         op.getResult(0).getType().isIndex();
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::MinSIOp, arith::MaxSIOp>(op))
+    return op.getResult(0).getType().isIndex();
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    return cmp.getLhs().getType().isIndex();
+  if (isa<arith::AndIOp, arith::OrIOp>(op))
+    return op.getResult(0).getType().isInteger(1);
+  return false;
 }
 
 // The most iterations of the last loop whose index functions are checked
@@ -193,7 +202,16 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
       lanes.insert(apply.getResult());
       continue;
     }
-    if (isIndexArithmetic(op) &&
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op);
+        cmp && (cmp.getLhs() == last || cmp.getRhs() == last)) {
+      bool lastOnLeft = cmp.getLhs() == last;
+      std::optional<int64_t> bound = getConstantIntValue(lastOnLeft ? cmp.getRhs() : cmp.getLhs());
+      if (bound && uniformInLanes(cmp.getPredicate(), lastOnLeft, *bound, *ub, width)) {
+        result.roles[&op] = Role::LaneUniform;
+        continue;
+      }
+    }
+    if (isLaneArithmetic(op) &&
         llvm::any_of(op.getOperands(),
                      [&](Value v) { return lanes.contains(v) || laneValues.contains(v); })) {
       // Of the lane indices only the induction variable itself, whose value
@@ -206,22 +224,15 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
       laneValues.insert(op.getResult(0));
       continue;
     }
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op);
-        cmp && (cmp.getLhs() == last || cmp.getRhs() == last)) {
-      bool lastOnLeft = cmp.getLhs() == last;
-      std::optional<int64_t> bound = getConstantIntValue(lastOnLeft ? cmp.getRhs() : cmp.getLhs());
-      if (!bound || !uniformInLanes(cmp.getPredicate(), lastOnLeft, *bound, *ub, width))
-        return failure();
-      result.roles[&op] = Role::LaneUniform;
-      continue;
-    }
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       if (llvm::none_of(load.getIndices(), involves)) {
         result.roles[&op] = Role::UniformLoad;
         continue;
       }
-      if (isLaneValue(load.getIndices().back()) &&
-          llvm::none_of(load.getIndices().drop_back(), involves)) {
+      if (llvm::any_of(load.getIndices(), isLaneValue) &&
+          llvm::none_of(load.getIndices(), [&](Value v) {
+            return varying.contains(v) || (lanes.contains(v) && v != last);
+          })) {
         result.roles[&op] = Role::GatherLoad;
         varying.insert(load.getResult());
         continue;
@@ -250,10 +261,15 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
       result.roles[&op] = Role::Uniform;
       continue;
     }
-    // Lane indices and values are only indices: as values their W elements
-    // would differ (an iota), which this rewrite does not build.
+    // Lane indices and index-typed lane values are only indices: as values
+    // their W elements would differ (an iota), which this rewrite does not
+    // build. An i1 lane value (a padded im2col's bounds) becomes the vector
+    // of its W values.
     if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return lanes.contains(v) || laneValues.contains(v); }) ||
+                     [&](Value v) {
+                       return lanes.contains(v) ||
+                              (laneValues.contains(v) && v.getType().isIndex());
+                     }) ||
         !op.hasTrait<OpTrait::Elementwise>() || !op.hasTrait<OpTrait::Vectorizable>() ||
         !op.getResult(0).getType().isIntOrFloat() ||
         llvm::any_of(op.getOperandTypes(), [](Type t) { return !t.isIntOrFloat(); }))
@@ -331,11 +347,23 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
   };
   llvm::DenseSet<Value> vectors;
   auto vectorType = [&](Type element) { return VectorType::get({width}, element); };
-  // A value as the vector operand of a vector op: broadcast when uniform.
+  // A value as the vector operand of a vector op: broadcast when uniform,
+  // the W values of a lane value as one vector.
+  llvm::DenseMap<Value, Value> packed;
   auto asVector = [&](Value v) -> Value {
     Value mapped = mapping.lookupOrDefault(v);
     if (vectors.contains(v))
       return mapped;
+    if (laneMappings[0].contains(v)) {
+      Value &vector = packed[v];
+      if (!vector) {
+        SmallVector<Value> elements;
+        for (int64_t i = 0; i < width; ++i)
+          elements.push_back(laneMappings[i].lookup(v));
+        vector = vector::FromElementsOp::create(nb, loc, vectorType(v.getType()), elements);
+      }
+      return vector;
+    }
     return vector::BroadcastOp::create(nb, loc, vectorType(mapped.getType()), mapped);
   };
   auto indicesOf = [&](ValueRange indices) {
@@ -378,8 +406,9 @@ FailureOr<scf::ParallelOp> vectorizeElementwise(scf::ParallelOp loop, int64_t wi
       auto load = cast<memref::LoadOp>(op);
       SmallVector<Value> elements;
       for (int64_t i = 0; i < width; ++i) {
-        SmallVector<Value> indices = indicesOf(load.getIndices().drop_back());
-        indices.push_back(inLane(i, load.getIndices().back()));
+        SmallVector<Value> indices;
+        for (Value index : load.getIndices())
+          indices.push_back(inLane(i, index));
         elements.push_back(memref::LoadOp::create(
             nb, loc, mapping.lookupOrDefault(load.getMemRef()), indices));
       }

@@ -2,16 +2,18 @@
 //
 // The ops of convolutional networks.
 //
-// magi.convolution, the input padded first (a magi.constant_pad_nd, lowered
-// in turn), products accumulating in opmath (f32 for half types):
+// magi.convolution, products accumulating in opmath (f32 for half types):
 // - one group: each image's windows gathered into columns [C * kernel,
-//   out] (im2col; a 1 x 1 convolution of stride 1 is its own columns), then
-//   one matrix product per image, weight [O, C * kernel] times columns, the
-//   weight shared by every image; the GPU path hands it to cuBLASLt
+//   out] (im2col; zeros outside the input, no padded copy; a 1 x 1
+//   convolution of stride 1 is its own columns), then one matrix product
+//   per image, weight [O, C * kernel] times columns, the weight shared by
+//   every image, or with few positions an image one product over the
+//   images' columns side by side; the GPU path hands it to cuBLASLt
 //   (magi-matmul-to-library-call). One elementwise generic adds the bias
 //   and rounds.
 // - several groups (depthwise convolutions: one channel a group, a product
-//   of nine taps): one generic over [N, G, O/G, *out] x [C/G, *kernel], the
+//   of nine taps): the input padded (a magi.constant_pad_nd, lowered in
+//   turn), one generic over [N, G, O/G, *out] x [C/G, *kernel], the
 //   channels split into groups, from the bias or zero; one generic rounds,
 //   and the groups collapse back into channels.
 //
@@ -29,6 +31,7 @@
 #include "LowerToLinalgCommon.h"
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -86,11 +89,23 @@ ReassociationIndices dimRange(int64_t from, int64_t to) {
 // 770 (bench/conv, docs/pipeline.md).
 constexpr int64_t kPositionsToJoinImages = 1024;
 
-// A convolution of one group over the padded `input` as im2col and a matrix
-// product (see the file comment); `outSizes` are the output's spatial sizes.
+// Whether a convolution reads its input as its own columns: 1 x 1, stride
+// 1, no padding.
+bool isOwnColumns(RankedTensorType weightType, ArrayRef<int64_t> stride,
+                  ArrayRef<int64_t> padding) {
+  auto one = [](int64_t v) { return v == 1; };
+  return llvm::all_of(weightType.getShape().drop_front(2), one) &&
+         llvm::all_of(stride, one) &&
+         llvm::all_of(padding, [](int64_t p) { return p == 0; });
+}
+
+// A convolution of one group over `input` as im2col and a matrix product
+// (see the file comment): the gather reads zeros within `padding` of the
+// input's edges; `outSizes` are the output's spatial sizes.
 Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
                            ConvolutionOp op, Value input,
-                           ArrayRef<OpFoldResult> outSizes) {
+                           ArrayRef<OpFoldResult> outSizes,
+                           ArrayRef<int64_t> padding) {
   MLIRContext *ctx = rewriter.getContext();
   auto weightType = cast<RankedTensorType>(op.getWeight().getType());
   auto resType = cast<RankedTensorType>(op.getType());
@@ -103,18 +118,20 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
       tensor::getMixedSizes(rewriter, loc, input);
   auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
 
-  bool ownColumns = llvm::all_of(kernel, [](int64_t k) { return k == 1; }) &&
-                    llvm::all_of(stride, [](int64_t s) { return s == 1; });
+  bool ownColumns = isOwnColumns(weightType, stride, padding);
   // Few positions an image: the images' columns side by side, one product
   // [O, C * kernel] x [C * kernel, N * out], read back image by image.
   std::optional<int64_t> images = getConstantIntValue(inSizes[0]);
-  int64_t positions = 1;
+  // Output positions an image, when known.
+  int64_t perImage = 1;
+  bool knownPositions = true;
   for (OpFoldResult size : outSizes) {
     std::optional<int64_t> n = getConstantIntValue(size);
-    positions = n ? positions * *n : kPositionsToJoinImages;
+    knownPositions &= n.has_value();
+    perImage *= n.value_or(1);
   }
-  bool joinImages = !ownColumns && images != 1 &&
-                    positions < kPositionsToJoinImages;
+  bool joinImages = !ownColumns && images != 1 && knownPositions &&
+                    perImage < kPositionsToJoinImages;
 
   // Columns [N, C * kernel, out], or [C * kernel, N * out] with joinImages.
   Value columns;
@@ -123,25 +140,100 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
         rewriter, loc, input,
         SmallVector<ReassociationIndices>{{0}, {1}, dimRange(2, 2 + spatial)});
   } else {
-    // [N, C, *kernel, *out] ([C, *kernel, N, *out] with joinImages): the tap
-    // at `out * stride + tap * dilation`.
-    int64_t rank = 2 + 2 * spatial;
-    int64_t n = joinImages ? 1 + spatial : 0, c = joinImages ? 0 : 1;
-    int64_t firstTap = joinImages ? 1 : 2, firstOut = 2 + spatial;
-    SmallVector<OpFoldResult> sizes(rank);
-    SmallVector<AffineExpr> read{dim(n), dim(c)};
-    sizes[n] = inSizes[0];
-    sizes[c] = inSizes[1];
-    for (int64_t d = 0; d < spatial; ++d) {
-      sizes[firstTap + d] = rewriter.getIndexAttr(kernel[d]);
-      sizes[firstOut + d] = outSizes[d];
-      read.push_back(dim(firstOut + d) * stride[d] +
-                     dim(firstTap + d) * dilation[d]);
+    // [N, C, *kernel, positions] ([C, *kernel, N, positions] with
+    // joinImages): the tap at `out * stride + tap * dilation`. Positions of
+    // known sizes are one dimension (a row of 784 at 28 x 28, not rows of
+    // 28), and so are the images' with joinImages and a known count: the
+    // GPU path moves such rows as 16-byte vectors when their length is a
+    // multiple of 8 bf16.
+    SmallVector<OpFoldResult> sizes;
+    auto addDim = [&](OpFoldResult size) {
+      sizes.push_back(size);
+      return dim(static_cast<int64_t>(sizes.size()) - 1);
+    };
+    bool flatPositions =
+        llvm::all_of(outSizes, [](OpFoldResult size) { return getConstantIntValue(size).has_value(); });
+    AffineExpr n, c, flat;
+    SmallVector<AffineExpr> taps, outAt;
+    if (!joinImages)
+      n = addDim(inSizes[0]);
+    c = addDim(inSizes[1]);
+    for (int64_t d = 0; d < spatial; ++d)
+      taps.push_back(addDim(rewriter.getIndexAttr(kernel[d])));
+    if (joinImages && images) {
+      AffineExpr column = addDim(rewriter.getIndexAttr(*images * perImage));
+      n = column.floorDiv(perImage);
+      flat = column % perImage;
+    } else {
+      if (joinImages)
+        n = addDim(inSizes[0]);
+      if (flatPositions)
+        flat = addDim(rewriter.getIndexAttr(perImage));
     }
-    Value windows = buildParallelGeneric(
-        rewriter, loc, emptyOfSizes(rewriter, loc, sizes, el), input,
-        AffineMap::get(rank, 0, read, ctx),
-        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    if (flat) {
+      // Row-major position `flat` over the output's spatial sizes.
+      int64_t after = perImage;
+      for (int64_t d = 0; d < spatial; ++d) {
+        int64_t size = *getConstantIntValue(outSizes[d]);
+        after /= size;
+        outAt.push_back(d == 0 ? flat.floorDiv(after) : flat.floorDiv(after) % size);
+      }
+    } else {
+      for (int64_t d = 0; d < spatial; ++d)
+        outAt.push_back(addDim(outSizes[d]));
+    }
+    SmallVector<AffineExpr> read{n, c};
+    for (int64_t d = 0; d < spatial; ++d)
+      read.push_back(outAt[d] * stride[d] + taps[d] * dilation[d]);
+    auto rank = static_cast<int64_t>(sizes.size());
+    Value init = emptyOfSizes(rewriter, loc, sizes, el);
+    Value windows;
+    if (llvm::all_of(padding, [](int64_t p) { return p == 0; })) {
+      windows = buildParallelGeneric(
+          rewriter, loc, init, input, AffineMap::get(rank, 0, read, ctx),
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    } else {
+      // Each element at its computed position, zero outside the input (the
+      // position clamped into it for the read).
+      windows = buildParallelGeneric(
+          rewriter, loc, init, ValueRange{}, {},
+          [&](OpBuilder &b, Location l, ValueRange) -> Value {
+            SmallVector<Value> loops;
+            for (int64_t i = 0; i < rank; ++i)
+              loops.push_back(linalg::IndexOp::create(b, l, i));
+            auto at = [&](AffineExpr e) -> Value {
+              return affine::AffineApplyOp::create(
+                  b, l, AffineMap::get(rank, 0, e, ctx), loops);
+            };
+            SmallVector<Value> indices{at(read[0]), at(read[1])};
+            Value inside;
+            Value zero = arith::ConstantIndexOp::create(b, l, 0);
+            for (int64_t d = 0; d < spatial; ++d) {
+              Value position = at(read[2 + d] - padding[d]);
+              if (padding[d] == 0) {
+                indices.push_back(position);
+                continue;
+              }
+              Value size = toIndexValue(b, l, inSizes[2 + d]);
+              Value ok = arith::AndIOp::create(
+                  b, l,
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                        position, zero),
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                        position, size));
+              inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
+              Value lastIndex = arith::SubIOp::create(
+                  b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+              indices.push_back(arith::MaxSIOp::create(
+                  b, l, arith::MinSIOp::create(b, l, position, lastIndex),
+                  zero));
+            }
+            Value value = tensor::ExtractOp::create(b, l, input, indices);
+            return arith::SelectOp::create(b, l, inside, value,
+                                           typedConst(b, l, el, 0.0));
+          });
+    }
+    // The taps join the channel; the images and positions are the rest.
     SmallVector<ReassociationIndices> groups =
         joinImages ? SmallVector<ReassociationIndices>{dimRange(0, 1 + spatial),
                                                        dimRange(1 + spatial, rank)}
@@ -194,12 +286,12 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
   // rounding; with joinImages, each image's columns read from [O, N, out].
   SmallVector<OpFoldResult> flatSizes{inSizes[0],
                                       rewriter.getIndexAttr(outChannels),
-                                      rewriter.getIndexAttr(positions)};
+                                      rewriter.getIndexAttr(perImage)};
   AffineMap id = AffineMap::getMultiDimIdentityMap(3, ctx);
   AffineMap sumMap = id;
   if (joinImages) {
     SmallVector<int64_t> shape{outChannels,
-                               images.value_or(ShapedType::kDynamic), positions};
+                               images.value_or(ShapedType::kDynamic), perImage};
     sum = tensor::ExpandShapeOp::create(
         rewriter, loc, RankedTensorType::get(shape, acc), sum,
         SmallVector<ReassociationIndices>{{0}, {1, 2}},
@@ -271,6 +363,22 @@ public:
                       dilation = op.getDilation();
     Type el = resType.getElementType(), acc = opmath(el);
 
+    // One group: the gather reads the unpadded input, zeros outside it.
+    if (groups == 1 && !isOwnColumns(weightType, stride, padding)) {
+      SmallVector<OpFoldResult> inSizes =
+          tensor::getMixedSizes(rewriter, loc, input);
+      SmallVector<OpFoldResult> outSpatial;
+      for (int64_t d = 0; d < spatial; ++d)
+        outSpatial.push_back(windowCount(
+            rewriter, loc, inSizes[2 + d], resType.getDimSize(2 + d),
+            weightType.getDimSize(2 + d), padding[d], stride[d], dilation[d],
+            /*ceilMode=*/false));
+      return replaceWithType(
+          rewriter, op,
+          convolutionAsProduct(rewriter, loc, op, input, outSpatial, padding),
+          resType);
+    }
+
     // Padding: pairs from the last dimension, as constant_pad_nd takes them.
     if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
       SmallVector<int64_t> pads;
@@ -296,10 +404,12 @@ public:
                                        weightType.getDimSize(2 + d), 0,
                                        stride[d], dilation[d],
                                        /*ceilMode=*/false));
-    if (groups == 1)
+    if (groups == 1) // a padded 1 x 1 convolution of stride 1
       return replaceWithType(
           rewriter, op,
-          convolutionAsProduct(rewriter, loc, op, input, outSpatial), resType);
+          convolutionAsProduct(rewriter, loc, op, input, outSpatial,
+                               SmallVector<int64_t>(spatial, 0)),
+          resType);
 
     auto expand = [&](Value src, ArrayRef<ReassociationIndices> groups,
                       ArrayRef<OpFoldResult> sizes) -> Value {

@@ -192,11 +192,12 @@ func.func @vectors(%a: memref<64x4096xbf16>, %f: memref<64x4096xf32>, %s: memref
 // runs through 8 consecutive values over each vector of 8, and j < 64 is the
 // same for all 8, so the loop is vectorized. A load at 2 j is gathered
 // (eight scalar loads, one vector store); a bound (60) that splits a
-// vector keeps the loop scalar.
+// vector is tested for each of the 8 elements, the select taking the
+// vector of their results.
 // CHECK-LABEL: func @rotated_half
 // CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
 // CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
-// CHECK: {block_size = 256 : i64, strategy = "elementwise"}
+// CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
 #rotate = affine_map<(d0) -> (d0 - ((d0 + 64) floordiv 128) * 128 + 64)>
 #twice = affine_map<(d0) -> (d0 * 2)>
 func.func @rotated_half(%x: memref<512x128xbf16>, %o: memref<512x128xbf16>, %w: memref<512x256xbf16>) {
@@ -233,6 +234,29 @@ func.func @rotated_half(%x: memref<512x128xbf16>, %o: memref<512x128xbf16>, %w: 
   }
   return
 }
+
+// An im2col over a flat position p of a 28 x 28 image: the read at
+// (p floordiv 28 + 1, p mod 28 + 2) is gathered, the store streams.
+// CHECK-LABEL: func @gathered_rows
+// CHECK: {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}
+#row = affine_map<(d0) -> (d0 floordiv 28 + 1)>
+#col = affine_map<(d0) -> (d0 mod 28 + 2)>
+func.func @gathered_rows(%x: memref<64x30x30xbf16>, %o: memref<64x784xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c784 = arith.constant 784 : index
+  scf.parallel (%i, %p) = (%c0, %c0) to (%c64, %c784) step (%c1, %c1) {
+    %r = affine.apply #row(%p)
+    %c = affine.apply #col(%p)
+    %v = memref.load %x[%i, %r, %c] : memref<64x30x30xbf16>
+    memref.store %v, %o[%i, %p] : memref<64x784xbf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
 
 // Eight vectors a thread (a 4096 x 11008 bf16 product of two streams) take
 // blocks of 128 threads: more of them fit an SM's registers.

@@ -520,3 +520,39 @@ func.func @gathered_index_stored(%x: memref<64x58xi64>, %o: memref<64x56xi64>) {
   } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 2 : i64}}
   return
 }
+
+// -----
+
+// A padded im2col's bound: j + k - 1 tested for each of the 8 elements, the
+// clamped positions gathered, and the select taking the vector of the 8
+// tests (vector<8xi1>).
+// CHECK-LABEL: func @gathered_in_bounds
+// CHECK: gpu.launch
+// CHECK-COUNT-8: arith.cmpi sge
+// CHECK:   %[[IN:.*]] = vector.from_elements %{{.*}} : vector<8xi1>
+// CHECK:   arith.select %[[IN]], %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xbf16>
+// CHECK:   vector.store
+// CHECK: vector_width = 8 : i64
+#shifted = affine_map<(d0, d1) -> (d0 + d1 - 1)>
+func.func @gathered_in_bounds(%x: memref<64x56xbf16>, %o: memref<64x3x56xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c55 = arith.constant 55 : index
+  %c56 = arith.constant 56 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : bf16
+  scf.parallel (%i, %k, %j) = (%c0, %c0, %c0) to (%c64, %c3, %c56) step (%c1, %c1, %c1) {
+    %p = affine.apply #shifted(%k, %j)
+    %low = arith.cmpi sge, %p, %c0 : index
+    %high = arith.cmpi slt, %p, %c56 : index
+    %in = arith.andi %low, %high : i1
+    %below = arith.minsi %p, %c55 : index
+    %at = arith.maxsi %below, %c0 : index
+    %v = memref.load %x[%i, %at] : memref<64x56xbf16>
+    %r = arith.select %in, %v, %zero : bf16
+    memref.store %r, %o[%i, %k, %j] : memref<64x3x56xbf16>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}}
+  return
+}

@@ -31,8 +31,11 @@
 // IR-DAG:   #[[$WEIGHT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // IR-DAG:   #[[$COLUMNS:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // IR-DAG:   #[[$PRODUCT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// IR-DAG:   #[[$JOINED_WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 + d2 * 2)>
-// IR-DAG:   #[[$WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+// IR-DAG:   #[[$IMAGE:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d3 floordiv 9)>
+// IR-DAG:   #[[$ROW:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (((d3 mod 9) floordiv 3) * 2 + d1 - 1)>
+// IR-DAG:   #[[$COLUMN:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d3 mod 3 + d2 * 2)>
+// IR-DAG:   #[[$TAP_1D:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d2 + d3 - 1)>
+// IR-DAG:   #[[$WINDOWS:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4 floordiv 32 + d2, d4 mod 32 + d3)>
 // IR-DAG:   #[[$IMAGE_BY_IMAGE:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 // IR-DAG:   #[[$BIAS:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1)>
 
@@ -46,26 +49,38 @@
 // IR-NEXT:  arith.addf
 // IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x3x3x3xf32> into tensor<2x6x3x3xf32>
 
-// The 1-d bf16 one: the padded input's windows gathered into [1, 3, 3, 7]
-// (channel, tap, position), the weight [4, 9] times the image's columns
-// [9, 7] into f32, one rounding; no reshape of a 1-d result.
-// IR:       linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x9xbf16>) outs(%{{.*}} : tensor<1x3x3x7xbf16>)
-// IR-NEXT:  ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
-// IR-NEXT:    linalg.yield %[[IN]] : bf16
+// The 1-d bf16 one: the input's windows gathered into [1, 3, 3, 7]
+// (channel, tap, position) at tap + position - 1, zero outside the input
+// (no padded copy), the weight [4, 9] times the image's columns [9, 7]
+// into f32, one rounding; no reshape of a 1-d result.
+// IR-NOT:   tensor<1x3x9xbf16>
+// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x3x7xbf16>)
+// IR:         %[[POS:.*]] = affine.apply #[[$TAP_1D]](
+// IR-DAG:     %[[LOW:.*]] = arith.cmpi sge, %[[POS]], %c0
+// IR-DAG:     %[[HIGH:.*]] = arith.cmpi slt, %[[POS]], %c7
+// IR:         %[[IN:.*]] = arith.andi
+// IR:         %[[CLAMPED:.*]] = arith.maxsi
+// IR:         %[[X:.*]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}, %[[CLAMPED]]] : tensor<1x3x7xbf16>
+// IR:         arith.select %[[IN]], %[[X]], %{{.*}} : bf16
 // IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<1x3x3x7xbf16> into tensor<1x9x7xbf16>
 // IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x3x3xbf16> into tensor<4x9xbf16>
 // IR:       linalg.fill
 // IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<4x9xbf16>, tensor<1x9x7xbf16>) outs(%{{.*}} : tensor<1x4x7xf32>)
 // IR:       arith.truncf %{{.*}} : f32 to bf16
 // IR-NOT:   tensor.expand_shape
-// IR:       linalg.generic
 
-// The 2-d one of one group, 9 positions an image: padded, the windows
-// gathered at out * stride + tap * dilation with the images side by side
-// ([C, *kernel, N, *out]), one product [6, 24] x [24, 2 * 9], then each
-// image's columns read back with the bias added.
-// IR:       linalg.generic {indexing_maps = [#[[$JOINED_WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x4x8x5xf32>) outs(%{{.*}} : tensor<4x3x2x2x3x3xf32>)
-// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<4x3x2x2x3x3xf32> into tensor<24x18xf32>
+// The 2-d one of one group, 9 positions an image: the windows gathered at
+// out * stride + tap * dilation - padding with the images side by side
+// ([C, *kernel, N * out], one column index decomposed into image and
+// position), zero outside the input (the row; no padding of the column),
+// one product [6, 24] x [24, 2 * 9], then each image's columns read back
+// with the bias added.
+// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<4x3x2x18xf32>)
+// IR:         %[[N:.*]] = affine.apply #[[$IMAGE]](
+// IR:         %[[R:.*]] = affine.apply #[[$ROW]](
+// IR:         %[[C:.*]] = affine.apply #[[$COLUMN]](
+// IR:         tensor.extract %{{.*}}[%[[N]], %{{.*}}, %{{.*}}, %[[C]]] : tensor<2x4x6x5xf32>
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<4x3x2x18xf32> into tensor<24x18xf32>
 // IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<6x4x3x2xf32> into tensor<6x24xf32>
 // IR:       linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<6x24xf32>, tensor<24x18xf32>) outs(%{{.*}} : tensor<6x18xf32>)
 // IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [6, 2, 9] : tensor<6x18xf32> into tensor<6x2x9xf32>
@@ -81,9 +96,10 @@
 // IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 6, 5] : tensor<2x3x30xf32> into tensor<2x3x6x5xf32>
 
 // A 1 x 2 one of 1024 positions an image: the windows gathered image by
-// image, one product per image over the shared weight [3, 4].
-// IR:       linalg.generic {indexing_maps = [#[[$WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x2x32x33xf32>) outs(%{{.*}} : tensor<2x2x1x2x32x32xf32>)
-// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x2x1x2x32x32xf32> into tensor<2x4x1024xf32>
+// image (the positions one dimension), one product per image over the
+// shared weight [3, 4].
+// IR:       linalg.generic {indexing_maps = [#[[$WINDOWS]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x2x32x33xf32>) outs(%{{.*}} : tensor<2x2x1x2x1024xf32>)
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4]] : tensor<2x2x1x2x1024xf32> into tensor<2x4x1024xf32>
 // IR:       linalg.generic {indexing_maps = [#[[$WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x4xf32>, tensor<2x4x1024xf32>) outs(%{{.*}} : tensor<2x3x1024xf32>)
 // IR-NEXT:  ^bb0
 // IR-NEXT:    arith.mulf
@@ -93,11 +109,11 @@
 // IR-NEXT:  tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 32, 32] : tensor<2x3x1024xf32> into tensor<2x3x32x32xf32>
 // IR-NOT:   magi.convolution
 
-// The symbolic one on the GPU: padding, gather and bias kernels, and the
-// product as a cuBLASLt call (its [N, 8, H * W] result viewed as
-// [N, 8, H, W] by magi-expand-shapes-to-casts).
-// COMPILE: piece 0 {{.*}} 3 kernels  1 gemms
-// COMPILE: 1 pieces, 3 kernels
+// The symbolic one on the GPU: the gather (zeros at the edges) and bias
+// kernels, and the product as a cuBLASLt call (its [N, 8, H * W] result
+// viewed as [N, 8, H, W] by magi-expand-shapes-to-casts).
+// COMPILE: piece 0 {{.*}} 2 kernels  1 gemms
+// COMPILE: 1 pieces, 2 kernels
 
 func.func @main(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>,
                 %x1: tensor<1x3x7xf32>, %w1: tensor<4x3x3xf32>,

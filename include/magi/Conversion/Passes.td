@@ -85,6 +85,7 @@ def LowerToLinalg : Pass<"magi-lower-to-linalg", "mlir::func::FuncOp"> {
     op and the piece.
   }];
   let dependentDialects = [
+    "mlir::affine::AffineDialect",
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect",

@@ -60,10 +60,12 @@ def ChooseKernelConfig : Pass<"magi-choose-kernel-config", "mlir::func::FuncOp">
       W`: each iteration of the mapped loop is then W neighbouring elements
       moved with one 16-byte access per buffer (W = 8 for bf16), and E and
       the block count are of those vector iterations (`vector-access=false`
-      keeps scalar access); a load whose last index is other index arithmetic
-      on the last loop (an im2col's `position + tap`, a strided `2 j`), its
-      other indices uniform, is then W scalar loads gathered into one vector
-      (the stores still stream); a loop of eight vectors a thread gets at most
+      keeps scalar access); a load whose indices are other index arithmetic
+      on the last loop (an im2col's `position floordiv 28 + tap`, a strided
+      `2 j`, clamped into bounds), the rest uniform, is then W scalar loads
+      gathered into one vector (the stores still stream), and a comparison
+      of such indices (or of the last loop with a bound that splits a
+      vector) is made for each element and taken as a vector of i1; a loop of eight vectors a thread gets at most
       128 threads a block (its threads hold about 90 registers: blocks of
       128 fit an SM five times, blocks of 256 twice). A loop computing
       `math.sin`, `cos` or `tan` (libdevice's full range reduction, about
