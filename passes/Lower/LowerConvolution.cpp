@@ -141,18 +141,26 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
         SmallVector<ReassociationIndices>{{0}, {1}, dimRange(2, 2 + spatial)});
   } else {
     // [N, C, *kernel, positions] ([C, *kernel, N, positions] with
-    // joinImages): the tap at `out * stride + tap * dilation`. Positions of
-    // known sizes are one dimension (a row of 784 at 28 x 28, not rows of
-    // 28), and so are the images' with joinImages and a known count: the
-    // GPU path moves such rows as 16-byte vectors when their length is a
-    // multiple of 8 bf16.
+    // joinImages): the tap at `out * stride + tap * dilation - padding`.
+    // The GPU path moves rows whose length is a multiple of 16 bytes as
+    // vectors: positions of known sizes whose rows are not are one
+    // dimension (a row of 784 at 28 x 28, not rows of 28), and so are the
+    // images' with joinImages and a known count.
     SmallVector<OpFoldResult> sizes;
     auto addDim = [&](OpFoldResult size) {
       sizes.push_back(size);
       return dim(static_cast<int64_t>(sizes.size()) - 1);
     };
+    // Rows of whole 16-byte vectors keep their dimensions (a vector's row
+    // and its bounds are then the same for all its elements); other known
+    // sizes are one dimension.
+    std::optional<int64_t> rowLength = getConstantIntValue(outSizes.back());
+    bool wholeVectors =
+        rowLength && (*rowLength * el.getIntOrFloatBitWidth() / 8) % 16 == 0;
     bool flatPositions =
-        llvm::all_of(outSizes, [](OpFoldResult size) { return getConstantIntValue(size).has_value(); });
+        !wholeVectors && llvm::all_of(outSizes, [](OpFoldResult size) {
+          return getConstantIntValue(size).has_value();
+        });
     AffineExpr n, c, flat;
     SmallVector<AffineExpr> taps, outAt;
     if (!joinImages)
@@ -160,7 +168,7 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
     c = addDim(inSizes[1]);
     for (int64_t d = 0; d < spatial; ++d)
       taps.push_back(addDim(rewriter.getIndexAttr(kernel[d])));
-    if (joinImages && images) {
+    if (joinImages && images && flatPositions) {
       AffineExpr column = addDim(rewriter.getIndexAttr(*images * perImage));
       n = column.floorDiv(perImage);
       flat = column % perImage;
