@@ -159,22 +159,22 @@ if [[ -n "${LOAD_BASELINE:-}" ]]; then
   mkdir -p "$out/baseline"
   git -C "$repo" archive "$LOAD_BASELINE" | tar -x -C "$out/baseline"
 fi
-# The attention sweep (bench/attention/check.py): one graph per configuration.
-python3 "$repo/bench/attention/graphs.py" "$out/attention-graphs" > /dev/null
-mkdir -p "$out/attention"
-cp "$out/attention-graphs/configs.json" "$out/attention/"
-for graph in "$out"/attention-graphs/*.mlir; do
-  "$bin/magi-compile" "$graph" -o "$out/attention/$(basename "$graph" .mlir)" \
-    --cache-mode=off --quiet --no-weights
-done
-# The convolution sweep (bench/conv/check.py): one graph per configuration.
-python3 "$repo/bench/conv/graphs.py" "$out/conv-graphs" > /dev/null
-mkdir -p "$out/conv"
-cp "$out/conv-graphs/configs.json" "$out/conv/"
-for graph in "$out"/conv-graphs/*.mlir; do
-  "$bin/magi-compile" "$graph" -o "$out/conv/$(basename "$graph" .mlir)" \
-    --cache-mode=off --quiet --no-weights
-done
+# A sweep of bench/NAME/graphs.py's graphs, each compiled into $out/NAME/
+# beside its configs.json (the graphs stay in $out/NAME-graphs/).
+compile_sweep() {
+  local name="$1"
+  python3 "$repo/bench/$name/graphs.py" "$out/$name-graphs" > /dev/null
+  mkdir -p "$out/$name"
+  cp "$out/$name-graphs/configs.json" "$out/$name/"
+  for graph in "$out/$name-graphs"/*.mlir; do
+    "$bin/magi-compile" "$graph" -o "$out/$name/$(basename "$graph" .mlir)" \
+      --cache-mode=off --quiet --no-weights
+  done
+}
+# The attention and convolution sweeps (bench/attention/check.py,
+# bench/conv/check.py): one graph per configuration.
+compile_sweep attention
+compile_sweep conv
 # Attention tilings to compare (scripts/gpu-session.sh attention-variants):
 # ATTENTION_VARIANTS="NAME:ROWS_PER_WARP:KEY_ROWS:QUERY_IN_SHARED[:MIN_BLOCKS_PER_SM[:TARGET]] ..."
 # compiles the sweep's graphs (those matching $ATTENTION_VARIANT_GRAPHS, a grep -E

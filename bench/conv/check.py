@@ -10,13 +10,13 @@ with milliseconds and TFLOP/s, and writes OUT/conv.json.
     python3 bench/conv/check.py --magi-run build-run/magi-run \
         --artifacts gemm=.gpu/conv --configs .gpu/conv/configs.json --out OUT
 """
-import argparse, json, math, os, re, subprocess, sys
+import argparse, json, math, os, sys
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from torch_util import save, cuda_time  # noqa: E402
+from torch_util import save, cuda_time, run_magi  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--magi-run", required=True)
@@ -57,16 +57,12 @@ for c in configs:
     entry = dict(config=c["name"], flops=flops)
     line = f"{c['name']:22s}"
     for name, directory in artifacts:
-        run = subprocess.run([args.magi_run, os.path.join(directory, c["name"]), "--fixture", prefix,
-                              "--repeat", "20", "--tolerance", str(args.tolerance)],
-                             capture_output=True, text=True)
-        text = run.stdout + run.stderr
-        err = re.search(r"rel_err=([0-9.eE+-]+)", text)
-        ms = re.search(r"median ([0-9.]+) ms", text)
-        ok = run.returncode == 0 and " OK" in text
+        text, info = run_magi([args.magi_run, os.path.join(directory, c["name"]), "--fixture", prefix,
+                               "--repeat", "20", "--tolerance", str(args.tolerance)])
+        ok = info["rc"] == 0 and " OK" in text
         failures += not ok
-        entry[name] = dict(ok=ok, rel_err=float(err.group(1)) if err else None,
-                           ms=float(ms.group(1)) if ms else None)
+        entry[name] = dict(ok=ok, rel_err=float(info["rel_err"][0]) if info["rel_err"] else None,
+                           ms=info["ms"])
         if not ok:
             entry[name]["output"] = text[-2000:]
         line += f" {name}: {'OK' if ok else 'FAIL'} {entry[name]['ms']} ms"

@@ -142,18 +142,16 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
   } else {
     // [N, C, *kernel, positions] ([C, *kernel, N, positions] with
     // joinImages): the tap at `out * stride + tap * dilation - padding`.
-    // The GPU path moves rows whose length is a multiple of 16 bytes as
-    // vectors: positions of known sizes whose rows are not are one
-    // dimension (a row of 784 at 28 x 28, not rows of 28), and so are the
-    // images' with joinImages and a known count.
     SmallVector<OpFoldResult> sizes;
     auto addDim = [&](OpFoldResult size) {
       sizes.push_back(size);
       return dim(static_cast<int64_t>(sizes.size()) - 1);
     };
-    // Rows of whole 16-byte vectors keep their dimensions (a vector's row
-    // and its bounds are then the same for all its elements); other known
-    // sizes are one dimension.
+    // The GPU path moves rows of whole 16-byte vectors as vectors, a
+    // vector's row and bounds the same for all its elements; positions of
+    // known sizes in shorter rows are one dimension (a row of 784 at
+    // 28 x 28, not rows of 28), and so are the images' with joinImages and
+    // a known count.
     std::optional<int64_t> rowLength = getConstantIntValue(outSizes.back());
     bool wholeVectors =
         rowLength && (*rowLength * el.getIntOrFloatBitWidth() / 8) % 16 == 0;
@@ -292,9 +290,9 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
 
   // [N, O, out]: the bias (per output channel) added in opmath, one
   // rounding; with joinImages, each image's columns read from [O, N, out].
-  SmallVector<OpFoldResult> flatSizes{inSizes[0],
-                                      rewriter.getIndexAttr(outChannels),
-                                      rewriter.getIndexAttr(perImage)};
+  SmallVector<OpFoldResult> byImage{inSizes[0],
+                                    rewriter.getIndexAttr(outChannels),
+                                    rewriter.getIndexAttr(perImage)};
   AffineMap id = AffineMap::getMultiDimIdentityMap(3, ctx);
   AffineMap sumMap = id;
   if (joinImages) {
@@ -303,10 +301,10 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
     sum = tensor::ExpandShapeOp::create(
         rewriter, loc, RankedTensorType::get(shape, acc), sum,
         SmallVector<ReassociationIndices>{{0}, {1, 2}},
-        SmallVector<OpFoldResult>{flatSizes[1], flatSizes[0], flatSizes[2]});
+        SmallVector<OpFoldResult>{byImage[1], byImage[0], byImage[2]});
     sumMap = AffineMap::get(3, 0, {dim(1), dim(0), dim(2)}, ctx);
   } else {
-    flatSizes = productSizes;
+    byImage = productSizes;
   }
   Value result;
   Value bias = op.getBias();
@@ -318,7 +316,7 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
       inputMaps.push_back(AffineMap::get(3, 0, dim(1), ctx));
     }
     result = buildParallelGeneric(
-        rewriter, loc, emptyOfSizes(rewriter, loc, flatSizes, el), inputs,
+        rewriter, loc, emptyOfSizes(rewriter, loc, byImage, el), inputs,
         inputMaps, [&](OpBuilder &b, Location l, ValueRange args) {
           Value value = args[0];
           if (bias)
@@ -371,21 +369,27 @@ public:
                       dilation = op.getDilation();
     Type el = resType.getElementType(), acc = opmath(el);
 
-    // One group: the gather reads the unpadded input, zeros outside it.
-    if (groups == 1 && !isOwnColumns(weightType, stride, padding)) {
+    // The output's spatial sizes: windows over `in` padded by `pads`.
+    auto windowsOver = [&](Value in, ArrayRef<int64_t> pads) {
       SmallVector<OpFoldResult> inSizes =
-          tensor::getMixedSizes(rewriter, loc, input);
-      SmallVector<OpFoldResult> outSpatial;
+          tensor::getMixedSizes(rewriter, loc, in);
+      SmallVector<OpFoldResult> sizes;
       for (int64_t d = 0; d < spatial; ++d)
-        outSpatial.push_back(windowCount(
+        sizes.push_back(windowCount(
             rewriter, loc, inSizes[2 + d], resType.getDimSize(2 + d),
-            weightType.getDimSize(2 + d), padding[d], stride[d], dilation[d],
+            weightType.getDimSize(2 + d), pads[d], stride[d], dilation[d],
             /*ceilMode=*/false));
+      return sizes;
+    };
+    SmallVector<int64_t> noPadding(spatial, 0);
+
+    // One group: the gather reads the unpadded input, zeros outside it.
+    if (groups == 1 && !isOwnColumns(weightType, stride, padding))
       return replaceWithType(
           rewriter, op,
-          convolutionAsProduct(rewriter, loc, op, input, outSpatial, padding),
+          convolutionAsProduct(rewriter, loc, op, input,
+                               windowsOver(input, padding), padding),
           resType);
-    }
 
     // Padding: pairs from the last dimension, as constant_pad_nd takes them.
     if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
@@ -403,21 +407,14 @@ public:
     }
 
     // Output sizes: windows over the padded input.
-    SmallVector<OpFoldResult> inSizes =
-        tensor::getMixedSizes(rewriter, loc, input);
-    SmallVector<OpFoldResult> outSpatial;
-    for (int64_t d = 0; d < spatial; ++d)
-      outSpatial.push_back(windowCount(rewriter, loc, inSizes[2 + d],
-                                       resType.getDimSize(2 + d),
-                                       weightType.getDimSize(2 + d), 0,
-                                       stride[d], dilation[d],
-                                       /*ceilMode=*/false));
+    SmallVector<OpFoldResult> outSpatial = windowsOver(input, noPadding);
     if (groups == 1) // a padded 1 x 1 convolution of stride 1
       return replaceWithType(
           rewriter, op,
-          convolutionAsProduct(rewriter, loc, op, input, outSpatial,
-                               SmallVector<int64_t>(spatial, 0)),
+          convolutionAsProduct(rewriter, loc, op, input, outSpatial, noPadding),
           resType);
+    SmallVector<OpFoldResult> inSizes =
+        tensor::getMixedSizes(rewriter, loc, input);
 
     auto expand = [&](Value src, ArrayRef<ReassociationIndices> groups,
                       ArrayRef<OpFoldResult> sizes) -> Value {

@@ -2,6 +2,8 @@
 // outputs become gemm calls on [batch, m, k] / [batch, k, n] / [batch, m, n]
 // views; anything else stays a linalg op.
 // RUN: magi-opt %s --split-input-file --magi-matmul-to-library-call | FileCheck %s
+// One thread visits the gemm declarations the pass adds too, and skips them.
+// RUN: magi-opt %s --split-input-file --magi-matmul-to-library-call --mlir-disable-threading | FileCheck %s
 
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #bt = affine_map<(d0, d1, d2) -> (d1, d2)>
