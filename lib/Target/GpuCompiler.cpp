@@ -232,6 +232,11 @@ void addNVVMPasses(OpPassManager &pm, const GpuTargetOptions &target) {
   kernels.addPass(createExpandShapesToCasts());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+  {
+    arith::ArithIntRangeNarrowingOptions narrowing;
+    narrowing.bitwidthsSupported = {32};
+    kernels.addPass(arith::createArithIntRangeNarrowing(narrowing));
+  }
   kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createSCFToControlFlowPass());
   // Tensor-core fragments, ldmatrix and cp.async (tiled attention).
