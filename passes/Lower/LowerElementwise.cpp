@@ -484,7 +484,11 @@ public:
           for (auto [i, slot] : llvm::enumerate(slots)) {
             Value arg = slot.first < 0 ? slot.second : args[slot.first];
             // `where`'s condition stays i1.
-            if (!(isa<WhereOp>(op) && i == 0))
+            if (auto copy = dyn_cast<ToCopyOp>(op))
+              arg = convertAcrossUnsigned(
+                  b, l, arg, ct, copy->hasAttr(kUnsignedSourceAttrName),
+                  copy.getDtype().isUnsignedInteger());
+            else if (!(isa<WhereOp>(op) && i == 0))
               arg = convertScalar(b, l, arg, ct);
             operands.push_back(arg);
           }

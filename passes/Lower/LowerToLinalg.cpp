@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -58,6 +59,100 @@ void magi::configureMagiToLinalgTarget(ConversionTarget &target, bool magiIllega
 
 namespace {
 
+bool isUnsignedTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isUnsignedInteger();
+}
+
+// Every magi op but `to_copy` that reads or makes a uint8 tensor computes
+// in i16 instead: its uint8 operands converted up, its uint8 results
+// converted back down (and a uint8 dtype attribute made i16). Exact: 0..255
+// fit in i16 as non-negative values, so comparisons, division and shifts
+// keep their unsigned meaning, and a uint8 result that wraps is the low
+// byte of the i16 one. Afterwards only `to_copy` converts from or to
+// uint8, and only data that the ops move (function arguments and results)
+// stay uint8.
+LogicalResult computeUnsignedInWiderIntegers(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (!isa_and_nonnull<MagiDialect>(op->getDialect()) || isa<ToCopyOp>(op) ||
+        op->getNumResults() == 0)
+      return;
+    if (llvm::any_of(op->getOperandTypes(), isUnsignedTensor) ||
+        llvm::any_of(op->getResultTypes(), isUnsignedTensor))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    if (op->getNumRegions() != 0)
+      return op->emitOpError()
+             << "has a uint8 tensor and regions: the lowering computes uint8 "
+                "in i16 for ops without regions only";
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto converted = [&](Value v, Type element) -> Value {
+      auto type = cast<RankedTensorType>(v.getType()).clone(element);
+      return ToCopyOp::create(b, loc, type, v, TypeAttr::get(element));
+    };
+    Type i16 = b.getIntegerType(16);
+    IRMapping widened;
+    for (Value operand : op->getOperands())
+      if (isUnsignedTensor(operand.getType()))
+        widened.map(operand, converted(operand, i16));
+    Operation *wide = b.clone(*op, widened);
+    // An in-place write lands in the i16 copy: the result is written back
+    // as any other mutated input's.
+    wide->removeAttr("in_place");
+    for (NamedAttribute attr : op->getAttrs())
+      if (auto type = dyn_cast<TypeAttr>(attr.getValue());
+          type && type.getValue().isUnsignedInteger())
+        wide->setAttr(attr.getName(), TypeAttr::get(i16));
+    SmallVector<Value> results;
+    for (auto [narrow, result] :
+         llvm::zip(op->getResults(), wide->getResults())) {
+      auto type = cast<RankedTensorType>(narrow.getType());
+      if (!type.getElementType().isUnsignedInteger()) {
+        results.push_back(result);
+        continue;
+      }
+      result.setType(type.clone(i16));
+      results.push_back(converted(result, type.getElementType()));
+    }
+    op->replaceAllUsesWith(results);
+    op->erase();
+  }
+  return success();
+}
+
+// Every uint8 tensor becomes an i8 one (the same bytes), in the function's
+// signature too. A `to_copy` from uint8 is marked first, so that its
+// lowering zero-extends; one to uint8 still names uint8 in its dtype.
+void retypeUnsignedAsSignless(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  auto signless = [&](Type type) -> Type {
+    if (!isUnsignedTensor(type))
+      return type;
+    auto tensor = cast<RankedTensorType>(type);
+    return tensor.clone(IntegerType::get(
+        ctx, tensor.getElementType().getIntOrFloatBitWidth()));
+  };
+  func.walk([&](ToCopyOp copy) {
+    if (isUnsignedTensor(copy.getSelf().getType()))
+      copy->setAttr(lower::kUnsignedSourceAttrName, UnitAttr::get(ctx));
+  });
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(signless(arg.getType()));
+    for (OpResult result : op->getResults())
+      result.setType(signless(result.getType()));
+  });
+  FunctionType type = func.getFunctionType();
+  func.setType(FunctionType::get(
+      ctx, llvm::map_to_vector(type.getInputs(), signless),
+      llvm::map_to_vector(type.getResults(), signless)));
+}
+
 class LowerToLinalgPass
     : public magi::impl::LowerToLinalgBase<LowerToLinalgPass> {
 public:
@@ -78,26 +173,10 @@ public:
     // (its calls are what the runtime's plan follows).
     if (func->hasAttr("magi.split"))
       return;
-    // Unsigned tensors (torch.uint8) have no lowering yet: arith takes
-    // signless integers only, and the patterns do not yet choose unsigned
-    // comparisons, divisions and extensions. Named at the first op, before
-    // any rewrite produces invalid arith.
-    WalkResult unsignedFound = func.walk([&](Operation *op) {
-      if (!isa_and_nonnull<MagiDialect>(op->getDialect()))
-        return WalkResult::advance();
-      for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                          op->getResultTypes()))
-        if (auto tensor = dyn_cast<RankedTensorType>(type))
-          if (tensor.getElementType().isUnsignedInteger()) {
-            op->emitOpError() << "has an unsigned integer tensor (" << tensor
-                              << "): the lowering does not support unsigned "
-                                 "dtypes (torch.uint8) yet";
-            return WalkResult::interrupt();
-          }
-      return WalkResult::advance();
-    });
-    if (unsignedFound.wasInterrupted())
+    // Unsigned tensors (torch.uint8): arith takes signless integers only.
+    if (failed(computeUnsignedInWiderIntegers(func)))
       return signalPassFailure();
+    retypeUnsignedAsSignless(func);
     // The piece arguments an in-place mutation writes into are the only
     // writable ones (magi-bufferize makes the others read-only).
     func.walk([&](Operation *op) {

@@ -34,6 +34,18 @@ mlir::Value typedConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           mlir::Type to);
 
+/// Marks a `magi.to_copy` whose source was a uint8 tensor before the
+/// lowering made every uint8 tensor i8 (magi-lower-to-linalg).
+inline constexpr llvm::StringLiteral kUnsignedSourceAttrName =
+    "magi.unsigned_source";
+
+/// `convertScalar` for a `to_copy` from or to uint8 (`v` and `to` are i8
+/// for uint8): from uint8 zero-extends; from a float to uint8 goes through
+/// i64, as PyTorch does (c10's cast to uint8), so -1.0 becomes 255.
+mlir::Value convertAcrossUnsigned(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value v, mlir::Type to,
+                                  bool fromUnsigned, bool toUnsigned);
+
 /// `v` rounded to `dtype` and converted back: what an intermediate result
 /// stored in `dtype` holds. The identity when `dtype` is `v`'s type.
 mlir::Value roundThrough(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

@@ -70,6 +70,21 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncIOp::create(b, loc, to, v);
 }
 
+Value convertAcrossUnsigned(OpBuilder &b, Location loc, Value v, Type to,
+                            bool fromUnsigned, bool toUnsigned) {
+  Type from = v.getType();
+  if (fromUnsigned && from != to && !to.isInteger(1)) {
+    if (isa<FloatType>(to))
+      return arith::UIToFPOp::create(b, loc, to, v);
+    if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+      return arith::ExtUIOp::create(b, loc, to, v);
+  }
+  if (toUnsigned && isa<FloatType>(from))
+    return arith::TruncIOp::create(
+        b, loc, to, arith::FPToSIOp::create(b, loc, b.getI64Type(), v));
+  return convertScalar(b, loc, v, to);
+}
+
 Value roundThrough(OpBuilder &b, Location loc, Value v, Type dtype) {
   if (v.getType() == dtype)
     return v;
