@@ -17,12 +17,14 @@ same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
 whose experts compute with histc and _grouped_mm (moe_model).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
-        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-vision] [--moe] [--llama7b HARNESS_DIR]
+        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-fixtures] [--no-vision] [--moe] [--llama7b HARNESS_DIR]
 """
 
 import glob
 import os
+import shutil
 import sys
+import tempfile
 import time
 import warnings
 
@@ -61,7 +63,8 @@ def as_tuple(result):
 def main(fixtures):
     print("magi", magi.__version__, "torch", torch.__version__)
     rows, failures = [], 0
-    for model_dir in sorted(glob.glob(os.path.join(fixtures, "*"))):
+    fixture_dirs = [] if "--no-fixtures" in sys.argv else sorted(glob.glob(os.path.join(fixtures, "*")))
+    for model_dir in fixture_dirs:
         name = os.path.basename(model_dir)
         cases = sorted(glob.glob(os.path.join(model_dir, "case*_out0.json")))
         # op-* (scripts/make-op-fixtures.sh) are archives the import tests
@@ -164,6 +167,9 @@ def timed_comparison(model, what, make, x, ref, eager_ms):
                 model, what, worst, seconds, eager_ms, magi_ms,
                 "OK" if ok else "FAIL" + (": " + fell_back[0][:160] if fell_back else "")), ok)
         except Exception as e:  # noqa: BLE001 - reported, counted
+            # The row keeps the first line; the whole message (the
+            # compiler's diagnostics follow it) goes above the table.
+            print("%s, %s failed:\n%s\n" % (model, what, str(e) or type(e).__name__))
             return ("| %s | %s | - | - | %.3f | - | FAIL: %s |" % (
                 model, what, eager_ms, (str(e) or type(e).__name__).splitlines()[0][:200]), False)
 
@@ -251,9 +257,17 @@ def moe_model():
     with torch.no_grad():
         ref = wrapped(ids).cpu()
         eager_ms = median_ms(lambda: wrapped(ids))
+    artifact_dir = tempfile.mkdtemp(prefix="magi-moe-")
     row, ok = timed_comparison("qwen2-moe (grouped_mm experts), T=24", "magi.compile",
-                               lambda: magi.compile(wrapped, [ids]), ids, ref, eager_ms)
+                               lambda: magi.compile(wrapped, [ids], artifact_dir=artifact_dir),
+                               ids, ref, eager_ms)
     print_model_rows([row])
+    # The exported archive, to compile again where the compiler is built
+    # (MAGI_KEEP_DIR: scripts/gpu-session.sh's output folder).
+    keep = os.environ.get("MAGI_KEEP_DIR")
+    if keep and os.path.exists(os.path.join(artifact_dir, "model.pt2")):
+        shutil.copy(os.path.join(artifact_dir, "model.pt2"), os.path.join(keep, "qwen2-moe.pt2"))
+        torch.save({"ids": ids.cpu(), "logits": ref}, os.path.join(keep, "qwen2-moe-io.pt"))
     return 0 if ok else 1
 
 

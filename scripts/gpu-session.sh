@@ -231,7 +231,7 @@ for step in "${steps[@]}"; do
     # With the harness there (scripts/gpu-prepare.sh), the 7B-shaped layer too.
     llama=()
     [[ -f .gpu/harness/llama7b_common.py ]] && llama=(--llama7b .gpu/harness)
-    PYTHONPATH=/tmp/magi-release/python CUDA_PATH=/usr/local/cuda \
+    MAGI_KEEP_DIR="$work" PYTHONPATH=/tmp/magi-release/python CUDA_PATH=/usr/local/cuda \
       python3 scripts/gpu-release-check.py .gpu/fixtures ${RELEASE_FLAGS:-} "${llama[@]}" \
       > "$work/release.txt" 2>&1
     note "== release: magi.compile and torch.compile(backend=\"magi\") (exit $?)"

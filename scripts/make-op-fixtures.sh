@@ -3,7 +3,7 @@
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
-# assertions and torch.cond on a tensor. Archives come from the tests' specs (test/Import/Inputs/), inputs
+# assertions, torch.cond on a tensor and uint8 tensors. Archives come from the tests' specs (test/Import/Inputs/), inputs
 # are the tests' hand values, references are magi-interp's outputs (which
 # those tests check against the hand values). scripts/gpu-prepare.sh calls it,
 # so `scripts/gpu-session.sh check` runs them on the GPU beside the fixtures.
@@ -61,3 +61,8 @@ fixture op-cond control-flow/cond-select.spec \
   bool::1 \
   float32:3:0,1,2 \
   float32:3:1,2,3
+# uint8 in and out: wrap-around, unsigned comparison and division, a float
+# converted to uint8 through int64, amax, and x.float() / 255.
+fixture op-uint8 uint8.spec \
+  uint8:4:250,3,128,0 \
+  float32:4:-1,300.5,2.7,-7.9

@@ -735,8 +735,10 @@ LogicalResult convertCol2im(Node &node) {
 /// position is not converted to an integer: it may not fit one). min ==
 /// max takes the data's minimum and maximum, widened by one on each side
 /// if those are equal too. Counted with scatter add (the MoE routing's
-/// tokens per expert); float self only, its dtype the counts' (f16 and
-/// bf16 counted in f32 and rounded once).
+/// tokens per expert). The counts' dtype is self's; f16 and bf16 count in
+/// f32 and round once. Integer self (expert ids, as transformers' grouped
+/// experts count them) bins in int64 with integer division, as the CUDA
+/// kernel's accumulate type does.
 LogicalResult convertHistc(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -746,7 +748,9 @@ LogicalResult convertHistc(Node &node) {
   int64_t bins = node.intArg("bins").value_or(100);
   std::optional<double> lo = node.arg("min") ? node.floatArg("min") : 0.0;
   std::optional<double> hi = node.arg("max") ? node.floatArg("max") : 0.0;
-  if (!type.hasStaticShape() || !isa<FloatType>(type.getElementType()) || !result ||
+  Type dtype = type.getElementType();
+  bool integer = dtype.isSignlessInteger() && !dtype.isInteger(1);
+  if (!type.hasStaticShape() || !(isa<FloatType>(dtype) || integer) || !result ||
       result.getElementType() != type.getElementType() || !lo || !hi)
     return node.opaque();
   if (bins <= 0)
@@ -754,9 +758,15 @@ LogicalResult convertHistc(Node &node) {
   if (*lo > *hi)
     return node.error() << "histc needs min <= max, got " << *lo << " > " << *hi;
   OpBuilder &b = node.builder();
-  Type dtype = type.getElementType();
-  // PyTorch's accumulate type: double for f64, float otherwise.
-  Type acc = dtype.isF64() ? dtype : b.getF32Type();
+  // PyTorch's accumulate type: int64 for integers, double for f64, float
+  // otherwise.
+  Type acc = integer ? b.getI64Type() : dtype.isF64() ? dtype : b.getF32Type();
+  auto scalar = [&](double v) {
+    return integer ? i64Scalar(node, int64_t(v)) : f64Scalar(node, v);
+  };
+  auto fill = [&](double v) {
+    return integer ? node.i64("fill_value", int64_t(v)) : node.f64("fill_value", v);
+  };
   int64_t n = type.getNumElements();
   auto flatAcc = RankedTensorType::get({n}, acc);
   Value x = view(node, *self, {n});
@@ -770,25 +780,25 @@ LogicalResult convertHistc(Node &node) {
     Value most = make(node, AmaxOp::getOperationName(), {x}, scalarAcc);
     if (n == 0) {
       least = make(node, FullOp::getOperationName(), {}, scalarAcc,
-                   {node.i64s("static_sizes", {}), node.f64("fill_value", *lo),
+                   {node.i64s("static_sizes", {}), fill(*lo),
                     node.dtype("dtype", acc)});
       most = least;
     }
     auto boolScalar = RankedTensorType::get({}, b.getI1Type());
     Value same = make(node, EqOp::getOperationName(), {least, most}, boolScalar);
     low = make(node, WhereOp::getOperationName(),
-               {same, make(node, SubOp::getOperationName(), {least, f64Scalar(node, 1.0)},
+               {same, make(node, SubOp::getOperationName(), {least, scalar(1.0)},
                            scalarAcc),
                 least},
                scalarAcc);
     high = make(node, WhereOp::getOperationName(),
-                {same, make(node, AddOp::getOperationName(), {most, f64Scalar(node, 1.0)},
+                {same, make(node, AddOp::getOperationName(), {most, scalar(1.0)},
                             scalarAcc),
                  most},
                 scalarAcc);
   } else {
-    low = f64Scalar(node, *lo);
-    high = f64Scalar(node, *hi);
+    low = scalar(*lo);
+    high = scalar(*hi);
   }
   auto flatBool = RankedTensorType::get({n}, b.getI1Type());
   auto flatI64 = RankedTensorType::get({n}, b.getI64Type());
@@ -796,18 +806,21 @@ LogicalResult convertHistc(Node &node) {
   Value below = make(node, LeOp::getOperationName(), {x, high}, flatBool);
   Value inside = make(node, LogicalAndOp::getOperationName(), {above, below}, flatBool);
   Value weight = make(node, WhereOp::getOperationName(),
-                      {inside, f64Scalar(node, 1.0), f64Scalar(node, 0.0)}, flatAcc);
+                      {inside, scalar(1.0), scalar(0.0)}, flatAcc);
   // trunc((x - low) * bins / (high - low)), in that order (the CUDA kernel's).
   Value shifted = make(node, SubOp::getOperationName(), {x, low}, flatAcc);
-  Value scaled = make(node, MulOp::getOperationName(), {shifted, f64Scalar(node, double(bins))},
+  Value scaled = make(node, MulOp::getOperationName(), {shifted, scalar(double(bins))},
                       flatAcc);
   Value width = *lo == *hi ? make(node, SubOp::getOperationName(), {high, low}, scalarAcc)
-                           : f64Scalar(node, *hi - *lo);
-  Value ratio = make(node, DivOp::getOperationName(), {scaled, width}, flatAcc);
+                           : scalar(*hi - *lo);
+  SmallVector<NamedAttribute> division;
+  if (integer)
+    division.push_back(node.named("rounding_mode", b.getStringAttr("trunc")));
+  Value ratio = make(node, DivOp::getOperationName(), {scaled, width}, flatAcc, division);
   // Only positions inside the range convert to an integer: NaN or a value
   // far out of range would not fit one (a poison index on the GPU).
   Value position = make(node, WhereOp::getOperationName(),
-                        {inside, ratio, f64Scalar(node, 0.0)}, flatAcc);
+                        {inside, ratio, scalar(0.0)}, flatAcc);
   Value bin = make(node, ToCopyOp::getOperationName(), {position}, flatI64,
                    {node.dtype("dtype", b.getI64Type())});
   // x == max lands on `bins`: the last bin takes it.
@@ -815,7 +828,7 @@ LogicalResult convertHistc(Node &node) {
              {node.f64("min", 0.0), node.f64("max", double(bins - 1))});
   auto countsAcc = RankedTensorType::get({bins}, acc);
   Value zeros = make(node, FullOp::getOperationName(), {}, countsAcc,
-                     {node.i64s("static_sizes", {bins}), node.f64("fill_value", 0.0),
+                     {node.i64s("static_sizes", {bins}), fill(0.0),
                       node.dtype("dtype", acc)});
   SmallVector<NamedAttribute> scatterAttrs{
       node.i64("dim", 0), node.named("reduce", b.getStringAttr("add"))};

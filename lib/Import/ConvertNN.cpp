@@ -357,8 +357,8 @@ LogicalResult convertNativeLayerNorm(Node &node) {
                                    {1, *weight ? 1 : 0, *bias ? 1 : 0}))});
 }
 
-/// scaled_dot_product_attention (attn_mask) and its efficient kernel
-/// (attn_bias, and the log-sum-exp it may return).
+/// scaled_dot_product_attention (attn_mask) and its efficient and cuDNN
+/// kernels (attn_bias, and the log-sum-exp they may return).
 LogicalResult convertAttention(Node &node, bool efficient) {
   FailureOr<Value> q = node.tensor("query"), k = node.tensor("key"),
                    v = node.tensor("value");
@@ -383,6 +383,15 @@ LogicalResult convertSdpa(Node &node) {
   return convertAttention(node, /*efficient=*/false);
 }
 LogicalResult convertEfficientAttention(Node &node) {
+  return convertAttention(node, /*efficient=*/true);
+}
+/// cuDNN's kernel returns also its debug mask, and two cumulative sequence
+/// lengths (for nested tensors); torch.export writes them as None, which
+/// leaves the op's six outputs. A debug mask asked for is refused.
+LogicalResult convertCudnnAttention(Node &node) {
+  if (node.boolArg("return_debug_mask").value_or(false))
+    return node.error() << "cuDNN attention with return_debug_mask is not "
+                           "supported (a debugging output)";
   return convertAttention(node, /*efficient=*/true);
 }
 
@@ -411,7 +420,9 @@ void addNNConverters(std::vector<ConverterRow> &rows) {
        row<AttentionOp>("aten::scaled_dot_product_attention", convertSdpa),
        row<EfficientAttentionOp>(
            "aten::_scaled_dot_product_efficient_attention",
-           convertEfficientAttention)});
+           convertEfficientAttention),
+       row<CudnnAttentionOp>("aten::_scaled_dot_product_cudnn_attention",
+                             convertCudnnAttention)});
 }
 
 } // namespace magi::torch_import

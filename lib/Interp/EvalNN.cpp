@@ -880,6 +880,46 @@ LogicalResult evalEfficientAttention(EfficientAttentionOp op, Env &env) {
   return success();
 }
 
+// As the efficient kernel, the log-sum-exp always computed ([B, H, L, 1];
+// PyTorch leaves it unwritten unless compute_log_sumexp), and the sequence
+// lengths as index values.
+LogicalResult evalCudnnAttention(CudnnAttentionOp op, Env &env) {
+  if (op.getDropoutP().convertToDouble() != 0)
+    return op.emitError("attention with dropout (dropout_p = ")
+           << op.getDropoutP().convertToDouble()
+           << ") is random; the interpreter supports dropout_p = 0 only";
+  AttentionInputs in{&env.get(op.getQuery()),
+                     &env.get(op.getKey()),
+                     &env.get(op.getValue()),
+                     op.getAttnBias() ? &env.get(op.getAttnBias()) : nullptr,
+                     op.getIsCausal(),
+                     std::nullopt};
+  if (auto scale = op.getScaleAttr())
+    in.scale = scale.getValueAsDouble();
+  if (in.q->getRank() != 4 ||
+      in.k->getShape().take_front(2) != in.q->getShape().take_front(2))
+    return op.emitError("query must be [B, H, L, E] and key/value share B "
+                        "and H, got query ")
+           << formatShape(in.q->getShape()) << " and key "
+           << formatShape(in.k->getShape());
+  int64_t batch = in.q->getShape()[0], heads = in.q->getShape()[1];
+  int64_t length = in.q->getShape()[2], keys = in.k->getShape()[2];
+  FailureOr<AttentionResult> result =
+      attention(op, in, getDeclaredDtype(op.getResult()), length);
+  if (failed(result))
+    return failure();
+  env.set(op.getResult(), std::move(result->out));
+  env.set(op.getLogSumexp(),
+          result->logSumExp.reshaped({batch, heads, length, 1}));
+  Type i64 = IntegerType::get(op.getContext(), 64);
+  env.set(op.getMaxQ(), Tensor::scalarInt(i64, length));
+  env.set(op.getMaxK(), Tensor::scalarInt(i64, keys));
+  // No dropout, so no RNG state: seed and offset are zeros.
+  env.set(op.getPhiloxSeed(), Tensor(i64, {}));
+  env.set(op.getPhiloxOffset(), Tensor(i64, {}));
+  return success();
+}
+
 } // namespace
 
 std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
@@ -911,6 +951,9 @@ std::optional<LogicalResult> evalNNOp(Operation *op, Env &env) {
       .Case([&](AttentionOp a) -> Result { return evalAttention(a, env); })
       .Case([&](EfficientAttentionOp a) -> Result {
         return evalEfficientAttention(a, env);
+      })
+      .Case([&](CudnnAttentionOp a) -> Result {
+        return evalCudnnAttention(a, env);
       })
       .Default([](Operation *) -> Result { return std::nullopt; });
 }

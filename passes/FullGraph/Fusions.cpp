@@ -579,10 +579,13 @@ std::optional<MathAttention> matchMathAttention(ViewOp root) {
   return m;
 }
 
-// The SDPA kernels' op.
-struct EfficientAttention : OpRewritePattern<EfficientAttentionOp> {
-  EfficientAttention(MLIRContext *ctx) : OpRewritePattern(ctx) {}
-  LogicalResult matchAndRewrite(EfficientAttentionOp root,
+// The SDPA kernels' ops (memory-efficient and cuDNN): attention, when
+// only their output is read. cuDNN's sequence lengths are the sizes they
+// are.
+template <typename KernelOp>
+struct KernelAttention : OpRewritePattern<KernelOp> {
+  KernelAttention(MLIRContext *ctx) : OpRewritePattern<KernelOp>(ctx) {}
+  LogicalResult matchAndRewrite(KernelOp root,
                                 PatternRewriter &rewriter) const override {
     if (!onlyBoundExcept(root.getLogSumexp()) ||
         !onlyBoundExcept(root.getPhiloxSeed()) ||
@@ -599,6 +602,13 @@ struct EfficientAttention : OpRewritePattern<EfficientAttentionOp> {
         value, root.getAttnBias(), rewriter.getBoolAttr(root.getIsCausal()),
         root.getScaleAttr(), rewriter.getF64FloatAttr(root.getDropoutP().convertToDouble()),
         rewriter.getStringAttr("bhsd"));
+    if constexpr (std::is_same_v<KernelOp, CudnnAttentionOp>) {
+      for (auto [length, of] : {std::pair(root.getMaxQ(), root.getQuery()),
+                                std::pair(root.getMaxK(), root.getKey())})
+        if (!length.use_empty())
+          rewriter.replaceAllUsesWith(
+              length, SymSizeOp::create(rewriter, root.getLoc(), of, 2));
+    }
     for (Value unused :
          {root.getLogSumexp(), root.getPhiloxSeed(), root.getPhiloxOffset()})
       eraseBindings(rewriter, unused);
@@ -771,7 +781,8 @@ const std::vector<Fusion> &fusions() {
       {"attention",
        [](RewritePatternSet &p, unsigned stage) {
          if (stage == 0)
-           p.add<EfficientAttention>(p.getContext());
+           p.add<KernelAttention<EfficientAttentionOp>,
+                 KernelAttention<CudnnAttentionOp>>(p.getContext());
          else
            p.add<MathAttentionPattern>(p.getContext());
        },

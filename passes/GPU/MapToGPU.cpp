@@ -400,7 +400,7 @@ private:
   static void sinkConstants(gpu::LaunchOp launch) {
     Block &body = launch.getBody().front();
     OpBuilder b(&body, body.begin());
-    llvm::DenseMap<Value, Value> sunk;
+    IRMapping sunk;
     auto isConstantGlobal = [&](Operation *def) {
       auto get = dyn_cast<memref::GetGlobalOp>(def);
       if (!get)
@@ -409,17 +409,35 @@ private:
           launch, get.getNameAttr());
       return global && global.getConstant();
     };
+    // Also pure scalar arithmetic on constants that did not fold: a bf16
+    // scalar rounded from an f64 constant that bf16 cannot hold exactly
+    // (float16's lowest, -65504, in a bf16 mask) stays an `arith.truncf`.
+    std::function<bool(Operation *)> sinkable = [&](Operation *def) {
+      if (!def || launch->isAncestor(def))
+        return false;
+      if (def->hasTrait<OpTrait::ConstantLike>() || isConstantGlobal(def))
+        return true;
+      return isa_and_nonnull<arith::ArithDialect>(def->getDialect()) &&
+             isPure(def) && def->getNumResults() == 1 &&
+             def->getResult(0).getType().isIntOrIndexOrFloat() &&
+             llvm::all_of(def->getOperands(), [&](Value v) {
+               return sinkable(v.getDefiningOp());
+             });
+    };
+    std::function<Value(Value)> sink = [&](Value v) -> Value {
+      if (Value inside = sunk.lookupOrNull(v))
+        return inside;
+      Operation *def = v.getDefiningOp();
+      for (Value operand : def->getOperands())
+        sink(operand);
+      Value inside = b.clone(*def, sunk)->getResult(0);
+      sunk.map(v, inside);
+      return inside;
+    };
     launch.getBody().walk([&](Operation *op) {
-      for (OpOperand &use : op->getOpOperands()) {
-        Operation *def = use.get().getDefiningOp();
-        if (!def || launch->isAncestor(def) ||
-            !(def->hasTrait<OpTrait::ConstantLike>() || isConstantGlobal(def)))
-          continue;
-        Value &inside = sunk[use.get()];
-        if (!inside)
-          inside = b.clone(*def)->getResult(0);
-        use.set(inside);
-      }
+      for (OpOperand &use : op->getOpOperands())
+        if (sinkable(use.get().getDefiningOp()))
+          use.set(sink(use.get()));
     });
   }
 

@@ -556,3 +556,27 @@ func.func @gathered_in_bounds(%x: memref<64x56xbf16>, %o: memref<64x3x56xbf16>) 
   } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise", vector_width = 8 : i64}}
   return
 }
+
+// -----
+
+// Scalar arithmetic on constants that did not fold (bf16 cannot hold
+// float16's lowest, -65504, exactly, so the rounding stays an
+// arith.truncf) is computed in the kernel too: a launch plan passes only
+// memrefs, integers and float constants.
+// CHECK-LABEL: func @rounded_constant
+// CHECK:       gpu.launch
+// CHECK:         %[[LOWEST:.*]] = arith.constant -6.550400e+04 : f64
+// CHECK-NEXT:    %[[ROUNDED:.*]] = arith.truncf %[[LOWEST]] : f64 to bf16
+// CHECK:         memref.store %[[ROUNDED]]
+func.func @rounded_constant(%a: memref<64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %lowest = arith.constant -6.550400e+04 : f64
+  %rounded = arith.truncf %lowest : f64 to bf16
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    memref.store %rounded, %a[%i] : memref<64xbf16>
+    scf.reduce
+  } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
+  return
+}

@@ -29,6 +29,10 @@
 // CHECK:         %[[LEAST:.*]] = magi.amin
 // CHECK:         %[[MOST:.*]] = magi.amax
 // CHECK:         magi.eq %[[LEAST]], %[[MOST]]
+// Integer ids bin in int64: trunc(x * 4 / 3) by integer division.
+// CHECK:         magi.mul %{{.*}}, %{{.*}} : (tensor<6xi64>, i64) -> tensor<6xi64>
+// CHECK:         magi.div %{{.*}}, %{{.*}} {rounding_mode = "trunc"} : (tensor<6xi64>, i64) -> tensor<6xi64>
+// CHECK:         magi.full [4] {dtype = i64, fill_value = 0 : i64}
 
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/ids.npy int64 6 0,0,1,2,2,2
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/h.npy float32 6,2 1,0,0,1,1,1,2,0,0,2,1,-1
@@ -48,6 +52,8 @@
 // 1, 2, 2, 3, 5 over [1, 5] in 4 bins (5 in the last); over [2, 3] in 2.
 // VALUES-NEXT: out4: tensor<4xf32> = [1, 2, 1, 1]
 // VALUES-NEXT: out5: tensor<2xf32> = [2, 1]
+// Ids 0, 0, 1, 2, 2, 2 in 4 bins over [0, 3].
+// VALUES-NEXT: out6: tensor<4xi64> = [2, 1, 3, 0]
 
 // The weight's transpose folds into grouped_mm, and the graph compiles for
 // the GPU.

@@ -2266,6 +2266,23 @@ EfficientAttentionOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
   return success();
 }
 
+LogicalResult CudnnAttentionOp::verify() {
+  auto q = cast<RankedTensorType>(getQuery().getType());
+  if (q.getRank() != 4)
+    return emitOpError("query must be 4-d [B, H, L, E], got rank ") << q.getRank();
+  FailureOr<Shape> shape = attentionShape(
+      q, cast<RankedTensorType>(getKey().getType()),
+      cast<RankedTensorType>(getValue().getType()), /*allowGqa=*/false, getLoc());
+  if (failed(shape))
+    return failure();
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (!shapesCompatible(result.getShape(), *shape) ||
+      result.getElementType() != q.getElementType())
+    return emitOpError("result ") << result << " is not the attention's "
+                                  << makeTensor(*shape, q.getElementType());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Assertions and opaque ops
 //===----------------------------------------------------------------------===//

@@ -85,8 +85,10 @@ def Fuse : Pass<"magi-fuse", "mlir::func::FuncOp"> {
     left dead are removed by canonicalization and `magi-dce`):
     - `layer-norm`: `magi.native_layer_norm` whose mean and rstd have no use
       (other than shape bindings) becomes `magi.layer_norm`;
-    - `attention`: `magi.scaled_dot_product_efficient_attention` whose
-      log-sum-exp and RNG results are unused becomes `magi.attention`; when
+    - `attention`: `magi.scaled_dot_product_efficient_attention` or
+      `magi.scaled_dot_product_cudnn_attention` whose log-sum-exp and RNG
+      results are unused becomes `magi.attention` (cuDNN's sequence lengths
+      become `magi.sym_size` of q and k); when
       K and V are the `repeat_kv` of transformers (`unsqueeze(2)` →
       `expand` → `view`), it takes the unrepeated K and V (grouped-query
       attention). Then the math SDPA spelled out (batched matmuls through

@@ -346,6 +346,22 @@ func.func @efficient_attention_not_4d(%q: tensor<8x16x64xf32>) {
 
 // -----
 
+func.func @cudnn_attention_not_4d(%q: tensor<8x16x64xbf16>) {
+  // expected-error @+1 {{'magi.scaled_dot_product_cudnn_attention' op query must be 4-d [B, H, L, E], got rank 3}}
+  %0:6 = magi.scaled_dot_product_cudnn_attention %q, %q, %q : (tensor<8x16x64xbf16>, tensor<8x16x64xbf16>, tensor<8x16x64xbf16>) -> (tensor<8x16x64xbf16>, tensor<8x16x1xf32>, index, index, tensor<i64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @cudnn_attention_result(%q: tensor<1x2x16x64xbf16>, %v: tensor<1x2x16x32xbf16>) {
+  // expected-error @+1 {{'magi.scaled_dot_product_cudnn_attention' op result 'tensor<1x2x16x64xbf16>' is not the attention's 'tensor<1x2x16x32xbf16>'}}
+  %0:6 = magi.scaled_dot_product_cudnn_attention %q, %q, %v : (tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16>, tensor<1x2x16x32xbf16>) -> (tensor<1x2x16x64xbf16>, tensor<1x2x16x1xf32>, index, index, tensor<i64>, tensor<i64>)
+  return
+}
+
+// -----
+
 func.func @efficient_attention_no_gqa(%q: tensor<1x32x16x64xf32>, %kv: tensor<1x8x16x64xf32>) {
   // expected-error @+2 {{query and key head counts differ (32 vs 8)}}
   // expected-error @+1 {{'magi.scaled_dot_product_efficient_attention' op failed to infer returned types}}

@@ -1146,6 +1146,33 @@ def Magi_EfficientAttentionOp : Magi_Op<"scaled_dot_product_efficient_attention"
   }];
 }
 
+def Magi_CudnnAttentionOp : Magi_Op<"scaled_dot_product_cudnn_attention",
+    [Magi_Torch<["aten::_scaled_dot_product_cudnn_attention"]>, Pure]> {
+  let summary = "aten._scaled_dot_product_cudnn_attention";
+  let description = [{
+    The SDPA kernel torch.export records where PyTorch picks cuDNN (f16/bf16
+    on Hopper, with or without a mask): attention as `magi.attention`
+    (without grouped-query heads), returning also the log-sum-exp (f32,
+    `[B, H, L, 1]`), the longest query and key sequences (`L` and `S`, as
+    index values) and the dropout RNG seed and offset. Its result types are
+    the export's. `magi-fuse-ops` makes it `magi.attention` where only the
+    output is read (the sequence lengths become the sizes they are).
+  }];
+  let arguments = (ins Magi_Tensor:$query, Magi_Tensor:$key, Magi_Tensor:$value,
+                       Optional<Magi_Tensor>:$attn_bias,
+                       DefaultValuedAttr<BoolAttr, "false">:$compute_log_sumexp,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout_p,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       OptionalAttr<F64Attr>:$scale);
+  let results = (outs Magi_Tensor:$result, Magi_Tensor:$log_sumexp,
+                      Index:$max_q, Index:$max_k,
+                      Magi_Tensor:$philox_seed, Magi_Tensor:$philox_offset);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`bias` $attn_bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel-level ops the lowering forms
 //===----------------------------------------------------------------------===//
