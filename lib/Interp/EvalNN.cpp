@@ -842,7 +842,10 @@ LogicalResult evalAttention(AttentionOp op, Env &env) {
   return success();
 }
 
-LogicalResult evalEfficientAttention(EfficientAttentionOp op, Env &env) {
+// The inputs of an SDPA kernel op (efficient or cuDNN): 4-d, without
+// dropout (random).
+template <typename KernelOp>
+FailureOr<AttentionInputs> kernelAttentionInputs(KernelOp op, Env &env) {
   if (op.getDropoutP().convertToDouble() != 0)
     return op.emitError("attention with dropout (dropout_p = ")
            << op.getDropoutP().convertToDouble()
@@ -861,14 +864,21 @@ LogicalResult evalEfficientAttention(EfficientAttentionOp op, Env &env) {
                         "and H, got query ")
            << formatShape(in.q->getShape()) << " and key "
            << formatShape(in.k->getShape());
-  int64_t length = in.q->getShape()[2];
+  return in;
+}
+
+LogicalResult evalEfficientAttention(EfficientAttentionOp op, Env &env) {
+  FailureOr<AttentionInputs> in = kernelAttentionInputs(op, env);
+  if (failed(in))
+    return failure();
+  int64_t length = in->q->getShape()[2];
   int64_t lseLength = op.getComputeLogSumexp() ? (length + 31) / 32 * 32 : 0;
   FailureOr<AttentionResult> result =
-      attention(op, in, getDeclaredDtype(op.getResult()), lseLength);
+      attention(op, *in, getDeclaredDtype(op.getResult()), lseLength);
   if (failed(result))
     return failure();
   env.set(op.getResult(), std::move(result->out));
-  int64_t batch = in.q->getShape()[0], heads = in.q->getShape()[1];
+  int64_t batch = in->q->getShape()[0], heads = in->q->getShape()[1];
   if (lseLength == 0)
     result->logSumExp =
         Tensor(Float32Type::get(op.getContext()), {batch, heads, 0});
@@ -884,33 +894,18 @@ LogicalResult evalEfficientAttention(EfficientAttentionOp op, Env &env) {
 // PyTorch leaves it unwritten unless compute_log_sumexp), and the sequence
 // lengths as index values.
 LogicalResult evalCudnnAttention(CudnnAttentionOp op, Env &env) {
-  if (op.getDropoutP().convertToDouble() != 0)
-    return op.emitError("attention with dropout (dropout_p = ")
-           << op.getDropoutP().convertToDouble()
-           << ") is random; the interpreter supports dropout_p = 0 only";
-  AttentionInputs in{&env.get(op.getQuery()),
-                     &env.get(op.getKey()),
-                     &env.get(op.getValue()),
-                     op.getAttnBias() ? &env.get(op.getAttnBias()) : nullptr,
-                     op.getIsCausal(),
-                     std::nullopt};
-  if (auto scale = op.getScaleAttr())
-    in.scale = scale.getValueAsDouble();
-  if (in.q->getRank() != 4 ||
-      in.k->getShape().take_front(2) != in.q->getShape().take_front(2))
-    return op.emitError("query must be [B, H, L, E] and key/value share B "
-                        "and H, got query ")
-           << formatShape(in.q->getShape()) << " and key "
-           << formatShape(in.k->getShape());
-  int64_t batch = in.q->getShape()[0], heads = in.q->getShape()[1];
-  int64_t length = in.q->getShape()[2], keys = in.k->getShape()[2];
+  FailureOr<AttentionInputs> in = kernelAttentionInputs(op, env);
+  if (failed(in))
+    return failure();
+  int64_t batch = in->q->getShape()[0], heads = in->q->getShape()[1];
+  int64_t length = in->q->getShape()[2], keys = in->k->getShape()[2];
   FailureOr<AttentionResult> result =
-      attention(op, in, getDeclaredDtype(op.getResult()), length);
+      attention(op, *in, getDeclaredDtype(op.getResult()), length);
   if (failed(result))
     return failure();
   env.set(op.getResult(), std::move(result->out));
   env.set(op.getLogSumexp(),
-          result->logSumExp.reshaped({batch, heads, length, 1}));
+          std::move(result->logSumExp).reshaped({batch, heads, length, 1}));
   Type i64 = IntegerType::get(op.getContext(), 64);
   env.set(op.getMaxQ(), Tensor::scalarInt(i64, length));
   env.set(op.getMaxK(), Tensor::scalarInt(i64, keys));
