@@ -48,7 +48,8 @@
 #              lib/ (.gpu/release.tgz, RELEASE of gpu-prepare.sh): every fixture through magi.compile
 #              and torch.compile(backend="magi"), compiled on the GPU machine
 #              (RELEASE_FLAGS="--moe" adds a small Qwen2-MoE model whose experts
-#              compute with histc and _grouped_mm)
+#              compute with histc and _grouped_mm, its exported archive kept as
+#              session/qwen2-moe.pt2; "--no-fixtures", "--no-vision" leave parts out)
 #   ops        scripts/gpu-ops-check.py with the release (as `release`): PyTorch's
 #              OpInfo samples of every core ATen op exported, compiled and run;
 #              $OUT/ops.json, ops-summary.md, ops-archives.tgz
