@@ -69,9 +69,8 @@ bool isUnsignedTensor(Type type) {
 // converted back down (and a uint8 dtype attribute made i16). Exact: 0..255
 // fit in i16 as non-negative values, so comparisons, division and shifts
 // keep their unsigned meaning, and a uint8 result that wraps is the low
-// byte of the i16 one. Afterwards only `to_copy` converts from or to
-// uint8, and only data that the ops move (function arguments and results)
-// stay uint8.
+// byte of the i16 one. Afterwards uint8 tensors are only the function's
+// arguments and results and what `to_copy` converts from or to.
 LogicalResult computeUnsignedInWiderIntegers(func::FuncOp func) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
