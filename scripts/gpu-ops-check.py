@@ -448,10 +448,12 @@ def main():
     counts = {}
     for s in summary.values():
         counts[s["status"]] = counts.get(s["status"], 0) + 1
+    card = torch.cuda.get_device_name() if torch.cuda.is_available() else "GPU"
     with open(os.path.join(out, "ops-summary.md"), "w") as f:
-        f.write("torch %s, %d core overloads: %s\n\n" % (
-            torch.__version__, len(core), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-        f.write("| core op | on the H200 | in a run_decompositions() graph | archive and detail |\n"
+        f.write("torch %s on an %s, %d core overloads: %s\n\n" % (
+            torch.__version__, card, len(core),
+            ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+        f.write("| core op | on the GPU | in a run_decompositions() graph | archive and detail |\n"
                 "|---|---|---|---|\n")
         f.write("\n".join(rows) + "\n")
     with tarfile.open(os.path.join(out, "ops-archives.tgz"), "w:gz") as tar:

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Takes what scripts/gpu-ops-check.py brought back from the GPU machine
 (ops.json, ops-summary.md, ops-archives.tgz in one folder) into the
-repository: docs/results/h200-ops-DATE.json (per core op: status, archive,
+repository: docs/results/CARD-ops-DATE.json (per core op: status, archive,
 detail; per kept archive, the ops its graph holds; what scripts/ops-table.py
-reads), docs/results/h200-ops-summary-DATE.md,
+reads), docs/results/CARD-ops-summary-DATE.md (CARD: h100 or h200, from the
+GPU's name),
 and test/Ops/Inputs/core-op-samples.tgz (each op's kept archive with its
 cases, written reproducibly). Then `ninja -C build magi-ops-doc` writes
 docs/ops.md again (and --gpu of ops-table.py names the new JSON when the
 date changed).
 
-    scripts/ops-import-results.py GPU_OUT DATE "the portable release of COMMIT"
+    scripts/ops-import-results.py GPU_OUT DATE "the portable release of COMMIT" \
+        ["NVIDIA H100 80GB HBM3"]
+
+The GPU's name (nvidia-smi's, default "NVIDIA H200") is the one the run had.
 """
 
 import gzip
@@ -24,7 +28,7 @@ import tarfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def main(source, date, compiler):
+def main(source, date, compiler, gpu="NVIDIA H200"):
     report = json.load(open(os.path.join(source, "ops.json")))
     details = {}
     for line in open(os.path.join(source, "ops-summary.md")):
@@ -33,7 +37,7 @@ def main(source, date, compiler):
             details[cells[0].strip("`")] = cells[3] if len(cells) > 3 else ""
     summary = report["summary"]
     trimmed = {
-        "torch": report["torch"], "date": date, "gpu": "NVIDIA H200", "compiler": compiler,
+        "torch": report["torch"], "date": date, "gpu": gpu, "compiler": compiler,
         "command": "RELEASE=<archive> scripts/gpu-prepare.sh, then scripts/gpu-session.sh ops",
         "core": report["core"],
         "ops": {name: {"status": entry["status"], "archive": entry["archive"],
@@ -45,11 +49,12 @@ def main(source, date, compiler):
     # whether its outputs compare).
     trimmed["archives"] = {r["dir"]: r["ops"] for r in report["samples"] if r.get("dir") in kept}
     results = os.path.join(REPO, "docs", "results")
-    with open(os.path.join(results, "h200-ops-%s.json" % date), "w") as f:
+    card = "h100" if "H100" in gpu else "h200"
+    with open(os.path.join(results, "%s-ops-%s.json" % (card, date)), "w") as f:
         json.dump(trimmed, f, indent=1, sort_keys=True)
         f.write("\n")
     shutil.copyfile(os.path.join(source, "ops-summary.md"),
-                    os.path.join(results, "h200-ops-summary-%s.md" % date))
+                    os.path.join(results, "%s-ops-summary-%s.md" % (card, date)))
     with tarfile.open(os.path.join(source, "ops-archives.tgz")) as archives:
         members = {m.name: m for m in archives.getmembers() if m.isfile()}
         out = os.path.join(REPO, "test", "Ops", "Inputs", "core-op-samples.tgz")
@@ -84,6 +89,6 @@ def main(source, date, compiler):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:]))

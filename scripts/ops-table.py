@@ -3,7 +3,8 @@
 Magi, from the sources and the tools, never by hand.
 
 - core ops: the list PyTorch tags torch.Tag.core, as the GPU run recorded it
-  (docs/results/h200-ops-*.json, from scripts/gpu-ops-check.py);
+  (docs/results/h100-ops-*.json or h200-ops-*.json, from
+  scripts/gpu-ops-check.py and scripts/ops-import-results.py);
 - magi op: the importer's converter table (`magi-import --list-ops`);
 - sample: the smallest of PyTorch's OpInfo samples that holds the op, as
   exported on the GPU machine (test/Ops/Inputs/core-op-samples.tgz: the
@@ -13,7 +14,8 @@ Magi, from the sources and the tools, never by hand.
   shapes and dtypes (scripts/core_ops.py);
 - lowered: `magi-compile ARCHIVE --no-cubin` writes an artifact (every
   piece through linalg, GPU and NVVM to PTX);
-- H200: the GPU run's result (compiled with cubins and run there).
+- GPU: the GPU run's result (compiled with cubins and run there; the JSON
+  names the card).
 
 The test docs-up-to-date-ops runs this and compares with docs/ops.md:
 
@@ -129,11 +131,12 @@ def main():
     parser.add_argument("--samples", default=os.path.join(REPO, "test", "Ops", "Inputs",
                                                           "core-op-samples.tgz"))
     parser.add_argument("--gpu", default=os.path.join(REPO, "docs", "results",
-                                                      "h200-ops-2026-12-04-c.json"))
+                                                      "h100-ops-2026-12-06-b.json"))
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
 
     gpu = json.load(open(args.gpu))
+    card = "h100" if "H100" in gpu["gpu"] else "h200"
     rows = imported_ops(args.bin)
     with tempfile.TemporaryDirectory(prefix="magi-ops-") as scratch:
         with tarfile.open(args.samples) as tar:
@@ -151,7 +154,7 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             results = dict(pool.map(check, archives))
 
-    lines, counts = [], {"typed": 0, "sample": 0, "interpreted": 0, "lowered": 0, "H200": 0}
+    lines, counts = [], {"typed": 0, "sample": 0, "interpreted": 0, "lowered": 0, "gpu": 0}
     for name in gpu["core"]:
         entry = gpu["ops"][name]
         magi_op = magi_op_of(name, rows)
@@ -169,11 +172,11 @@ def main():
             sample = "none: " + reason
         counts["interpreted"] += interpreted.startswith("yes")
         counts["lowered"] += lowered == "yes"
-        h200 = entry["status"]
-        counts["H200"] += h200 in ("matched", "ran (shapes only)")
+        on_gpu = entry["status"]
+        counts["gpu"] += on_gpu in ("matched", "ran (shapes only)")
         lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
             name, "`%s`" % magi_op if magi_op else "opaque", sample, cell(interpreted),
-            cell(lowered), h200))
+            cell(lowered), on_gpu))
 
     out = sys.stdout
     out.write("# Core ATen ops in Magi\n\n")
@@ -186,16 +189,17 @@ def main():
               "`scripts/gpu-ops-check.py`, kept in\n`test/Ops/Inputs/core-op-samples.tgz` with "
               "PyTorch's outputs), whether `magi-interp`\nmatches PyTorch on that sample, "
               "whether `magi-compile --no-cubin` lowers it to PTX, and\nwhat it did on the "
-              "H200 (%s, %s: compiled there with cubins, run,\ncompared; "
-              "`docs/results/h200-ops-summary-%s.md` has each error). A sample can hold\nother "
+              "GPU (an %s, %s, %s: compiled there with cubins, run,\ncompared; "
+              "`docs/results/%s-ops-summary-%s.md` has each error). A sample can hold\nother "
               "ops than the one named; an error may be theirs. A row lowered here but\nnot "
-              "on the H200 changed after that run (it names the compiler it ran).\n\n" % (
-                  gpu["torch"], len(gpu["core"]), gpu["date"], gpu["compiler"], gpu["date"]))
-    out.write("| of %d | typed | with a sample | interpreted | lowered | matched on the H200 |\n"
+              "on the GPU changed after that run (it names the compiler it ran).\n\n" % (
+                  gpu["torch"], len(gpu["core"]), gpu["gpu"], gpu["date"], gpu["compiler"],
+                  card, gpu["date"]))
+    out.write("| of %d | typed | with a sample | interpreted | lowered | matched on the GPU |\n"
               "|---|---|---|---|---|---|\n| count | %d | %d | %d | %d | %d |\n\n" % (
                   len(gpu["core"]), counts["typed"], counts["sample"], counts["interpreted"],
-                  counts["lowered"], counts["H200"]))
-    out.write("| core op | magi op | sample | interpreted | lowered | H200 |\n"
+                  counts["lowered"], counts["gpu"]))
+    out.write("| core op | magi op | sample | interpreted | lowered | GPU |\n"
               "|---|---|---|---|---|---|\n")
     out.write("\n".join(lines) + "\n")
     out.write(STAYS_OPAQUE)
