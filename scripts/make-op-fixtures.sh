@@ -3,7 +3,8 @@
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
-# assertions, torch.cond on a tensor and uint8 tensors. Archives come from the tests' specs (test/Import/Inputs/), inputs
+# assertions, torch.cond on a tensor, uint8 tensors and transposed
+# convolutions. Archives come from the tests' specs (test/Import/Inputs/), inputs
 # are the tests' hand values, references are magi-interp's outputs (which
 # those tests check against the hand values). scripts/gpu-prepare.sh calls it,
 # so `scripts/gpu-session.sh check` runs them on the GPU beside the fixtures.
@@ -66,3 +67,11 @@ fixture op-cond control-flow/cond-select.spec \
 fixture op-uint8 uint8.spec \
   uint8:4:250,3,128,0 \
   float32:4:-1,300.5,2.7,-7.9
+# Transposed convolutions: 2-d with stride 2, padding, output padding and
+# bias (f32), 1-d in two groups (bf16); the values of test/Import/conv-transposed.mlir.
+fixture op-conv-transposed conv-transposed.spec \
+  float32:2,4,3,3:1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2 \
+  float32:4,3,3,3:1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0 \
+  float32:3:1,-2,0 \
+  bfloat16:1,4,5:1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1 \
+  bfloat16:4,1,3:1,-2,0,2,-1,1,-2,0,2,-1,1,-2

@@ -34,26 +34,41 @@ torch.backends.cuda.matmul.allow_tf32 = False
 os.makedirs(args.work, exist_ok=True)
 os.makedirs(args.out, exist_ok=True)
 convs = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+transposed_convs = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
 
 results, failures = [], 0
 for c in configs:
     dt = dtypes[c["dtype"]]
     spatial = len(c["size"])
-    conv = convs[spatial]
+    transposed = c.get("transposed", False)
+    conv = (transposed_convs if transposed else convs)[spatial]
     g = torch.Generator(device="cuda").manual_seed(len(c["name"]) * 31 + c["channels"])
     x = torch.randn([c["batch"], c["channels"]] + c["size"], device="cuda", generator=g).to(dt)
-    fan_in = c["channels"] // c["groups"] * c["kernel"] ** spatial
-    w = (torch.randn([c["out_channels"], c["channels"] // c["groups"]] + [c["kernel"]] * spatial,
-                     device="cuda", generator=g) / math.sqrt(fan_in)).to(dt)
+    taps = c["kernel"] ** spatial
+    # Products per output element (a transposed convolution's weight is
+    # [C, O / groups, *kernel]: each input element meets O / groups x taps).
+    if transposed:
+        fan_in = c["channels"] // c["groups"] * taps // c["stride"] ** spatial
+        w_shape = [c["channels"], c["out_channels"] // c["groups"]]
+    else:
+        fan_in = c["channels"] // c["groups"] * taps
+        w_shape = [c["out_channels"], c["channels"] // c["groups"]]
+    w = (torch.randn(w_shape + [c["kernel"]] * spatial, device="cuda", generator=g)
+         / math.sqrt(max(fan_in, 1))).to(dt)
     b = torch.randn(c["out_channels"], device="cuda", generator=g).to(dt) if c["bias"] else None
     inputs = [x, w] + ([b] if b is not None else [])
     kw = dict(stride=c["stride"], padding=c["padding"], dilation=c["dilation"], groups=c["groups"])
+    if transposed:
+        kw["output_padding"] = c.get("output_padding", 0)
     ref = conv(x.float(), w.float(), b.float() if b is not None else None, **kw)
     prefix = os.path.join(args.work, c["name"])
     for i, t in enumerate(inputs):
         save(t, f"{prefix}_in{i}")
     save(ref.to(dt), f"{prefix}_out0")
-    flops = 2.0 * ref.numel() * fan_in
+    # The multiply-adds PyTorch's definition makes: every input element
+    # with every tap and output channel of its group when transposed.
+    flops = (2.0 * x.numel() * c["out_channels"] // c["groups"] * taps if transposed else
+             2.0 * ref.numel() * fan_in)
     entry = dict(config=c["name"], flops=flops)
     line = f"{c['name']:22s}"
     for name, directory in artifacts:

@@ -5,7 +5,9 @@ user inputs x, w (and a bias), static sizes, and `<out>/configs.json`
 describing them for check.py. The shapes are ResNet-50's at batch 8 and
 224 x 224 (stem, 3 x 3 and 1 x 1 convolutions at each resolution, a
 strided one), a depthwise one (groups = channels, MobileNet's), a 1-d, a
-dilated and a 3-d one, and a batch of one.
+dilated and a 3-d one, a batch of one, and three transposed ones (a
+decoder's upsampling: UNet's 2 x 2 of stride 2, DCGAN's 4 x 4 of stride 2,
+a 3 x 3 of stride 2 with output padding).
 
     python3 bench/conv/graphs.py OUT
 """
@@ -15,10 +17,11 @@ out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 
-def conv(name, n, c, size, o, k, stride=1, pad=0, dilation=1, groups=1, bias=False, dtype="bf16"):
+def conv(name, n, c, size, o, k, stride=1, pad=0, dilation=1, groups=1, bias=False, dtype="bf16",
+         transposed=False, output_padding=0):
     return dict(name=name, batch=n, channels=c, size=list(size), out_channels=o, kernel=k,
                 stride=stride, padding=pad, dilation=dilation, groups=groups, bias=bias,
-                dtype=dtype)
+                dtype=dtype, transposed=transposed, output_padding=output_padding)
 
 
 configs = [
@@ -36,11 +39,19 @@ configs = [
     conv("3x3-c64-56-n1", 1, 64, (56, 56), 64, 3, pad=1),
     conv("3x3-c64-56-d2", 8, 64, (56, 56), 64, 3, pad=2, dilation=2),
     conv("3d-k3-c32", 2, 32, (16, 16, 16), 32, 3, pad=1, bias=True),
+    conv("t2x2-s2-c256-28", 8, 256, (28, 28), 128, 2, stride=2, transposed=True),
+    conv("t4x4-s2-c128-32-bias", 8, 128, (32, 32), 64, 4, stride=2, pad=1, bias=True,
+         transposed=True),
+    conv("t3x3-s2-op1-c64-56", 8, 64, (56, 56), 64, 3, stride=2, pad=1, transposed=True,
+         output_padding=1),
 ]
 
 
 def out_size(c):
     span = c["dilation"] * (c["kernel"] - 1) + 1
+    if c["transposed"]:
+        return [(s - 1) * c["stride"] - 2 * c["padding"] + span + c["output_padding"]
+                for s in c["size"]]
     return [(s + 2 * c["padding"] - span) // c["stride"] + 1 for s in c["size"]]
 
 
@@ -48,7 +59,10 @@ for c in configs:
     el, spatial = c["dtype"], len(c["size"])
     dims = lambda shape: "x".join(str(d) for d in shape)
     x = f"tensor<{dims([c['batch'], c['channels']] + c['size'])}x{el}>"
-    w = f"tensor<{dims([c['out_channels'], c['channels'] // c['groups']] + [c['kernel']] * spatial)}x{el}>"
+    # A transposed convolution's weight is [C, O / groups, *kernel].
+    w_shape = ([c["channels"], c["out_channels"] // c["groups"]] if c["transposed"] else
+               [c["out_channels"], c["channels"] // c["groups"]]) + [c["kernel"]] * spatial
+    w = f"tensor<{dims(w_shape)}x{el}>"
     b = f"tensor<{c['out_channels']}x{el}>"
     y = f"tensor<{dims([c['batch'], c['out_channels']] + out_size(c))}x{el}>"
     args = [f'%x: {x} {{magi.input_kind = "user_input", magi.name = "x"}}',
@@ -60,6 +74,10 @@ for c in configs:
     ints = lambda v: "array<i64: " + ", ".join([str(v)] * spatial) + ">"
     attrs = (f"stride = {ints(c['stride'])}, padding = {ints(c['padding'])}, "
              f"dilation = {ints(c['dilation'])}, groups = {c['groups']} : i64")
+    if c["transposed"]:
+        attrs += ", transposed"
+        if c["output_padding"]:
+            attrs += f", output_padding = {ints(c['output_padding'])}"
     lines = [f"func.func @conv({', '.join(args)}) -> {y} {{",
              f"  %y = magi.convolution {operands} {{{attrs}}} : ({types}) -> {y}",
              f"  return %y : {y}", "}"]

@@ -50,27 +50,38 @@ LogicalResult convertAddmm(Node &node) {
                     node.f64("alpha", node.floatArg("alpha").value_or(1.0))});
 }
 
-/// convolution: a transposed one, or one with a symbolic stride, padding or
-/// dilation, stays opaque.
+/// convolution, transposed or not: one with a symbolic stride, padding,
+/// dilation or output padding stays opaque.
 LogicalResult convertConvolution(Node &node) {
   FailureOr<Value> input = node.tensor("input"), weight = node.tensor("weight");
   FailureOr<Value> bias = node.optTensor("bias");
   if (failed(input) || failed(weight) || failed(bias))
     return failure();
-  if (node.boolArg("transposed").value_or(false))
-    return node.opaque();
   std::optional<SmallVector<int64_t>> stride = node.intsArg("stride"),
                                       padding = node.intsArg("padding"),
                                       dilation = node.intsArg("dilation");
   if (!stride || !padding || !dilation)
     return node.opaque();
+  bool transposed = node.boolArg("transposed").value_or(false);
+  std::optional<SmallVector<int64_t>> outputPadding;
+  if (transposed) {
+    outputPadding = node.intsArg("output_padding");
+    if (!outputPadding)
+      return node.opaque();
+  }
   SmallVector<Value> operands{*input, *weight};
   if (*bias)
     operands.push_back(*bias);
-  return node.emit(
-      operands, {node.i64s("stride", *stride), node.i64s("padding", *padding),
-                 node.i64s("dilation", *dilation),
-                 node.i64("groups", node.intArg("groups").value_or(1))});
+  SmallVector<NamedAttribute> attrs{
+      node.i64s("stride", *stride), node.i64s("padding", *padding),
+      node.i64s("dilation", *dilation),
+      node.i64("groups", node.intArg("groups").value_or(1))};
+  if (transposed) {
+    attrs.push_back(node.named("transposed", node.builder().getUnitAttr()));
+    if (llvm::any_of(*outputPadding, [](int64_t p) { return p != 0; }))
+      attrs.push_back(node.i64s("output_padding", *outputPadding));
+  }
+  return node.emit(operands, attrs);
 }
 
 /// Creates one op of a converter that builds several, with its one result's

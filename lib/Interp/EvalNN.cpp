@@ -201,10 +201,97 @@ LogicalResult evalAddmm(AddmmOp op, Env &env) {
 // Convolution
 //===----------------------------------------------------------------------===//
 
+// A transposed convolution (ConvTranspose): each input element adds
+// `input * weight[tap]` to output position `i * stride - padding + tap *
+// dilation`, the weight [C, O / groups, *kernel]; sums in double, one
+// rounding.
+LogicalResult evalTransposedConvolution(ConvolutionOp op, const Tensor &input,
+                                        const Tensor &weight,
+                                        const Tensor *bias, Env &env) {
+  int64_t rank = input.getRank(), spatial = rank - 2;
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> in = input.getShape(), kernelShape = weight.getShape();
+  if (weight.getRank() != rank || in[1] != kernelShape[0] ||
+      kernelShape[0] % groups != 0)
+    return op.emitError("transposed convolution of input ")
+           << formatShape(in) << " with weight " << formatShape(kernelShape)
+           << " in " << groups << " groups: the channels do not match";
+  int64_t outPerGroup = kernelShape[1], outChannels = outPerGroup * groups;
+  if (bias && (bias->getRank() != 1 || bias->getShape()[0] != outChannels))
+    return op.emitError("convolution bias of shape ")
+           << formatShape(bias->getShape()) << " for " << outChannels
+           << " output channels";
+  // Three spatial dimensions, the missing leading ones of size 1.
+  int64_t size[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1},
+          pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1}, outSize[3] = {1, 1, 1};
+  SmallVector<int64_t> outShape{in[0], outChannels};
+  std::optional<ArrayRef<int64_t>> outputPadding = op.getOutputPadding();
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t k = 3 - spatial + d;
+    size[k] = in[2 + d];
+    kernel[k] = kernelShape[2 + d];
+    stride[k] = op.getStride()[d];
+    pad[k] = op.getPadding()[d];
+    dilation[k] = op.getDilation()[d];
+    outSize[k] = transposedConvolutionSize(
+        size[k], kernel[k], pad[k], stride[k], dilation[k],
+        outputPadding ? (*outputPadding)[d] : 0);
+    if (outSize[k] < 1)
+      return op.emitError("transposed convolution output size ")
+             << outSize[k] << " is not positive in spatial dimension " << d;
+    outShape.push_back(outSize[k]);
+  }
+  SmallVector<double> x = toDoubles(input), w = toDoubles(weight);
+  int64_t batch = in[0], channels = in[1], perGroup = channels / groups;
+  int64_t inPlane = size[0] * size[1] * size[2];
+  int64_t outPlane = outSize[0] * outSize[1] * outSize[2];
+  int64_t kernelVolume = kernel[0] * kernel[1] * kernel[2];
+  SmallVector<double> sums(batch * outChannels * outPlane, 0.0);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t c = 0; c < channels; ++c) {
+      int64_t firstOut = (c / perGroup) * outPerGroup;
+      const double *plane = x.data() + (n * channels + c) * inPlane;
+      for (int64_t o = 0; o < outPerGroup; ++o) {
+        const double *taps = w.data() + (c * outPerGroup + o) * kernelVolume;
+        double *target = sums.data() + (n * outChannels + firstOut + o) * outPlane;
+        for (int64_t id = 0; id < size[0]; ++id)
+          for (int64_t ih = 0; ih < size[1]; ++ih)
+            for (int64_t iw = 0; iw < size[2]; ++iw) {
+              double value = plane[(id * size[1] + ih) * size[2] + iw];
+              for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+                int64_t od = id * stride[0] - pad[0] + kd * dilation[0];
+                if (od < 0 || od >= outSize[0])
+                  continue;
+                for (int64_t kh = 0; kh < kernel[1]; ++kh) {
+                  int64_t oh = ih * stride[1] - pad[1] + kh * dilation[1];
+                  if (oh < 0 || oh >= outSize[1])
+                    continue;
+                  for (int64_t kw = 0; kw < kernel[2]; ++kw) {
+                    int64_t ow = iw * stride[2] - pad[2] + kw * dilation[2];
+                    if (ow < 0 || ow >= outSize[2])
+                      continue;
+                    target[(od * outSize[1] + oh) * outSize[2] + ow] +=
+                        value * taps[(kd * kernel[1] + kh) * kernel[2] + kw];
+                  }
+                }
+              }
+            }
+      }
+    }
+  Tensor out(getDeclaredDtype(op.getResult()), outShape);
+  for (int64_t i = 0, e = static_cast<int64_t>(sums.size()); i < e; ++i)
+    out.setDouble(i, sums[i] + (bias ? bias->getDouble((i / outPlane) % outChannels)
+                                     : 0.0));
+  env.set(op.getResult(), std::move(out));
+  return success();
+}
+
 LogicalResult evalConvolution(ConvolutionOp op, Env &env) {
   const Tensor &input = env.get(op.getInput());
   const Tensor &weight = env.get(op.getWeight());
   const Tensor *bias = op.getBias() ? &env.get(op.getBias()) : nullptr;
+  if (op.getTransposed())
+    return evalTransposedConvolution(op, input, weight, bias, env);
   int64_t rank = input.getRank(), spatial = rank - 2;
   auto groups = static_cast<int64_t>(op.getGroups());
   ArrayRef<int64_t> in = input.getShape(), kernelShape = weight.getShape();

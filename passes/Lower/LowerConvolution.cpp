@@ -23,6 +23,9 @@
 // flat index in PyTorch's order, avg pool sums in opmath; one generic then
 // divides each sum by its window's divisor.
 //
+// A transposed convolution becomes an ordinary one over its input spread
+// by the stride (see rewriteTransposed), lowered as above.
+//
 // magi.batch_norm as one elementwise generic reading the per-channel
 // statistics, weight and bias through a map of dimension 1, in opmath.
 //
@@ -343,9 +346,133 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
       resultSizes);
 }
 
+// A transposed convolution as an ordinary one (stride 1, the same
+// dilation and groups): input element i lands at `i * stride - padding +
+// tap * dilation`, which is the ordinary convolution's window over the
+// input with `stride - 1` zeros between elements and `dilation * (kernel -
+// 1) - padding` zeros before (that many plus `output_padding` after; fewer
+// than none crop), read with the kernel flipped and each group's input and
+// output channels swapped. With stride 1 and no cropping the input is read
+// as it is, padded by the convolution; otherwise one generic writes the
+// spread and padded input (zero where no element lands). The weight's
+// reordering is one generic over the (small) weight.
+LogicalResult rewriteTransposed(ConvolutionOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  Value input = op.getInput(), weight = op.getWeight();
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  int64_t rank = inType.getRank(), spatial = rank - 2;
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),
+                    dilation = op.getDilation();
+  SmallVector<int64_t> outputPadding(spatial, 0);
+  if (std::optional<ArrayRef<int64_t>> given = op.getOutputPadding())
+    outputPadding.assign(given->begin(), given->end());
+  ArrayRef<int64_t> kernel = weightType.getShape().drop_front(2);
+  int64_t channels = weightType.getDimSize(0);
+  int64_t perGroup = channels / groups, outPerGroup = weightType.getDimSize(1);
+  Type el = inType.getElementType();
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+
+  // Zeros before and after each spatial dimension of the spread input.
+  SmallVector<int64_t> before, after;
+  bool asIs = true;
+  for (int64_t d = 0; d < spatial; ++d) {
+    before.push_back(dilation[d] * (kernel[d] - 1) - padding[d]);
+    after.push_back(before.back() + outputPadding[d]);
+    asIs &= stride[d] == 1 && before.back() >= 0 && after.back() == before.back();
+  }
+  Value spread = input;
+  SmallVector<int64_t> convPadding(before);
+  if (!asIs) {
+    convPadding.assign(spatial, 0);
+    SmallVector<OpFoldResult> inSizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> sizes{inSizes[0], inSizes[1]};
+    for (int64_t d = 0; d < spatial; ++d) {
+      // (in - 1) * stride + 1 + before + after.
+      AffineExpr in = getAffineSymbolExpr(0, ctx);
+      sizes.push_back(affine::makeComposedFoldedAffineApply(
+          rewriter, loc,
+          AffineMap::get(0, 1, (in - 1) * stride[d] + 1 + before[d] + after[d]),
+          {inSizes[2 + d]}));
+    }
+    spread = buildParallelGeneric(
+        rewriter, loc, emptyOfSizes(rewriter, loc, sizes, el), ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          auto c = [&](int64_t v) {
+            return Value(arith::ConstantIndexOp::create(b, l, v));
+          };
+          SmallVector<Value> indices{linalg::IndexOp::create(b, l, 0),
+                                     linalg::IndexOp::create(b, l, 1)};
+          Value inside;
+          auto both = [&](Value ok) {
+            inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
+          };
+          for (int64_t d = 0; d < spatial; ++d) {
+            // The input element at `(position - before) / stride` when
+            // that divides and lies inside the input.
+            Value offset = arith::SubIOp::create(
+                b, l, linalg::IndexOp::create(b, l, 2 + d), c(before[d]));
+            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, offset,
+                                       c(0)));
+            Value element = offset;
+            if (stride[d] != 1) {
+              both(arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::eq,
+                  arith::RemSIOp::create(b, l, offset, c(stride[d])), c(0)));
+              element = arith::DivSIOp::create(b, l, offset, c(stride[d]));
+            }
+            Value size = toIndexValue(b, l, inSizes[2 + d]);
+            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, element,
+                                       size));
+            Value last = arith::SubIOp::create(b, l, size, c(1));
+            indices.push_back(arith::MaxSIOp::create(
+                b, l, arith::MinSIOp::create(b, l, element, last), c(0)));
+          }
+          Value value = tensor::ExtractOp::create(b, l, input, indices);
+          return arith::SelectOp::create(b, l, inside, value,
+                                         typedConst(b, l, el, 0.0));
+        });
+  }
+
+  // [C, O/G, *k] -> [O, C/G, *k]: (o, c, t) reads (group * C/G + c,
+  // o mod O/G, k - 1 - t), group = o floordiv O/G.
+  SmallVector<OpFoldResult> weightSizes{
+      rewriter.getIndexAttr(outPerGroup * groups), rewriter.getIndexAttr(perGroup)};
+  SmallVector<AffineExpr> read{dim(1), dim(0)};
+  if (groups > 1)
+    read = {dim(0).floorDiv(outPerGroup) * perGroup + dim(1), dim(0) % outPerGroup};
+  for (int64_t d = 0; d < spatial; ++d) {
+    weightSizes.push_back(rewriter.getIndexAttr(kernel[d]));
+    read.push_back(kernel[d] - 1 - dim(2 + d));
+  }
+  Value reordered = buildParallelGeneric(
+      rewriter, loc, emptyOfSizes(rewriter, loc, weightSizes, el), weight,
+      AffineMap::get(rank, 0, read, ctx),
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+
+  auto conv = cast<ConvolutionOp>(rewriter.clone(*op));
+  rewriter.modifyOpInPlace(conv, [&] {
+    conv.getInputMutable().assign(spread);
+    conv.getWeightMutable().assign(reordered);
+    conv.setStride(SmallVector<int64_t>(spatial, 1));
+    conv.setPadding(convPadding);
+    conv.setTransposed(false);
+    conv.removeOutputPaddingAttr();
+  });
+  rewriter.replaceOp(op, conv.getResult());
+  return success();
+}
+
 class ConvolutionPattern : public OpRewritePattern<ConvolutionOp> {
 public:
-  using OpRewritePattern::OpRewritePattern;
+  // A transposed convolution becomes an ordinary one, which this pattern
+  // then lowers: one level of recursion.
+  ConvolutionPattern(MLIRContext *ctx) : OpRewritePattern(ctx) {
+    setHasBoundedRewriteRecursion();
+  }
 
   LogicalResult matchAndRewrite(ConvolutionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -363,6 +490,8 @@ public:
         return rewriter.notifyMatchFailure(op, "a symbolic weight size");
     if (inType.isDynamicDim(1))
       return rewriter.notifyMatchFailure(op, "a symbolic channel count");
+    if (op.getTransposed())
+      return rewriteTransposed(op, rewriter);
     int64_t perGroup = weightType.getDimSize(1);
     int64_t outPerGroup = weightType.getDimSize(0) / groups;
     ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),

@@ -1871,21 +1871,57 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                "convolution needs stride and dilation >= "
                                "1 and padding >= 0 in spatial dimension ",
                                d);
+  bool transposed = adaptor.getTransposed();
+  SmallVector<int64_t> outputPadding(spatial, 0);
+  if (std::optional<ArrayRef<int64_t>> given = adaptor.getOutputPadding()) {
+    if (!transposed)
+      return emitOptionalError(loc, "convolution output_padding needs "
+                                    "`transposed`");
+    if (static_cast<int64_t>(given->size()) != spatial)
+      return emitOptionalError(loc, "convolution output_padding must have ",
+                               spatial, " entries, got ", given->size());
+    outputPadding.assign(given->begin(), given->end());
+  }
+  for (int64_t d = 0; d < spatial; ++d)
+    if (outputPadding[d] < 0 ||
+        (outputPadding[d] >= stride[d] && outputPadding[d] >= dilation[d]))
+      return emitOptionalError(loc, "convolution output_padding ",
+                               outputPadding[d],
+                               " must be >= 0 and smaller than the stride or "
+                               "the dilation in spatial dimension ",
+                               d);
   int64_t groups = static_cast<int64_t>(adaptor.getGroups());
   if (groups < 1)
     return emitOptionalError(loc, "convolution groups must be >= 1, got ",
                              groups);
-  int64_t channels = input.getDimSize(1), perGroup = weight.getDimSize(1),
-          outChannels = weight.getDimSize(0);
-  if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
-      channels != perGroup * groups)
-    return emitOptionalError(loc, "convolution input has ", channels,
-                             " channels, the weight expects ", perGroup,
-                             " per group times ", groups, " groups");
-  if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
-    return emitOptionalError(loc, "convolution weight's ", outChannels,
-                             " output channels do not split into ", groups,
-                             " groups");
+  // Transposed: the weight is [C, O / groups, *kernel].
+  int64_t channels = input.getDimSize(1);
+  int64_t perGroup = weight.getDimSize(1), outChannels = weight.getDimSize(0);
+  if (transposed) {
+    int64_t weightChannels = weight.getDimSize(0);
+    outChannels = ShapedType::isDynamic(perGroup) ? ShapedType::kDynamic
+                                                  : perGroup * groups;
+    if (!ShapedType::isDynamic(channels) &&
+        !ShapedType::isDynamic(weightChannels) && channels != weightChannels)
+      return emitOptionalError(loc, "transposed convolution input has ",
+                               channels, " channels, the weight ",
+                               weightChannels);
+    if (!ShapedType::isDynamic(weightChannels) && weightChannels % groups != 0)
+      return emitOptionalError(loc, "transposed convolution's ",
+                               weightChannels,
+                               " input channels do not split into ", groups,
+                               " groups");
+  } else {
+    if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
+        channels != perGroup * groups)
+      return emitOptionalError(loc, "convolution input has ", channels,
+                               " channels, the weight expects ", perGroup,
+                               " per group times ", groups, " groups");
+    if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
+      return emitOptionalError(loc, "convolution weight's ", outChannels,
+                               " output channels do not split into ", groups,
+                               " groups");
+  }
   if (Value bias = adaptor.getBias()) {
     auto biasType = tensorTypeOf(bias);
     if (biasType.getRank() != 1 ||
@@ -1907,6 +1943,16 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       continue;
     }
     int64_t window = dilation[d] * (kernel - 1) + 1;
+    if (transposed) {
+      int64_t size = transposedConvolutionSize(in, kernel, padding[d], stride[d],
+                                               dilation[d], outputPadding[d]);
+      if (size < 1)
+        return emitOptionalError(loc, "transposed convolution output size ",
+                                 size, " is not positive in spatial dimension ",
+                                 d);
+      shape.push_back(size);
+      continue;
+    }
     int64_t padded = in + 2 * padding[d];
     if (padded < window)
       return emitOptionalError(loc, "convolution window of ", window,

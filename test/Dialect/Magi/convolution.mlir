@@ -123,3 +123,72 @@ func.func @window(%x: tensor<1x4x2xf32>, %w: tensor<2x4x3xf32>) {
   %0 = magi.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, groups = 1 : i64} : (tensor<1x4x2xf32>, tensor<2x4x3xf32>) -> tensor<1x2x1xf32>
   return
 }
+
+// -----
+
+// Transposed: the weight is [C, O / groups, *kernel]; the output grows by
+// the stride.
+// CHECK-LABEL: func.func @transposed
+func.func @transposed(%x: tensor<?x4x?xf32>, %w: tensor<4x3x4xf32>, %b: tensor<6xf32>,
+                      %x2: tensor<1x4x3x3xbf16>, %w2: tensor<4x2x3x3xbf16>) {
+  // CHECK: magi.convolution {{.*}} transposed} : (tensor<?x4x?xf32>, tensor<4x3x4xf32>, tensor<6xf32>) -> tensor<?x6x?xf32>
+  %0 = magi.convolution %x, %w, %b {stride = array<i64: 2>, padding = array<i64: 1>, dilation = array<i64: 1>, groups = 2 : i64, transposed} : (tensor<?x4x?xf32>, tensor<4x3x4xf32>, tensor<6xf32>) -> tensor<?x6x?xf32>
+  // (3 - 1) * 2 - 2 + 2 * (3 - 1) + 1 + 1 = 8, and 8 with output padding 1.
+  // CHECK: magi.convolution {{.*}} output_padding = array<i64: 1, 1>{{.*}} -> tensor<1x2x8x8xbf16>
+  %1 = magi.convolution %x2, %w2 {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>, transposed, output_padding = array<i64: 1, 1>} : (tensor<1x4x3x3xbf16>, tensor<4x2x3x3xbf16>) -> tensor<1x2x8x8xbf16>
+  return
+}
+
+// -----
+
+func.func @output_padding_not_transposed(%x: tensor<1x4x8xf32>, %w: tensor<2x4x3xf32>) {
+  // expected-error @+2 {{convolution output_padding needs `transposed`}}
+  // expected-error @+1 {{'magi.convolution' op failed to infer returned types}}
+  %0 = magi.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 0>, dilation = array<i64: 1>, output_padding = array<i64: 1>} : (tensor<1x4x8xf32>, tensor<2x4x3xf32>) -> tensor<1x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @output_padding_entries(%x: tensor<1x4x8xf32>, %w: tensor<4x2x3xf32>) {
+  // expected-error @+2 {{convolution output_padding must have 1 entries, got 2}}
+  // expected-error @+1 {{'magi.convolution' op failed to infer returned types}}
+  %0 = magi.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed, output_padding = array<i64: 1, 1>} : (tensor<1x4x8xf32>, tensor<4x2x3xf32>) -> tensor<1x2x17xf32>
+  return
+}
+
+// -----
+
+func.func @output_padding_too_large(%x: tensor<1x4x8xf32>, %w: tensor<4x2x3xf32>) {
+  // expected-error @+2 {{convolution output_padding 2 must be >= 0 and smaller than the stride or the dilation in spatial dimension 0}}
+  // expected-error @+1 {{'magi.convolution' op failed to infer returned types}}
+  %0 = magi.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed, output_padding = array<i64: 2>} : (tensor<1x4x8xf32>, tensor<4x2x3xf32>) -> tensor<1x2x19xf32>
+  return
+}
+
+// -----
+
+func.func @transposed_channels(%x: tensor<1x4x8xf32>, %w: tensor<3x2x3xf32>) {
+  // expected-error @+2 {{transposed convolution input has 4 channels, the weight 3}}
+  // expected-error @+1 {{'magi.convolution' op failed to infer returned types}}
+  %0 = magi.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed} : (tensor<1x4x8xf32>, tensor<3x2x3xf32>) -> tensor<1x2x10xf32>
+  return
+}
+
+// -----
+
+func.func @transposed_groups(%x: tensor<1x3x8xf32>, %w: tensor<3x2x3xf32>) {
+  // expected-error @+2 {{transposed convolution's 3 input channels do not split into 2 groups}}
+  // expected-error @+1 {{'magi.convolution' op failed to infer returned types}}
+  %0 = magi.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, groups = 2 : i64, transposed} : (tensor<1x3x8xf32>, tensor<3x2x3xf32>) -> tensor<1x4x10xf32>
+  return
+}
+
+// -----
+
+func.func @transposed_size(%x: tensor<1x4x1xf32>, %w: tensor<4x2x1xf32>) {
+  // expected-error @+2 {{transposed convolution output size -1 is not positive in spatial dimension 0}}
+  // expected-error @+1 {{'magi.convolution' op failed to infer returned types}}
+  %0 = magi.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>, transposed} : (tensor<1x4x1xf32>, tensor<4x2x1xf32>) -> tensor<1x2x1xf32>
+  return
+}

@@ -911,13 +911,23 @@ def Magi_ConvolutionOp : Magi_TensorOp<"convolution", [Magi_Torch<["aten::convol
     with `stride` and `dilation`. Output size per spatial dimension:
     `(in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1`.
     Products accumulate in f32 for f16/bf16 (PyTorch's opmath) and round
-    once. Transposed convolutions are not this op (they import opaque).
+    once.
+
+    With `transposed` (ConvTranspose, the gradient of a convolution with
+    respect to its input), `weight` is `[C, O / groups, *kernel]`: input
+    element `i` adds `input[i] * weight[tap]` to output position
+    `i * stride - padding + tap * dilation`. Output size per spatial
+    dimension: `(in - 1) * stride - 2 * padding + dilation * (kernel - 1) +
+    output_padding + 1`, `output_padding` (absent: zeros) smaller than the
+    stride or the dilation, as PyTorch requires.
   }];
   let arguments = (ins Magi_Tensor:$input, Magi_Tensor:$weight,
                        Optional<Magi_Tensor>:$bias,
                        DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
-                       DefaultValuedAttr<I64Attr, "1">:$groups);
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       UnitAttr:$transposed,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_padding);
   let results = (outs Magi_Tensor:$result);
 }
 

@@ -2,7 +2,7 @@
 //
 // The number of windows along a dimension as PyTorch computes it
 // (pooling_output_shape): the output size of a pooled or convolved
-// dimension, shared by the ops' type inference and the interpreter (the
+// dimension (and a transposed convolution's), shared by the ops' type inference and the interpreter (the
 // lowering builds the same formula in index arithmetic, windowCount).
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +28,17 @@ inline int64_t poolingOutputSize(int64_t in, int64_t kernel, int64_t pad,
   if (ceilMode && (out - 1) * stride >= in + pad)
     --out;
   return out;
+}
+
+/// A transposed convolution's output size (ConvTranspose): input element
+/// `i`'s taps land at `i * stride - pad + tap * dilation`, and
+/// `outputPadding` more positions close the last stride.
+inline int64_t transposedConvolutionSize(int64_t in, int64_t kernel,
+                                         int64_t pad, int64_t stride,
+                                         int64_t dilation,
+                                         int64_t outputPadding) {
+  return (in - 1) * stride - 2 * pad + dilation * (kernel - 1) +
+         outputPadding + 1;
 }
 
 } // namespace magi

@@ -1,0 +1,78 @@
+// magi.convolution with `transposed` (ConvTranspose): 2-d with stride 2,
+// padding, output padding and bias; 2-d in two groups with stride 1 (the
+// input read as it is, padded by the ordinary convolution); 1-d bf16 with
+// stride 3, dilation 2 and more padding than the kernel spans (the spread
+// input cropped); 3-d with stride 2. Interpreted and lowered, all equal to
+// a plain Python reference that scatters each input element (exact on
+// integer-valued data); a 2-d one over a symbolic batch and image size
+// compiles to PTX.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 2,4,3,3 $(%python %S/Inputs/conv_reference.py data 72)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w.npy float32 4,3,3,3 $(%python %S/Inputs/conv_reference.py data 108)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/b.npy float32 3 $(%python %S/Inputs/conv_reference.py data 3)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/xg.npy float32 1,4,5,4 $(%python %S/Inputs/conv_reference.py data 80)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/wg.npy float32 4,2,2,3 $(%python %S/Inputs/conv_reference.py data 48)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x1.npy float32 1,2,6 $(%python %S/Inputs/conv_reference.py data 12)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w1.npy float32 2,3,3 $(%python %S/Inputs/conv_reference.py data 18)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x3.npy float32 1,1,2,2,2 $(%python %S/Inputs/conv_reference.py data 8)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w3.npy float32 1,2,2,2,2 $(%python %S/Inputs/conv_reference.py data 16)
+// RUN: %python %S/Inputs/conv_reference.py tconv 2,4,3,3 4,3,3,3 1 2,2 1,1 1,1 1,1 1 out0 f32 > %t/expected
+// RUN: %python %S/Inputs/conv_reference.py tconv 1,4,5,4 4,2,2,3 0 1,1 0,0 1,1 0,0 2 out1 f32 >> %t/expected
+// RUN: %python %S/Inputs/conv_reference.py tconv 1,2,6 2,3,3 0 3 5 2 2 1 out2 bf16 >> %t/expected
+// RUN: %python %S/Inputs/conv_reference.py tconv 1,1,2,2,2 1,2,2,2,2 0 2,2,2 0,0,0 1,1,1 0,0,0 1 out3 f32 >> %t/expected
+// RUN: magi-interp %s --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/xg.npy --input %t/wg.npy --input %t/x1.npy --input %t/w1.npy --input %t/x3.npy --input %t/w3.npy > %t/interp
+// RUN: diff %t/expected %t/interp
+// RUN: magi-interp %s --lowered-pieces --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/xg.npy --input %t/wg.npy --input %t/x1.npy --input %t/w1.npy --input %t/x3.npy --input %t/w3.npy > %t/lowered
+// RUN: diff %t/expected %t/lowered
+// RUN: magi-opt %s --verify-roundtrip > /dev/null
+// RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" | FileCheck %s --check-prefix=IR
+// RUN: magi-compile %S/Inputs/convolution-transposed-graph.mlir -o %t/art --cache-mode=off --no-cubin | FileCheck %s --check-prefix=COMPILE
+
+// IR-DAG:   #[[$FLIPPED:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
+// IR-DAG:   #[[$GROUPED:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 2) * 2 + d1, d0 mod 2, -d2 + 1, -d3 + 2)>
+
+// Stride 2: the input spread into [2, 4, 8, 8] (one zero between elements,
+// 1 before and 2 after: 3 - 1 - 1 and that plus the output padding), an
+// element where the position less 1 divides by 2; the weight [4, 3, 3, 3]
+// reordered to [3, 4, 3, 3] and flipped; then an ordinary convolution.
+// IR-LABEL: func.func @main
+// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// IR:         %[[OFFSET:.*]] = arith.subi %{{.*}}, %c1
+// IR:         arith.remsi %[[OFFSET]], %c2
+// IR:         arith.divsi %[[OFFSET]], %c2
+// IR:         tensor.extract %{{.*}} : tensor<2x4x3x3xf32>
+// IR:         arith.select
+// IR:       linalg.generic {indexing_maps = [#[[$FLIPPED]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<3x4x3x3xf32>)
+
+// Two groups, stride 1: no spread copy; the ordinary grouped convolution
+// pads the input by the kernel less 1 (1 and 2).
+// IR:       linalg.generic {indexing_maps = [#[[$GROUPED]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<4x2x2x3xf32>) outs(%{{.*}} : tensor<4x2x2x3xf32>)
+// IR-NOT:   ins(%{{.*}} : tensor<1x4x5x4xf32>) outs(%{{.*}} : tensor<1x4x
+// IR:       outs(%{{.*}} : tensor<1x4x7x8xf32>)
+
+// 1-d, stride 3, padding 5 > dilation 2 x (3 - 1): the spread input starts
+// one element in (the position plus 1) and has 16 positions (15 and the
+// output padding's 2, less the 1 cropped).
+// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x16xbf16>)
+// IR:         arith.subi %{{.*}}, %c-1
+// IR:         arith.remsi %{{.*}}, %c3
+// IR-NOT:   magi.convolution
+
+// The symbolic one: the spread input and the reordered weight (independent:
+// one launch), the gather and bias kernels, the product as a cuBLASLt call.
+// COMPILE: piece 0 {{.*}} 3 kernels  1 gemms
+// COMPILE: 1 pieces, 3 kernels
+
+func.func @main(%x: tensor<2x4x3x3xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>,
+                %xg: tensor<1x4x5x4xf32>, %wg: tensor<4x2x2x3xf32>,
+                %x1: tensor<1x2x6xf32>, %w1: tensor<2x3x3xf32>,
+                %x3: tensor<1x1x2x2x2xf32>, %w3: tensor<1x2x2x2x2xf32>)
+    -> (tensor<2x3x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x3x12xbf16>, tensor<1x2x4x4x4xf32>) {
+  %0 = magi.convolution %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed, output_padding = array<i64: 1, 1>} : (tensor<2x4x3x3xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<2x3x6x6xf32>
+  %1 = magi.convolution %xg, %wg {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 2 : i64, transposed} : (tensor<1x4x5x4xf32>, tensor<4x2x2x3xf32>) -> tensor<1x4x6x6xf32>
+  %hx = magi.to_copy %x1 {dtype = bf16} : (tensor<1x2x6xf32>) -> tensor<1x2x6xbf16>
+  %hw = magi.to_copy %w1 {dtype = bf16} : (tensor<2x3x3xf32>) -> tensor<2x3x3xbf16>
+  %2 = magi.convolution %hx, %hw {stride = array<i64: 3>, padding = array<i64: 5>, dilation = array<i64: 2>, transposed, output_padding = array<i64: 2>} : (tensor<1x2x6xbf16>, tensor<2x3x3xbf16>) -> tensor<1x3x12xbf16>
+  %3 = magi.convolution %x3, %w3 {stride = array<i64: 2, 2, 2>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>, transposed} : (tensor<1x1x2x2x2xf32>, tensor<1x2x2x2x2xf32>) -> tensor<1x2x4x4x4xf32>
+  return %0, %1, %2, %3 : tensor<2x3x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x3x12xbf16>, tensor<1x2x4x4x4xf32>
+}
