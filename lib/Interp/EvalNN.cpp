@@ -201,6 +201,29 @@ LogicalResult evalAddmm(AddmmOp op, Env &env) {
 // Convolution
 //===----------------------------------------------------------------------===//
 
+// A convolution's spatial sizes in three dimensions, the missing leading
+// ones of size 1 (1- and 2-d convolutions run as 3-d ones); `out` is the
+// caller's to fill.
+struct ConvGeometry {
+  int64_t size[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1},
+          pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+};
+
+ConvGeometry convGeometry(ConvolutionOp op, ArrayRef<int64_t> in,
+                          ArrayRef<int64_t> kernelShape) {
+  ConvGeometry g;
+  int64_t spatial = static_cast<int64_t>(in.size()) - 2;
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t k = 3 - spatial + d;
+    g.size[k] = in[2 + d];
+    g.kernel[k] = kernelShape[2 + d];
+    g.stride[k] = op.getStride()[d];
+    g.pad[k] = op.getPadding()[d];
+    g.dilation[k] = op.getDilation()[d];
+  }
+  return g;
+}
+
 // A transposed convolution (ConvTranspose): each input element adds
 // `input * weight[tap]` to output position `i * stride - padding + tap *
 // dilation`, the weight [C, O / groups, *kernel]; sums in double, one
@@ -221,18 +244,12 @@ LogicalResult evalTransposedConvolution(ConvolutionOp op, const Tensor &input,
     return op.emitError("convolution bias of shape ")
            << formatShape(bias->getShape()) << " for " << outChannels
            << " output channels";
-  // Three spatial dimensions, the missing leading ones of size 1.
-  int64_t size[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1},
-          pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1}, outSize[3] = {1, 1, 1};
+  ConvGeometry g = convGeometry(op, in, kernelShape);
+  auto &[size, kernel, stride, pad, dilation, outSize] = g;
   SmallVector<int64_t> outShape{in[0], outChannels};
   std::optional<ArrayRef<int64_t>> outputPadding = op.getOutputPadding();
   for (int64_t d = 0; d < spatial; ++d) {
     int64_t k = 3 - spatial + d;
-    size[k] = in[2 + d];
-    kernel[k] = kernelShape[2 + d];
-    stride[k] = op.getStride()[d];
-    pad[k] = op.getPadding()[d];
-    dilation[k] = op.getDilation()[d];
     outSize[k] = transposedConvolutionSize(
         size[k], kernel[k], pad[k], stride[k], dilation[k],
         outputPadding ? (*outputPadding)[d] : 0);
@@ -304,17 +321,11 @@ LogicalResult evalConvolution(ConvolutionOp op, Env &env) {
     return op.emitError("convolution bias of shape ")
            << formatShape(bias->getShape()) << " for " << kernelShape[0]
            << " output channels";
-  // Three spatial dimensions, the missing leading ones of size 1.
-  int64_t size[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1},
-          pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1}, outSize[3] = {1, 1, 1};
+  ConvGeometry g = convGeometry(op, in, kernelShape);
+  auto &[size, kernel, stride, pad, dilation, outSize] = g;
   SmallVector<int64_t> outShape{in[0], kernelShape[0]};
   for (int64_t d = 0; d < spatial; ++d) {
     int64_t k = 3 - spatial + d;
-    size[k] = in[2 + d];
-    kernel[k] = kernelShape[2 + d];
-    stride[k] = op.getStride()[d];
-    pad[k] = op.getPadding()[d];
-    dilation[k] = op.getDilation()[d];
     int64_t window = dilation[k] * (kernel[k] - 1) + 1;
     if (size[k] + 2 * pad[k] < window)
       return op.emitError("convolution window of ")
