@@ -346,35 +346,241 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
       resultSizes);
 }
 
-// A transposed convolution as an ordinary one (stride 1, the same
-// dilation and groups): input element i lands at `i * stride - padding +
-// tap * dilation`, which is the ordinary convolution's window over the
-// input with `stride - 1` zeros between elements and `dilation * (kernel -
-// 1) - padding` zeros before (that many plus `output_padding` after; fewer
-// than none crop), read with the kernel flipped and each group's input and
-// output channels swapped. With stride 1 and no cropping the input is read
-// as it is, padded by the convolution; otherwise one generic writes the
-// spread and padded input (zero where no element lands). The weight's
-// reordering is one generic over the (small) weight.
+// `input` [N, C, *in] written into [N, C, *sizes]: position z of spatial
+// dimension d holds input element (z - before[d]) / stride[d] where that
+// divides and lies inside the input, zero elsewhere (one generic).
+Value spreadInput(PatternRewriter &rewriter, Location loc, Value input,
+                  ArrayRef<int64_t> stride, ArrayRef<int64_t> before,
+                  ArrayRef<OpFoldResult> spatialSizes) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  Type el = inType.getElementType();
+  auto spatial = static_cast<int64_t>(spatialSizes.size());
+  SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(rewriter, loc, input);
+  SmallVector<OpFoldResult> sizes{inSizes[0], inSizes[1]};
+  sizes.append(spatialSizes.begin(), spatialSizes.end());
+  return buildParallelGeneric(
+      rewriter, loc, emptyOfSizes(rewriter, loc, sizes, el), ValueRange{}, {},
+      [&](OpBuilder &b, Location l, ValueRange) -> Value {
+        auto c = [&](int64_t v) {
+          return Value(arith::ConstantIndexOp::create(b, l, v));
+        };
+        SmallVector<Value> indices{linalg::IndexOp::create(b, l, 0),
+                                   linalg::IndexOp::create(b, l, 1)};
+        Value inside;
+        auto both = [&](Value ok) {
+          inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
+        };
+        for (int64_t d = 0; d < spatial; ++d) {
+          Value offset = arith::SubIOp::create(
+              b, l, linalg::IndexOp::create(b, l, 2 + d), c(before[d]));
+          both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, offset,
+                                     c(0)));
+          Value element = offset;
+          if (stride[d] != 1) {
+            both(arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::eq,
+                arith::RemSIOp::create(b, l, offset, c(stride[d])), c(0)));
+            element = arith::DivSIOp::create(b, l, offset, c(stride[d]));
+          }
+          Value size = toIndexValue(b, l, inSizes[2 + d]);
+          both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, element,
+                                     size));
+          Value last = arith::SubIOp::create(b, l, size, c(1));
+          indices.push_back(arith::MaxSIOp::create(
+              b, l, arith::MinSIOp::create(b, l, element, last), c(0)));
+        }
+        Value value = tensor::ExtractOp::create(b, l, input, indices);
+        return arith::SelectOp::create(b, l, inside, value,
+                                       typedConst(b, l, el, 0.0));
+      });
+}
+
+// A transposed convolution's weight [C, O/G, *kernel] as an ordinary one's
+// [O, C/G, *taps]: tap j of dimension d is the kernel's `first[d] + (taps[d]
+// - 1 - j) * step[d]` (flipped; every `step`-th from `first`), each group's
+// input and output channels swapped (one generic over the small weight).
+Value transposedWeight(PatternRewriter &rewriter, Location loc, Value weight,
+                       int64_t groups, ArrayRef<int64_t> first,
+                       ArrayRef<int64_t> taps, ArrayRef<int64_t> step) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  int64_t perGroup = weightType.getDimSize(0) / groups;
+  int64_t outPerGroup = weightType.getDimSize(1);
+  auto spatial = static_cast<int64_t>(taps.size());
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<OpFoldResult> sizes{rewriter.getIndexAttr(outPerGroup * groups),
+                                  rewriter.getIndexAttr(perGroup)};
+  SmallVector<AffineExpr> read{dim(1), dim(0)};
+  if (groups > 1)
+    read = {dim(0).floorDiv(outPerGroup) * perGroup + dim(1), dim(0) % outPerGroup};
+  for (int64_t d = 0; d < spatial; ++d) {
+    sizes.push_back(rewriter.getIndexAttr(taps[d]));
+    read.push_back(first[d] + (taps[d] - 1 - dim(2 + d)) * step[d]);
+  }
+  return buildParallelGeneric(
+      rewriter, loc,
+      emptyOfSizes(rewriter, loc, sizes, weightType.getElementType()), weight,
+      AffineMap::get(2 + spatial, 0, read, ctx),
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+// A transposed convolution of stride > 1 (dilation 1, static image sizes)
+// as one ordinary convolution per output phase (sub-pixel): output y with
+// (y + padding) mod stride = r receives only the taps r, r + stride, ...,
+// from the input elements q - j, q = (y + padding) div stride. Each phase is
+// an ordinary convolution of stride 1 over the input (padded or cropped to
+// the phase's window) with those taps flipped, its outputs inserted into
+// the result `stride` apart. No product with a zero: the spread input does
+// stride^d times the products.
+Value transposedBySubPixel(ConvolutionOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value input = op.getInput();
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  auto resType = cast<RankedTensorType>(op.getType());
+  int64_t spatial = inType.getRank() - 2;
+  auto groups = static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding();
+  Type el = resType.getElementType();
+  int64_t outChannels = resType.getDimSize(1);
+  SmallVector<OpFoldResult> batch{tensor::getMixedSizes(rewriter, loc, input)[0]};
+  SmallVector<OpFoldResult> resultSizes{batch[0], rewriter.getIndexAttr(outChannels)};
+  for (int64_t d = 0; d < spatial; ++d)
+    resultSizes.push_back(rewriter.getIndexAttr(resType.getDimSize(2 + d)));
+  Value result = emptyOfSizes(rewriter, loc, resultSizes, el);
+
+  // Per spatial dimension and phase r: the taps, the first q, the count of
+  // outputs, and the zeros before the input (negative: cropped).
+  struct Phase {
+    int64_t taps, firstQ, count, before;
+  };
+  SmallVector<SmallVector<Phase>> phases(spatial);
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t kernel = weightType.getDimSize(2 + d), s = stride[d],
+            p = padding[d], out = resType.getDimSize(2 + d);
+    for (int64_t r = 0; r < s; ++r) {
+      Phase ph;
+      ph.taps = r < kernel ? llvm::divideCeil(kernel - r, s) : 0;
+      ph.firstQ = llvm::divideCeilSigned(p - r, s);
+      ph.count = llvm::divideFloorSigned(out - 1 + p - r, s) - ph.firstQ + 1;
+      ph.before = ph.taps - 1 - ph.firstQ;
+      phases[d].push_back(ph);
+    }
+  }
+  // Every combination of the dimensions' phases.
+  SmallVector<int64_t> r(spatial, 0);
+  while (true) {
+    bool empty = false;
+    SmallVector<int64_t> taps, first, before, window, counts;
+    SmallVector<OpFoldResult> offsets{rewriter.getIndexAttr(0),
+                                      rewriter.getIndexAttr(0)};
+    SmallVector<OpFoldResult> strides{rewriter.getIndexAttr(1),
+                                      rewriter.getIndexAttr(1)};
+    SmallVector<OpFoldResult> sizes{batch[0], rewriter.getIndexAttr(outChannels)};
+    for (int64_t d = 0; d < spatial; ++d) {
+      const Phase &ph = phases[d][r[d]];
+      empty |= ph.count < 1;
+      taps.push_back(ph.taps);
+      first.push_back(r[d]);
+      before.push_back(ph.before);
+      window.push_back(ph.count + ph.taps - 1);
+      counts.push_back(ph.count);
+      offsets.push_back(rewriter.getIndexAttr(ph.firstQ * stride[d] + r[d] -
+                                              padding[d]));
+      strides.push_back(rewriter.getIndexAttr(stride[d]));
+      sizes.push_back(rewriter.getIndexAttr(ph.count));
+    }
+    if (!empty) {
+      SmallVector<int64_t> shape{resType.getDimSize(0), outChannels};
+      shape.append(counts);
+      auto phaseType = RankedTensorType::get(shape, el);
+      Value phaseResult;
+      if (llvm::is_contained(taps, 0)) {
+        // No tap lands here: the bias, or zero.
+        Value init = emptyOfSizes(rewriter, loc, sizes, el);
+        if (Value bias = op.getBias())
+          phaseResult = buildParallelGeneric(
+              rewriter, loc, init, bias,
+              AffineMap::get(2 + spatial, 0,
+                             getAffineDimExpr(1, rewriter.getContext())),
+              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+        else
+          phaseResult = linalg::FillOp::create(rewriter, loc,
+                                               typedConst(rewriter, loc, el, 0.0),
+                                               init)
+                            .getResult(0);
+      } else {
+        // The input padded (or cropped) to the phase's window; symmetric
+        // zeros are the convolution's own padding.
+        bool symmetric = true;
+        for (int64_t d = 0; d < spatial; ++d)
+          symmetric &= before[d] >= 0 &&
+                       window[d] == inType.getDimSize(2 + d) + 2 * before[d];
+        SmallVector<int64_t> convPadding(before);
+        Value phaseInput = input;
+        if (!symmetric) {
+          convPadding.assign(spatial, 0);
+          SmallVector<OpFoldResult> windowSizes;
+          for (int64_t w : window)
+            windowSizes.push_back(rewriter.getIndexAttr(w));
+          phaseInput = spreadInput(rewriter, loc, input,
+                                   SmallVector<int64_t>(spatial, 1), before,
+                                   windowSizes);
+        }
+        Value weight = transposedWeight(rewriter, loc, op.getWeight(), groups,
+                                        first, taps, stride);
+        phaseResult = ConvolutionOp::create(
+            rewriter, loc, phaseType, phaseInput, weight, op.getBias(),
+            SmallVector<int64_t>(spatial, 1), convPadding,
+            SmallVector<int64_t>(spatial, 1), groups, /*transposed=*/false,
+            /*output_padding=*/nullptr);
+      }
+      result = tensor::InsertSliceOp::create(rewriter, loc, phaseResult, result,
+                                             offsets, sizes, strides);
+    }
+    // The next combination.
+    int64_t d = spatial - 1;
+    while (d >= 0 && ++r[d] == stride[d])
+      r[d--] = 0;
+    if (d < 0)
+      break;
+  }
+  return result;
+}
+
+// A transposed convolution as ordinary ones. Input element i lands at
+// `i * stride - padding + tap * dilation`.
+// - With dilation 1, a stride above 1 and static image sizes: one ordinary
+//   convolution per output phase (transposedBySubPixel).
+// - Otherwise one ordinary convolution of stride 1 with the same dilation
+//   and groups over the input spread by the stride (`stride - 1` zeros
+//   between elements) with `dilation * (kernel - 1) - padding` zeros before
+//   and that plus `output_padding` after (fewer than none crop), read with
+//   the kernel flipped and each group's input and output channels swapped.
+//   With stride 1 and equal zeros on both sides the input is read as it is,
+//   padded by the convolution; otherwise one generic writes the spread
+//   input.
 LogicalResult rewriteTransposed(ConvolutionOp op, PatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
-  Value input = op.getInput(), weight = op.getWeight();
+  Value input = op.getInput();
   auto inType = cast<RankedTensorType>(input.getType());
-  auto weightType = cast<RankedTensorType>(weight.getType());
-  int64_t rank = inType.getRank(), spatial = rank - 2;
-  auto groups = static_cast<int64_t>(op.getGroups());
+  auto weightType = cast<RankedTensorType>(op.getWeight().getType());
+  int64_t spatial = inType.getRank() - 2;
   ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),
                     dilation = op.getDilation();
+  bool staticImages = true;
+  for (int64_t d = 0; d < spatial; ++d)
+    staticImages &= !inType.isDynamicDim(2 + d);
+  auto one = [](int64_t v) { return v == 1; };
+  if (staticImages && llvm::all_of(dilation, one) && !llvm::all_of(stride, one)) {
+    rewriter.replaceOp(op, transposedBySubPixel(op, rewriter));
+    return success();
+  }
+
   SmallVector<int64_t> outputPadding(spatial, 0);
   if (std::optional<ArrayRef<int64_t>> given = op.getOutputPadding())
     outputPadding.assign(given->begin(), given->end());
   ArrayRef<int64_t> kernel = weightType.getShape().drop_front(2);
-  int64_t channels = weightType.getDimSize(0);
-  int64_t perGroup = channels / groups, outPerGroup = weightType.getDimSize(1);
-  Type el = inType.getElementType();
-  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-
   // Zeros before and after each spatial dimension of the spread input.
   SmallVector<int64_t> before, after;
   bool asIs = true;
@@ -389,69 +595,20 @@ LogicalResult rewriteTransposed(ConvolutionOp op, PatternRewriter &rewriter) {
     convPadding.assign(spatial, 0);
     SmallVector<OpFoldResult> inSizes =
         tensor::getMixedSizes(rewriter, loc, input);
-    SmallVector<OpFoldResult> sizes{inSizes[0], inSizes[1]};
+    SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < spatial; ++d) {
       // (in - 1) * stride + 1 + before + after.
-      AffineExpr in = getAffineSymbolExpr(0, ctx);
+      AffineExpr in = getAffineSymbolExpr(0, rewriter.getContext());
       sizes.push_back(affine::makeComposedFoldedAffineApply(
           rewriter, loc,
           AffineMap::get(0, 1, (in - 1) * stride[d] + 1 + before[d] + after[d]),
           {inSizes[2 + d]}));
     }
-    spread = buildParallelGeneric(
-        rewriter, loc, emptyOfSizes(rewriter, loc, sizes, el), ValueRange{}, {},
-        [&](OpBuilder &b, Location l, ValueRange) -> Value {
-          auto c = [&](int64_t v) {
-            return Value(arith::ConstantIndexOp::create(b, l, v));
-          };
-          SmallVector<Value> indices{linalg::IndexOp::create(b, l, 0),
-                                     linalg::IndexOp::create(b, l, 1)};
-          Value inside;
-          auto both = [&](Value ok) {
-            inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
-          };
-          for (int64_t d = 0; d < spatial; ++d) {
-            // The input element at `(position - before) / stride` when
-            // that divides and lies inside the input.
-            Value offset = arith::SubIOp::create(
-                b, l, linalg::IndexOp::create(b, l, 2 + d), c(before[d]));
-            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, offset,
-                                       c(0)));
-            Value element = offset;
-            if (stride[d] != 1) {
-              both(arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::eq,
-                  arith::RemSIOp::create(b, l, offset, c(stride[d])), c(0)));
-              element = arith::DivSIOp::create(b, l, offset, c(stride[d]));
-            }
-            Value size = toIndexValue(b, l, inSizes[2 + d]);
-            both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, element,
-                                       size));
-            Value last = arith::SubIOp::create(b, l, size, c(1));
-            indices.push_back(arith::MaxSIOp::create(
-                b, l, arith::MinSIOp::create(b, l, element, last), c(0)));
-          }
-          Value value = tensor::ExtractOp::create(b, l, input, indices);
-          return arith::SelectOp::create(b, l, inside, value,
-                                         typedConst(b, l, el, 0.0));
-        });
+    spread = spreadInput(rewriter, loc, input, stride, before, sizes);
   }
-
-  // [C, O/G, *k] -> [O, C/G, *k]: (o, c, t) reads (group * C/G + c,
-  // o mod O/G, k - 1 - t), group = o floordiv O/G.
-  SmallVector<OpFoldResult> weightSizes{
-      rewriter.getIndexAttr(outPerGroup * groups), rewriter.getIndexAttr(perGroup)};
-  SmallVector<AffineExpr> read{dim(1), dim(0)};
-  if (groups > 1)
-    read = {dim(0).floorDiv(outPerGroup) * perGroup + dim(1), dim(0) % outPerGroup};
-  for (int64_t d = 0; d < spatial; ++d) {
-    weightSizes.push_back(rewriter.getIndexAttr(kernel[d]));
-    read.push_back(kernel[d] - 1 - dim(2 + d));
-  }
-  Value reordered = buildParallelGeneric(
-      rewriter, loc, emptyOfSizes(rewriter, loc, weightSizes, el), weight,
-      AffineMap::get(rank, 0, read, ctx),
-      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  Value reordered = transposedWeight(
+      rewriter, loc, op.getWeight(), static_cast<int64_t>(op.getGroups()),
+      SmallVector<int64_t>(spatial, 0), kernel, SmallVector<int64_t>(spatial, 1));
 
   auto conv = cast<ConvolutionOp>(rewriter.clone(*op));
   rewriter.modifyOpInPlace(conv, [&] {

@@ -1,8 +1,9 @@
 // magi.convolution with `transposed` (ConvTranspose): 2-d with stride 2,
-// padding, output padding and bias; 2-d in two groups with stride 1 (the
-// input read as it is, padded by the ordinary convolution); 1-d bf16 with
-// stride 3, dilation 2 and more padding than the kernel spans (the spread
-// input cropped); 3-d with stride 2. Interpreted and lowered, all equal to
+// padding, output padding and bias (one ordinary convolution per output
+// phase); 2-d in two groups with stride 1 (the input read as it is, padded
+// by the ordinary convolution); 1-d bf16 with stride 3, dilation 2 and more
+// padding than the kernel spans (the input spread by the stride, cropped);
+// 3-d with stride 2 (eight phases). Interpreted and lowered, all equal to
 // a plain Python reference that scatters each input element (exact on
 // integer-valued data); a 2-d one over a symbolic batch and image size
 // compiles to PTX.
@@ -28,21 +29,25 @@
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" | FileCheck %s --check-prefix=IR
 // RUN: magi-compile %S/Inputs/convolution-transposed-graph.mlir -o %t/art --cache-mode=off --no-cubin | FileCheck %s --check-prefix=COMPILE
 
-// IR-DAG:   #[[$FLIPPED:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
+// IR-DAG:   #[[$PHASE00:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, (-d2 + 1) * 2, (-d3 + 1) * 2)>
+// IR-DAG:   #[[$PHASE11:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2 * -2 + 1, d3 * -2 + 1)>
 // IR-DAG:   #[[$GROUPED:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 2) * 2 + d1, d0 mod 2, -d2 + 1, -d3 + 2)>
+// IR-DAG:   #[[$FLIPPED_1D:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d0, -d2 + 2)>
 
-// Stride 2: the input spread into [2, 4, 8, 8] (one zero between elements,
-// 1 before and 2 after: 3 - 1 - 1 and that plus the output padding), an
-// element where the position less 1 divides by 2; the weight [4, 3, 3, 3]
-// reordered to [3, 4, 3, 3] and flipped; then an ordinary convolution.
+// Stride 2, dilation 1: one ordinary convolution per output phase. Phase
+// (0, 0) takes taps 2 and 0 of each dimension (flipped) over the input with
+// a zero after it ([2, 4, 4, 4]); its 3 x 3 outputs go to (1, 1) and every
+// second position after. Phase (1, 1) is tap 1 alone over the input as it
+// is, its outputs from (0, 0).
 // IR-LABEL: func.func @main
-// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x8x8xf32>)
-// IR:         %[[OFFSET:.*]] = arith.subi %{{.*}}, %c1
-// IR:         arith.remsi %[[OFFSET]], %c2
-// IR:         arith.divsi %[[OFFSET]], %c2
-// IR:         tensor.extract %{{.*}} : tensor<2x4x3x3xf32>
-// IR:         arith.select
-// IR:       linalg.generic {indexing_maps = [#[[$FLIPPED]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<3x4x3x3xf32>)
+// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x4x4xf32>)
+// IR:       linalg.generic {indexing_maps = [#[[$PHASE00]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<3x4x2x2xf32>)
+// IR:       tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [2, 3, 3, 3] [1, 1, 2, 2] : tensor<2x3x3x3xf32> into tensor<2x3x6x6xf32>
+// IR:       tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 0] [2, 3, 3, 3] [1, 1, 2, 2]
+// IR:       tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 1] [2, 3, 3, 3] [1, 1, 2, 2]
+// IR-NOT:   outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// IR:       linalg.generic {indexing_maps = [#[[$PHASE11]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<3x4x1x1xf32>)
+// IR:       tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [2, 3, 3, 3] [1, 1, 2, 2]
 
 // Two groups, stride 1: no spread copy; the ordinary grouped convolution
 // pads the input by the kernel less 1 (1 and 2).
@@ -50,12 +55,18 @@
 // IR-NOT:   ins(%{{.*}} : tensor<1x4x5x4xf32>) outs(%{{.*}} : tensor<1x4x
 // IR:       outs(%{{.*}} : tensor<1x4x7x8xf32>)
 
-// 1-d, stride 3, padding 5 > dilation 2 x (3 - 1): the spread input starts
-// one element in (the position plus 1) and has 16 positions (15 and the
-// output padding's 2, less the 1 cropped).
+// 1-d, stride 3, dilation 2 (no phases: the taps of one output would not
+// share a residue), padding 5 > dilation 2 x (3 - 1): the input spread by
+// the stride, starting one element in (the position plus 1), 16 positions
+// (15 and the output padding's 2, less the 1 cropped); the whole kernel
+// flipped.
 // IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x16xbf16>)
 // IR:         arith.subi %{{.*}}, %c-1
 // IR:         arith.remsi %{{.*}}, %c3
+// IR:       linalg.generic {indexing_maps = [#[[$FLIPPED_1D]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x3x3xbf16>)
+
+// 3-d, stride 2, kernel 2: eight phases of one tap each.
+// IR-COUNT-8: tensor.insert_slice %{{.*}} into %{{.*}} [1, 2, 2, 2, 2] [1, 1, 2, 2, 2] : tensor<1x2x2x2x2xf32> into tensor<1x2x4x4x4xf32>
 // IR-NOT:   magi.convolution
 
 // The symbolic one: the spread input and the reordered weight (independent:
