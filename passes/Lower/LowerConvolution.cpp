@@ -23,8 +23,9 @@
 // flat index in PyTorch's order, avg pool sums in opmath; one generic then
 // divides each sum by its window's divisor.
 //
-// A transposed convolution becomes an ordinary one over its input spread
-// by the stride (see rewriteTransposed), lowered as above.
+// A transposed convolution becomes ordinary ones, lowered as above: one per
+// output phase (sub-pixel) with dilation 1 and static image sizes, else one
+// over its input spread by the stride (see rewriteTransposed).
 //
 // magi.batch_norm as one elementwise generic reading the per-channel
 // statistics, weight and bias through a map of dimension 1, in opmath.
