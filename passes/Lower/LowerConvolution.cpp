@@ -347,9 +347,31 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
       resultSizes);
 }
 
-// `input` [N, C, *in] written into [N, C, *sizes]: position z of spatial
-// dimension d holds input element (z - before[d]) / stride[d] where that
-// divides and lies inside the input, zero elsewhere (one generic).
+// `input` [N, C, *in] with `before[d]` zeros before and `after[d]` after
+// spatial dimension d (negative counts crop): a magi.constant_pad_nd,
+// lowered in turn.
+Value padSpatial(PatternRewriter &rewriter, Location loc, Value input,
+                 ArrayRef<int64_t> before, ArrayRef<int64_t> after) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto spatial = static_cast<int64_t>(before.size());
+  // Pairs from the last dimension, as constant_pad_nd takes them.
+  SmallVector<int64_t> pads;
+  SmallVector<int64_t> paddedShape(inType.getShape());
+  for (int64_t d = spatial - 1; d >= 0; --d) {
+    pads.append({before[d], after[d]});
+    if (!inType.isDynamicDim(2 + d))
+      paddedShape[2 + d] += before[d] + after[d];
+  }
+  return ConstantPadNdOp::create(
+      rewriter, loc, RankedTensorType::get(paddedShape, inType.getElementType()),
+      input, ValueRange{}, rewriter.getDenseI64ArrayAttr(pads),
+      rewriter.getF64FloatAttr(0.0));
+}
+
+// `input` [N, C, *in] spread by `stride` into [N, C, *sizes]: position z
+// of spatial dimension d holds input element (z - before[d]) / stride[d]
+// where that divides and lies inside the input, zero elsewhere (one
+// generic; padSpatial where no stride is above 1).
 Value spreadInput(PatternRewriter &rewriter, Location loc, Value input,
                   ArrayRef<int64_t> stride, ArrayRef<int64_t> before,
                   ArrayRef<OpFoldResult> spatialSizes) {
@@ -521,12 +543,10 @@ Value transposedBySubPixel(ConvolutionOp op, PatternRewriter &rewriter) {
         Value phaseInput = input;
         if (!symmetric) {
           convPadding.assign(spatial, 0);
-          SmallVector<OpFoldResult> windowSizes;
-          for (int64_t w : window)
-            windowSizes.push_back(rewriter.getIndexAttr(w));
-          phaseInput = spreadInput(rewriter, loc, input,
-                                   SmallVector<int64_t>(spatial, 1), before,
-                                   windowSizes);
+          SmallVector<int64_t> after;
+          for (int64_t d = 0; d < spatial; ++d)
+            after.push_back(window[d] - inType.getDimSize(2 + d) - before[d]);
+          phaseInput = padSpatial(rewriter, loc, input, before, after);
         }
         Value weight = transposedWeight(rewriter, loc, op.getWeight(), groups,
                                         first, taps, stride);
@@ -592,7 +612,11 @@ LogicalResult rewriteTransposed(ConvolutionOp op, PatternRewriter &rewriter) {
   }
   Value spread = input;
   SmallVector<int64_t> convPadding(before);
-  if (!asIs) {
+  if (!asIs && llvm::all_of(stride, one)) {
+    // Nothing to spread: only unequal zeros (or a crop) on the two sides.
+    convPadding.assign(spatial, 0);
+    spread = padSpatial(rewriter, loc, input, before, after);
+  } else if (!asIs) {
     convPadding.assign(spatial, 0);
     SmallVector<OpFoldResult> inSizes =
         tensor::getMixedSizes(rewriter, loc, input);
@@ -678,20 +702,8 @@ public:
                                windowsOver(input, padding), padding),
           resType);
 
-    // Padding: pairs from the last dimension, as constant_pad_nd takes them.
-    if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
-      SmallVector<int64_t> pads;
-      SmallVector<int64_t> paddedShape(inType.getShape());
-      for (int64_t d = spatial - 1; d >= 0; --d) {
-        pads.append({padding[d], padding[d]});
-        if (!inType.isDynamicDim(2 + d))
-          paddedShape[2 + d] += 2 * padding[d];
-      }
-      input = ConstantPadNdOp::create(
-          rewriter, loc, RankedTensorType::get(paddedShape, el), input,
-          ValueRange{}, rewriter.getDenseI64ArrayAttr(pads),
-          rewriter.getF64FloatAttr(0.0));
-    }
+    if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))
+      input = padSpatial(rewriter, loc, input, padding, padding);
 
     // Output sizes: windows over the padded input.
     SmallVector<OpFoldResult> outSpatial = windowsOver(input, noPadding);
