@@ -11,6 +11,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
+
 using namespace mlir;
 namespace rt = magi::runtime;
 
@@ -78,6 +80,7 @@ public:
       if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
         bindings[bind.getOperand()] = bind;
     }
+    findItemReads();
     if (failed(describeInputs(out.manifest)) ||
         failed(describeSymbols(out.manifest)) ||
         failed(describeChecks(out.manifest)) ||
@@ -200,16 +203,83 @@ private:
           }
         }
       }
-      if (!found)
+      if (!found && !definedByStep(sym.getResult(), entry))
         return sym.emitError() << "symbol " << sym.getName()
-                               << " is not a size of any user input";
+                               << " is not a size of any user input, nor a value or "
+                                  "size a piece computes";
       rt::ValueRef ref;
       ref.kind = rt::ValueRef::Kind::Symbol;
       ref.symbol = entry.name;
       refs[sym.getResult()] = ref;
       g.symbols.push_back(std::move(entry));
     }
+    // A named .item() no symbol declaration names: a symbol all the same,
+    // for the assertions that read it.
+    for (auto &[name, read] : itemReads) {
+      if (llvm::any_of(g.symbols, [&](const rt::GraphSymbol &s) { return s.name == name; }))
+        continue;
+      rt::GraphSymbol entry;
+      entry.name = name;
+      entry.step = read.step;
+      entry.result = read.result;
+      entry.dim = -1;
+      g.symbols.push_back(std::move(entry));
+    }
     return success();
+  }
+
+  // The step (each call of the top level is one, in order) and result a
+  // named magi.item's value comes out of.
+  struct StepValue {
+    int64_t step = 0;
+    int64_t result = 0;
+  };
+  std::map<std::string, StepValue> itemReads;
+
+  void findItemReads() {
+    int64_t step = 0;
+    for (auto call : graph.getBody().front().getOps<func::CallOp>()) {
+      auto piece = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (piece && !piece.isExternal()) {
+        auto ret = cast<func::ReturnOp>(piece.getBody().front().getTerminator());
+        for (auto [k, v] : llvm::enumerate(ret.getOperands()))
+          if (auto item = v.getDefiningOp<ItemOp>(); item && item.getSymbol()) {
+            itemReads[item.getSymbol()->str()] = {step, int64_t(k)};
+            symbolNames[call.getResult(k)] = item.getSymbol()->str();
+          }
+      }
+      ++step;
+    }
+  }
+
+  // A symbol of the data: a named .item()'s value, or exactly one size of
+  // a piece's result (the top level binds call results: magi-split).
+  bool definedByStep(Value symbol, rt::GraphSymbol &entry) {
+    if (auto it = itemReads.find(entry.name); it != itemReads.end()) {
+      entry.step = it->second.step;
+      entry.result = it->second.result;
+      entry.dim = -1;
+      return true;
+    }
+    int64_t step = 0;
+    for (auto call : graph.getBody().front().getOps<func::CallOp>()) {
+      for (auto [k, result] : llvm::enumerate(call.getResults())) {
+        BindSymbolicShapeOp bind = bindings.lookup(result);
+        if (!bind)
+          continue;
+        for (auto [d, e] : llvm::enumerate(bind.getShapeExpressions().getResults())) {
+          auto symExpr = dyn_cast<AffineSymbolExpr>(e);
+          if (symExpr && bind.getShapeSymbols()[symExpr.getPosition()] == symbol) {
+            entry.step = step;
+            entry.result = int64_t(k);
+            entry.dim = int64_t(d);
+            return true;
+          }
+        }
+      }
+      ++step;
+    }
+    return false;
   }
 
   // The expression of a runtime assertion's symbolic arithmetic, over the

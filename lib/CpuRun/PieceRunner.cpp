@@ -12,6 +12,7 @@
 #include "magi/Interp/Interpreter.h"
 #include "magi/Interp/Numerics.h"
 #include "magi/Pipeline/Pipeline.h"
+#include "magi/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -135,6 +136,18 @@ struct SerialAtomicUpdatesPass
     });
   }
 };
+// The bound a magi.item's lowering leaves on its function's result is for
+// a launch plan; the CPU run reads the value directly, and LLVM has no use
+// for the attribute.
+struct DropReadBoundsPass : PassWrapper<DropReadBoundsPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropReadBoundsPass)
+  StringRef getArgument() const override { return "magi-drop-read-bounds"; }
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+      func.removeResultAttr(i, StringAttr::get(&getContext(), kReadBoundAttr));
+  }
+};
 } // namespace
 
 // Bufferization and conversion to LLVM with upstream passes.
@@ -162,6 +175,7 @@ static void addCpuLoweringPasses(OpPassManager &pm) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addNestedPass<func::FuncOp>(std::make_unique<DropReadBoundsPass>());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

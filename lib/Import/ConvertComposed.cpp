@@ -194,6 +194,81 @@ LogicalResult convertMaskedScatter(Node &node) {
   return node.emitAs(WhereOp::getOperationName(), {wide, taken, *self});
 }
 
+/// nonzero(self) [n, rank]: the coordinates of self's nonzero elements in
+/// row-major order. Its size n is data: the count is summed on the device
+/// and read on the host (magi.item, bounded by self's element count), and
+/// everything else is computed before that read, at the bound: each
+/// element's coordinates, written with index_put to its rank among the
+/// nonzero ones (its running count - 1), the others to a spare last row;
+/// the first n rows are the result. Static shapes only.
+LogicalResult convertNonzero(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  int64_t rank = type.getRank();
+  if (!type.hasStaticShape() || !resultType || resultType.getRank() != 2 ||
+      resultType.getDimSize(1) != rank || !resultType.getElementType().isInteger(64))
+    return node.opaque();
+  OpBuilder &b = node.builder();
+  Type i64 = b.getI64Type();
+  int64_t n = type.getNumElements();
+  Value flat = view(node, *self, {n});
+  Value zero = isa<FloatType>(type.getElementType()) ? f64Scalar(node, 0.0) : i64Scalar(node, 0);
+  auto flatBools = RankedTensorType::get({n}, b.getI1Type());
+  auto flatIndices = RankedTensorType::get({n}, i64);
+  Value mask = make(node, NeOp::getOperationName(), {flat, zero}, flatBools);
+  Value ones = make(node, ToCopyOp::getOperationName(), {mask}, flatIndices,
+                    {node.dtype("dtype", i64)});
+  Value count = make(node, SumOp::getOperationName(), {ones}, RankedTensorType::get({}, i64));
+  auto readCount = [&]() {
+    return make(node, ItemOp::getOperationName(), {count, node.indexConstant(n)},
+                b.getIndexType());
+  };
+  if (rank == 0) {
+    // A 0-d self has no coordinates: [0, 0] or [1, 0].
+    Value rows = readCount();
+    return node.emitAs(FullOp::getOperationName(), {rows},
+                       {node.i64s("static_sizes", {ShapedType::kDynamic, 0}),
+                        node.i64("fill_value", 0), node.dtype("dtype", i64)});
+  }
+  Value running = make(node, CumsumOp::getOperationName(), {ones}, flatIndices,
+                       {node.i64("dim", 0)});
+  Value rankOf = make(node, SubOp::getOperationName(), {running, i64Scalar(node, 1)}, flatIndices);
+  Value rows = make(node, WhereOp::getOperationName(), {mask, rankOf, i64Scalar(node, n)},
+                    flatIndices);
+  // Each element's coordinates from its flat position.
+  Value position = arange(node, n, i64);
+  SmallVector<Value> columns;
+  int64_t stride = n;
+  for (int64_t d = 0; d < rank; ++d) {
+    stride /= std::max<int64_t>(type.getDimSize(d), 1);
+    Value c = position;
+    if (stride != 1)
+      c = make(node, DivOp::getOperationName(), {c, i64Scalar(node, stride)}, flatIndices,
+               {node.named("rounding_mode", b.getStringAttr("floor"))});
+    if (d > 0)
+      c = make(node, RemainderOp::getOperationName(), {c, i64Scalar(node, type.getDimSize(d))},
+               flatIndices);
+    columns.push_back(view(node, c, {n, 1}));
+  }
+  auto table = RankedTensorType::get({n, rank}, i64);
+  Value coordinates = columns.size() == 1
+                          ? columns.front()
+                          : make(node, CatOp::getOperationName(), columns, table,
+                                 {node.i64("dim", 1)});
+  auto padded = RankedTensorType::get({n + 1, rank}, i64);
+  Value spare = make(node, FullOp::getOperationName(), {}, padded,
+                     {node.i64s("static_sizes", {n + 1, rank}), node.i64("fill_value", 0),
+                      node.dtype("dtype", i64)});
+  Value written = make(node, IndexPutOp::getOperationName(), {spare, rows, coordinates}, padded,
+                       {node.i64s("indexed_dims", {0}), node.boolean("accumulate", false)});
+  Value found = readCount();
+  return node.emitAs(SliceOp::getOperationName(), {written, found},
+                     {node.i64("dim", 0), node.i64s("static_bounds", {0, ShapedType::kDynamic, 1})});
+}
+
 /// as_strided(self, size, stride, storage_offset): the elements of self's
 /// storage at storage_offset + sum(i_k * stride_k), gathered from the
 /// flattened self with those offsets (computed from one arange a dim,
@@ -974,7 +1049,8 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                                   [](Node &n) { return convertUpsampleNearest(n, 2); }),
                row<IndexSelectOp>("aten::upsample_nearest3d",
                                   [](Node &n) { return convertUpsampleNearest(n, 3); }),
-               row<IndexPutOp>("aten::index_add", convertIndexAdd)});
+               row<IndexPutOp>("aten::index_add", convertIndexAdd),
+               row<SliceOp>("aten::nonzero", convertNonzero)});
 }
 
 } // namespace magi::torch_import

@@ -64,6 +64,20 @@ LogicalResult convertSymSize(Node &node) {
   return node.emit({*self}, {node.i64("dim", *wrapped)});
 }
 
+/// `tensor.item()`: an integer's element as an index, a float's as an f64
+/// (a SymBool result, an item of a bool tensor, stays opaque). The importer
+/// names it after the SymInt it defines and bounds it by that symbol's range
+/// (Importer::importNode).
+LogicalResult convertItem(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  if (node.resultTypes.size() != 1 ||
+      !(node.resultTypes[0].isIndex() || node.resultTypes[0].isF64()))
+    return node.opaque();
+  return node.emit({*self});
+}
+
 /// numel as the product of the sizes: `magi.sym_size` for a symbolic dim,
 /// the static ones folded into one constant.
 LogicalResult convertSymNumel(Node &node) {
@@ -221,6 +235,7 @@ void addSymbolicConverters(std::vector<ConverterRow> &rows) {
        row<SymMinOp>("torch::sym_min", convertSymBinary),
        row<SymMaxOp>("torch::sym_max", convertSymBinary),
        row<SymSizeOp>("aten::sym_size.int", convertSymSize),
+       row<ItemOp>("aten::_local_scalar_dense", convertItem),
        row<SymSizeOp>("aten::sym_numel", convertSymNumel),
        // The recorded integer: an index constant.
        ConverterRow{"aten::sym_stride.int", "arith.constant", convertSymStride},

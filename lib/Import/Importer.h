@@ -8,6 +8,7 @@
 #ifndef MAGI_LIB_IMPORT_IMPORTER_H
 #define MAGI_LIB_IMPORT_IMPORTER_H
 
+#include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Import/TorchExport.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
@@ -244,6 +245,7 @@ private:
   mlir::FailureOr<mlir::Type> valueType(llvm::StringRef name,
                                         mlir::Location loc);
   mlir::Value symbol(llvm::StringRef name);
+  void nameItem(ItemOp item, llvm::StringRef name);
   mlir::LogicalResult bindShape(mlir::Value tensor, llvm::StringRef name);
   std::optional<mlir::AffineExpr>
   toAffine(const SymExpr &e, llvm::SmallVectorImpl<std::string> &symbols);

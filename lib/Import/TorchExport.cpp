@@ -239,6 +239,19 @@ Value Importer::symbol(StringRef name) {
   return v;
 }
 
+// An integer .item() defines an unbacked SymInt (`u0`): the item carries
+// its name, so that shapes and assertions over it can refer to the value
+// read, and its range's upper bound, so that the runtime can plan memory.
+void Importer::nameItem(ItemOp item, StringRef name) {
+  item.setSymbol(name);
+  auto range = ranges.find(name.str());
+  if (range == ranges.end() || !range->second.second || item.getBound())
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(item);
+  item.getBoundMutable().assign(indexConstant(*range->second.second, item.getLoc()));
+}
+
 std::optional<AffineExpr>
 Importer::toAffine(const SymExpr &e, SmallVectorImpl<std::string> &syms) {
   switch (e.kind) {
@@ -889,6 +902,8 @@ LogicalResult Importer::importNode(const Json &node) {
                       << " results for " << outNames.size() << " outputs";
   for (auto [name, v] : llvm::zip(outNames, results)) {
     values[name] = v;
+    if (auto item = v.getDefiningOp<ItemOp>(); item && v.getType().isIndex())
+      nameItem(item, name);
     if (isa<RankedTensorType>(v.getType()) && failed(bindShape(v, name)))
       return failure();
   }

@@ -60,7 +60,7 @@ private:
   LogicalResult evalBind(BindSymbolicShapeOp op);
   LogicalResult bindSymbol(BindSymbolicShapeOp op, Value symbol, int64_t value);
   LogicalResult evalConstant(Operation *op, Attribute value);
-  LogicalResult evalItem(OpaqueOp item);
+  LogicalResult evalItem(ItemOp item);
   LogicalResult evalSymBinary(Operation *op);
   LogicalResult evalSymBool(Operation *op);
   LogicalResult evalCall(func::CallOp call);
@@ -230,9 +230,9 @@ LogicalResult Interpreter::evalOp(Operation *op) {
     return success();
   if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
     return evalBind(bind);
+  if (auto item = dyn_cast<ItemOp>(op))
+    return evalItem(item);
   if (auto opaque = dyn_cast<OpaqueOp>(op)) {
-    if (opaque.getOpName() == "aten::_local_scalar_dense.default")
-      return evalItem(opaque);
     return op->emitError("cannot interpret '")
            << op->getName() << "' (\"" << opaque.getOpName() << "\")";
   }
@@ -501,21 +501,26 @@ LogicalResult Interpreter::evalBind(BindSymbolicShapeOp op) {
 // `tensor.item()` (aten._local_scalar_dense, kept opaque): the one element
 // of its tensor as the scalar the op's result type names (an f64 for a
 // float, an index or i64 for an integer, an i1 for a bool).
-LogicalResult Interpreter::evalItem(OpaqueOp item) {
-  if (item.getArgs().size() != 1 || item.getNumResults() != 1)
-    return item.emitError("cannot interpret a .item() of ")
-           << item.getArgs().size() << " operands and " << item.getNumResults() << " results";
+LogicalResult Interpreter::evalItem(ItemOp item) {
   if (failed(checkOperands(item)))
     return failure();
-  const Tensor &self = env.get(item.getArgs()[0]);
+  const Tensor &self = env.get(item.getSelf());
   if (self.getNumElements() != 1)
     return item.emitError("a .item() of a tensor of ")
            << self.getNumElements() << " elements (it needs exactly one)";
-  Type dtype = scalarTensorDtype(item.getResult(0).getType());
-  if (!getElementKind(dtype))
-    return item.emitError("cannot interpret a .item() of type ") << item.getResult(0).getType();
-  env.set(item.getResult(0), isFloatDtype(dtype) ? Tensor::scalar(dtype, self.getDouble(0))
-                                                 : Tensor::scalarInt(dtype, self.getInt(0)));
+  Type dtype = scalarTensorDtype(item.getResult().getType());
+  if (isFloatDtype(dtype)) {
+    env.set(item.getResult(), Tensor::scalar(dtype, self.getDouble(0)));
+    return success();
+  }
+  int64_t value = self.getInt(0);
+  if (Value bound = item.getBound()) {
+    int64_t most = env.get(bound).getInt(0);
+    if (value < 0 || value > most)
+      return item.emitError("read ")
+             << value << ", outside its range [0, " << most << "]";
+  }
+  env.set(item.getResult(), Tensor::scalarInt(dtype, value));
   return success();
 }
 

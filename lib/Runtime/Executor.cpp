@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <limits>
@@ -75,6 +76,8 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
 
   std::map<std::string, int64_t> symbols;
   for (const GraphSymbol &symbol : graph.symbols) {
+    if (symbol.fromStep())
+      continue; // bound when its step has run
     size_t u = userPosition[symbol.input];
     int64_t value = userInputs[u].shape[symbol.dim];
     const GraphInput &input = graph.inputs[symbol.input];
@@ -107,19 +110,34 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
                          formatShape(given.shape) + " was given");
     }
   }
-  // torch.export's runtime assertions on the sizes (format 6).
-  for (const GraphCheck &check : graph.checks)
-    if (check.expr.evaluate(lookup, "graph check") == 0) {
-      std::string values;
-      std::set<std::string> named;
-      for (const std::string &name : check.expr.names())
-        if (named.insert(name).second)
-          values += (values.empty() ? " with " : ", ") + name + " = " +
-                    std::to_string(symbols.at(name));
-      throw RuntimeError("runtime assertion failed: " + check.message + " (" +
-                         check.expr.text() + values + ")");
-    }
+  // torch.export's runtime assertions on the sizes (format 6); those over
+  // a symbol a step defines wait for it.
+  checkAssertions(graph, symbols, "");
   return symbols;
+}
+
+void checkAssertions(const Graph &graph, const std::map<std::string, int64_t> &symbols,
+                     const std::string &using_) {
+  for (const GraphCheck &check : graph.checks) {
+    std::vector<std::string> names = check.expr.names();
+    bool bound = std::all_of(names.begin(), names.end(),
+                             [&](const std::string &n) { return symbols.count(n) != 0; });
+    if (!bound || (!using_.empty() && std::find(names.begin(), names.end(), using_) == names.end()))
+      continue;
+    auto lookup = [&](const std::string &name) -> std::optional<int64_t> {
+      return symbols.at(name);
+    };
+    if (check.expr.evaluate(lookup, "graph check") != 0)
+      continue;
+    std::string values;
+    std::set<std::string> named;
+    for (const std::string &name : names)
+      if (named.insert(name).second)
+        values += (values.empty() ? " with " : ", ") + name + " = " +
+                  std::to_string(symbols.at(name));
+    throw RuntimeError("runtime assertion failed: " + check.message + " (" +
+                       check.expr.text() + values + ")");
+  }
 }
 
 void checkGemm(const GemmCall &call, int64_t biasSize, const std::string &where) {
@@ -280,6 +298,10 @@ GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, 
   inputs_.resize(manifest_.graph.inputs.size());
   stepGraphs_.resize(manifest_.graph.steps.size());
   preparedSteps_.resize(manifest_.graph.steps.size());
+  for (const Piece &piece : manifest_.pieces)
+    for (const Variant &variant : piece.variants)
+      for (const PieceResult &result : variant.results)
+        graphReads_ |= result.isRead;
   if (options_.padToCompileSizes)
     padding_ = planPadding(manifest_);
 }
@@ -1328,9 +1350,11 @@ const Variant &GraphExecutor::chooseVariant(const Piece &piece, size_t &variantI
 }
 
 std::vector<int64_t> GraphExecutor::memoryPlanKey() const {
+  // The inputs' symbols: those of the data are planned at their bounds.
   std::vector<int64_t> key;
-  for (const auto &entry : symbols_)
-    key.push_back(entry.second);
+  for (const GraphSymbol &symbol : manifest_.graph.symbols)
+    if (!symbol.fromStep())
+      key.push_back(symbols_.at(symbol.name));
   for (const DeviceTensor &input : inputs_) {
     key.push_back(int64_t(input.dtype));
     key.push_back(int64_t(input.shape.size()));
@@ -1426,6 +1450,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
       owners.push_back(result.isTensor ? ownersOfDescriptor(result.tensor)
                                        : std::vector<size_t>{});
     resultOwners.push_back(std::move(owners));
+    bindStepSymbols(s, step.results, /*check=*/false);
     stepResults.push_back(std::move(step.results));
     time += std::max<int64_t>(int64_t(variant.plan.size()), 1);
   }
@@ -1466,6 +1491,11 @@ std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
   if (options_.verbose && padding_ && options_.padToCompileSizes)
     *options_.verbose << paddingStats_.describe(padding_->symbol) << "\n";
+  if (graphReads_ && options_.cudaGraphs && options_.fullGraph)
+    throw RuntimeError("the graph reads values on the host (a nonzero's count, an .item()), "
+                       "and the work after each read depends on it: one CUDA graph for the "
+                       "whole run cannot hold the wait; run with piecewise CUDA graphs");
+  forgetStepSymbols();
   ensureMemoryPlan();
   marks_.reset();
   if (options_.profile) {
@@ -1549,7 +1579,11 @@ std::vector<DeviceTensor> GraphExecutor::runSteps() {
       args.push_back(resolve(ref, stepResults));
     const PreparedStep &step = prepareStep(s, args);
     issueStep(s, step);
-    stepResults.push_back(step.results);
+    std::vector<Value> results = step.results;
+    if (!step.reads.empty())
+      readResults(step, results);
+    bindStepSymbols(s, results, /*check=*/true);
+    stepResults.push_back(std::move(results));
   }
   std::vector<DeviceTensor> outputs;
   for (const ValueRef &ref : graph.outputs)
@@ -1669,8 +1703,11 @@ const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
     auto address = [&](int64_t buffer, int64_t bytes) {
       // The plan was made from an evaluation of the same step with the
       // same sizes: anything else is a bug of the runtime.
+      // A size that follows a value read on the host was planned at the
+      // value's bound, which nothing above the bound gets past.
       const std::vector<int64_t> &planned = memoryPlan_.bytes[stepIndex];
-      if (ordinal >= planned.size() || planned[ordinal] != bytes)
+      if (ordinal >= planned.size() || planned[ordinal] < bytes ||
+          (!graphReads_ && planned[ordinal] != bytes))
         throw RuntimeError("step " + std::to_string(stepIndex) + ": buffer b" +
                            std::to_string(buffer) + " (" + std::to_string(bytes) +
                            " bytes) differs from the memory plan");
@@ -1913,11 +1950,22 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
   }
 
   std::vector<Value> results;
+  std::vector<DeviceRead> reads;
   for (size_t r = 0; r < variant.results.size(); ++r) {
     const PieceResult &result = variant.results[r];
     std::string what = "results[" + std::to_string(r) + "]";
     Value v;
-    if (!result.isTensor) {
+    if (result.isRead) {
+      // Until the read, the bound: what the memory plan assumes.
+      EvaluatedDescriptor d = evalDescriptor(result.read, what + " read");
+      DeviceRead read;
+      read.result = r;
+      read.dtype = result.readDtype;
+      read.ptr = d.base + DevicePtr(d.offset * elementSize(read.dtype));
+      read.bound = eval(result.readBound, what + " bound");
+      v.index = read.bound;
+      reads.push_back(read);
+    } else if (!result.isTensor) {
       v.index = eval(result.index, what);
     } else {
       EvaluatedDescriptor d = evalDescriptor(result.tensor, what);
@@ -1943,7 +1991,58 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
   prepared.signature = deviceWorkSignature(variantIndex, ops);
   prepared.ops = std::move(ops);
   prepared.results = std::move(results);
+  prepared.reads = std::move(reads);
   return prepared;
+}
+
+void GraphExecutor::readResults(const PreparedStep &step, std::vector<Value> &results) {
+  for (const DeviceRead &read : step.reads) {
+    // download waits for the work queued before it.
+    int64_t value = 0;
+    unsigned char bytes[8] = {};
+    device_.download(bytes, read.ptr, elementSize(read.dtype));
+    switch (read.dtype) {
+    case Dtype::I64: { int64_t v; std::memcpy(&v, bytes, 8); value = v; break; }
+    case Dtype::I32: { int32_t v; std::memcpy(&v, bytes, 4); value = v; break; }
+    case Dtype::I16: { int16_t v; std::memcpy(&v, bytes, 2); value = v; break; }
+    case Dtype::I8: value = int8_t(bytes[0]); break;
+    case Dtype::U8: case Dtype::I1: value = bytes[0]; break;
+    default:
+      throw RuntimeError(step.name + ": result " + std::to_string(read.result) +
+                         " reads an element of " + manifestName(read.dtype) +
+                         ", not an integer");
+    }
+    if (value < 0 || value > read.bound)
+      throw RuntimeError(step.name + ": result " + std::to_string(read.result) + " read " +
+                         std::to_string(value) + " from the device, outside [0, " +
+                         std::to_string(read.bound) +
+                         "], the range the memory plan was made for");
+    results[read.result].index = value;
+  }
+}
+
+void GraphExecutor::bindStepSymbols(size_t stepIndex, const std::vector<Value> &results,
+                                    bool check) {
+  for (const GraphSymbol &symbol : manifest_.graph.symbols) {
+    if (!symbol.fromStep() || size_t(*symbol.step) != stepIndex)
+      continue;
+    const Value &v = results[size_t(symbol.result)];
+    int64_t value = symbol.dim < 0 ? v.index : v.tensor.shape[size_t(symbol.dim)];
+    if (check && (value < symbol.min || (symbol.max && value > *symbol.max)))
+      throw RuntimeError("step " + std::to_string(stepIndex) + ": symbol " + symbol.name +
+                         " = " + std::to_string(value) + " is outside [" +
+                         std::to_string(symbol.min) + ", " +
+                         (symbol.max ? std::to_string(*symbol.max) : std::string("inf")) + "]");
+    symbols_[symbol.name] = value;
+    if (check)
+      checkAssertions(manifest_.graph, symbols_, symbol.name);
+  }
+}
+
+void GraphExecutor::forgetStepSymbols() {
+  for (const GraphSymbol &symbol : manifest_.graph.symbols)
+    if (symbol.fromStep())
+      symbols_.erase(symbol.name);
 }
 
 void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {

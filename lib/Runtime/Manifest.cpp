@@ -341,6 +341,37 @@ private:
     }
   }
 
+  // A symbol a step defines: an index result, or a size of a tensor one.
+  // Input shapes cannot use it (they are checked before anything runs).
+  void checkStepSymbols() {
+    const Graph &g = m_.graph;
+    for (size_t i = 0; i < g.symbols.size(); ++i) {
+      const GraphSymbol &s = g.symbols[i];
+      if (!s.fromStep())
+        continue;
+      std::string path = indexed("graph.symbols", i);
+      if (*s.step >= int64_t(g.steps.size()))
+        r_.fail(path + ".step", "step " + std::to_string(*s.step) + " does not exist");
+      const Piece &piece = m_.pieces[g.steps[*s.step].piece];
+      if (s.result >= int64_t(piece.results.size()))
+        r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
+                                      std::to_string(piece.results.size()) + " result(s)");
+      const ValueType &type = piece.results[s.result];
+      if (s.dim < 0 && type.isTensor)
+        r_.fail(path + ".dim", "is needed: result " + std::to_string(s.result) +
+                                   " of piece " + std::to_string(piece.index) + " is a tensor");
+      if (s.dim >= 0 && (!type.isTensor || s.dim >= type.rank))
+        r_.fail(path + ".dim", "result " + std::to_string(s.result) + " of piece " +
+                                   std::to_string(piece.index) + " has no dimension " +
+                                   std::to_string(s.dim));
+      for (const GraphInput &in : g.inputs)
+        for (const Expr &e : in.shape)
+          for (const std::string &name : e.names())
+            if (name == s.name)
+              r_.fail(path, "is defined by a step, but input " + in.name + "'s shape uses it");
+    }
+  }
+
   void parseGraph(const JsonValue &graph) {
     r_.object(graph, "graph",
               {"inputs", "symbols", "checks", "steps", "outputs", "output_shapes", "mutations"});
@@ -350,7 +381,7 @@ private:
     std::set<std::string> symbolNames;
     for (size_t i = 0; i < symbols.size(); ++i) {
       std::string path = indexed("graph.symbols", i);
-      r_.object(symbols[i], path, {"name", "min", "max", "input", "dim"});
+      r_.object(symbols[i], path, {"name", "min", "max", "input", "dim", "step", "result"});
       GraphSymbol s;
       s.name = r_.stringField(symbols[i], path, "name");
       if (!symbolNames.insert(s.name).second)
@@ -361,8 +392,20 @@ private:
         if (*s.max < s.min)
           r_.fail(path + ".max", "is below min");
       }
-      s.input = r_.nonNegativeField(symbols[i], path, "input");
-      s.dim = r_.nonNegativeField(symbols[i], path, "dim");
+      if (r_.optionalField(symbols[i], "step")) {
+        if (m_.version < 9)
+          r_.fail(path + ".step", "symbols defined by a step need format version 9");
+        if (r_.optionalField(symbols[i], "input"))
+          r_.fail(path, "is defined by an input or by a step, not both");
+        s.step = r_.nonNegativeField(symbols[i], path, "step");
+        s.result = r_.nonNegativeField(symbols[i], path, "result");
+        // Without "dim", the step's result is the index itself.
+        s.dim = r_.optionalField(symbols[i], "dim") ? r_.nonNegativeField(symbols[i], path, "dim")
+                                                    : -1;
+      } else {
+        s.input = r_.nonNegativeField(symbols[i], path, "input");
+        s.dim = r_.nonNegativeField(symbols[i], path, "dim");
+      }
       g.symbols.push_back(s);
     }
 
@@ -418,6 +461,8 @@ private:
     for (size_t i = 0; i < g.symbols.size(); ++i) {
       const GraphSymbol &s = g.symbols[i];
       std::string path = indexed("graph.symbols", i);
+      if (s.fromStep())
+        continue; // checked with the steps
       if (s.input >= int64_t(g.inputs.size()))
         r_.fail(path + ".input", "graph input " + std::to_string(s.input) + " does not exist");
       const GraphInput &in = g.inputs[s.input];
@@ -453,6 +498,7 @@ private:
       }
       g.steps.push_back(std::move(step));
     }
+    checkStepSymbols();
 
     const auto &outputs = r_.arrayField(graph, "graph", "outputs");
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -609,6 +655,10 @@ private:
         known |= s.name == ref.symbol;
       if (!known)
         r_.fail(path + ".symbol", "\"" + ref.symbol + "\" is not a graph symbol");
+      for (const GraphSymbol &s : m_.graph.symbols)
+        if (s.name == ref.symbol && s.fromStep() && *s.step >= stepLimit)
+          r_.fail(path + ".symbol", "\"" + ref.symbol + "\" is defined by step " +
+                                        std::to_string(*s.step) + ", which has not run yet");
     } else if (value.find("int")) {
       r_.object(value, path, {"int"});
       ref.kind = ValueRef::Kind::Int;
@@ -951,6 +1001,22 @@ public:
             r_.fail(resultPath + ".tensor", "result " + std::to_string(i) + " has rank " +
                                                 std::to_string(piece.results[i].rank) + ", not " +
                                                 std::to_string(pr.tensor.sizes.size()));
+        } else if (result.isObject() && result.find("read")) {
+          if (m_.version < 9)
+            r_.fail(resultPath + ".read", "values read on the host need format version 9");
+          r_.object(result, resultPath, {"read", "dtype", "bound"});
+          pr.isRead = true;
+          pr.read = parseDescriptor(r_.field(result, resultPath, "read"), resultPath + ".read",
+                                    piece, variant, allocated);
+          if (!pr.read.sizes.empty())
+            r_.fail(resultPath + ".read", "reads one element: its descriptor has rank 0");
+          pr.readDtype = r_.dtype(r_.field(result, resultPath, "dtype"), resultPath + ".dtype");
+          if (pr.readDtype == Dtype::F64 || pr.readDtype == Dtype::F32 ||
+              pr.readDtype == Dtype::F16 || pr.readDtype == Dtype::BF16)
+            r_.fail(resultPath + ".dtype", "an index is read from an integer or bool element");
+          pr.readBound = r_.expr(r_.field(result, resultPath, "bound"), resultPath + ".bound");
+          checkVariantExpr(pr.readBound, resultPath + ".bound", piece,
+                           int64_t(variant.values.size()));
         } else {
           r_.object(result, resultPath, {"index"});
           pr.index = r_.expr(r_.field(result, resultPath, "index"), resultPath + ".index");
@@ -1123,12 +1189,21 @@ JsonValue graphJson(const Graph &graph, int64_t version) {
     }
     inputs.push_back(JsonValue::makeObject(std::move(members)));
   }
-  for (const GraphSymbol &sym : graph.symbols)
-    symbols.push_back(JsonValue::makeObject({{"name", str(sym.name)},
-                                             {"min", integer(sym.min)},
-                                             {"max", sym.max ? integer(*sym.max) : JsonValue()},
-                                             {"input", integer(sym.input)},
-                                             {"dim", integer(sym.dim)}}));
+  for (const GraphSymbol &sym : graph.symbols) {
+    Members members{{"name", str(sym.name)},
+                    {"min", integer(sym.min)},
+                    {"max", sym.max ? integer(*sym.max) : JsonValue()}};
+    if (sym.fromStep()) {
+      members.push_back({"step", integer(*sym.step)});
+      members.push_back({"result", integer(sym.result)});
+      if (sym.dim >= 0)
+        members.push_back({"dim", integer(sym.dim)});
+    } else {
+      members.push_back({"input", integer(sym.input)});
+      members.push_back({"dim", integer(sym.dim)});
+    }
+    symbols.push_back(JsonValue::makeObject(std::move(members)));
+  }
   for (const GraphStep &step : graph.steps)
     steps.push_back(
         JsonValue::makeObject({{"piece", integer(step.piece)}, {"args", refList(step.args)}}));
@@ -1232,9 +1307,11 @@ Members variantBodyMembers(const Variant &variant) {
   for (const PlanOp &op : variant.plan)
     plan.push_back(planOpJson(op));
   for (const PieceResult &r : variant.results)
-    results.push_back(r.isTensor
-                          ? JsonValue::makeObject({{"tensor", descriptorJson(r.tensor)}})
-                          : JsonValue::makeObject({{"index", r.index.toJson()}}));
+    results.push_back(r.isTensor ? JsonValue::makeObject({{"tensor", descriptorJson(r.tensor)}})
+                      : r.isRead ? JsonValue::makeObject({{"read", descriptorJson(r.read)},
+                                                          {"dtype", str(manifestName(r.readDtype))},
+                                                          {"bound", r.readBound.toJson()}})
+                                 : JsonValue::makeObject({{"index", r.index.toJson()}}));
   return {{"kernels", JsonValue::makeArray(std::move(kernels))},
           {"values", exprList(variant.values)},
           {"plan", JsonValue::makeArray(std::move(plan))},

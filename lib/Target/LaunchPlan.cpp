@@ -10,6 +10,7 @@
 
 #include "magi/Target/LaunchPlan.h"
 #include "magi/GPU/Passes.h"
+#include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -96,6 +97,9 @@ public:
               // Buffers live until the graph has run; views and index
               // arithmetic are computed when a launch or result needs them.
               .Case<memref::DeallocOp>([](auto) { return success(); })
+              // A read of device memory: a result of the piece only
+              // (addResults), which the runtime reads once the work ran.
+              .Case<memref::LoadOp>([](auto) { return success(); })
               .Default([&](Operation *other) -> LogicalResult {
                 if (isPureBookkeeping(other))
                   return success();
@@ -301,6 +305,12 @@ private:
               if (n < 2 + rank)
                 return desc->sizes[n - 2];
               return desc->strides[n - 2 - rank];
+            })
+            .Case([&](memref::LoadOp load) -> FailureOr<std::string> {
+              return load.emitError(
+                  "a value read from device memory can only be a piece's result "
+                  "(magi-split gives each magi.item a piece of its own), not a size "
+                  "or parameter of the same piece");
             })
             .Default([&](Operation *other) -> FailureOr<std::string> {
               return other->emitError()
@@ -607,8 +617,76 @@ private:
     return success();
   }
 
+  // A result that is an integer loaded from memory (a magi.item): the
+  // element's view, dtype and the bound its lowering left on the result.
+  FailureOr<bool> addRead(Value operand, unsigned resultIndex) {
+    Value v = operand;
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+               arith::BitcastOp>(def))
+        break;
+      v = def->getOperand(0);
+    }
+    auto load = v.getDefiningOp<memref::LoadOp>();
+    if (!load)
+      return false;
+    FailureOr<Descriptor> source = descriptor(load.getMemref());
+    if (failed(source))
+      return failure();
+    Descriptor element;
+    element.base = source->base;
+    element.offset = source->offset;
+    for (auto [index, stride] : llvm::zip(load.getIndices(), source->strides)) {
+      FailureOr<std::string> i = expr(index);
+      if (failed(i))
+        return failure();
+      element.offset = binaryText(element.offset, "+", multiply(*i, stride));
+    }
+    FailureOr<rt::Descriptor> d = toRuntime(element);
+    if (failed(d))
+      return failure();
+    Type type = load.getMemRefType().getElementType();
+    std::optional<rt::Dtype> dtype = rt::dtypeFromManifestName(dtypeName(type));
+    if (!dtype || isa<FloatType>(type))
+      return load.emitError() << "a value read on the host from an element of " << type
+                              << " (only integers and bools are)";
+    auto bound = host.getResultAttrOfType<StringAttr>(resultIndex, kReadBoundAttr);
+    if (!bound)
+      return load.emitError("a value read on the host has no upper bound, so its sizes "
+                            "cannot be planned (an exported .item() gets one from "
+                            "torch._check(value <= N))");
+    FailureOr<rt::Expr> most = toExpr(bound.getValue().str());
+    if (failed(most))
+      return failure();
+    rt::PieceResult result;
+    result.isRead = true;
+    result.read = std::move(*d);
+    result.readDtype = *dtype;
+    result.readBound = std::move(*most);
+    plan.results.push_back(std::move(result));
+    return true;
+  }
+
+  // x op y as text, folded when both are numbers.
+  std::string binaryText(const std::string &a, StringRef op, const std::string &b) {
+    int64_t x, y;
+    if (!StringRef(a).getAsInteger(10, x) && !StringRef(b).getAsInteger(10, y))
+      if (std::optional<int64_t> folded = foldConstant(op, x, y))
+        return std::to_string(*folded);
+    if (b == "0")
+      return a;
+    return define(wrap(a) + " " + op.str() + " " + wrap(b));
+  }
+
   LogicalResult addResults(func::ReturnOp ret) {
-    for (Value operand : ret.getOperands()) {
+    for (auto [resultIndex, operand] : llvm::enumerate(ret.getOperands())) {
+      if (!isa<MemRefType>(operand.getType())) {
+        FailureOr<bool> read = addRead(operand, resultIndex);
+        if (failed(read))
+          return failure();
+        if (*read)
+          continue;
+      }
       if (auto type = dyn_cast<MemRefType>(operand.getType())) {
         if (!type.getLayout().isIdentity())
           return ret.emitError("a result that is not dense row-major");

@@ -17,19 +17,15 @@ namespace {
 class ItemToTensorPass : public magi::impl::ItemToTensorBase<ItemToTensorPass> {
 public:
   void runOnOperation() override {
-    SmallVector<OpaqueOp> items;
-    getOperation().walk([&](OpaqueOp op) {
-      if (op.getOpName() == "aten::_local_scalar_dense.default" &&
-          op.getArgs().size() == 1 && op.getNumResults() == 1)
-        items.push_back(op);
-    });
+    SmallVector<ItemOp> items;
+    getOperation().walk([&](ItemOp op) { items.push_back(op); });
     OpBuilder b(&getContext());
-    for (OpaqueOp item : items) {
-      auto tensorType = dyn_cast<RankedTensorType>(item.getArgs()[0].getType());
+    for (ItemOp item : items) {
+      auto tensorType = dyn_cast<RankedTensorType>(item.getSelf().getType());
       if (!tensorType || !tensorType.hasStaticShape() ||
           tensorType.getNumElements() != 1)
         continue;
-      Value scalar = item.getResult(0);
+      Value scalar = item.getResult();
       for (OpOperand &use : llvm::make_early_inc_range(scalar.getUses())) {
         Operation *user = use.getOwner();
         auto promoting = dyn_cast<PromotesOperandsOpInterface>(user);
@@ -39,7 +35,7 @@ public:
         Value zeroD = ViewOp::create(
             b, item.getLoc(),
             RankedTensorType::get({}, tensorType.getElementType()),
-            item.getArgs()[0], ValueRange(), b.getDenseI64ArrayAttr({}));
+            item.getSelf(), ValueRange(), b.getDenseI64ArrayAttr({}));
         Type dtype = wrappedNumberDtype(scalar.getType());
         if (dtype != tensorType.getElementType())
           zeroD = ToCopyOp::create(b, item.getLoc(), zeroD, TypeAttr::get(dtype));

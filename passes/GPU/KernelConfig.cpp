@@ -7,7 +7,10 @@
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/GPU/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
@@ -21,7 +24,31 @@ using namespace mlir;
 
 namespace magi {
 
+// A load whose value the function only returns (through integer casts):
+// the host reads it once the piece's work is done (magi.item; the launch
+// plan's `read` result).
+static bool isHostRead(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  SmallVector<Value> work{load.getResult()};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<func::ReturnOp>(user))
+        continue;
+      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+               arith::BitcastOp>(user))
+        return false;
+      work.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
 bool isDeviceWork(Operation *op) {
+  if (isHostRead(op))
+    return false;
   // Kernels already, or made one by their own pass (tiled attention).
   if (isa<func::ReturnOp, gpu::LaunchOp, gpu::LaunchFuncOp,
           magi::TiledAttentionOp>(op))

@@ -13,6 +13,9 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "magi/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -745,6 +748,56 @@ public:
   }
 };
 
+// The element as a scalar, read on the host once the piece computing the
+// tensor has run (magi-split makes each item a piece of its own). Its
+// bound goes on the result of the function returning it
+// (`magi.read_bound`: a number, or `argN`), where the launch plan finds it.
+class ItemPattern : public OpRewritePattern<ItemOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ItemOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getSelf().getType());
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (Value bound = op.getBound()) {
+      std::string text;
+      APInt value;
+      if (matchPattern(bound, m_ConstantInt(&value)))
+        text = std::to_string(value.getSExtValue());
+      else if (auto arg = dyn_cast<BlockArgument>(bound); arg && func &&
+                                                           arg.getOwner() == &func.getBody().front())
+        text = "arg" + std::to_string(arg.getArgNumber());
+      else
+        return rewriter.notifyMatchFailure(op, "a bound that is no constant or argument");
+      for (OpOperand &use : op.getResult().getUses())
+        if (isa<func::ReturnOp>(use.getOwner()) && func)
+          func.setResultAttr(use.getOperandNumber(), kReadBoundAttr,
+                             rewriter.getStringAttr(text));
+    }
+    SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
+    Value element = tensor::ExtractOp::create(rewriter, loc, op.getSelf(), zeros);
+    Type elementType = type.getElementType();
+    Value scalar;
+    if (isa<FloatType>(elementType))
+      scalar = elementType.isF64() ? element
+                                   : arith::ExtFOp::create(rewriter, loc, rewriter.getF64Type(), element);
+    else if (elementType.isInteger(1) || elementType.isUnsignedInteger())
+      scalar = arith::IndexCastUIOp::create(
+          rewriter, loc, rewriter.getIndexType(),
+          elementType.isUnsignedInteger()
+              ? arith::BitcastOp::create(
+                    rewriter, loc,
+                    rewriter.getIntegerType(elementType.getIntOrFloatBitWidth()), element)
+                    .getResult()
+              : element);
+    else
+      scalar = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), element);
+    rewriter.replaceOp(op, scalar);
+    return success();
+  }
+};
+
 template <typename SymOp, typename ArithOp>
 class SymBinaryPattern : public OpRewritePattern<SymOp> {
 public:
@@ -1082,7 +1135,7 @@ public:
 void magi::lower::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<ViewPattern, UnsqueezePattern, SqueezePattern, PermutePattern,
                ExpandPattern, SlicePattern, SelectPattern, SplitWithSizesPattern,
-               CatPattern, ConstantPadPattern, SymSizePattern,
+               CatPattern, ConstantPadPattern, SymSizePattern, ItemPattern,
                SymBinaryPattern<SymAddOp, arith::AddIOp>,
                SymBinaryPattern<SymSubOp, arith::SubIOp>,
                SymBinaryPattern<SymMulOp, arith::MulIOp>,

@@ -132,7 +132,8 @@ public:
 
 private:
   bool isSplittingOp(Operation *op, MutableArrayRef<NamePattern> patterns) {
-    bool found = op->hasAttr(kSplittingMarkerAttr);
+    // A value read on the host ends the work before it: its own piece.
+    bool found = op->hasAttr(kSplittingMarkerAttr) || isa<ItemOp>(op);
     SmallVector<std::string> names = namesOf(op);
     for (NamePattern &p : patterns) {
       bool hit = llvm::any_of(names, [&](const std::string &n) {
@@ -220,8 +221,22 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     lastSymbol = sym;
   }
 
+  // Symbols the graph's arguments define; the others (a nonzero's count,
+  // an .item()) are known only once the piece that computes them has run.
+  llvm::SmallPtrSet<Value, 8> argumentSymbols;
+  for (auto bind : body.getOps<BindSymbolicShapeOp>())
+    if (isa<BlockArgument>(bind.getOperand()))
+      argumentSymbols.insert(bind.getShapeSymbols().begin(), bind.getShapeSymbols().end());
+  auto bindsDataSymbol = [&](BindSymbolicShapeOp bind) {
+    return llvm::any_of(bind.getShapeSymbols(), [&](Value s) {
+      return s.getDefiningOp<SymbolicIntOp>() && !argumentSymbols.contains(s);
+    });
+  };
+
   // Partition the ops, in order. A binding goes with the op defining its
-  // tensor; bindings of arguments stay on top.
+  // tensor; bindings of arguments stay on top, and so do those to a symbol
+  // of the data: the piece defining it cannot receive it (the top level
+  // repeats them for the call results below).
   SmallVector<Piece> pieces;
   DenseMap<Operation *, unsigned> pieceOf;
   for (Operation &op : body.without_terminator()) {
@@ -229,7 +244,7 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
       continue;
     if (auto bind = dyn_cast<BindSymbolicShapeOp>(op)) {
       Operation *def = bind.getOperand().getDefiningOp();
-      if (def && pieceOf.count(def)) {
+      if (def && pieceOf.count(def) && !bindsDataSymbol(bind)) {
         pieces[pieceOf[def]].ops.push_back(&op);
         pieceOf[&op] = pieceOf[def];
       }
@@ -263,6 +278,12 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
           {llvm::to_vector(bind.getShapeSymbols()), bind.getShapeExpressions(),
            bind.getLoc()});
   });
+  // The bindings to symbols of the data left on top go now (recorded above).
+  for (auto bind : llvm::make_early_inc_range(body.getOps<BindSymbolicShapeOp>())) {
+    Operation *def = bind.getOperand().getDefiningOp();
+    if (def && pieceOf.count(def) && !pieceOf.count(bind))
+      bind.erase();
+  }
 
   ModuleOp module = func->getParentOfType<ModuleOp>();
   SymbolTable symbols(module);

@@ -289,7 +289,7 @@ func.func @int_min() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi
   return %floor, %trunc, %rem, %fmod : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>
 }
 
-// .item() (the opaque aten._local_scalar_dense): the one element, as the
+// .item() (magi.item, aten._local_scalar_dense): the one element, as the
 // result type's scalar.
 // RUN: magi-interp %s --function=items | FileCheck %s --check-prefix=ITEMS
 // ITEMS: out0: tensor<2xf32> = [3.5, 4.5]
@@ -299,9 +299,9 @@ func.func @items() -> (tensor<2xf32>, tensor<2xi64>) {
   %i = magi.constant dense<7> : tensor<1x1xi64>
   %x = magi.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %n = magi.constant dense<[0, 1]> : tensor<2xi64>
-  %sf = magi.opaque "aten::_local_scalar_dense.default"(%f) : (tensor<1xf32>) -> f64
-  %si = magi.opaque "aten::_local_scalar_dense.default"(%i) : (tensor<1x1xi64>) -> i64
+  %sf = magi.item %f : tensor<1xf32> -> f64
+  %si = magi.item %i : tensor<1x1xi64> -> index
   %a = magi.add %x, %sf : (tensor<2xf32>, f64) -> tensor<2xf32>
-  %b = magi.add %n, %si : (tensor<2xi64>, i64) -> tensor<2xi64>
+  %b = magi.add %n, %si : (tensor<2xi64>, index) -> tensor<2xi64>
   return %a, %b : tensor<2xf32>, tensor<2xi64>
 }

@@ -117,10 +117,13 @@ func.func @loop_error() -> tensor<i64> {
   return %r : tensor<i64>
 }
 
-// RUN: not magi-interp %s --function=item_of_many 2>&1 | FileCheck %s --check-prefix=ITEM
-// ITEM: magi-interp: error: a .item() of a tensor of 3 elements (it needs exactly one) at {{.*}}errors.mlir:[[@LINE+3]]:8
-func.func @item_of_many() -> f64 {
-  %x = magi.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
-  %s = magi.opaque "aten::_local_scalar_dense.default"(%x) : (tensor<3xf32>) -> f64
-  return %s : f64
+// A value read above its bound (nonzero's count above the element count,
+// an .item() above its torch._check range) is an error, as on the GPU.
+// RUN: not magi-interp %s --function=item_above_bound 2>&1 | FileCheck %s --check-prefix=ITEM
+// ITEM: magi-interp: error: read 7, outside its range [0, 5] at {{.*}}errors.mlir:[[@LINE+4]]:8
+func.func @item_above_bound() -> index {
+  %x = magi.constant dense<7> : tensor<i64>
+  %c5 = arith.constant 5 : index
+  %s = magi.item %x bound %c5 : tensor<i64> -> index
+  return %s : index
 }

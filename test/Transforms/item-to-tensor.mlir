@@ -1,6 +1,6 @@
 // RUN: magi-opt %s -split-input-file -magi-item-to-tensor | FileCheck %s
 
-// magi-item-to-tensor: `aten._local_scalar_dense` (tensor.item()) of a
+// magi-item-to-tensor: `magi.item` (tensor.item()) of a
 // one-element tensor, where its scalar feeds an elementwise magi op, is
 // replaced there by the tensor viewed as 0-d (cast to the dtype the scalar
 // stood for: f32 for a float, i64 for an int). Once every use is rewritten,
@@ -21,7 +21,7 @@
 // CHECK-NEXT: %[[W:.*]] = magi.where %[[C]], %[[V3]], %[[X]] : (tensor<4x8xi1>, tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: return %[[A]], %[[B]], %[[G]], %[[W]]
 func.func @f32_item(%t: tensor<1xf32>, %x: tensor<4x8xf32>, %h: tensor<4x8xbf16>, %c: tensor<4x8xi1>) -> (tensor<4x8xf32>, tensor<4x8xbf16>, tensor<4x8xi1>, tensor<4x8xf32>) {
-  %s = magi.opaque "aten::_local_scalar_dense.default"(%t) : (tensor<1xf32>) -> f64
+  %s = magi.item %t : tensor<1xf32> -> f64
   %a = magi.add %x, %s : (tensor<4x8xf32>, f64) -> tensor<4x8xf32>
   %b = magi.mul %h, %s : (tensor<4x8xbf16>, f64) -> tensor<4x8xbf16>
   %g = magi.gt %x, %s : (tensor<4x8xf32>, f64) -> tensor<4x8xi1>
@@ -44,10 +44,10 @@ func.func @f32_item(%t: tensor<1xf32>, %x: tensor<4x8xf32>, %h: tensor<4x8xbf16>
 // CHECK-NEXT: %[[B:.*]] = magi.mul %[[I]], %[[CI]] : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
 // CHECK-NEXT: return %[[A]], %[[B]]
 func.func @cast_items(%tb: tensor<1x1xbf16>, %ti: tensor<1xi32>, %x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xi64>) {
-  %s = magi.opaque "aten::_local_scalar_dense.default"(%tb) : (tensor<1x1xbf16>) -> f64
+  %s = magi.item %tb : tensor<1x1xbf16> -> f64
   %a = magi.sub %x, %s : (tensor<4xf32>, f64) -> tensor<4xf32>
-  %n = magi.opaque "aten::_local_scalar_dense.default"(%ti) : (tensor<1xi32>) -> i64
-  %b = magi.mul %i, %n : (tensor<4xi64>, i64) -> tensor<4xi64>
+  %n = magi.item %ti : tensor<1xi32> -> index
+  %b = magi.mul %i, %n : (tensor<4xi64>, index) -> tensor<4xi64>
   return %a, %b : tensor<4xf32>, tensor<4xi64>
 }
 
@@ -57,12 +57,12 @@ func.func @cast_items(%tb: tensor<1x1xbf16>, %ti: tensor<1xi32>, %x: tensor<4xf3
 // .item(); the elementwise use is still rewritten.
 // CHECK-LABEL: func.func @other_use
 // CHECK-SAME: (%[[T:.*]]: tensor<1xf32>, %[[X:.*]]: tensor<4xf32>)
-// CHECK-NEXT: %[[S:.*]] = magi.opaque "aten::_local_scalar_dense.default"(%[[T]]) : (tensor<1xf32>) -> f64
+// CHECK-NEXT: %[[S:.*]] = magi.item %[[T]] : tensor<1xf32> -> f64
 // CHECK-NEXT: %[[V:.*]] = magi.view %[[T]] []
 // CHECK-NEXT: magi.add %[[X]], %[[V]]
 // CHECK-NEXT: magi.scalar_tensor %[[S]] {dtype = f32}
 func.func @other_use(%t: tensor<1xf32>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
-  %s = magi.opaque "aten::_local_scalar_dense.default"(%t) : (tensor<1xf32>) -> f64
+  %s = magi.item %t : tensor<1xf32> -> f64
   %a = magi.add %x, %s : (tensor<4xf32>, f64) -> tensor<4xf32>
   %g = magi.scalar_tensor %s {dtype = f32} : (f64) -> tensor<f32>
   return %a, %g : tensor<4xf32>, tensor<f32>
@@ -70,19 +70,15 @@ func.func @other_use(%t: tensor<1xf32>, %x: tensor<4xf32>) -> (tensor<4xf32>, te
 
 // -----
 
-// Not one element (or not known to be): untouched.
+// Not known to be one element: untouched.
 // CHECK-LABEL: func.func @not_one_element
-// CHECK-NEXT: %[[S2:.*]] = magi.opaque "aten::_local_scalar_dense.default"(%arg0) : (tensor<2xf32>) -> f64
-// CHECK-NEXT: magi.add %arg2, %[[S2]] : (tensor<4xf32>, f64)
-// CHECK-NEXT: %[[SD:.*]] = magi.opaque "aten::_local_scalar_dense.default"(%arg1) : (tensor<?xf32>) -> f64
-// CHECK-NEXT: magi.add %arg2, %[[SD]] : (tensor<4xf32>, f64)
+// CHECK-NEXT: %[[SD:.*]] = magi.item %arg0 : tensor<?xf32> -> f64
+// CHECK-NEXT: magi.add %arg1, %[[SD]] : (tensor<4xf32>, f64)
 // CHECK-NOT: magi.view
-func.func @not_one_element(%t2: tensor<2xf32>, %td: tensor<?xf32>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %s2 = magi.opaque "aten::_local_scalar_dense.default"(%t2) : (tensor<2xf32>) -> f64
-  %a = magi.add %x, %s2 : (tensor<4xf32>, f64) -> tensor<4xf32>
-  %sd = magi.opaque "aten::_local_scalar_dense.default"(%td) : (tensor<?xf32>) -> f64
+func.func @not_one_element(%td: tensor<?xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %sd = magi.item %td : tensor<?xf32> -> f64
   %b = magi.add %x, %sd : (tensor<4xf32>, f64) -> tensor<4xf32>
-  return %a, %b : tensor<4xf32>, tensor<4xf32>
+  return %b : tensor<4xf32>
 }
 
 // -----

@@ -401,7 +401,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 8, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 9, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -2787,4 +2787,102 @@ TEST(RuntimePadding, RunsAPieceThatHasOnlyItsCompileSizes) {
   GraphExecutor executor(m, ".", device, options);
   executor.setInputs({x});
   EXPECT_EQ(executor.download(executor.run()[0]).bytes, x.bytes);
+}
+
+namespace {
+
+// A graph that reads a count on the host (format 9): step 0 reads n's
+// element (at most 8), which defines the symbol u0; step 1 gives the first
+// u0 elements of x, with a buffer planned at the bound. A check on u0
+// waits for the read.
+std::string readCountManifest(const std::string &version = "9") {
+  return R"json({"format": "magi-artifact", "version": )json" + version + R"json(,
+  "producer": {"magi": null, "llvm": null, "ptxas": null},
+  "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
+  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": []},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [8]}],
+    "symbols": [{"name": "u0", "min": 0, "max": 8, "step": 0, "result": 0}],
+    "checks": [{"expr": "le(u0, 6)", "message": "u0 <= 6"}],
+    "steps": [{"piece": 0, "args": [{"input": 0}]},
+              {"piece": 1, "args": [{"input": 1}, {"step": 0, "result": 0}]}],
+    "outputs": [{"step": 1, "result": 0}],
+    "output_shapes": [["u0"]]},
+  "pieces": [
+    {"index": 0, "name": "read_count", "kind": "splitting", "graph_index": null,
+     "cuda_graph": false, "args": [{"kind": "tensor", "dtype": "i64", "rank": 0}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64", "bound": 8}]}]},
+    {"index": 1, "name": "take", "kind": "compute", "graph_index": 0,
+     "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
+     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
+     "variants": [{"symbols": {}, "kernels": [], "values": ["arg1 * 4"],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": "v0"}],
+       "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
+                               "strides": [1]}}]}]}]})json";
+}
+
+} // namespace
+
+TEST(RuntimeExecutor, ReadsValuesOnTheHostAndBindsTheirSymbols) {
+  Manifest m = parseManifest(readCountManifest(), "manifest.json");
+  ASSERT_TRUE(m.graph.symbols[0].fromStep());
+  EXPECT_EQ(parseManifest(printManifest(m), "printed").graph.symbols[0].step, 0);
+  HostTensor x = makeF32({8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  HostDevice device;
+  GraphExecutor executor(m, ".", device);
+  for (int64_t n : {5, 2, 5}) {
+    executor.setInputs({makeI64({}, {n}), x});
+    HostTensor out = executor.download(executor.run()[0]);
+    EXPECT_EQ(out.shape, std::vector<int64_t>{n});
+    EXPECT_EQ(std::vector<uint8_t>(x.bytes.begin(), x.bytes.begin() + 4 * n), out.bytes);
+    EXPECT_EQ(executor.symbols().at("u0"), n);
+  }
+  // Planned once, at the bound (8 floats), for every count read.
+  EXPECT_EQ(executor.memoryStats().bufferBytes, 256);
+  // The assertion over u0 runs once it is read; a read above the bound is
+  // refused before anything uses it.
+  executor.setInputs({makeI64({}, {7}), x});
+  expectError([&] { executor.run(); }, "runtime assertion failed: u0 <= 6 (le(u0, 6) with u0 = 7)");
+  executor.setInputs({makeI64({}, {9}), x});
+  expectError([&] { executor.run(); },
+              "step 0 (piece 0 'read_count', variant 0): result 0 read 9 from the device, "
+              "outside [0, 8], the range the memory plan was made for");
+  // One CUDA graph cannot wait for a read.
+  ExecutorOptions full;
+  full.fullGraph = true;
+  GraphExecutor whole(m, ".", device, full);
+  whole.setInputs({makeI64({}, {3}), x});
+  expectError([&] { whole.run(); }, "one CUDA graph for the whole run cannot hold the wait");
+}
+
+TEST(RuntimeManifest, RefusesBadReads) {
+  auto refused = [](std::string text, const std::string &from, const std::string &to,
+                    const std::string &fragment) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+  };
+  std::string text = readCountManifest();
+  expectError([&] { parseManifest(readCountManifest("8"), "manifest.json"); },
+              "symbols defined by a step need format version 9");
+  refused(text, R"("dtype": "i64", "bound")", R"("dtype": "f32", "bound")",
+          "an index is read from an integer or bool element");
+  refused(text, R"("sizes": [], "strides": []})", R"("sizes": [1], "strides": [1]})",
+          "reads one element");
+  refused(text, R"("step": 0, "result": 0}],)", R"("step": 1, "result": 0}],)",
+          "is needed: result 0 of piece 1 is a tensor");
+  refused(text, R"("step": 0, "result": 0}],)", R"("step": 0, "result": 0, "dim": 0}],)",
+          "result 0 of piece 0 has no dimension 0");
+  // Used by step 1 (the second), defined by step 2.
+  std::string early = text;
+  early.replace(early.find(R"("step": 0, "result": 0}],)"), 26, R"("step": 2, "result": 0}],)");
+  refused(early, R"("args": [{"input": 0}]},)",
+          R"("args": [{"input": 0}]}, {"piece": 1, "args": [{"input": 1}, {"symbol": "u0"}]},)",
+          "\"u0\" is defined by step 2, which has not run yet");
 }

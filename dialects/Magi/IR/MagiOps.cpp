@@ -186,6 +186,23 @@ LogicalResult BindSymbolicShapeOp::canonicalize(BindSymbolicShapeOp op,
   return success();
 }
 
+LogicalResult ItemOp::verify() {
+  auto type = cast<RankedTensorType>(getSelf().getType());
+  if (type.hasStaticShape() && type.getNumElements() != 1)
+    return emitOpError("needs a tensor of one element, got ")
+           << type.getNumElements();
+  Type element = type.getElementType();
+  bool isFloat = isa<FloatType>(element);
+  if (isFloat != isa<FloatType>(getResult().getType()))
+    return emitOpError("gives an ")
+           << (isFloat ? "f64 for a floating-point tensor"
+                       : "index for an integer or bool tensor")
+           << ", not " << getResult().getType();
+  if (getBound() && isFloat)
+    return emitOpError("bounds an integer element only");
+  return success();
+}
+
 LogicalResult SymSizeOp::verify() {
   int64_t rank = cast<RankedTensorType>(getSelf().getType()).getRank();
   int64_t dim = static_cast<int64_t>(getDim());

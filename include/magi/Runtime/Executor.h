@@ -268,6 +268,10 @@ struct InputSignature {
   Dtype dtype = Dtype::F32;
   std::vector<int64_t> shape;
 };
+// Throws on the first of graph.checks that fails among those whose symbols
+// are all in `symbols` (and, unless empty, that use `using_`).
+void checkAssertions(const Graph &graph, const std::map<std::string, int64_t> &symbols,
+                     const std::string &using_);
 std::map<std::string, int64_t> bindInputs(const Graph &graph,
                                           const std::vector<InputSignature> &userInputs);
 std::map<std::string, int64_t> bindInputs(const Graph &graph,
@@ -466,13 +470,32 @@ private:
   };
   // A step evaluated on the host: what it will issue, its signature
   // (deviceWorkSignature) and its results.
+  // A result read from device memory once the step's work is done: its
+  // element's address and dtype, and the most it may be (the value the
+  // memory plan assumes; results holds it until the read).
+  struct DeviceRead {
+    size_t result = 0;
+    DevicePtr ptr = 0;
+    Dtype dtype = Dtype::I64;
+    int64_t bound = 0;
+  };
   struct PreparedStep {
     std::string name;
     size_t variantIndex = 0;
     std::vector<DeviceOp> ops;
     std::string signature;
     std::vector<Value> results;
+    std::vector<DeviceRead> reads;
   };
+  // Waits for the device and reads a step's `reads` into `results`.
+  void readResults(const PreparedStep &step, std::vector<Value> &results);
+  // Binds the symbols step `stepIndex` defines from its results; with
+  // `check`, their ranges and the runtime assertions that use them.
+  void bindStepSymbols(size_t stepIndex, const std::vector<Value> &results, bool check);
+  // Forgets the symbols steps defined (a new run reads them again).
+  void forgetStepSymbols();
+  // Whether some step reads a value on the host (graphReads_).
+  bool graphReads_ = false;
   Value resolve(const ValueRef &ref, const std::vector<std::vector<Value>> &stepResults) const;
   // The step evaluated for `args`; the previous evaluation when the
   // arguments and symbols are those of the previous call (the evaluation is

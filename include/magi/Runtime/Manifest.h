@@ -25,8 +25,9 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 8;
-// Version 7 is version 8 without graph.output_shapes; version 3 is version
+constexpr int64_t kArtifactVersion = 9;
+// Version 8 is version 9 without values read on the host (results
+// {"read": ...}, symbols defined by a step); version 7 is version 8 without graph.output_shapes; version 3 is version
 // 4 without the dtypes of kernels' memref arguments, version 2 version 3
 // without concatenated weights: all still read.
 constexpr int64_t kOldestArtifactVersion = 2;
@@ -84,12 +85,19 @@ struct GraphInput {
   bool isConcatenation() const { return !concatOf.empty(); }
 };
 
+// A symbol is read from a user input's dimension (`input`, `dim`) or, from
+// format 9, from what a step gave (`step`, `result`, and `dim` for a
+// tensor result's size; without it an index result): a size of the data,
+// such as nonzero's count, known once that step has run.
 struct GraphSymbol {
   std::string name;
   int64_t min = 0;
   std::optional<int64_t> max;
   int64_t input = 0;
   int64_t dim = 0;
+  std::optional<int64_t> step;
+  int64_t result = 0;
+  bool fromStep() const { return step.has_value(); }
 };
 
 // {"input": i}, {"step": j, "result": k}, {"symbol": name} or {"int": n}.
@@ -194,10 +202,17 @@ struct PlanOp {
   std::optional<Descriptor> bias;
 };
 
+// A tensor, an index computed on the host (`index`), or (format 9) an
+// index read from device memory once the piece's work is done (`read`: one
+// integer element of dtype `readDtype`, at most `readBound`).
 struct PieceResult {
   bool isTensor = false;
   Descriptor tensor;
   Expr index;
+  bool isRead = false;
+  Descriptor read;
+  Dtype readDtype = Dtype::I64;
+  Expr readBound;
 };
 
 struct Kernel {

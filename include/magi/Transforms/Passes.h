@@ -26,6 +26,9 @@ inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
 /// Unit attribute on the symbolic arithmetic magi-split keeps in the split
 /// graph for a runtime assertion (`magi.assert_symbolic`).
 inline constexpr llvm::StringLiteral kCheckArithmeticAttr = "magi.check_arithmetic";
+/// On a function result that is a value read from the device (magi.item):
+/// its upper bound, a number or `argN` (the launch plan's `read` result).
+inline constexpr llvm::StringLiteral kReadBoundAttr = "magi.read_bound";
 
 /// Specializes `func` for `symbol == value`: its declaration (a
 /// magi.symbolic_int, or in a piece an argument marked `magi.symbol`)

@@ -35,7 +35,7 @@ def ReplaceOp : Pass<"magi-replace-op", "mlir::func::FuncOp"> {
 def ItemToTensor : Pass<"magi-item-to-tensor", "mlir::func::FuncOp"> {
   let summary = "Keeps `.item()` of a one-element tensor in tensor arithmetic";
   let description = [{
-    `aten._local_scalar_dense` (`tensor.item()`, imported as an opaque op)
+    `magi.item` (`tensor.item()`, aten._local_scalar_dense) of a one-element tensor
     whose scalar feeds elementwise magi ops is replaced there by the tensor
     itself, viewed as 0-d: the value never leaves the device, and the graph
     has no data-dependent scalar. Promotion is kept: the 0-d tensor has the

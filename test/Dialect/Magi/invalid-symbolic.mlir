@@ -227,3 +227,35 @@ func.func @assert_non_bool(%a: index) {
   "magi.assert_symbolic"(%a) {message = "m"} : (index) -> ()
   return
 }
+
+// -----
+
+func.func @item_of_many(%x: tensor<3xf32>) -> f64 {
+  // expected-error @+1 {{'magi.item' op needs a tensor of one element, got 3}}
+  %s = magi.item %x : tensor<3xf32> -> f64
+  return %s : f64
+}
+
+// -----
+
+func.func @item_float_as_index(%x: tensor<f32>) -> index {
+  // expected-error @+1 {{'magi.item' op gives an f64 for a floating-point tensor, not 'index'}}
+  %s = magi.item %x : tensor<f32> -> index
+  return %s : index
+}
+
+// -----
+
+func.func @item_int_as_f64(%x: tensor<1xi64>) -> f64 {
+  // expected-error @+1 {{'magi.item' op gives an index for an integer or bool tensor, not 'f64'}}
+  %s = magi.item %x : tensor<1xi64> -> f64
+  return %s : f64
+}
+
+// -----
+
+func.func @item_float_bound(%x: tensor<f32>, %n: index) -> f64 {
+  // expected-error @+1 {{'magi.item' op bounds an integer element only}}
+  %s = magi.item %x bound %n : tensor<f32> -> f64
+  return %s : f64
+}

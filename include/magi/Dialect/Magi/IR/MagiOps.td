@@ -114,6 +114,35 @@ def Magi_BindSymbolicShapeOp : Magi_Op<"bind_symbolic_shape"> {
   let hasCanonicalizeMethod = 1;
 }
 
+def Magi_ItemOp : Magi_Op<"item", [Magi_Torch<["aten::_local_scalar_dense"]>]> {
+  let summary = "The one element of a tensor as a scalar (`tensor.item()`, aten._local_scalar_dense)";
+  let description = [{
+    An integer or bool tensor's element as an `index`, a floating-point
+    one's as an `f64` (a Python float). The value lives on the device: a
+    compiled graph reads it on the host, so `magi-split` makes each
+    `magi.item` a splitting piece of its own, after which the run waits
+    for the device (`docs/runtime.md`, "Values read on the host").
+
+    `bound`, when given, is the largest value the element may have (`nonzero`'s
+    count is at most the number of elements; an exported `.item()` carries
+    the range `torch._check` gave it): the runtime plans memory for the
+    sizes the value can give at that bound, and a larger value read is an
+    error. `symbol` names the exported SymInt the value is (`u0`), so that
+    shapes and runtime assertions over it can name it.
+
+    ```mlir
+    %n = magi.item %count bound %c12 {symbol = "u0"} : tensor<i64> -> index
+    ```
+  }];
+  let arguments = (ins Magi_Tensor:$self, Optional<Index>:$bound,
+                       OptionalAttr<StrAttr>:$symbol);
+  let results = (outs AnyTypeOf<[Index, F64]>:$result);
+  let assemblyFormat = [{
+    $self (`bound` $bound^)? attr-dict `:` type($self) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Magi_SymSizeOp : Magi_Op<"sym_size", [Magi_Torch<["aten::sym_size.int", "aten::sym_numel"]>, Pure]> {
   let summary = "The size of one dimension of a tensor (aten.sym_size.int)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim);
