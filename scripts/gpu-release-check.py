@@ -14,10 +14,13 @@ MobileNetV3-small and ViT-B/16 the same two ways (vision_models), timed
 beside eager. With `--llama7b HARNESS_DIR` (the shared LLaMA-7B harness,
 bench/llama7b), also the 7B-shaped layer with its real (seeded) weights the
 same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
-whose experts compute with histc and _grouped_mm (moe_model).
+whose experts compute with histc and _grouped_mm (moe_model). With
+`--data-dependent`, small modules whose output sizes are data (nonzero,
+a boolean mask, .item() as a size) through magi.compile
+(data_dependent_models).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
-        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-fixtures] [--no-vision] [--moe] [--llama7b HARNESS_DIR]
+        python3 scripts/gpu-release-check.py FIXTURES_DIR [--no-fixtures] [--no-vision] [--moe] [--data-dependent] [--llama7b HARNESS_DIR]
 """
 
 import glob
@@ -124,6 +127,8 @@ def main(fixtures):
         failures += vision_models()
     if "--moe" in sys.argv:
         failures += moe_model()
+    if "--data-dependent" in sys.argv:
+        failures += data_dependent_models()
     if "--llama7b" in sys.argv:
         failures += llama7b_layer(sys.argv[sys.argv.index("--llama7b") + 1])
     print("release check: %d failure(s)" % failures)
@@ -218,6 +223,58 @@ def vision_models():
             rows.append(row)
             failures += not ok
     print_model_rows(rows)
+    return failures
+
+
+def data_dependent_models():
+    """Modules whose output sizes are data, exported by torch.export (their
+    sizes unbacked SymInts) and compiled there by magi.compile, against
+    PyTorch eager (exact: integers, or floats only selected)."""
+    class Nonzero(torch.nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x > 0.5) * 3
+
+    class Masked(torch.nn.Module):
+        def forward(self, x):
+            return x[x > 0.5] * 2.0
+
+    class ItemSize(torch.nn.Module):
+        def forward(self, x, k):
+            n = k.item()
+            torch._check(n >= 0)
+            torch._check(n <= x.shape[0])
+            return x[:n] + 1.0
+
+    torch.manual_seed(0)
+    x = torch.rand(64, 48, device="cuda")
+    cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
+             ("item as a size", ItemSize(), (x, torch.tensor(37, device="cuda")))]
+    rows, failures = [], 0
+    for name, module, args in cases:
+        with torch.no_grad():
+            ref = module(*args).cpu()
+        try:
+            compiled = magi.compile(module, list(args))
+            out = as_tuple(compiled(*args))[0].cpu()
+            # Run again on other data: other sizes, the same artifact.
+            other = tuple(torch.rand_like(a) if a.is_floating_point() else a - 20 for a in args)
+            with torch.no_grad():
+                ref2 = module(*other).cpu()
+            out2 = as_tuple(compiled(*other))[0].cpu()
+            ok = (out.shape == ref.shape and torch.equal(out, ref) and
+                  out2.shape == ref2.shape and torch.equal(out2, ref2))
+            rows.append("| %s | %s, %s | %s |" % (name, list(ref.shape), list(ref2.shape),
+                                                 "OK" if ok else "FAIL: differs"))
+        except Exception as e:  # noqa: BLE001 - reported, counted
+            print("%s failed:\n%s\n" % (name, str(e) or type(e).__name__))
+            ok = False
+            rows.append("| %s | - | FAIL: %s |" % (
+                name, (str(e) or type(e).__name__).splitlines()[0][:200]))
+        failures += not ok
+    print()
+    print("| data-dependent module | output shapes (two inputs) | result |")
+    print("|---|---|---|")
+    print("\n".join(rows))
     return failures
 
 

@@ -49,7 +49,9 @@
 #              and torch.compile(backend="magi"), compiled on the GPU machine
 #              (RELEASE_FLAGS="--moe" adds a small Qwen2-MoE model whose experts
 #              compute with histc and _grouped_mm, its exported archive kept as
-#              session/qwen2-moe.pt2; "--no-fixtures", "--no-vision" leave parts out)
+#              session/qwen2-moe.pt2; "--data-dependent" adds modules whose
+#              output sizes are data: nonzero, a boolean mask, .item() as a size;
+#              "--no-fixtures", "--no-vision" leave parts out)
 #   ops        scripts/gpu-ops-check.py with the release (as `release`): PyTorch's
 #              OpInfo samples of every core ATen op exported, compiled and run;
 #              $OUT/ops.json, ops-summary.md, ops-archives.tgz

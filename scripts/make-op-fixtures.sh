@@ -3,10 +3,11 @@
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
-# assertions, torch.cond on a tensor, uint8 tensors and transposed
-# convolutions. Archives come from the tests' specs (test/Import/Inputs/), inputs
-# are the tests' hand values, references are magi-interp's outputs (which
-# those tests check against the hand values). scripts/gpu-prepare.sh calls it,
+# assertions, torch.cond on a tensor, uint8 tensors, transposed
+# convolutions and data-dependent sizes (nonzero, .item()). Archives come
+# from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
+# values, references are magi-interp's outputs (which those tests check
+# against the hand values). scripts/gpu-prepare.sh calls it,
 # so `scripts/gpu-session.sh check` runs them on the GPU beside the fixtures.
 #   scripts/make-op-fixtures.sh OUT_DIR   (uses MAGI_BIN, default build/bin)
 set -euo pipefail
@@ -67,6 +68,13 @@ fixture op-cond control-flow/cond-select.spec \
 fixture op-uint8 uint8.spec \
   uint8:4:250,3,128,0 \
   float32:4:-1,300.5,2.7,-7.9
+# Data-dependent sizes: two nonzeros and an .item() as a slice's end; the
+# values of test/Import/nonzero.mlir.
+fixture op-nonzero nonzero.spec \
+  float32:3,4:0,1,0,2,0,0,0,0,3,0,4,5 \
+  int32:2,2,2:1,0,0,7,0,0,-2,0 \
+  int64::5 \
+  float32:8:1,2,3,4,5,6,7,8
 # Transposed convolutions: 2-d with stride 2, padding, output padding and
 # bias (f32), 1-d in two groups (bf16); the values of test/Import/conv-transposed.mlir.
 fixture op-conv-transposed conv-transposed.spec \

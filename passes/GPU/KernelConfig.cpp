@@ -24,12 +24,12 @@ using namespace mlir;
 
 namespace magi {
 
-// A load whose value the function only returns (through integer casts):
-// the host reads it once the piece's work is done (magi.item; the launch
-// plan's `read` result).
+// An integer load whose value the function only returns (through integer
+// casts): the host reads it once the piece's work is done (magi.item; the
+// launch plan's `read` result).
 static bool isHostRead(Operation *op) {
   auto load = dyn_cast<memref::LoadOp>(op);
-  if (!load)
+  if (!load || !load.getType().isIntOrIndex())
     return false;
   SmallVector<Value> work{load.getResult()};
   while (!work.empty()) {

@@ -580,3 +580,19 @@ func.func @rounded_constant(%a: memref<64xbf16>) {
   } {magi.kernel_config = {block_size = 256 : i64, strategy = "elementwise"}}
   return
 }
+
+// -----
+
+// An integer the function only returns (through casts) is read by the host
+// once the piece has run (magi.item; the launch plan's read result): no
+// kernel.
+// CHECK-LABEL: func @host_read
+// CHECK-NOT: gpu.launch
+// CHECK: %[[N:.*]] = memref.load %arg0[] : memref<i64>
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT: return %[[I]] : index
+func.func @host_read(%count: memref<i64>) -> index {
+  %n = memref.load %count[] : memref<i64>
+  %i = arith.index_cast %n : i64 to index
+  return %i : index
+}

@@ -10,7 +10,7 @@
 // RUN: magi-import %t/item.pt2 -o %t/item.mlir
 // RUN: FileCheck %s --input-file=%t/item.mlir
 // RUN: magi-opt --verify-roundtrip %t/item.mlir > /dev/null
-// CHECK: %[[S:.*]] = magi.opaque "aten::_local_scalar_dense.default"(%arg0) {{.*}}: (tensor<1xf32>) -> f64
+// CHECK: %[[S:.*]] = magi.item %arg0 : tensor<1xf32> -> f64
 // CHECK: magi.mul %arg1, %[[S]] : (tensor<4xf32>, f64) -> tensor<4xf32>
 
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/t.npy float32 1 2.5
@@ -19,7 +19,7 @@
 // RUN: magi-interp %t/item.pt2 --input %t/t.npy --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=OUT
 // OUT: out0: tensor<4xf32> = [2.5, 5, 7.5, 10]
 
-// The split graph has no opaque op left: the item stays a device tensor.
+// The split graph has no item left: it stays a device tensor.
 // RUN: magi-opt %t/item.mlir --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
-// SPLIT-NOT: magi.opaque
+// SPLIT-NOT: magi.item
 // SPLIT: magi.mul %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>

@@ -82,9 +82,7 @@
 // ART-NEXT: "result": 0,
 // ART-NEXT: "step": 5
 // ART: "name": "main_piece_1",
-// ART: "results": [
-// ART-NEXT: {
-// ART-NEXT: "bound": 12,
+// ART: "bound": 12,
 // ART-NEXT: "dtype": "i64",
 // ART-NEXT: "read": {
 // ART-NEXT: "base": "arg0",

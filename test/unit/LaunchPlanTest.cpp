@@ -150,17 +150,76 @@ TEST_F(LaunchPlanTest, StaticSizesFoldToNumbers) {
 
 TEST_F(LaunchPlanTest, HostWorkThePlanCannotDoIsAnError) {
   std::string text = R"mlir(module {
+  func.func @host(%a: memref<4xf32>, %x: f32) {
+    %c0 = arith.constant 0 : index
+    memref.store %x, %a[%c0] : memref<4xf32>
+    return
+  }
+})mlir";
+  FailureOr<magi::LaunchPlan> plan = planOf(text);
+  EXPECT_TRUE(failed(plan));
+  EXPECT_NE(errors.find("'memref.store' cannot run on the host of a launch "
+                        "plan (only allocations, views, index arithmetic and "
+                        "kernel launches can)"),
+            std::string::npos)
+      << errors;
+}
+
+// An integer loaded and returned is read by the runtime once the piece has
+// run: a `read` result with the bound its lowering left on the result.
+TEST_F(LaunchPlanTest, LoadedIntegersReturnedAreReads) {
+  std::string text = R"mlir(module {
+  func.func @host(%t: memref<2x3xi32>, %most: index) -> (index {magi.read_bound = "arg1"}) {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %x = memref.load %t[%c1, %c2] : memref<2x3xi32>
+    %i = arith.index_cast %x : i32 to index
+    return %i : index
+  }
+})mlir";
+  FailureOr<magi::LaunchPlan> plan = planOf(text);
+  ASSERT_TRUE(succeeded(plan)) << errors;
+  ASSERT_EQ(plan->results.size(), 1u);
+  EXPECT_EQ(result(*plan, 0),
+            R"({"kernels":[],"plan":[],"results":[{"bound":"arg1","dtype":"i32","read":)"
+            R"({"base":"arg0","offset":5,"sizes":[],"strides":[]}}],"values":[]})");
+}
+
+TEST_F(LaunchPlanTest, ReadsNeedABoundAndCannotBeSizes) {
+  std::string unbounded = R"mlir(module {
+  func.func @host(%t: memref<i64>) -> index {
+    %x = memref.load %t[] : memref<i64>
+    %i = arith.index_cast %x : i64 to index
+    return %i : index
+  }
+})mlir";
+  EXPECT_TRUE(failed(planOf(unbounded)));
+  EXPECT_NE(errors.find("a value read on the host has no upper bound"), std::string::npos)
+      << errors;
+  errors.clear();
+  std::string asSize = R"mlir(module {
+  func.func @host(%t: memref<i64>) -> memref<?xf32> {
+    %x = memref.load %t[] : memref<i64>
+    %i = arith.index_cast %x : i64 to index
+    %b = memref.alloc(%i) : memref<?xf32>
+    return %b : memref<?xf32>
+  }
+})mlir";
+  EXPECT_TRUE(failed(planOf(asSize)));
+  EXPECT_NE(errors.find("a value read from device memory can only be a piece's result"),
+            std::string::npos)
+      << errors;
+  errors.clear();
+  std::string floats = R"mlir(module {
   func.func @host(%a: memref<4xf32>) -> f32 {
     %c0 = arith.constant 0 : index
     %x = memref.load %a[%c0] : memref<4xf32>
     return %x : f32
   }
 })mlir";
-  FailureOr<magi::LaunchPlan> plan = planOf(text);
-  EXPECT_TRUE(failed(plan));
-  EXPECT_NE(errors.find("'memref.load' cannot run on the host of a launch "
-                        "plan (only allocations, views, index arithmetic and "
-                        "kernel launches can)"),
+  EXPECT_TRUE(failed(planOf(floats)));
+  EXPECT_NE(errors.find("a value read on the host from an element of 'f32' (only integers "
+                        "and bools are)"),
             std::string::npos)
       << errors;
 }
