@@ -219,15 +219,11 @@ STAYS_OPAQUE = """
   cannot reproduce, so no run could be compared with PyTorch's. A
   counter-based generator of Magi's own (as Inductor's Philox) would run,
   but not match; not done.
-- Data-dependent shapes (`nonzero`, `_local_scalar_dense` and the
-  `torch._check` / `as_sym_bool` outputs that come with it, and the
-  samples of `sym_size`, `sym_storage_offset` that need them): a result's
-  size known only after the op runs does not fit Magi's static launch
-  plans. `.item()` stays opaque but is interpreted (its scalar: an
-  integer, a bool or, as `as_sym_float`, an `f64`), and
-  `magi-item-to-tensor` keeps a one-element `.item()` that only feeds
-  elementwise ops in tensor arithmetic, so that compiles; the rest stays
-  opaque.
+- Data-dependent shapes: `nonzero` (static input sizes) and an integer
+  `.item()` (`_local_scalar_dense`) with a bound are read on the host
+  (`docs/import.md`, "Sizes of the data"); a symbolic
+  `sym_storage_offset` (the `tensor_split` sample) stays opaque, and a
+  bool `.item()` (`as_sym_bool`) too.
 - Complex numbers (`_fft_r2c`, `_fft_c2r`): Magi has no complex dtype.
 - No OpInfo sample reaches the rest (`run_decompositions()` turns the
   samples into other ops): typed where the op has a clear form, opaque

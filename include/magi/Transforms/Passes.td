@@ -263,8 +263,11 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     top-level function becomes the checks and the list of piece calls in
     order.
 
-    Splitting ops: ops whose name matches one of `splitting-ops`, and any op
-    with the unit attribute `magi.splitting`. An op answers to its MLIR name
+    Splitting ops: ops whose name matches one of `splitting-ops`, any op
+    with the unit attribute `magi.splitting`, and every `magi.item` (a value
+    read on the host once the work before it has run). A binding of a
+    piece's tensor to a symbol no argument of the graph defines (a size of
+    the data) stays on the top level, for the call result. An op answers to its MLIR name
     (`magi.attention`), to the torch ops a magi op declares it stands for
     (`TorchOpInterface`: `aten::_softmax` matches `magi.softmax`), and to the
     name an opaque op carries. A torch name without an overload stands for
