@@ -221,6 +221,9 @@ sanitize() {
 if command -v compute-sanitizer >/dev/null; then
   [[ -d "$artifacts/llama-bf16" ]] &&
     sanitize "llama-bf16" memcheck "$artifacts/llama-bf16" --fixture "$fixtures/llama-bf16/case0" --cuda-graphs=off
+  # Values read on the host, and the scatter into a spare row.
+  [[ -d "$artifacts/op-nonzero" ]] &&
+    sanitize "op-nonzero" memcheck "$artifacts/op-nonzero" --fixture "$fixtures/op-nonzero/case0"
   llama1l="${LLAMA_1L:-.gpu/llama7b-1l}"
   if [[ -d "$llama1l" ]]; then
     sanitize "llama7b-1l T=16" memcheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off

@@ -1497,6 +1497,8 @@ std::vector<DeviceTensor> GraphExecutor::run() {
                        "whole run cannot hold the wait; run with piecewise CUDA graphs");
   forgetStepSymbols();
   ensureMemoryPlan();
+  // Planning bound them at their bounds; the run binds them as they come.
+  forgetStepSymbols();
   marks_.reset();
   if (options_.profile) {
     marks_.emplace();
