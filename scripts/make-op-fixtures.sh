@@ -68,13 +68,14 @@ fixture op-cond control-flow/cond-select.spec \
 fixture op-uint8 uint8.spec \
   uint8:4:250,3,128,0 \
   float32:4:-1,300.5,2.7,-7.9
-# Data-dependent sizes: two nonzeros and an .item() as a slice's end; the
-# values of test/Import/nonzero.mlir.
+# Data-dependent sizes: three nonzeros (one of a symbolic size) and an
+# .item() as a slice's end; the values of test/Import/nonzero.mlir.
 fixture op-nonzero nonzero.spec \
   float32:3,4:0,1,0,2,0,0,0,0,3,0,4,5 \
   int32:2,2,2:1,0,0,7,0,0,-2,0 \
   int64::5 \
-  float32:8:1,2,3,4,5,6,7,8
+  float32:8:1,2,3,4,5,6,7,8 \
+  bool:5,3:0,1,0,1,1,0,0,0,0,0,0,1,1,0,0
 # Transposed convolutions: 2-d with stride 2, padding, output padding and
 # bias (f32), 1-d in two groups (bf16); the values of test/Import/conv-transposed.mlir.
 fixture op-conv-transposed conv-transposed.spec \

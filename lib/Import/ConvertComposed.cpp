@@ -199,8 +199,8 @@ LogicalResult convertMaskedScatter(Node &node) {
 /// and read on the host (magi.item, bounded by self's element count), and
 /// everything else is computed before that read, at the bound: each
 /// element's coordinates, written with index_put to its rank among the
-/// nonzero ones (its running count - 1), the others to a spare last row;
-/// the first n rows are the result. Static shapes only.
+/// nonzero ones (its running count), the others to a spare row 0; rows 1
+/// to n are the result. Every size but the first must be static.
 LogicalResult convertNonzero(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -208,23 +208,46 @@ LogicalResult convertNonzero(Node &node) {
   auto type = cast<RankedTensorType>(self->getType());
   RankedTensorType resultType = resultTensorType(node);
   int64_t rank = type.getRank();
-  if (!type.hasStaticShape() || !resultType || resultType.getRank() != 2 ||
+  bool trailingStatic = llvm::all_of(type.getShape().drop_front(std::min<int64_t>(rank, 1)),
+                                     [](int64_t d) { return !ShapedType::isDynamic(d); });
+  if (!trailingStatic || !resultType || resultType.getRank() != 2 ||
       resultType.getDimSize(1) != rank || !resultType.getElementType().isInteger(64))
     return node.opaque();
   OpBuilder &b = node.builder();
-  Type i64 = b.getI64Type();
-  int64_t n = type.getNumElements();
-  Value flat = view(node, *self, {n});
+  Type i64 = b.getI64Type(), index = b.getIndexType();
+  auto sym = [&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+    return node.importer.create(name, node.loc, operands, attrs, index)->getResult(0);
+  };
+  // The element count: a number, or the first size times the others.
+  int64_t inner = 1;
+  for (int64_t d = 1; d < rank; ++d)
+    inner *= type.getDimSize(d);
+  bool dynamic = !type.hasStaticShape();
+  int64_t n = dynamic ? ShapedType::kDynamic : type.getNumElements();
+  Value elements = node.indexConstant(dynamic ? 0 : n);
+  if (dynamic) {
+    elements = sym(SymSizeOp::getOperationName(), {*self}, {node.i64("dim", 0)});
+    if (inner != 1)
+      elements = sym(SymMulOp::getOperationName(), {elements, node.indexConstant(inner)});
+  }
+  // A view of x as `shape` (n where dynamic).
+  auto viewAs = [&](Value x, ArrayRef<int64_t> shape) {
+    if (!dynamic)
+      return view(node, x, shape);
+    auto viewType = RankedTensorType::get(shape, cast<RankedTensorType>(x.getType()).getElementType());
+    return make(node, ViewOp::getOperationName(), {x, elements}, viewType,
+                {node.i64s("static_sizes", shape)});
+  };
+  Value flat = viewAs(*self, {n});
   Value zero = isa<FloatType>(type.getElementType()) ? f64Scalar(node, 0.0) : i64Scalar(node, 0);
-  auto flatBools = RankedTensorType::get({n}, b.getI1Type());
   auto flatIndices = RankedTensorType::get({n}, i64);
-  Value mask = make(node, NeOp::getOperationName(), {flat, zero}, flatBools);
+  Value mask = make(node, NeOp::getOperationName(), {flat, zero},
+                    RankedTensorType::get({n}, b.getI1Type()));
   Value ones = make(node, ToCopyOp::getOperationName(), {mask}, flatIndices,
                     {node.dtype("dtype", i64)});
   Value count = make(node, SumOp::getOperationName(), {ones}, RankedTensorType::get({}, i64));
   auto readCount = [&]() {
-    return make(node, ItemOp::getOperationName(), {count, node.indexConstant(n)},
-                b.getIndexType());
+    return make(node, ItemOp::getOperationName(), {count, elements}, index);
   };
   if (rank == 0) {
     // A 0-d self has no coordinates: [0, 0] or [1, 0].
@@ -233,17 +256,20 @@ LogicalResult convertNonzero(Node &node) {
                        {node.i64s("static_sizes", {ShapedType::kDynamic, 0}),
                         node.i64("fill_value", 0), node.dtype("dtype", i64)});
   }
+  // A nonzero element's rank (from 1) is its running count; a zero's row is 0.
   Value running = make(node, CumsumOp::getOperationName(), {ones}, flatIndices,
                        {node.i64("dim", 0)});
-  Value rankOf = make(node, SubOp::getOperationName(), {running, i64Scalar(node, 1)}, flatIndices);
-  Value rows = make(node, WhereOp::getOperationName(), {mask, rankOf, i64Scalar(node, n)},
-                    flatIndices);
+  Value rows = make(node, MulOp::getOperationName(), {running, ones}, flatIndices);
   // Each element's coordinates from its flat position.
-  Value position = arange(node, n, i64);
+  Value position = make(node, ArangeOp::getOperationName(),
+                        {i64Scalar(node, 0), dynamic ? elements : i64Scalar(node, n),
+                         i64Scalar(node, 1)},
+                        flatIndices, {node.dtype("dtype", i64)});
   SmallVector<Value> columns;
-  int64_t stride = n;
+  int64_t stride = inner;
   for (int64_t d = 0; d < rank; ++d) {
-    stride /= std::max<int64_t>(type.getDimSize(d), 1);
+    if (d > 0)
+      stride /= std::max<int64_t>(type.getDimSize(d), 1);
     Value c = position;
     if (stride != 1)
       c = make(node, DivOp::getOperationName(), {c, i64Scalar(node, stride)}, flatIndices,
@@ -251,22 +277,26 @@ LogicalResult convertNonzero(Node &node) {
     if (d > 0)
       c = make(node, RemainderOp::getOperationName(), {c, i64Scalar(node, type.getDimSize(d))},
                flatIndices);
-    columns.push_back(view(node, c, {n, 1}));
+    columns.push_back(viewAs(c, {n, 1}));
   }
-  auto table = RankedTensorType::get({n, rank}, i64);
   Value coordinates = columns.size() == 1
                           ? columns.front()
-                          : make(node, CatOp::getOperationName(), columns, table,
-                                 {node.i64("dim", 1)});
-  auto padded = RankedTensorType::get({n + 1, rank}, i64);
-  Value spare = make(node, FullOp::getOperationName(), {}, padded,
-                     {node.i64s("static_sizes", {n + 1, rank}), node.i64("fill_value", 0),
+                          : make(node, CatOp::getOperationName(), columns,
+                                 RankedTensorType::get({n, rank}, i64), {node.i64("dim", 1)});
+  int64_t spareRows = dynamic ? ShapedType::kDynamic : n + 1;
+  auto padded = RankedTensorType::get({spareRows, rank}, i64);
+  SmallVector<Value> spareSizes;
+  if (dynamic)
+    spareSizes.push_back(sym(SymAddOp::getOperationName(), {elements, node.indexConstant(1)}));
+  Value spare = make(node, FullOp::getOperationName(), spareSizes, padded,
+                     {node.i64s("static_sizes", {spareRows, rank}), node.i64("fill_value", 0),
                       node.dtype("dtype", i64)});
   Value written = make(node, IndexPutOp::getOperationName(), {spare, rows, coordinates}, padded,
                        {node.i64s("indexed_dims", {0}), node.boolean("accumulate", false)});
   Value found = readCount();
-  return node.emitAs(SliceOp::getOperationName(), {written, found},
-                     {node.i64("dim", 0), node.i64s("static_bounds", {0, ShapedType::kDynamic, 1})});
+  Value end = sym(SymAddOp::getOperationName(), {found, node.indexConstant(1)});
+  return node.emitAs(SliceOp::getOperationName(), {written, end},
+                     {node.i64("dim", 0), node.i64s("static_bounds", {1, ShapedType::kDynamic, 1})});
 }
 
 /// as_strided(self, size, stride, storage_offset): the elements of self's

@@ -12,41 +12,51 @@
 // RUN: FileCheck %s --input-file=%t/nz.mlir
 // RUN: magi-opt --verify-roundtrip %t/nz.mlir > /dev/null
 
-// The count, every coordinate at the bound, the rows past the count in a
-// spare row, then the read and the first rows.
+// The count, every coordinate at the bound, each nonzero's row its
+// running count and a zero's the spare row 0, then the read and rows 1 to n.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[FLAT:.*]] = magi.view %arg0 [12] : tensor<3x4xf32> -> tensor<12xf32>
 // CHECK: %[[MASK:.*]] = magi.ne %[[FLAT]], %{{.*}} : (tensor<12xf32>, f64) -> tensor<12xi1>
 // CHECK: %[[ONES:.*]] = magi.to_copy %[[MASK]] {dtype = i64}
 // CHECK: %[[COUNT:.*]] = magi.sum %[[ONES]] : (tensor<12xi64>) -> tensor<i64>
 // CHECK: %[[RANK:.*]] = magi.cumsum %[[ONES]] {dim = 0 : i64}
-// CHECK: %[[ROWS:.*]] = magi.where %[[MASK]], %{{.*}}, %{{.*}} : (tensor<12xi1>, tensor<12xi64>, i64) -> tensor<12xi64>
+// CHECK: %[[ROWS:.*]] = magi.mul %[[RANK]], %[[ONES]] : (tensor<12xi64>, tensor<12xi64>) -> tensor<12xi64>
 // CHECK: %[[COORDS:.*]] = magi.cat %{{.*}}, %{{.*}} {dim = 1 : i64} : (tensor<12x1xi64>, tensor<12x1xi64>) -> tensor<12x2xi64>
 // CHECK: %[[SPARE:.*]] = magi.full [13, 2]
 // CHECK: %[[PUT:.*]] = magi.index_put %[[SPARE]][%[[ROWS]]], %[[COORDS]] {indexed_dims = array<i64: 0>}
-// CHECK: %[[C12:.*]] = arith.constant 12 : index
-// CHECK: %[[N:.*]] = magi.item %[[COUNT]] bound %[[C12]] : tensor<i64> -> index
-// CHECK: %[[NZ:.*]] = magi.slice %[[PUT]], 0 [0, %[[N]], 1] : tensor<13x2xi64> -> tensor<?x2xi64>
+// CHECK: %[[N:.*]] = magi.item %[[COUNT]] bound %c12 : tensor<i64> -> index
+// CHECK: %[[END:.*]] = magi.sym_add %[[N]], %{{.*}}
+// CHECK: %[[NZ:.*]] = magi.slice %[[PUT]], 0 [1, %[[END]], 1] : tensor<13x2xi64> -> tensor<?x2xi64>
 // CHECK: magi.bind_symbolic_shape %[[NZ]], [%u0]
 // CHECK: magi.item %{{.*}} bound %{{.*}} : tensor<i64> -> index
 // CHECK: %[[K:.*]] = magi.item %arg2 bound %{{.*}} {symbol = "u1"} : tensor<i64> -> index
 // CHECK: magi.slice %arg3, 0 [0, %[[K]], 1] : tensor<8xf32> -> tensor<?xf32>
+// A symbolic first size: the count of elements is s0 * 3, the bound too.
+// CHECK: %[[S0:.*]] = magi.sym_size %arg4, 0 : tensor<?x3xi1>
+// CHECK: %[[ALL:.*]] = magi.sym_mul %[[S0]], %{{.*}}
+// CHECK: magi.view %arg4 [%[[ALL]]] : tensor<?x3xi1> -> tensor<?xi1>
+// CHECK: magi.arange %{{.*}}, %[[ALL]], %{{.*}} {dtype = i64} : (i64, index, i64) -> tensor<?xi64>
+// CHECK: magi.item %{{.*}} bound %[[ALL]] : tensor<i64> -> index
 // CHECK-NOT: magi.opaque
 
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 3,4 0,1,0,2,0,0,0,0,3,0,4,5
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/m.npy int32 2,2,2 1,0,0,7,0,0,-2,0
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/k.npy int64 "" 5
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/v.npy float32 8 1,2,3,4,5,6,7,8
-// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy | FileCheck %s --check-prefix=OUT
-// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --lowered-pieces | FileCheck %s --check-prefix=OUT
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/t.npy bool 5,3 0,1,0,1,1,0,0,0,0,0,0,1,1,0,0
+// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/t.npy | FileCheck %s --check-prefix=OUT
+// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/t.npy --lowered-pieces | FileCheck %s --check-prefix=OUT
 // OUT: out0: tensor<5x2xi64> = {{\[}}[0, 10], [0, 30], [20, 0], [20, 20], [20, 30]]
 // OUT: out1: tensor<3x3xi64> = {{\[}}[0, 0, 0], [0, 1, 1], [1, 1, 0]]
 // OUT: out2: tensor<5xf32> = [1, 2, 3, 4, 5]
+// OUT: out3: tensor<5x2xi64> = {{\[}}[0, 1], [1, 0], [1, 1], [3, 2], [4, 0]]
 
-// No nonzero element: no rows.
+// No nonzero element: no rows; every element nonzero: every row.
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/zeros.npy float32 3,4 0,0,0,0,0,0,0,0,0,0,0,0
-// RUN: magi-interp %t/nz.pt2 --input %t/zeros.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --lowered-pieces | FileCheck %s --check-prefix=EMPTY
-// EMPTY: out0: tensor<0x2xi64> = []
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/all.npy bool 2,3 1,1,1,1,1,1
+// RUN: magi-interp %t/nz.pt2 --input %t/zeros.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/all.npy --lowered-pieces | FileCheck %s --check-prefix=EDGES
+// EDGES: out0: tensor<0x2xi64> = []
+// EDGES: out3: tensor<6x2xi64> = {{\[}}[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
 
 // Each read ends a piece: the split gives it a splitting piece of its own.
 // RUN: magi-opt %t/nz.mlir --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
@@ -57,7 +67,7 @@
 // SPLIT-LABEL: func.func @main(
 // SPLIT: %[[P0:.*]]:2 = call @main_piece_0(%arg0)
 // SPLIT-NEXT: %[[N:.*]] = call @main_piece_1(%[[P0]]#0) : (tensor<i64>) -> index
-// SPLIT-NEXT: %[[P2:.*]]:3 = call @main_piece_2(%[[P0]]#1, %[[N]], %arg1)
+// SPLIT-NEXT: %[[P2:.*]]:3 = call @main_piece_2(%[[N]], %[[P0]]#1, %arg1)
 // SPLIT-NEXT: magi.bind_symbolic_shape %[[P2]]#0, [%u0]
 
 // The artifact (format 9): the read results with their bounds, the symbols
@@ -71,9 +81,7 @@
 // ART-NEXT: "u0",
 // ART-NEXT: 2
 // ART: "symbols": [
-// ART-NEXT: {
-// ART-NEXT: "dim": 0,
-// ART-NEXT: "max": 12,
+// ART: "max": 12,
 // ART-NEXT: "min": 0,
 // ART-NEXT: "name": "u0",
 // ART-NEXT: "result": 0,
@@ -89,3 +97,11 @@
 // ART-NEXT: "offset": 0,
 // ART-NEXT: "sizes": [],
 // ART-NEXT: "strides": []
+// The count of a symbolic input is bounded by its element count, a piece
+// argument.
+// RUN: FileCheck %s --check-prefix=SYMBOLIC --input-file=%t/artifact/manifest.json
+// SYMBOLIC: "name": "u3",
+// SYMBOLIC-NEXT: "result": 0,
+// SYMBOLIC-NEXT: "step": 8
+// SYMBOLIC: "bound": "arg1",
+// SYMBOLIC-NEXT: "dtype": "i64",

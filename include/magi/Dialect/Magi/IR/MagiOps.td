@@ -662,12 +662,16 @@ def Magi_SqueezeOp : Magi_TensorOp<"squeeze", [Magi_Torch<["aten::squeeze"]>]> {
   let hasFolder = 1;
 }
 
-def Magi_SliceOp : Magi_TensorOp<"slice", [Magi_Torch<["aten::slice.Tensor"]>]> {
+def Magi_SliceOp : Magi_TensorOp<"slice", [Magi_Torch<["aten::slice.Tensor", "aten::nonzero"]>]> {
   let summary = "Elements `start:end:step` along `dim` (aten.slice.Tensor)";
   let description = [{
     `bounds` holds `[start, end, step]`, each a constant or a symbolic integer.
     As in Python, negative bounds count from the end and bounds are clamped to
     the size; an absent end is written as 9223372036854775807 (INT64_MAX).
+
+    Also the last op of what `aten.nonzero` imports to: the rows of the
+    coordinates table up to the count read on the host (`magi.item`;
+    `docs/import.md`, "Sizes of the data").
   }];
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Variadic<Index>:$bounds,
                        DenseI64ArrayAttr:$static_bounds);
