@@ -2020,6 +2020,9 @@ void GraphExecutor::readResults(const PreparedStep &step, std::vector<Value> &re
                          std::to_string(read.bound) +
                          "], the range the memory plan was made for");
     results[read.result].index = value;
+    if (options_.verbose)
+      *options_.verbose << "  " << step.name << ": result " << read.result << " read " << value
+                        << " (bound " << read.bound << ")\n";
   }
 }
 
