@@ -194,6 +194,8 @@ LogicalResult convertMaskedScatter(Node &node) {
   return node.emitAs(WhereOp::getOperationName(), {wide, taken, *self});
 }
 
+} // namespace
+
 /// nonzero(self) [n, rank]: the coordinates of self's nonzero elements in
 /// row-major order. Its size n is data: the count is summed on the device
 /// and read on the host (magi.item, bounded by self's element count), and
@@ -201,18 +203,13 @@ LogicalResult convertMaskedScatter(Node &node) {
 /// element's coordinates, written with index_put to its rank among the
 /// nonzero ones (its running count), the others to a spare row 0; rows 1
 /// to n are the result. Every size but the first must be static.
-LogicalResult convertNonzero(Node &node) {
-  FailureOr<Value> self = node.tensor("self");
-  if (failed(self))
-    return failure();
-  auto type = cast<RankedTensorType>(self->getType());
-  RankedTensorType resultType = resultTensorType(node);
+FailureOr<Value> buildNonzero(Node &node, Value self) {
+  auto type = cast<RankedTensorType>(self.getType());
   int64_t rank = type.getRank();
   bool trailingStatic = llvm::all_of(type.getShape().drop_front(std::min<int64_t>(rank, 1)),
                                      [](int64_t d) { return !ShapedType::isDynamic(d); });
-  if (!trailingStatic || !resultType || resultType.getRank() != 2 ||
-      resultType.getDimSize(1) != rank || !resultType.getElementType().isInteger(64))
-    return node.opaque();
+  if (!trailingStatic)
+    return failure();
   OpBuilder &b = node.builder();
   Type i64 = b.getI64Type(), index = b.getIndexType();
   auto sym = [&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
@@ -226,7 +223,7 @@ LogicalResult convertNonzero(Node &node) {
   int64_t n = dynamic ? ShapedType::kDynamic : type.getNumElements();
   Value elements = node.indexConstant(dynamic ? 0 : n);
   if (dynamic) {
-    elements = sym(SymSizeOp::getOperationName(), {*self}, {node.i64("dim", 0)});
+    elements = sym(SymSizeOp::getOperationName(), {self}, {node.i64("dim", 0)});
     if (inner != 1)
       elements = sym(SymMulOp::getOperationName(), {elements, node.indexConstant(inner)});
   }
@@ -238,7 +235,7 @@ LogicalResult convertNonzero(Node &node) {
     return make(node, ViewOp::getOperationName(), {x, elements}, viewType,
                 {node.i64s("static_sizes", shape)});
   };
-  Value flat = viewAs(*self, {n});
+  Value flat = viewAs(self, {n});
   Value zero = isa<FloatType>(type.getElementType()) ? f64Scalar(node, 0.0) : i64Scalar(node, 0);
   auto flatIndices = RankedTensorType::get({n}, i64);
   Value mask = make(node, NeOp::getOperationName(), {flat, zero},
@@ -252,9 +249,10 @@ LogicalResult convertNonzero(Node &node) {
   if (rank == 0) {
     // A 0-d self has no coordinates: [0, 0] or [1, 0].
     Value rows = readCount();
-    return node.emitAs(FullOp::getOperationName(), {rows},
-                       {node.i64s("static_sizes", {ShapedType::kDynamic, 0}),
-                        node.i64("fill_value", 0), node.dtype("dtype", i64)});
+    return make(node, FullOp::getOperationName(), {rows},
+                RankedTensorType::get({ShapedType::kDynamic, 0}, i64),
+                {node.i64s("static_sizes", {ShapedType::kDynamic, 0}), node.i64("fill_value", 0),
+                 node.dtype("dtype", i64)});
   }
   // A nonzero element's rank (from 1) is its running count; a zero's row is 0.
   Value running = make(node, CumsumOp::getOperationName(), {ones}, flatIndices,
@@ -295,8 +293,27 @@ LogicalResult convertNonzero(Node &node) {
                        {node.i64s("indexed_dims", {0}), node.boolean("accumulate", false)});
   Value found = readCount();
   Value end = sym(SymAddOp::getOperationName(), {found, node.indexConstant(1)});
-  return node.emitAs(SliceOp::getOperationName(), {written, end},
-                     {node.i64("dim", 0), node.i64s("static_bounds", {1, ShapedType::kDynamic, 1})});
+  return make(node, SliceOp::getOperationName(), {written, end},
+              RankedTensorType::get({ShapedType::kDynamic, rank}, i64),
+              {node.i64("dim", 0), node.i64s("static_bounds", {1, ShapedType::kDynamic, 1})});
+}
+
+namespace {
+
+LogicalResult convertNonzero(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  RankedTensorType resultType = resultTensorType(node);
+  int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
+  if (!resultType || resultType.getRank() != 2 || resultType.getDimSize(1) != rank ||
+      !resultType.getElementType().isInteger(64))
+    return node.opaque();
+  FailureOr<Value> coordinates = buildNonzero(node, *self);
+  if (failed(coordinates))
+    return node.opaque();
+  node.results.push_back(*coordinates);
+  return success();
 }
 
 /// as_strided(self, size, stride, storage_offset): the elements of self's

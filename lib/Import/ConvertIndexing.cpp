@@ -16,9 +16,38 @@ LogicalResult convertEmbedding(Node &node) {
                                        node.intArg("padding_idx").value_or(-1))});
 }
 
+/// x[mask] (index.Tensor with one bool mask over x's leading dimensions):
+/// the mask's nonzero coordinates, read on the host (buildNonzero), as one
+/// index a masked dimension. Other masks keep the node opaque.
+LogicalResult convertMaskIndex(Node &node, Value self, Value mask) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  auto maskType = cast<RankedTensorType>(mask.getType());
+  int64_t maskRank = maskType.getRank();
+  if (node.resultTypes.size() != 1 || maskRank == 0 || maskRank > selfType.getRank() ||
+      maskType.getShape() != selfType.getShape().take_front(maskRank))
+    return node.opaque();
+  FailureOr<Value> coordinates = buildNonzero(node, mask);
+  if (failed(coordinates))
+    return node.opaque();
+  OpBuilder &b = node.builder();
+  auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+  SmallVector<Value> operands{self};
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < maskRank; ++d) {
+    Value c = makeOp(node, SliceOp::getOperationName(), {*coordinates},
+                     RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
+                     {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
+    operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
+                              {node.i64s("dims", {1})}));
+    dims.push_back(d);
+  }
+  return node.emit(operands, {node.i64s("indexed_dims", dims)});
+}
+
 /// index.Tensor and index_put: one index tensor per indexed dimension, None
-/// for a dimension taken whole. Boolean masks keep the node opaque (their
-/// result size is data-dependent).
+/// for a dimension taken whole. A boolean mask is read on the host
+/// (convertMaskIndex); in index_put, or beside other indices, it keeps the
+/// node opaque.
 LogicalResult convertAdvancedIndex(Node &node, bool put) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -56,7 +85,9 @@ LogicalResult convertAdvancedIndex(Node &node, bool put) {
       return node.error() << "argument 'indices' holds a value that is not "
                              "a tensor";
     if (t.getElementType().isInteger(1))
-      return node.opaque();
+      return !put && operands.size() == 2 && dims == SmallVector<int64_t>{0}
+                 ? convertMaskIndex(node, *self, operands[1])
+                 : node.opaque();
   }
   if (!put)
     return node.emit(operands, {node.i64s("indexed_dims", dims)});

@@ -64,6 +64,11 @@ mlir::LogicalResult emitNorm(Node &node, mlir::Value x, double ord,
                              std::optional<llvm::ArrayRef<int64_t>> dims, bool keepdim,
                              mlir::RankedTensorType resultType);
 
+/// The coordinates of `self`'s nonzero elements, [n, rank] i64, n read on
+/// the host (aten.nonzero's composition, ConvertComposed.cpp); failure when
+/// a size other than the first is symbolic.
+mlir::FailureOr<mlir::Value> buildNonzero(Node &node, mlir::Value self);
+
 /// An intermediate op of a composed conversion, with its result type given
 /// (the op's verifier checks it against what it infers).
 mlir::Value makeOp(Node &node, llvm::StringRef name, mlir::ValueRange operands,

@@ -1,5 +1,5 @@
-// Data-dependent sizes (docs/import.md, "Sizes of the data"): nonzero is
-// imported as its composition, its count read on the host (magi.item,
+// Data-dependent sizes (docs/import.md, "Sizes of the data"): nonzero (and
+// x[mask], through it) is imported as its composition, its count read on the host (magi.item,
 // bounded by the element count); an .item() of an integer tensor is a
 // magi.item named after its SymInt and bounded by its range. Interpreted,
 // lowered on the CPU, and compiled: each read is a splitting piece of its
@@ -37,6 +37,12 @@
 // CHECK: magi.view %arg4 [%[[ALL]]] : tensor<?x3xi1> -> tensor<?xi1>
 // CHECK: magi.arange %{{.*}}, %[[ALL]], %{{.*}} {dtype = i64} : (i64, index, i64) -> tensor<?xi64>
 // CHECK: magi.item %{{.*}} bound %[[ALL]] : tensor<i64> -> index
+// A boolean mask: its nonzero coordinates, one index column a dimension.
+// CHECK: %[[MASK2:.*]] = magi.gt %arg0, %{{.*}} : (tensor<3x4xf32>, f64) -> tensor<3x4xi1>
+// CHECK: magi.view %[[MASK2]] [12] : tensor<3x4xi1> -> tensor<12xi1>
+// CHECK: %[[ROWS2:.*]] = magi.squeeze %{{.*}} {dims = array<i64: 1>} : (tensor<?x1xi64>) -> tensor<?xi64>
+// CHECK: %[[COLS2:.*]] = magi.squeeze %{{.*}} {dims = array<i64: 1>} : (tensor<?x1xi64>) -> tensor<?xi64>
+// CHECK: magi.index %arg0[%[[ROWS2]], %[[COLS2]]] {indexed_dims = array<i64: 0, 1>} : (tensor<3x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
 // CHECK-NOT: magi.opaque
 
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 3,4 0,1,0,2,0,0,0,0,3,0,4,5
@@ -50,6 +56,7 @@
 // OUT: out1: tensor<3x3xi64> = {{\[}}[0, 0, 0], [0, 1, 1], [1, 1, 0]]
 // OUT: out2: tensor<5xf32> = [1, 2, 3, 4, 5]
 // OUT: out3: tensor<5x2xi64> = {{\[}}[0, 1], [1, 0], [1, 1], [3, 2], [4, 0]]
+// OUT: out4: tensor<4xf32> = [2, 3, 4, 5]
 
 // No nonzero element: no rows; every element nonzero: every row.
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/zeros.npy float32 3,4 0,0,0,0,0,0,0,0,0,0,0,0
@@ -57,6 +64,7 @@
 // RUN: magi-interp %t/nz.pt2 --input %t/zeros.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/all.npy --lowered-pieces | FileCheck %s --check-prefix=EDGES
 // EDGES: out0: tensor<0x2xi64> = []
 // EDGES: out3: tensor<6x2xi64> = {{\[}}[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
+// EDGES: out4: tensor<0xf32> = []
 
 // Each read ends a piece: the split gives it a splitting piece of its own.
 // RUN: magi-opt %t/nz.mlir --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
@@ -65,9 +73,9 @@
 // SPLIT-NEXT: %[[R:.*]] = magi.item %arg0 bound %[[B]] : tensor<i64> -> index
 // SPLIT-NEXT: return %[[R]] : index
 // SPLIT-LABEL: func.func @main(
-// SPLIT: %[[P0:.*]]:2 = call @main_piece_0(%arg0)
+// SPLIT: %[[P0:.*]]:{{[0-9]+}} = call @main_piece_0(%arg0)
 // SPLIT-NEXT: %[[N:.*]] = call @main_piece_1(%[[P0]]#0) : (tensor<i64>) -> index
-// SPLIT-NEXT: %[[P2:.*]]:3 = call @main_piece_2(%[[N]], %[[P0]]#1, %arg1)
+// SPLIT-NEXT: %[[P2:.*]]:{{[0-9]+}} = call @main_piece_2(%[[N]], %[[P0]]#
 // SPLIT-NEXT: magi.bind_symbolic_shape %[[P2]]#0, [%u0]
 
 // The artifact (format 9): the read results with their bounds, the symbols
