@@ -203,6 +203,45 @@ LogicalResult hoistChecks(Block &body) {
   return success();
 }
 
+// A symbol of the data is a size of a tensor the graph computes (the
+// top-level binding says which): its uses after that tensor, other than
+// bindings and runtime assertions, read the size from the tensor instead
+// (magi.sym_size next to it). The piece computing the tensor then never
+// needs the symbol itself, which the runtime binds only after that piece's
+// step; later pieces receive the size as a result.
+void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)> isDataSymbol) {
+  for (auto bind : llvm::to_vector(body.getOps<BindSymbolicShapeOp>())) {
+    Value tensor = bind.getOperand();
+    Operation *def = tensor.getDefiningOp();
+    if (!def || def->getBlock() != &body)
+      continue;
+    for (auto [d, e] : llvm::enumerate(bind.getShapeExpressions().getResults())) {
+      auto symExpr = dyn_cast<AffineSymbolExpr>(e);
+      if (!symExpr)
+        continue;
+      Value symbol = bind.getShapeSymbols()[symExpr.getPosition()];
+      if (!isDataSymbol(symbol))
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : symbol.getUses()) {
+        Operation *user = use.getOwner();
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (!top || isa<BindSymbolicShapeOp, AssertSymbolicOp>(user) ||
+            user->hasAttr(kCheckArithmeticAttr) || !def->isBeforeInBlock(top))
+          continue;
+        uses.push_back(&use);
+      }
+      if (uses.empty())
+        continue;
+      OpBuilder b(def->getContext());
+      b.setInsertionPointAfter(def);
+      Value size = SymSizeOp::create(b, bind.getLoc(), tensor, int64_t(d));
+      for (OpOperand *use : uses)
+        use->set(size);
+    }
+  }
+}
+
 LogicalResult SplitPass::splitFunction(func::FuncOp func,
                                        MutableArrayRef<NamePattern> patterns,
                                        raw_ostream &dot) {
@@ -211,6 +250,19 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   Block &body = func.getBody().front();
   if (failed(hoistChecks(body)))
     return failure();
+  // Symbols the graph's arguments define; the others (a nonzero's count,
+  // an .item()) are known only once the piece that computes them has run.
+  llvm::SmallPtrSet<Value, 8> argumentSymbols;
+  for (auto bind : body.getOps<BindSymbolicShapeOp>())
+    if (isa<BlockArgument>(bind.getOperand()))
+      argumentSymbols.insert(bind.getShapeSymbols().begin(), bind.getShapeSymbols().end());
+  auto isDataSymbol = [&](Value s) {
+    return s.getDefiningOp<SymbolicIntOp>() && !argumentSymbols.contains(s);
+  };
+  auto bindsDataSymbol = [&](BindSymbolicShapeOp bind) {
+    return llvm::any_of(bind.getShapeSymbols(), isDataSymbol);
+  };
+  readDataSymbolsFromTheirTensors(body, isDataSymbol);
   // Symbols are declared first, so every piece call can receive them.
   Operation *lastSymbol = nullptr;
   for (auto sym : llvm::make_early_inc_range(body.getOps<SymbolicIntOp>())) {
@@ -221,17 +273,6 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     lastSymbol = sym;
   }
 
-  // Symbols the graph's arguments define; the others (a nonzero's count,
-  // an .item()) are known only once the piece that computes them has run.
-  llvm::SmallPtrSet<Value, 8> argumentSymbols;
-  for (auto bind : body.getOps<BindSymbolicShapeOp>())
-    if (isa<BlockArgument>(bind.getOperand()))
-      argumentSymbols.insert(bind.getShapeSymbols().begin(), bind.getShapeSymbols().end());
-  auto bindsDataSymbol = [&](BindSymbolicShapeOp bind) {
-    return llvm::any_of(bind.getShapeSymbols(), [&](Value s) {
-      return s.getDefiningOp<SymbolicIntOp>() && !argumentSymbols.contains(s);
-    });
-  };
 
   // Partition the ops, in order. A binding goes with the op defining its
   // tensor; bindings of arguments stay on top, and so do those to a symbol

@@ -57,6 +57,7 @@
 // OUT: out2: tensor<5xf32> = [1, 2, 3, 4, 5]
 // OUT: out3: tensor<5x2xi64> = {{\[}}[0, 1], [1, 0], [1, 1], [3, 2], [4, 0]]
 // OUT: out4: tensor<4xf32> = [2, 3, 4, 5]
+// OUT: out5: tensor<5xi64> = [0, 1, 2, 3, 4]
 
 // No nonzero element: no rows; every element nonzero: every row.
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/zeros.npy float32 3,4 0,0,0,0,0,0,0,0,0,0,0,0
@@ -65,6 +66,7 @@
 // EDGES: out0: tensor<0x2xi64> = []
 // EDGES: out3: tensor<6x2xi64> = {{\[}}[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
 // EDGES: out4: tensor<0xf32> = []
+// EDGES: out5: tensor<0xi64> = []
 
 // Each read ends a piece: the split gives it a splitting piece of its own.
 // RUN: magi-opt %t/nz.mlir --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
@@ -77,6 +79,15 @@
 // SPLIT-NEXT: %[[N:.*]] = call @main_piece_1(%[[P0]]#0) : (tensor<i64>) -> index
 // SPLIT-NEXT: %[[P2:.*]]:{{[0-9]+}} = call @main_piece_2(%[[N]], %[[P0]]#
 // SPLIT-NEXT: magi.bind_symbolic_shape %[[P2]]#0, [%u0]
+// The arange as long as the count reads it from the coordinates (a
+// magi.sym_size in the piece that computes them), not from u0, which the
+// runtime binds only after that piece's step.
+// RUN: magi-opt %t/nz.mlir --magi-compile-to=split | FileCheck %s --check-prefix=PIECE2
+// PIECE2-LABEL: func.func private @main_piece_2(
+// PIECE2-NOT: magi.symbol = "u0"
+// PIECE2: %[[NZ:.*]] = magi.slice
+// PIECE2: %[[COUNT:.*]] = magi.sym_size %[[NZ]], 0 : tensor<?x2xi64>
+// PIECE2: magi.arange %{{.*}}, %[[COUNT]], %{{.*}}
 
 // The artifact (format 9): the read results with their bounds, the symbols
 // of the data defined by the steps that give them.

@@ -267,7 +267,8 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     with the unit attribute `magi.splitting`, and every `magi.item` (a value
     read on the host once the work before it has run). A binding of a
     piece's tensor to a symbol no argument of the graph defines (a size of
-    the data) stays on the top level, for the call result. An op answers to its MLIR name
+    the data) stays on the top level, for the call result, and the symbol's
+    other uses after that tensor read its size (`magi.sym_size`) instead. An op answers to its MLIR name
     (`magi.attention`), to the torch ops a magi op declares it stands for
     (`TorchOpInterface`: `aten::_softmax` matches `magi.softmax`), and to the
     name an opaque op carries. A torch name without an overload stands for
