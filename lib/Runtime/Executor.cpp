@@ -2000,20 +2000,11 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
 void GraphExecutor::readResults(const PreparedStep &step, std::vector<Value> &results) {
   for (const DeviceRead &read : step.reads) {
     // download waits for the work queued before it.
-    int64_t value = 0;
-    unsigned char bytes[8] = {};
-    device_.download(bytes, read.ptr, elementSize(read.dtype));
-    switch (read.dtype) {
-    case Dtype::I64: { int64_t v; std::memcpy(&v, bytes, 8); value = v; break; }
-    case Dtype::I32: { int32_t v; std::memcpy(&v, bytes, 4); value = v; break; }
-    case Dtype::I16: { int16_t v; std::memcpy(&v, bytes, 2); value = v; break; }
-    case Dtype::I8: value = int8_t(bytes[0]); break;
-    case Dtype::U8: case Dtype::I1: value = bytes[0]; break;
-    default:
-      throw RuntimeError(step.name + ": result " + std::to_string(read.result) +
-                         " reads an element of " + manifestName(read.dtype) +
-                         ", not an integer");
-    }
+    HostTensor element;
+    element.dtype = read.dtype;
+    element.bytes.resize(size_t(elementSize(read.dtype)));
+    device_.download(element.bytes.data(), read.ptr, elementSize(read.dtype));
+    int64_t value = element.getInt(0);
     if (value < 0 || value > read.bound)
       throw RuntimeError(step.name + ": result " + std::to_string(read.result) + " read " +
                          std::to_string(value) + " from the device, outside [0, " +

@@ -215,17 +215,22 @@ private:
     return e;
   }
 
+  // a op b as text, folded when both are numbers.
+  std::string binaryText(const std::string &a, StringRef op, const std::string &b) {
+    int64_t x, y;
+    if (!StringRef(a).getAsInteger(10, x) && !StringRef(b).getAsInteger(10, y))
+      if (std::optional<int64_t> folded = foldConstant(op, x, y))
+        return std::to_string(*folded);
+    return define(wrap(a) + " " + op.str() + " " + wrap(b));
+  }
+
   FailureOr<std::string> binary(Operation *op, StringRef infix) {
     FailureOr<std::string> a = expr(op->getOperand(0));
     FailureOr<std::string> b = expr(op->getOperand(1));
     if (failed(a) || failed(b))
       return failure();
     // Static sizes fold here, so a specialized plan holds numbers.
-    int64_t x, y;
-    if (!StringRef(*a).getAsInteger(10, x) && !StringRef(*b).getAsInteger(10, y))
-      if (std::optional<int64_t> folded = foldConstant(infix, x, y))
-        return std::to_string(*folded);
-    return define(wrap(*a) + " " + infix.str() + " " + wrap(*b));
+    return binaryText(*a, infix, *b);
   }
 
   FailureOr<std::string> call(Operation *op, StringRef fn) {
@@ -622,8 +627,7 @@ private:
   FailureOr<bool> addRead(Value operand, unsigned resultIndex) {
     Value v = operand;
     while (Operation *def = v.getDefiningOp()) {
-      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
-               arith::BitcastOp>(def))
+      if (!magi::isIntegerConversion(def))
         break;
       v = def->getOperand(0);
     }
@@ -640,7 +644,9 @@ private:
       FailureOr<std::string> i = expr(index);
       if (failed(i))
         return failure();
-      element.offset = binaryText(element.offset, "+", multiply(*i, stride));
+      std::string term = multiply(*i, stride);
+      if (term != "0")
+        element.offset = binaryText(element.offset, "+", term);
     }
     FailureOr<rt::Descriptor> d = toRuntime(element);
     if (failed(d))
@@ -667,16 +673,6 @@ private:
     return true;
   }
 
-  // x op y as text, folded when both are numbers.
-  std::string binaryText(const std::string &a, StringRef op, const std::string &b) {
-    int64_t x, y;
-    if (!StringRef(a).getAsInteger(10, x) && !StringRef(b).getAsInteger(10, y))
-      if (std::optional<int64_t> folded = foldConstant(op, x, y))
-        return std::to_string(*folded);
-    if (b == "0")
-      return a;
-    return define(wrap(a) + " " + op.str() + " " + wrap(b));
-  }
 
   LogicalResult addResults(func::ReturnOp ret) {
     for (auto [resultIndex, operand] : llvm::enumerate(ret.getOperands())) {

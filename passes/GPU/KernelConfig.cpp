@@ -37,13 +37,17 @@ static bool isHostRead(Operation *op) {
     for (Operation *user : v.getUsers()) {
       if (isa<func::ReturnOp>(user))
         continue;
-      if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
-               arith::BitcastOp>(user))
+      if (!isIntegerConversion(user))
         return false;
       work.push_back(user->getResult(0));
     }
   }
   return true;
+}
+
+bool isIntegerConversion(Operation *op) {
+  return isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+             arith::BitcastOp>(op);
 }
 
 bool isDeviceWork(Operation *op) {

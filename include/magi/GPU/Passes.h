@@ -43,6 +43,11 @@ mlir::Operation *findHostControlFlow(mlir::Operation *root);
 /// kernel already or magi.tiled_attention (which has its own pass).
 bool isDeviceWork(mlir::Operation *op);
 
+/// Whether `op` only converts an integer (index_cast, ext, bitcast): what
+/// stands between a value read on the host (an integer load the function
+/// returns) and its return.
+bool isIntegerConversion(mlir::Operation *op);
+
 /// True for device work the mapping passes leave as it is but that ends a
 /// run of neighbouring loops (row groups, single-thread kernels, folded
 /// fills): a library call, a kernel already formed (`gpu.launch`), or a
