@@ -84,7 +84,8 @@ check_artifact() {
     rel1="(no case1)"
   fi
   # The whole run as one graph: run 3 is its replay. A graph that reads
-  # values on the host (nonzero, .item()) cannot be one graph: refused.
+  # values on the host (nonzero, .item(), a while_loop's condition) cannot
+  # be one graph: refused.
   local reads=
   grep -q '"read": {' "$dir/manifest.json" && reads=1
   run_case "$dir" --fixture "$fixture/case0" --runs 3 --cuda-graphs=full "$@"
@@ -224,6 +225,9 @@ if command -v compute-sanitizer >/dev/null; then
   # Values read on the host, and the scatter into a spare row.
   [[ -d "$artifacts/op-nonzero" ]] &&
     sanitize "op-nonzero" memcheck "$artifacts/op-nonzero" --fixture "$fixtures/op-nonzero/case0"
+  # A loop of the runtime: carried values copied between two sets.
+  [[ -d "$artifacts/op-while" ]] &&
+    sanitize "op-while" memcheck "$artifacts/op-while" --fixture "$fixtures/op-while/case0"
   llama1l="${LLAMA_1L:-.gpu/llama7b-1l}"
   if [[ -d "$llama1l" ]]; then
     sanitize "llama7b-1l T=16" memcheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off

@@ -3,7 +3,7 @@
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
-# assertions, torch.cond on a tensor, uint8 tensors, transposed
+# assertions, torch.cond on a tensor, torch.while_loop, uint8 tensors, transposed
 # convolutions and data-dependent sizes (nonzero, .item()). Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
 # values, references are magi-interp's outputs (which those tests check
@@ -63,6 +63,12 @@ fixture op-cond control-flow/cond-select.spec \
   bool::1 \
   float32:3:0,1,2 \
   float32:3:1,2,3
+# A torch.while_loop whose number of iterations depends on the data: a
+# loop of the runtime, its condition read on the host every iteration.
+fixture op-while control-flow/while.spec \
+  float32:4:1,2,3,4 \
+  float32:4:0,0,0,1 \
+  int64::0
 # uint8 in and out: wrap-around, unsigned comparison and division, a float
 # converted to uint8 through int64, amax, and x.float() / 255.
 fixture op-uint8 uint8.spec \

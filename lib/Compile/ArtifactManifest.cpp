@@ -6,7 +6,9 @@
 #include "magi/Import/TorchExport.h"
 #include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -236,9 +238,24 @@ private:
   };
   std::map<std::string, StepValue> itemReads;
 
+  // The calls that are the artifact's steps, in step order: the top
+  // level's, and where a loop stands its condition region's, then its
+  // body's (graph.loops).
+  SmallVector<func::CallOp> stepCalls() {
+    SmallVector<func::CallOp> calls;
+    for (Operation &op : graph.getBody().front()) {
+      if (auto call = dyn_cast<func::CallOp>(op))
+        calls.push_back(call);
+      else if (auto loop = dyn_cast<scf::WhileOp>(op))
+        for (Region *region : {&loop.getBefore(), &loop.getAfter()})
+          llvm::append_range(calls, region->front().getOps<func::CallOp>());
+    }
+    return calls;
+  }
+
   void findItemReads() {
     int64_t step = 0;
-    for (auto call : graph.getBody().front().getOps<func::CallOp>()) {
+    for (auto call : stepCalls()) {
       auto piece = module.lookupSymbol<func::FuncOp>(call.getCallee());
       if (piece && !piece.isExternal()) {
         auto ret = cast<func::ReturnOp>(piece.getBody().front().getTerminator());
@@ -262,7 +279,7 @@ private:
       return true;
     }
     int64_t step = 0;
-    for (auto call : graph.getBody().front().getOps<func::CallOp>()) {
+    for (auto call : stepCalls()) {
       for (auto [k, result] : llvm::enumerate(call.getResults())) {
         BindSymbolicShapeOp bind = bindings.lookup(result);
         if (!bind)
@@ -408,34 +425,126 @@ private:
           return failure();
         continue;
       }
+      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        if (failed(describeLoop(loop, out)))
+          return failure();
+        continue;
+      }
       auto call = dyn_cast<func::CallOp>(op);
       if (!call)
         return op.emitError() << "the split graph holds '" << op.getName()
                               << "'; an artifact's graph only calls pieces";
-      auto piece = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (!piece)
-        return call.emitError("calls an unknown piece");
-      if (!pieceIndex.count(piece)) {
-        pieceIndex[piece] = out.pieces.size();
-        out.pieces.push_back(piece);
-      }
-      rt::GraphStep step;
-      step.piece = pieceIndex[piece];
-      for (Value v : call.getOperands()) {
-        FailureOr<rt::ValueRef> ref = refOf(v);
-        if (failed(ref))
-          return failure();
-        step.args.push_back(*ref);
-      }
-      int64_t index = g.steps.size();
-      for (auto [k, result] : llvm::enumerate(call.getResults())) {
+      if (failed(describeCall(call, out)))
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult describeCall(func::CallOp call, SplitGraph &out) {
+    rt::Graph &g = out.manifest;
+    auto piece = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!piece)
+      return call.emitError("calls an unknown piece");
+    if (!pieceIndex.count(piece)) {
+      pieceIndex[piece] = out.pieces.size();
+      out.pieces.push_back(piece);
+    }
+    rt::GraphStep step;
+    step.piece = pieceIndex[piece];
+    for (Value v : call.getOperands()) {
+      FailureOr<rt::ValueRef> ref = refOf(v);
+      if (failed(ref))
+        return failure();
+      step.args.push_back(*ref);
+    }
+    int64_t index = g.steps.size();
+    for (auto [k, result] : llvm::enumerate(call.getResults())) {
+      rt::ValueRef ref;
+      ref.kind = rt::ValueRef::Kind::StepResult;
+      ref.index = index;
+      ref.result = k;
+      refs[result] = ref;
+    }
+    g.steps.push_back(std::move(step));
+    return success();
+  }
+
+  // A top-level scf.while as magi-split leaves it: calls in both regions,
+  // the condition a magi.sym_compare "ne" of a read value with 0
+  // (magi.loop_condition). Its steps follow one another in graph.steps;
+  // its block arguments are the carried values, its results the loop's.
+  LogicalResult describeLoop(scf::WhileOp loop, SplitGraph &out) {
+    rt::Graph &g = out.manifest;
+    int64_t loopIndex = g.loops.size();
+    rt::GraphLoop entry;
+    entry.first = g.steps.size();
+    for (Value init : loop.getInits()) {
+      FailureOr<rt::ValueRef> ref = refOf(init);
+      if (failed(ref))
+        return failure();
+      entry.carried.push_back(*ref);
+    }
+    for (Block *block : {&loop.getBefore().front(), &loop.getAfter().front()})
+      for (auto [k, arg] : llvm::enumerate(block->getArguments())) {
         rt::ValueRef ref;
-        ref.kind = rt::ValueRef::Kind::StepResult;
-        ref.index = index;
-        ref.result = k;
-        refs[result] = ref;
+        ref.kind = rt::ValueRef::Kind::Carried;
+        ref.index = loopIndex;
+        ref.result = int64_t(k);
+        refs[arg] = ref;
       }
-      g.steps.push_back(std::move(step));
+    auto describeRegion = [&](Block &block) -> LogicalResult {
+      for (Operation &op : block) {
+        if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op))
+          continue;
+        if (auto call = dyn_cast<func::CallOp>(op)) {
+          if (failed(describeCall(call, out)))
+            return failure();
+          continue;
+        }
+        if (auto compare = dyn_cast<SymCompareOp>(op); compare && op.hasAttr(kLoopConditionAttr)) {
+          FailureOr<rt::ValueRef> read = refOf(compare.getLhs());
+          APInt zero;
+          if (failed(read) || read->kind != rt::ValueRef::Kind::StepResult ||
+              read->index < entry.first || compare.getPredicate() != "ne" ||
+              !matchPattern(compare.getRhs(), m_ConstantInt(&zero)) || !zero.isZero())
+            return op.emitError("a while loop's condition is not a value its condition's "
+                                "pieces read, compared with 0");
+          entry.condition = *read;
+          continue;
+        }
+        if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+          if (condition.getCondition().getDefiningOp() == nullptr ||
+              !condition.getCondition().getDefiningOp()->hasAttr(kLoopConditionAttr))
+            return op.emitError("a while loop's condition is not the one magi-split prepares");
+          continue;
+        }
+        if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+          for (Value v : yield.getOperands()) {
+            FailureOr<rt::ValueRef> ref = refOf(v);
+            if (failed(ref))
+              return failure();
+            entry.next.push_back(*ref);
+          }
+          continue;
+        }
+        return op.emitError() << "a while loop of the split graph holds '" << op.getName()
+                              << "'; an artifact's loop only calls pieces";
+      }
+      return success();
+    };
+    if (failed(describeRegion(loop.getBefore().front())))
+      return failure();
+    entry.condSteps = int64_t(g.steps.size()) - entry.first;
+    if (failed(describeRegion(loop.getAfter().front())))
+      return failure();
+    entry.bodySteps = int64_t(g.steps.size()) - entry.first - entry.condSteps;
+    g.loops.push_back(std::move(entry));
+    for (auto [k, result] : llvm::enumerate(loop.getResults())) {
+      rt::ValueRef ref;
+      ref.kind = rt::ValueRef::Kind::LoopResult;
+      ref.index = loopIndex;
+      ref.result = int64_t(k);
+      refs[result] = ref;
     }
     return success();
   }

@@ -298,6 +298,7 @@ GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, 
   inputs_.resize(manifest_.graph.inputs.size());
   stepGraphs_.resize(manifest_.graph.steps.size());
   preparedSteps_.resize(manifest_.graph.steps.size());
+  loopValues_.resize(manifest_.graph.loops.size());
   for (const Piece &piece : manifest_.pieces)
     for (const Variant &variant : piece.variants)
       for (const PieceResult &result : variant.results)
@@ -1318,6 +1319,10 @@ GraphExecutor::resolve(const ValueRef &ref,
   case ValueRef::Kind::Int:
     v.index = ref.value;
     break;
+  case ValueRef::Kind::LoopResult:
+  case ValueRef::Kind::Carried:
+    v = loopValues_[ref.index][ref.result];
+    break;
   }
   return v;
 }
@@ -1373,19 +1378,52 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   plan.key = std::move(key);
   std::vector<BufferLifetime> lifetimes;
   std::vector<size_t> stepOf; // lifetime -> its step (lifetimes are in plan order)
-  std::vector<std::vector<Value>> stepResults;
+  std::vector<std::vector<Value>> stepResults(graph.steps.size());
   // Per step, per result: the buffers (lifetimes) its tensor is a view of.
-  std::vector<std::vector<std::vector<size_t>>> resultOwners;
+  std::vector<std::vector<std::vector<size_t>>> resultOwners(graph.steps.size());
+  // Per loop, per carried value: the lifetimes of its two copies.
+  std::vector<std::vector<std::vector<size_t>>> carriedOwners(graph.loops.size());
+  std::vector<std::vector<size_t>> loopLifetimes(graph.loops.size());
+  constexpr size_t kLoopState = ~size_t(0); // stepOf for a loop's carried values
   auto ownersOf = [&](const ValueRef &ref) {
-    return ref.kind == ValueRef::Kind::StepResult
-               ? resultOwners[size_t(ref.index)][size_t(ref.result)]
-               : std::vector<size_t>{};
+    switch (ref.kind) {
+    case ValueRef::Kind::StepResult:
+      return resultOwners[size_t(ref.index)][size_t(ref.result)];
+    case ValueRef::Kind::LoopResult:
+    case ValueRef::Kind::Carried:
+      return carriedOwners[size_t(ref.index)][size_t(ref.result)];
+    default:
+      return std::vector<size_t>{};
+    }
   };
   auto use = [&](size_t lifetime, int64_t now) {
     lifetimes[lifetime].end = std::max(lifetimes[lifetime].end, now);
   };
   int64_t time = 0;
   for (size_t s = 0; s < graph.steps.size(); ++s) {
+    for (size_t l = 0; l < graph.loops.size(); ++l) {
+      const GraphLoop &loop = graph.loops[l];
+      if (loop.first != int64_t(s))
+        continue;
+      // The carried values' two sets, live from the copy of the initial
+      // values on; set 0 stands in for every iteration's.
+      loopValues_[l].clear();
+      for (const ValueRef &ref : loop.carried) {
+        Value init = resolve(ref, stepResults);
+        for (size_t owner : ownersOf(ref))
+          use(owner, time);
+        std::vector<size_t> owners;
+        for (int set = 0; set < 2; ++set) {
+          stepOf.push_back(kLoopState);
+          lifetimes.push_back(BufferLifetime{init.tensor.byteSize(), time, time});
+          owners.push_back(lifetimes.size() - 1);
+          loopLifetimes[l].push_back(lifetimes.size() - 1);
+        }
+        init.tensor.ptr = DevicePtr(owners[0] + 1) << 40;
+        loopValues_[l].push_back(init);
+        carriedOwners[l].push_back(std::move(owners));
+      }
+    }
     std::vector<Value> args;
     std::vector<std::vector<size_t>> argOwners;
     for (const ValueRef &ref : graph.steps[s].args) {
@@ -1449,10 +1487,26 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
     for (const PieceResult &result : variant.results)
       owners.push_back(result.isTensor ? ownersOfDescriptor(result.tensor)
                                        : std::vector<size_t>{});
-    resultOwners.push_back(std::move(owners));
+    resultOwners[s] = std::move(owners);
     bindStepSymbols(s, step.results, /*check=*/false);
-    stepResults.push_back(std::move(step.results));
+    stepResults[s] = std::move(step.results);
     time += std::max<int64_t>(int64_t(variant.plan.size()), 1);
+    for (size_t l = 0; l < graph.loops.size(); ++l) {
+      const GraphLoop &loop = graph.loops[l];
+      if (loop.end() != int64_t(s) + 1)
+        continue;
+      // Every iteration reads what its steps read, so all of it lives
+      // until the last iteration ends (its next values are copied then).
+      for (int64_t t = loop.first; t < loop.end(); ++t)
+        for (const ValueRef &ref : graph.steps[size_t(t)].args)
+          for (size_t owner : ownersOf(ref))
+            use(owner, time);
+      for (const ValueRef &ref : loop.next)
+        for (size_t owner : ownersOf(ref))
+          use(owner, time);
+      for (size_t owner : loopLifetimes[l])
+        use(owner, time);
+    }
   }
   // The outputs outlive the run.
   for (const ValueRef &ref : graph.outputs)
@@ -1462,7 +1516,16 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   std::vector<int64_t> offsets;
   plan.stats = placeBuffers(lifetimes, offsets);
   for (size_t i = 0; i < lifetimes.size(); ++i)
-    plan.offsets[stepOf[i]].push_back(offsets[i]);
+    if (stepOf[i] != kLoopState)
+      plan.offsets[stepOf[i]].push_back(offsets[i]);
+  // Set 0's offsets, then set 1's (loopLifetimes alternates them).
+  for (const std::vector<size_t> &owned : loopLifetimes) {
+    std::vector<int64_t> loopOffsets;
+    for (int set = 0; set < 2; ++set)
+      for (size_t k = size_t(set); k < owned.size(); k += 2)
+        loopOffsets.push_back(offsets[owned[k]]);
+    plan.loopOffsets.push_back(std::move(loopOffsets));
+  }
   return plan;
 }
 
@@ -1491,6 +1554,10 @@ std::vector<DeviceTensor> GraphExecutor::run() {
   lastRunModes_.clear();
   if (options_.verbose && padding_ && options_.padToCompileSizes)
     *options_.verbose << paddingStats_.describe(padding_->symbol) << "\n";
+  if (!manifest_.graph.loops.empty() && options_.cudaGraphs && options_.fullGraph)
+    throw RuntimeError("the graph has a loop (torch.while_loop) whose every iteration waits "
+                       "for its condition on the host: one CUDA graph for the whole run cannot "
+                       "hold the wait; run with piecewise CUDA graphs");
   if (graphReads_ && options_.cudaGraphs && options_.fullGraph)
     throw RuntimeError("the graph reads values on the host (a nonzero's count, an .item()), "
                        "and the work after each read depends on it: one CUDA graph for the "
@@ -1572,20 +1639,90 @@ double Device::millisecondsBetween(int, int) {
   throw RuntimeError("this device cannot time its work (profiling)");
 }
 
+void GraphExecutor::runStep(size_t s, std::vector<std::vector<Value>> &stepResults) {
+  std::vector<Value> args;
+  for (const ValueRef &ref : manifest_.graph.steps[s].args)
+    args.push_back(resolve(ref, stepResults));
+  const PreparedStep &step = prepareStep(s, args);
+  issueStep(s, step);
+  std::vector<Value> results = step.results;
+  if (!step.reads.empty())
+    readResults(step, results);
+  bindStepSymbols(s, results, /*check=*/true);
+  stepResults[s] = std::move(results);
+}
+
+void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResults) {
+  const GraphLoop &loop = manifest_.graph.loops[l];
+  const std::vector<int64_t> &offsets = memoryPlan_.loopOffsets[l];
+  const size_t numCarried = loop.carried.size();
+  std::string name = "loop " + std::to_string(l);
+  // Carried value k of set `set`, shaped as `like`.
+  auto inSet = [&](int set, size_t k, const DeviceTensor &like) {
+    Value v;
+    v.isTensor = true;
+    v.tensor = like;
+    v.tensor.ptr = arena_.ptr + DevicePtr(offsets[size_t(set) * numCarried + k]);
+    return v;
+  };
+  std::vector<Value> carried;
+  for (size_t k = 0; k < numCarried; ++k) {
+    const DeviceTensor &init = resolve(loop.carried[k], stepResults).tensor;
+    carried.push_back(inSet(0, k, init));
+    if (init.byteSize() > 0)
+      device_.copy(carried.back().tensor.ptr, init.ptr, init.byteSize());
+  }
+  loopValues_[l] = carried;
+  int set = 0;
+  int64_t iterations = 0;
+  const int64_t bodyStart = loop.first + loop.condSteps;
+  while (true) {
+    for (int64_t s = loop.first; s < bodyStart; ++s)
+      runStep(size_t(s), stepResults);
+    // The condition was read on the host by its step (readResults).
+    if (resolve(loop.condition, stepResults).index == 0)
+      break;
+    for (int64_t s = bodyStart; s < loop.end(); ++s)
+      runStep(size_t(s), stepResults);
+    std::vector<Value> next;
+    for (size_t k = 0; k < numCarried; ++k) {
+      const DeviceTensor &value = resolve(loop.next[k], stepResults).tensor;
+      const DeviceTensor &before = carried[k].tensor;
+      if (value.shape != before.shape || value.dtype != before.dtype)
+        throw RuntimeError(name + ": iteration " + std::to_string(iterations) +
+                           " gives carried value " + std::to_string(k) + " as a " +
+                           std::string(manifestName(value.dtype)) + " " +
+                           formatShape(value.shape) + " tensor, but it came in as a " +
+                           std::string(manifestName(before.dtype)) + " " +
+                           formatShape(before.shape) + " one");
+      next.push_back(inSet(1 - set, k, value));
+      if (value.byteSize() > 0)
+        device_.copy(next.back().tensor.ptr, value.ptr, value.byteSize());
+    }
+    carried = std::move(next);
+    loopValues_[l] = carried;
+    set = 1 - set;
+    ++iterations;
+  }
+  lastLoopIterations_[l] = iterations;
+  if (options_.verbose)
+    *options_.verbose << "  " << name << ": " << iterations << " iteration(s)\n";
+}
+
 std::vector<DeviceTensor> GraphExecutor::runSteps() {
   const Graph &graph = manifest_.graph;
-  std::vector<std::vector<Value>> stepResults;
-  for (size_t s = 0; s < graph.steps.size(); ++s) {
-    std::vector<Value> args;
-    for (const ValueRef &ref : graph.steps[s].args)
-      args.push_back(resolve(ref, stepResults));
-    const PreparedStep &step = prepareStep(s, args);
-    issueStep(s, step);
-    std::vector<Value> results = step.results;
-    if (!step.reads.empty())
-      readResults(step, results);
-    bindStepSymbols(s, results, /*check=*/true);
-    stepResults.push_back(std::move(results));
+  std::vector<std::vector<Value>> stepResults(graph.steps.size());
+  lastLoopIterations_.assign(graph.loops.size(), 0);
+  for (size_t s = 0; s < graph.steps.size();) {
+    bool looped = false;
+    for (size_t l = 0; l < graph.loops.size() && !looped; ++l)
+      if (graph.loops[l].first == int64_t(s)) {
+        runLoop(l, stepResults);
+        s = size_t(graph.loops[l].end());
+        looped = true;
+      }
+    if (!looped)
+      runStep(s++, stepResults);
   }
   std::vector<DeviceTensor> outputs;
   for (const ValueRef &ref : graph.outputs)

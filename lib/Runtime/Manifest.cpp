@@ -352,6 +352,9 @@ private:
       std::string path = indexed("graph.symbols", i);
       if (*s.step >= int64_t(g.steps.size()))
         r_.fail(path + ".step", "step " + std::to_string(*s.step) + " does not exist");
+      if (g.loopOf(*s.step))
+        r_.fail(path + ".step", "step " + std::to_string(*s.step) +
+                                    " is one of a loop's steps, which run any number of times");
       const Piece &piece = m_.pieces[g.steps[*s.step].piece];
       if (s.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
@@ -374,7 +377,8 @@ private:
 
   void parseGraph(const JsonValue &graph) {
     r_.object(graph, "graph",
-              {"inputs", "symbols", "checks", "steps", "outputs", "output_shapes", "mutations"});
+              {"inputs", "symbols", "checks", "steps", "loops", "outputs", "output_shapes",
+               "mutations"});
     Graph &g = m_.graph;
     // Symbols first: input shapes refer to them.
     const auto &symbols = r_.arrayField(graph, "graph", "symbols");
@@ -475,8 +479,19 @@ private:
     }
 
     const auto &steps = r_.arrayField(graph, "graph", "steps");
+    parseLoopExtents(graph, int64_t(steps.size()));
     for (size_t i = 0; i < steps.size(); ++i) {
       std::string path = indexed("graph.steps", i);
+      RefScope scope = kOutsideLoops;
+      for (size_t l = 0; l < g.loops.size(); ++l) {
+        const GraphLoop &loop = g.loops[l];
+        if (loop.first == int64_t(i))
+          parseLoopCarried(graph, l);
+        if (loop.contains(int64_t(i)))
+          scope = RefScope{int64_t(l), int64_t(i) < loop.first + loop.condSteps
+                                           ? loop.first
+                                           : loop.first + loop.condSteps};
+      }
       r_.object(steps[i], path, {"piece", "args"});
       GraphStep step;
       step.piece = r_.nonNegativeField(steps[i], path, "piece");
@@ -491,12 +506,15 @@ private:
                                     std::to_string(args.size()));
       for (size_t a = 0; a < args.size(); ++a) {
         std::string argPath = indexed(path + ".args", a);
-        ValueRef ref = parseRef(args[a], argPath, int64_t(i));
+        ValueRef ref = parseRef(args[a], argPath, int64_t(i), scope);
         checkType(typeOf(ref), piece.args[a], argPath,
                   "argument " + std::to_string(a) + " of piece " + std::to_string(step.piece));
         step.args.push_back(ref);
       }
       g.steps.push_back(std::move(step));
+      for (size_t l = 0; l < g.loops.size(); ++l)
+        if (g.loops[l].end() == int64_t(i) + 1)
+          parseLoopEnd(graph, l);
     }
     checkStepSymbols();
 
@@ -622,11 +640,24 @@ private:
       r_.fail(path, what + " is " + text(expected) + ", but this is " + text(actual));
   }
 
-  // A reference that may use the results of steps before `stepLimit`.
-  ValueRef parseRef(const JsonValue &value, const std::string &path, int64_t stepLimit) {
+  // Where a reference is: outside any loop, or in loop `loop`'s condition
+  // or body, whose first step is `partStart`.
+  struct RefScope {
+    int64_t loop; // -1: outside any loop
+    int64_t partStart;
+  };
+  static constexpr RefScope kOutsideLoops = {-1, 0};
+
+  // A reference that may use the results of steps before `stepLimit`: of
+  // steps outside any loop, and of earlier steps of the same part of the
+  // loop the reference is in.
+  ValueRef parseRef(const JsonValue &value, const std::string &path, int64_t stepLimit,
+                    RefScope scope = kOutsideLoops) {
+    const char *expected = "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
+                           "{\"symbol\": name}, {\"int\": n}, {\"loop\": l, \"result\": k} "
+                           "or {\"carried\": k}";
     if (!value.isObject())
-      r_.fail(path, "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
-                    "{\"symbol\": name} or {\"int\": n}");
+      r_.fail(path, expected);
     ValueRef ref;
     if (value.find("input")) {
       r_.object(value, path, {"input"});
@@ -642,6 +673,23 @@ private:
       if (ref.index >= stepLimit)
         r_.fail(path + ".step", "step " + std::to_string(ref.index) +
                                     " has not run yet (only earlier steps' results can be used)");
+      for (size_t l = 0; l < m_.graph.loops.size(); ++l) {
+        const GraphLoop &loop = m_.graph.loops[l];
+        if (!loop.contains(ref.index))
+          continue;
+        int64_t bodyStart = loop.first + loop.condSteps;
+        int64_t partStart = ref.index < bodyStart ? loop.first : bodyStart;
+        if (scope.loop != int64_t(l))
+          r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is one of loop " +
+                                      std::to_string(l) +
+                                      "'s steps: outside it, its values are {\"loop\": " +
+                                      std::to_string(l) + ", \"result\": k}");
+        if (partStart != scope.partStart)
+          r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is in loop " +
+                                      std::to_string(l) + "'s " +
+                                      (partStart == loop.first ? "condition" : "body") +
+                                      ", which this part of the loop does not see");
+      }
       const Piece &piece = m_.pieces[m_.graph.steps[ref.index].piece];
       if (ref.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
@@ -663,11 +711,106 @@ private:
       r_.object(value, path, {"int"});
       ref.kind = ValueRef::Kind::Int;
       ref.value = r_.integerField(value, path, "int");
+    } else if (value.find("loop")) {
+      r_.object(value, path, {"loop", "result"});
+      ref.kind = ValueRef::Kind::LoopResult;
+      ref.index = r_.nonNegativeField(value, path, "loop");
+      ref.result = r_.nonNegativeField(value, path, "result");
+      const std::vector<GraphLoop> &loops = m_.graph.loops;
+      if (ref.index >= int64_t(loops.size()))
+        r_.fail(path + ".loop", "loop " + std::to_string(ref.index) + " does not exist");
+      const GraphLoop &loop = loops[ref.index];
+      if (loop.end() > stepLimit || scope.loop == ref.index)
+        r_.fail(path + ".loop", "loop " + std::to_string(ref.index) + " has not ended yet");
+      if (ref.result >= int64_t(loop.carried.size()))
+        r_.fail(path + ".result", "loop " + std::to_string(ref.index) + " carries " +
+                                      std::to_string(loop.carried.size()) + " value(s)");
+    } else if (value.find("carried")) {
+      r_.object(value, path, {"carried"});
+      ref.kind = ValueRef::Kind::Carried;
+      ref.result = r_.nonNegativeField(value, path, "carried");
+      if (scope.loop < 0)
+        r_.fail(path, "a carried value is used outside any loop's steps");
+      ref.index = scope.loop;
+      const GraphLoop &loop = m_.graph.loops[scope.loop];
+      if (ref.result >= int64_t(loop.carried.size()))
+        r_.fail(path + ".carried", "loop " + std::to_string(scope.loop) + " carries " +
+                                       std::to_string(loop.carried.size()) + " value(s)");
     } else {
-      r_.fail(path, "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
-                    "{\"symbol\": name} or {\"int\": n}");
+      r_.fail(path, expected);
     }
+    if ((ref.kind == ValueRef::Kind::LoopResult || ref.kind == ValueRef::Kind::Carried) &&
+        m_.version < 10)
+      r_.fail(path, "loops need format version 10");
     return ref;
+  }
+
+  // graph.loops' extents (format 10), before the steps: a step's references
+  // depend on the loop it is in. Their values are read with the steps.
+  void parseLoopExtents(const JsonValue &graph, int64_t numSteps) {
+    if (!r_.optionalField(graph, "loops"))
+      return;
+    if (m_.version < 10)
+      r_.fail("graph.loops", "loops need format version 10");
+    const auto &loops = r_.arrayField(graph, "graph", "loops");
+    int64_t previousEnd = 0;
+    for (size_t l = 0; l < loops.size(); ++l) {
+      std::string path = indexed("graph.loops", l);
+      r_.object(loops[l], path,
+                {"first", "cond_steps", "body_steps", "carried", "condition", "next"});
+      GraphLoop loop;
+      loop.first = r_.nonNegativeField(loops[l], path, "first");
+      loop.condSteps = r_.nonNegativeField(loops[l], path, "cond_steps");
+      loop.bodySteps = r_.nonNegativeField(loops[l], path, "body_steps");
+      if (loop.condSteps == 0)
+        r_.fail(path + ".cond_steps", "a loop's condition is a step's result: at least one step");
+      if (loop.first < previousEnd)
+        r_.fail(path + ".first", "loops are listed by their first step and do not overlap");
+      if (loop.bodySteps > numSteps || loop.condSteps > numSteps || loop.end() > numSteps)
+        r_.fail(path, "its steps go past the graph's " + std::to_string(numSteps));
+      previousEnd = loop.end();
+      m_.graph.loops.push_back(std::move(loop));
+    }
+  }
+
+  // Loop l's initial values, read when its first step is reached: only
+  // what came before the loop.
+  void parseLoopCarried(const JsonValue &graph, size_t l) {
+    std::string path = indexed("graph.loops", l);
+    GraphLoop &loop = m_.graph.loops[l];
+    const auto &carried = r_.arrayField(r_.arrayField(graph, "graph", "loops")[l], path, "carried");
+    for (size_t k = 0; k < carried.size(); ++k) {
+      std::string refPath = indexed(path + ".carried", k);
+      ValueRef ref = parseRef(carried[k], refPath, loop.first);
+      if (!typeOf(ref).isTensor)
+        r_.fail(refPath, "a loop carries tensors, not indices");
+      loop.carried.push_back(ref);
+    }
+  }
+
+  // Loop l's condition and next values, read after its last step.
+  void parseLoopEnd(const JsonValue &graph, size_t l) {
+    std::string path = indexed("graph.loops", l);
+    const JsonValue &value = r_.arrayField(graph, "graph", "loops")[l];
+    GraphLoop &loop = m_.graph.loops[l];
+    int64_t bodyStart = loop.first + loop.condSteps;
+    ValueRef condition = parseRef(r_.field(value, path, "condition"), path + ".condition",
+                                  bodyStart, RefScope{int64_t(l), loop.first});
+    if (condition.kind != ValueRef::Kind::StepResult || condition.index < loop.first ||
+        typeOf(condition).isTensor)
+      r_.fail(path + ".condition", "is an index result of one of the loop's condition steps");
+    loop.condition = condition;
+    const auto &next = r_.arrayField(value, path, "next");
+    if (next.size() != loop.carried.size())
+      r_.fail(path + ".next", "has " + std::to_string(next.size()) + " value(s) for " +
+                                  std::to_string(loop.carried.size()) + " carried");
+    for (size_t k = 0; k < next.size(); ++k) {
+      std::string refPath = indexed(path + ".next", k);
+      ValueRef ref = parseRef(next[k], refPath, loop.end(), RefScope{int64_t(l), bodyStart});
+      checkType(typeOf(ref), typeOf(loop.carried[k]), refPath,
+                "carried value " + std::to_string(k) + " of loop " + std::to_string(l));
+      loop.next.push_back(ref);
+    }
   }
 
   // ---- pieces -------------------------------------------------------------
@@ -1044,6 +1187,10 @@ ValueType Manifest::typeOf(const ValueRef &ref) const {
   case ValueRef::Kind::StepResult:
     type = pieces[graph.steps[ref.index].piece].results[ref.result];
     break;
+  case ValueRef::Kind::LoopResult:
+  case ValueRef::Kind::Carried:
+    type = typeOf(graph.loops[ref.index].carried[ref.result]);
+    break;
   case ValueRef::Kind::Symbol:
   case ValueRef::Kind::Int:
     break;
@@ -1058,6 +1205,10 @@ std::string describe(const ValueRef &ref) {
     return "step " + std::to_string(ref.index) + " result " + std::to_string(ref.result);
   case ValueRef::Kind::Symbol: return "symbol " + ref.symbol;
   case ValueRef::Kind::Int: return "int " + std::to_string(ref.value);
+  case ValueRef::Kind::LoopResult:
+    return "loop " + std::to_string(ref.index) + " result " + std::to_string(ref.result);
+  case ValueRef::Kind::Carried:
+    return "loop " + std::to_string(ref.index) + " carried " + std::to_string(ref.result);
   }
   return "?";
 }
@@ -1146,6 +1297,9 @@ JsonValue refJson(const ValueRef &ref) {
     return JsonValue::makeObject({{"step", integer(ref.index)}, {"result", integer(ref.result)}});
   case ValueRef::Kind::Symbol: return JsonValue::makeObject({{"symbol", str(ref.symbol)}});
   case ValueRef::Kind::Int: return JsonValue::makeObject({{"int", integer(ref.value)}});
+  case ValueRef::Kind::LoopResult:
+    return JsonValue::makeObject({{"loop", integer(ref.index)}, {"result", integer(ref.result)}});
+  case ValueRef::Kind::Carried: return JsonValue::makeObject({{"carried", integer(ref.result)}});
   }
   return JsonValue();
 }
@@ -1227,6 +1381,16 @@ JsonValue graphJson(const Graph &graph, int64_t version) {
       {"mutations", JsonValue::makeArray(std::move(mutations))}};
   if (version >= 8 && !graph.outputShapes.empty())
     members.push_back({"output_shapes", JsonValue::makeArray(std::move(outputShapes))});
+  std::vector<JsonValue> loops;
+  for (const GraphLoop &loop : graph.loops)
+    loops.push_back(JsonValue::makeObject({{"first", integer(loop.first)},
+                                           {"cond_steps", integer(loop.condSteps)},
+                                           {"body_steps", integer(loop.bodySteps)},
+                                           {"carried", refList(loop.carried)},
+                                           {"condition", refJson(loop.condition)},
+                                           {"next", refList(loop.next)}}));
+  if (!loops.empty())
+    members.push_back({"loops", JsonValue::makeArray(std::move(loops))});
   return JsonValue::makeObject(std::move(members));
 }
 

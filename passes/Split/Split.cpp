@@ -8,7 +8,10 @@
 
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -67,6 +70,22 @@ bool namesTorchOp(StringRef pattern, StringRef name) {
 struct Piece {
   SmallVector<Operation *> ops;
   bool isSplitting = false;
+  bool isLoop = false; // a top-level scf.while: its regions are split in turn
+};
+
+// What the pieces of one function share while its blocks are split.
+struct Binding {
+  SmallVector<Value> symbols;
+  AffineMap map;
+  Location loc;
+};
+struct FunctionSplit {
+  func::FuncOp func;
+  SymbolTable &symbols;
+  DenseMap<Value, SmallVector<Binding>> &bindings;
+  llvm::function_ref<bool(BindSymbolicShapeOp)> bindsDataSymbol;
+  int64_t nextPiece = 0;
+  int64_t nextGraphIndex = 0;
 };
 
 class SplitPass : public magi::impl::SplitBase<SplitPass> {
@@ -148,6 +167,10 @@ private:
   LogicalResult splitFunction(func::FuncOp func,
                               MutableArrayRef<NamePattern> patterns,
                               raw_ostream &dot);
+  // Splits one block into pieces: the function's body, or a region of a
+  // top-level loop (`inLoop`).
+  LogicalResult splitBlock(Block &block, bool inLoop, FunctionSplit &split,
+                           MutableArrayRef<NamePattern> patterns, raw_ostream &dot);
 };
 
 // Ops that stay in the top-level function: symbol declarations and constants
@@ -242,6 +265,50 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
   }
 }
 
+// A top-level while loop (torch.while_loop) runs on the GPU as a loop of
+// the runtime (graph.loops): its regions are split into pieces like the
+// top level, and the condition, a bool tensor's element, becomes a value
+// read on the host (magi.item, bound 1) that the top level compares with 0
+// (the compare is marked to stay there). What the artifact cannot run is
+// an error here.
+LogicalResult prepareLoop(scf::WhileOp loop) {
+  auto condition = cast<scf::ConditionOp>(loop.getBefore().front().getTerminator());
+  if (!llvm::equal(condition.getArgs(), loop.getBefore().front().getArguments()))
+    return loop.emitError("a while loop whose condition region does not pass its carried "
+                          "values on unchanged is not compiled for the GPU");
+  for (Value init : loop.getInits())
+    if (!isa<RankedTensorType>(init.getType()))
+      return loop.emitError("a while loop carries tensors only for the GPU, not ")
+             << init.getType();
+  WalkResult nested = loop->walk([&](Operation *op) {
+    if (op != loop.getOperation() && isa<scf::WhileOp, ItemOp>(op)) {
+      op->emitError("'") << op->getName()
+                         << "' inside a while loop is not compiled for the GPU (a loop of the "
+                            "runtime holds no loop, and no value read on the host but its "
+                            "condition)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (nested.wasInterrupted())
+    return failure();
+  auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
+  if (!extract || extract->getBlock() != &loop.getBefore().front())
+    return loop.emitError("the condition of a while loop is no element of a tensor (a "
+                          "condition on the sizes alone never changes): not compiled for the GPU");
+  OpBuilder b(extract);
+  Location loc = extract.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one,
+                              /*symbol=*/nullptr);
+  auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
+  compare->setAttr(kLoopConditionAttr, b.getUnitAttr());
+  extract.getResult().replaceAllUsesWith(compare.getResult());
+  extract.erase();
+  return success();
+}
+
 LogicalResult SplitPass::splitFunction(func::FuncOp func,
                                        MutableArrayRef<NamePattern> patterns,
                                        raw_ostream &dot) {
@@ -274,42 +341,13 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   }
 
 
-  // Partition the ops, in order. A binding goes with the op defining its
-  // tensor; bindings of arguments stay on top, and so do those to a symbol
-  // of the data: the piece defining it cannot receive it (the top level
-  // repeats them for the call results below).
-  SmallVector<Piece> pieces;
-  DenseMap<Operation *, unsigned> pieceOf;
-  for (Operation &op : body.without_terminator()) {
-    if (staysOnTop(&op))
-      continue;
-    if (auto bind = dyn_cast<BindSymbolicShapeOp>(op)) {
-      Operation *def = bind.getOperand().getDefiningOp();
-      if (def && pieceOf.count(def) && !bindsDataSymbol(bind)) {
-        pieces[pieceOf[def]].ops.push_back(&op);
-        pieceOf[&op] = pieceOf[def];
-      }
-      continue;
-    }
-    if (isSplittingOp(&op, patterns)) {
-      pieces.push_back({{&op}, true});
-    } else {
-      if (pieces.empty() || pieces.back().isSplitting)
-        pieces.push_back({{}, false});
-      pieces.back().ops.push_back(&op);
-    }
-    pieceOf[&op] = pieces.size() - 1;
-  }
-  // A piece of nothing but bindings cannot occur: bindings follow their op.
+  for (auto loop : llvm::to_vector(body.getOps<scf::WhileOp>()))
+    if (failed(prepareLoop(loop)))
+      return failure();
 
   // Bindings of each value to top-level symbols, recorded before ops move,
   // so that a piece receiving a tensor, and the top level receiving a piece's
   // result, also know its shape.
-  struct Binding {
-    SmallVector<Value> symbols;
-    AffineMap map;
-    Location loc;
-  };
   DenseMap<Value, SmallVector<Binding>> bindings;
   func.walk([&](BindSymbolicShapeOp bind) {
     if (llvm::all_of(bind.getShapeSymbols(), [&](Value s) {
@@ -319,22 +357,96 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
           {llvm::to_vector(bind.getShapeSymbols()), bind.getShapeExpressions(),
            bind.getLoc()});
   });
+
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  SymbolTable symbols(module);
+  FunctionSplit split{func, symbols, bindings, bindsDataSymbol};
+  std::string funcName = func.getName().str();
+  dot << "  subgraph cluster_" << funcName << " {\n    label=\"@" << funcName
+      << "\";\n";
+  if (failed(splitBlock(body, /*inLoop=*/false, split, patterns, dot)))
+    return failure();
+
+  // Data edges between pieces.
+  func.walk([&](func::CallOp call) {
+    for (Value operand : call.getOperands())
+      if (auto producer = operand.getDefiningOp<func::CallOp>())
+        dot << "    \"" << producer.getCallee() << "\" -> \"" << call.getCallee()
+            << "\" [label=\"" << operand.getType() << "\"];\n";
+  });
+  dot << "  }\n";
+
+  func->setAttr(kSplitAttr, UnitAttr::get(func.getContext()));
+  // Constants no longer used on top (or in a loop's regions) go.
+  SmallVector<Operation *> unused;
+  func.walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::ConstantLike>() && op->use_empty())
+      unused.push_back(op);
+  });
+  for (Operation *op : unused)
+    op->erase();
+  return success();
+}
+
+LogicalResult SplitPass::splitBlock(Block &block, bool inLoop, FunctionSplit &split,
+                                    MutableArrayRef<NamePattern> patterns, raw_ostream &dot) {
+  func::FuncOp func = split.func;
+  // Partition the ops, in order. A binding goes with the op defining its
+  // tensor; bindings of arguments stay on top, and so do those to a symbol
+  // of the data: the piece defining it cannot receive it (the top level
+  // repeats them for the call results below). A top-level loop is a piece
+  // of its own, split in turn.
+  SmallVector<Piece> pieces;
+  DenseMap<Operation *, unsigned> pieceOf;
+  for (Operation &op : block.without_terminator()) {
+    if (staysOnTop(&op) || op.hasAttr(kLoopConditionAttr))
+      continue;
+    if (auto bind = dyn_cast<BindSymbolicShapeOp>(op)) {
+      Operation *def = bind.getOperand().getDefiningOp();
+      if (def && pieceOf.count(def) && !split.bindsDataSymbol(bind)) {
+        pieces[pieceOf[def]].ops.push_back(&op);
+        pieceOf[&op] = pieceOf[def];
+      }
+      continue;
+    }
+    if (!inLoop && isa<scf::WhileOp>(op)) {
+      pieces.push_back({{&op}, false, true});
+      continue;
+    }
+    if (isSplittingOp(&op, patterns)) {
+      pieces.push_back({{&op}, true});
+    } else {
+      if (pieces.empty() || pieces.back().isSplitting || pieces.back().isLoop)
+        pieces.push_back({{}, false});
+      pieces.back().ops.push_back(&op);
+    }
+    pieceOf[&op] = pieces.size() - 1;
+  }
+  // A piece of nothing but bindings cannot occur: bindings follow their op.
+
   // The bindings to symbols of the data left on top go now (recorded above).
-  for (auto bind : llvm::make_early_inc_range(body.getOps<BindSymbolicShapeOp>())) {
+  for (auto bind : llvm::make_early_inc_range(block.getOps<BindSymbolicShapeOp>())) {
     Operation *def = bind.getOperand().getDefiningOp();
     if (def && pieceOf.count(def) && !pieceOf.count(bind))
       bind.erase();
   }
 
-  ModuleOp module = func->getParentOfType<ModuleOp>();
-  SymbolTable symbols(module);
+  DenseMap<Value, SmallVector<Binding>> &bindings = split.bindings;
   OpBuilder b(func.getContext());
-  int64_t graphIndex = 0;
   std::string funcName = func.getName().str();
-  dot << "  subgraph cluster_" << funcName << " {\n    label=\"@" << funcName
-      << "\";\n";
-
-  for (auto [index, piece] : llvm::enumerate(pieces)) {
+  for (Piece &piece : pieces) {
+    if (piece.isLoop) {
+      auto loop = cast<scf::WhileOp>(piece.ops.front());
+      dot << "    subgraph cluster_loop_" << split.nextPiece << " {\n      label=\"while loop\";\n";
+      LogicalResult done = splitBlock(loop.getBefore().front(), true, split, patterns, dot);
+      if (succeeded(done))
+        done = splitBlock(loop.getAfter().front(), true, split, patterns, dot);
+      dot << "    }\n";
+      if (failed(done))
+        return failure();
+      continue;
+    }
+    int64_t index = split.nextPiece++;
     llvm::SmallPtrSet<Operation *, 32> inPiece(piece.ops.begin(),
                                                piece.ops.end());
     // Values the piece takes in and gives out, in first-use order.
@@ -345,7 +457,7 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
       // Values defined inside a piece op's regions (a branch's ops, a
       // loop's block arguments) are the piece's own.
       Operation *owner = def ? def : v.getParentBlock()->getParentOp();
-      Operation *top = func.getBody().front().findAncestorOpInBlock(*owner);
+      Operation *top = block.findAncestorOpInBlock(*owner);
       if (top && inPiece.contains(top))
         return;
       if (def && def->hasTrait<OpTrait::ConstantLike>())
@@ -383,8 +495,8 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     pieceFunc->setAttr(kPieceIndexAttr, b.getI64IntegerAttr(index));
     pieceFunc->setAttr(kIsSplittingAttr, b.getBoolAttr(piece.isSplitting));
     if (!piece.isSplitting)
-      pieceFunc->setAttr(kGraphIndexAttr, b.getI64IntegerAttr(graphIndex++));
-    symbols.insert(pieceFunc); // renames on a clash
+      pieceFunc->setAttr(kGraphIndexAttr, b.getI64IntegerAttr(split.nextGraphIndex++));
+    split.symbols.insert(pieceFunc); // renames on a clash
     for (auto [i, v] : llvm::enumerate(inputs))
       if (auto sym = v.getDefiningOp<SymbolicIntOp>())
         pieceFunc.setArgAttr(i, kSymbolArgAttr, sym.getNameAttr());
@@ -440,25 +552,11 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
                 ? std::string("splitting: ") +
                       piece.ops.front()->getName().getStringRef().str()
                 : "compute, graph_index " +
-                      std::to_string(graphIndex - 1) + ", " +
+                      std::to_string(split.nextGraphIndex - 1) + ", " +
                       std::to_string(piece.ops.size()) + " ops")
         << "\"" << (piece.isSplitting ? ", style=filled, fillcolor=lightblue" : "")
         << "];\n";
   }
-
-  // Data edges between pieces.
-  for (auto call : body.getOps<func::CallOp>())
-    for (Value operand : call.getOperands())
-      if (auto producer = operand.getDefiningOp<func::CallOp>())
-        dot << "    \"" << producer.getCallee() << "\" -> \"" << call.getCallee()
-            << "\" [label=\"" << operand.getType() << "\"];\n";
-  dot << "  }\n";
-
-  func->setAttr(kSplitAttr, UnitAttr::get(func.getContext()));
-  // Constants no longer used on top go.
-  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
-    if (op.hasTrait<OpTrait::ConstantLike>() && op.use_empty())
-      op.erase();
   return success();
 }
 

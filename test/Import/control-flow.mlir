@@ -2,12 +2,13 @@
 // .while_loop) import as scf.if and scf.while whose regions hold the
 // subgraphs (lib/Import/ControlFlow.cpp); magi-interp runs them, also
 // lowered to linalg and run on the CPU (--lowered-pieces); magi-compile
-// refuses them by name, since a launch plan cannot branch on the device.
+// makes a cond a select of both branches and a top-level while_loop a loop
+// of the runtime (graph.loops), and refuses the rest by name.
 // The archives are written as torch.export serializes these ops
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select symbolic size-predicate wrong-inputs float-predicate other-hop; do \
+// RUN: for s in cond-while cond-select symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -52,10 +53,102 @@
 // FALSE-NEXT: out1: tensor<i64> = 3
 // FALSE-NEXT: out2: tensor<3xf32> = [0, 0.5403023, -3.3291748]
 
-// The cond becomes a select (magi-select-branches); the while_loop stays,
-// and the GPU path refuses it.
-// RUN: not magi-compile %t/cond-while.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=GPU
-// GPU: error: 'scf.while' (control flow: torch.cond or while_loop) is not compiled for the GPU: a launch plan cannot branch on a value on the device
+// The cond becomes a select (magi-select-branches); the while_loop stays
+// on the top level, each region split into pieces, the condition a value
+// read on the host (magi.item bound 1) compared with 0.
+// RUN: magi-import %t/cond-while.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
+// SPLIT-LABEL: func.func private @main_piece_2(%{{.*}}: tensor<i1>) -> index
+// SPLIT-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// SPLIT-NEXT:    %[[ITEM:.*]] = magi.item %{{.*}} bound %[[ONE]] : tensor<i1> -> index
+// SPLIT-NEXT:    return %[[ITEM]]
+// SPLIT-LABEL: func.func @main(
+// SPLIT:         %[[SEL:.*]] = call @main_piece_0(
+// SPLIT:         %[[W:.*]]:2 = scf.while (%[[CI:.*]] = %{{.*}}, %[[CX:.*]] = %[[SEL]])
+// SPLIT-NEXT:      %[[LT:.*]] = func.call @main_piece_1(%[[CI]])
+// SPLIT:           %[[READ:.*]] = func.call @main_piece_2(%[[LT]])
+// SPLIT-NEXT:      %[[GO:.*]] = magi.sym_compare "ne" %[[READ]], %{{.*}} {magi.loop_condition}
+// SPLIT-NEXT:      scf.condition(%[[GO]]) %[[CI]], %[[CX]]
+// SPLIT:         } do {
+// SPLIT-NEXT:    ^bb0(%[[BI:.*]]: tensor<i64>, %[[BX:.*]]: tensor<3xf32>):
+// SPLIT-NEXT:      %[[NEXT:.*]]:2 = func.call @main_piece_3(%[[BI]], %[[BX]], %arg1)
+// SPLIT-NEXT:      scf.yield %[[NEXT]]#0, %[[NEXT]]#1
+// SPLIT:         return %[[SEL]], %[[W]]#0, %[[W]]#1
+
+// It compiles for the GPU: the artifact's loop repeats steps 2 and 3 (the
+// condition's compare, then its read) and step 4 (the body).
+// RUN: magi-compile %t/cond-while.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=LOOP --input-file=%t/artifact/manifest.json
+// LOOP:      "loops": [
+// LOOP-NEXT:   {
+// LOOP-NEXT:     "body_steps": 1,
+// LOOP-NEXT:     "carried": [
+// LOOP-NEXT:       {
+// LOOP-NEXT:         "input": 2
+// LOOP-NEXT:       },
+// LOOP-NEXT:       {
+// LOOP-NEXT:         "result": 0,
+// LOOP-NEXT:         "step": 0
+// LOOP-NEXT:       }
+// LOOP-NEXT:     ],
+// LOOP-NEXT:     "cond_steps": 2,
+// LOOP-NEXT:     "condition": {
+// LOOP-NEXT:       "result": 0,
+// LOOP-NEXT:       "step": 2
+// LOOP-NEXT:     },
+// LOOP-NEXT:     "first": 1,
+// LOOP-NEXT:     "next": [
+// LOOP-NEXT:       {
+// LOOP-NEXT:         "result": 0,
+// LOOP-NEXT:         "step": 3
+// LOOP-NEXT:       },
+// LOOP-NEXT:       {
+// LOOP-NEXT:         "result": 1,
+// LOOP-NEXT:         "step": 3
+// LOOP-NEXT:       }
+// LOOP-NEXT:     ]
+// LOOP-NEXT:   }
+// LOOP-NEXT: ],
+// LOOP:      "outputs": [
+// LOOP-NEXT:   {
+// LOOP-NEXT:     "result": 0,
+// LOOP-NEXT:     "step": 0
+// LOOP-NEXT:   },
+// LOOP-NEXT:   {
+// LOOP-NEXT:     "loop": 0,
+// LOOP-NEXT:     "result": 0
+// LOOP-NEXT:   },
+// LOOP-NEXT:   {
+// LOOP-NEXT:     "loop": 0,
+// LOOP-NEXT:     "result": 1
+// LOOP-NEXT:   }
+// LOOP-NEXT: ],
+// LOOP:      "name": "main_piece_2"
+// LOOP:      "variants": [
+// LOOP:        "results": [
+// LOOP-NEXT:     {
+// LOOP-NEXT:       "bound": 1,
+// LOOP-NEXT:       "dtype": "i1",
+// LOOP-NEXT:       "read": {
+// LOOP-NEXT:         "base": "arg0",
+
+// A loop whose end depends on the data (x doubled plus y while its sum is
+// below 100): interpreted, run lowered on the CPU through the split pieces
+// (the loop on the top level), and compiled.
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x4.npy float32 4 1,2,3,4
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/y4.npy float32 4 0,0,0,1
+// RUN: magi-interp %t/while.pt2 --input %t/x4.npy --input %t/y4.npy --input %t/i.npy | FileCheck %s --check-prefix=DATA
+// RUN: magi-interp %t/while.pt2 --input %t/x4.npy --input %t/y4.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=DATA
+// Sums 10, 21, 43, 87, then 175: four iterations.
+// DATA:      out0: tensor<i64> = 4
+// DATA-NEXT: out1: tensor<4xf32> = [16, 32, 48, 79]
+// RUN: magi-compile %t/while.pt2 -o %t/while --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=WHILE --input-file=%t/while/manifest.json
+// WHILE: "loops": [
+// WHILE:   "cond_steps": 2,
+
+// What a loop of the runtime cannot hold is refused by name.
+// RUN: not magi-compile %t/nested-while.pt2 -o %t/nested --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTED
+// NESTED: error: 'scf.while' inside a while loop is not compiled for the GPU
 
 // A cond alone compiles for the GPU as both branches and a select, and
 // runs as the branch the predicate picks.

@@ -401,7 +401,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 9, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 10, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -743,6 +743,15 @@ private:
         float *e = z + p[2].asI64() + row * p[5].asI64() + col * p[6].asI64();
         *e = *e + (float(p[7].asI64()) + 0.5f * float(p[8].asI32()));
       }
+    } else if (call.kernel == "test_decrement" || call.kernel == "test_positive") {
+      // Two rank-1 memrefs of one element (5 parameters each): i64 in, and
+      // i64 out (in - 1) or bool out (in > 0).
+      ASSERT_EQ(p.size(), 10u);
+      int64_t in = reinterpret_cast<int64_t *>(p[1].asI64())[p[2].asI64()];
+      if (call.kernel == "test_decrement")
+        reinterpret_cast<int64_t *>(p[6].asI64())[p[7].asI64()] = in - 1;
+      else
+        reinterpret_cast<uint8_t *>(p[6].asI64())[p[7].asI64()] = in > 0;
     } else {
       FAIL() << "unknown kernel " << call.kernel;
     }
@@ -2858,6 +2867,139 @@ TEST(RuntimeExecutor, ReadsValuesOnTheHostAndBindsTheirSymbols) {
   GraphExecutor whole(m, ".", device, full);
   whole.setInputs({makeI64({}, {3}), x});
   expectError([&] { whole.run(); }, "one CUDA graph for the whole run cannot hold the wait");
+}
+
+namespace {
+
+// A while loop (format 10) carrying a counter n and x: while n > 0 (step 0
+// reads the condition on the host), n = n - 1 and x = 2x + 1 (step 1). Its
+// kernels are the HostDevice's.
+std::string loopManifest() {
+  std::string memref1 = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
+  auto memref = [&](const std::string &base) {
+    std::string m = memref1;
+    m.replace(m.find("BASE"), 4, base);
+    return m;
+  };
+  return R"json({"format": "magi-artifact", "version": 10,
+  "producer": {"magi": null, "llvm": null, "ptxas": null},
+  "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
+  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
+    "symbols": [],
+    "steps": [{"piece": 0, "args": [{"carried": 0}]},
+              {"piece": 1, "args": [{"carried": 0}, {"carried": 1}]}],
+    "loops": [{"first": 0, "cond_steps": 1, "body_steps": 1,
+               "carried": [{"input": 0}, {"input": 1}],
+               "condition": {"step": 0, "result": 0},
+               "next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}]}],
+    "outputs": [{"loop": 0, "result": 1}, {"loop": 0, "result": 0}]},
+  "pieces": [
+    {"index": 0, "name": "positive", "kind": "compute", "graph_index": 0, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_positive", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 1},
+                {"op": "launch", "kernel": "test_positive", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]}],
+       "results": [{"read": {"base": "b0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i1", "bound": 1}]}]},
+    {"index": 1, "name": "step", "kind": "compute", "graph_index": 1, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1},
+              {"kind": "tensor", "dtype": "f32", "rank": 2}],
+     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1},
+                 {"kind": "tensor", "dtype": "f32", "rank": 2}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_decrement", "config": {}},
+                   {"name": "selftest_scale_add", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
+                {"op": "alloc", "buffer": "b1", "bytes": 32},
+                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]},
+                {"op": "launch", "kernel": "selftest_scale_add", "grid": [1, 1, 1],
+                 "block": [8, 1, 1], "shared_bytes": 0,
+                 "args": [{"memref": {"base": "arg1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
+                          {"memref": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
+                          {"i64": 1}, {"f32": 2.0}]}],
+       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}},
+                   {"tensor": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}}]}]}]})json";
+}
+
+} // namespace
+
+TEST(RuntimeExecutor, RunsAWhileLoop) {
+  Manifest m = parseManifest(loopManifest(), "manifest.json");
+  ASSERT_EQ(m.graph.loops.size(), 1u);
+  // Printed and read again, the loop is the same.
+  Manifest again = parseManifest(printManifest(m), "printed");
+  ASSERT_EQ(again.graph.loops.size(), 1u);
+  EXPECT_EQ(again.graph.loops[0].next.size(), 2u);
+  EXPECT_EQ(printManifest(again), printManifest(m));
+  HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  for (bool graphs : {false, true}) {
+    HostDevice device;
+    ExecutorOptions options;
+    options.cudaGraphs = graphs;
+    GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
+    for (int64_t n : {3, 0, 1, 3}) {
+      executor.setInputs({makeI64({1}, {n}), x});
+      std::vector<DeviceTensor> out = executor.run();
+      EXPECT_EQ(executor.lastLoopIterations(), std::vector<int64_t>{n});
+      // x -> 2x + 1, n times; the counter ends at 0.
+      std::vector<float> expected;
+      for (float v : {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f}) {
+        for (int64_t i = 0; i < n; ++i)
+          v = 2 * v + 1;
+        expected.push_back(v);
+      }
+      EXPECT_EQ(executor.download(out[0]).bytes, makeF32({2, 4}, expected).bytes) << n;
+      EXPECT_EQ(executor.download(out[1]).bytes, makeI64({1}, {std::min<int64_t>(n, 0)}).bytes);
+    }
+  }
+  // One CUDA graph cannot wait for each condition.
+  HostDevice device;
+  ExecutorOptions full;
+  full.fullGraph = true;
+  GraphExecutor whole(m, selftestDir() + "/artifact", device, full);
+  whole.setInputs({makeI64({1}, {2}), x});
+  expectError([&] { whole.run(); }, "the graph has a loop (torch.while_loop) whose every "
+                                    "iteration waits for its condition on the host");
+}
+
+TEST(RuntimeManifest, RefusesBadLoops) {
+  auto refused = [](std::string text, const std::string &from, const std::string &to,
+                    const std::string &fragment) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+  };
+  std::string text = loopManifest();
+  refused(text, R"("version": 10)", R"("version": 9)", "loops need format version 10");
+  refused(text, R"("cond_steps": 1, "body_steps": 1)", R"("cond_steps": 0, "body_steps": 2)",
+          "at least one step");
+  refused(text, R"("body_steps": 1)", R"("body_steps": 2)", "its steps go past the graph's 2");
+  refused(text, R"("outputs": [{"loop": 0, "result": 1})", R"("outputs": [{"step": 1, "result": 1})",
+          "step 1 is one of loop 0's steps: outside it, its values are {\"loop\": 0, \"result\": k}");
+  refused(text, R"("args": [{"carried": 0}, {"carried": 1}])",
+          R"("args": [{"carried": 0}, {"loop": 0, "result": 1}])", "loop 0 has not ended yet");
+  refused(text, R"("carried": [{"input": 0}, {"input": 1}])", R"("carried": [{"input": 0}, {"carried": 1}])",
+          "a carried value is used outside any loop's steps");
+  refused(text, R"("args": [{"carried": 0}, {"carried": 1}])",
+          R"("args": [{"carried": 0}, {"carried": 2}])", "loop 0 carries 2 value(s)");
+  refused(text, R"("condition": {"step": 0, "result": 0})", R"("condition": {"step": 1, "result": 0})",
+          "step 1 has not run yet");
+  refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}])",
+          R"("next": [{"step": 1, "result": 1}, {"step": 1, "result": 0}])",
+          "carried value 0 of loop 0 is a rank-1 i64 tensor, but this is a rank-2 f32 tensor");
+  refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}])",
+          R"("next": [{"step": 0, "result": 0}, {"step": 1, "result": 1}])",
+          "step 0 is in loop 0's condition, which this part of the loop does not see");
 }
 
 TEST(RuntimeManifest, RefusesBadReads) {

@@ -444,6 +444,8 @@ public:
   // How many times a step was evaluated on the host (not taken from the
   // previous call's evaluation).
   int64_t numStepEvaluations() const { return numStepEvaluations_; }
+  // How many times each loop's body ran in the last run (graph.loops' order).
+  const std::vector<int64_t> &lastLoopIterations() const { return lastLoopIterations_; }
   // With ExecutorOptions::profile: the last run's times (the run ends with
   // the device synchronized to read them).
   const RunProfile &lastProfile() const { return profile_; }
@@ -497,6 +499,17 @@ private:
   // Whether some step reads a value on the host (graphReads_).
   bool graphReads_ = false;
   Value resolve(const ValueRef &ref, const std::vector<std::vector<Value>> &stepResults) const;
+  // Each loop's carried values: the current iteration's while it runs, the
+  // last ones after (resolve's {"carried"} and {"loop"} references).
+  std::vector<std::vector<Value>> loopValues_;
+  std::vector<int64_t> lastLoopIterations_;
+  // Runs step `s` (eagerly or from its graph), reads and binds what it
+  // defines; its results go to stepResults[s].
+  void runStep(size_t s, std::vector<std::vector<Value>> &stepResults);
+  // Runs loop `l` to its end: its carried values live in two sets of plan
+  // buffers, an iteration reading one and its next values copied into the
+  // other, so that no value is overwritten while it is read.
+  void runLoop(size_t l, std::vector<std::vector<Value>> &stepResults);
   // The step evaluated for `args`; the previous evaluation when the
   // arguments and symbols are those of the previous call (the evaluation is
   // a function of them: plan buffers keep their addresses), so a replay
@@ -581,6 +594,8 @@ private:
     std::vector<int64_t> key;
     std::vector<size_t> variants;                  // per step
     std::vector<std::vector<int64_t>> offsets, bytes; // per step, per alloc op in plan order
+    // Per loop: the offsets of its carried values' two sets (set 0's, then set 1's).
+    std::vector<std::vector<int64_t>> loopOffsets;
     RunMemoryStats stats;
   };
   std::vector<int64_t> memoryPlanKey() const; // the symbols, the inputs' dtypes and shapes

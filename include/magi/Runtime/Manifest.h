@@ -25,8 +25,9 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 9;
-// Version 8 is version 9 without values read on the host (results
+constexpr int64_t kArtifactVersion = 10;
+// Version 9 is version 10 without loops (graph.loops); version 8 is version 9
+// without values read on the host (results
 // {"read": ...}, symbols defined by a step); version 7 is version 8 without graph.output_shapes; version 3 is version
 // 4 without the dtypes of kernels' memref arguments, version 2 version 3
 // without concatenated weights: all still read.
@@ -100,12 +101,15 @@ struct GraphSymbol {
   bool fromStep() const { return step.has_value(); }
 };
 
-// {"input": i}, {"step": j, "result": k}, {"symbol": name} or {"int": n}.
+// {"input": i}, {"step": j, "result": k}, {"symbol": name}, {"int": n},
+// and from format 10 {"loop": l, "result": k} (loop l's carried value k once
+// it has ended) and {"carried": k} (in a loop's steps: its carried value k
+// in the current iteration).
 struct ValueRef {
-  enum class Kind { Input, StepResult, Symbol, Int };
+  enum class Kind { Input, StepResult, Symbol, Int, LoopResult, Carried };
   Kind kind = Kind::Int;
-  int64_t index = 0;   // input index, or step index
-  int64_t result = 0;  // step result index
+  int64_t index = 0;   // input index, step index, or loop index (Carried too)
+  int64_t result = 0;  // step result index, or carried value index
   std::string symbol;
   int64_t value = 0;   // Int
 };
@@ -113,6 +117,23 @@ struct ValueRef {
 struct GraphStep {
   int64_t piece = 0;
   std::vector<ValueRef> args;
+};
+
+// A while loop (format 10; torch.while_loop): steps [first, first +
+// condSteps) compute the condition, the next bodySteps steps the body. Each
+// iteration runs the condition's steps on the carried values; while
+// `condition` (an index result of one of them) is not 0, the body's steps
+// run and `next` becomes the carried values. `carried` are the initial
+// values, tensors whose dtype and shape every iteration keeps.
+struct GraphLoop {
+  int64_t first = 0;
+  int64_t condSteps = 0;
+  int64_t bodySteps = 0;
+  std::vector<ValueRef> carried;
+  ValueRef condition;
+  std::vector<ValueRef> next;
+  int64_t end() const { return first + condSteps + bodySteps; }
+  bool contains(int64_t step) const { return step >= first && step < end(); }
 };
 
 // A graph output that is the new value of a graph input (torch.export's
@@ -136,6 +157,7 @@ struct Graph {
   std::vector<GraphSymbol> symbols;
   std::vector<GraphCheck> checks;
   std::vector<GraphStep> steps;
+  std::vector<GraphLoop> loops; // by first step, increasing; none nested
   std::vector<ValueRef> outputs;
   // Each output's shape over the symbols (format 8; empty when read from
   // an older artifact).
@@ -146,6 +168,13 @@ struct Graph {
       if (m.output == int64_t(output))
         return true;
     return false;
+  }
+  // The loop whose steps hold `step`, if any.
+  const GraphLoop *loopOf(int64_t step) const {
+    for (const GraphLoop &loop : loops)
+      if (loop.contains(step))
+        return &loop;
+    return nullptr;
   }
   // The outputs a run returns: those that are no mutation.
   size_t numUserOutputs() const { return outputs.size() - mutations.size(); }

@@ -26,6 +26,10 @@ inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
 /// Unit attribute on the symbolic arithmetic magi-split keeps in the split
 /// graph for a runtime assertion (`magi.assert_symbolic`).
 inline constexpr llvm::StringLiteral kCheckArithmeticAttr = "magi.check_arithmetic";
+/// Unit attribute on the compare of a top-level while loop's condition with
+/// 0 (magi-split): it stays in the loop's region, where the artifact's loop
+/// reads it (graph.loops[].condition).
+inline constexpr llvm::StringLiteral kLoopConditionAttr = "magi.loop_condition";
 /// On a function result that is a value read from the device (magi.item):
 /// its upper bound, a number or `argN` (the launch plan's `read` result).
 inline constexpr llvm::StringLiteral kReadBoundAttr = "magi.read_bound";

@@ -276,7 +276,17 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     overload for that one; `*` and `?` globs match names as they are. A name
     that matches no op is reported as a warning. The pass works on any ops,
     not only magi's.
+
+    A top-level `scf.while` (torch.while_loop) stays in the top-level
+    function, its two regions split into pieces in turn (the artifact's
+    `graph.loops`): the condition, an element of a bool tensor, becomes a
+    `magi.item` bounded by 1 (its own piece, a value read on the host) and a
+    `magi.sym_compare "ne"` with 0 marked `magi.loop_condition`. A loop
+    whose condition is no tensor element, that does not pass its carried
+    values on unchanged, that carries no tensors, or that holds a loop or a
+    `magi.item` of its own is an error.
   }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
     ListOption<"splittingOps", "splitting-ops", "std::string",
                "Op names (or globs) to split at">,
