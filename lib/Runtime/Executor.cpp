@@ -1405,8 +1405,9 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
       const GraphLoop &loop = graph.loops[l];
       if (loop.first != int64_t(s))
         continue;
-      // The carried values' two sets, live from the copy of the initial
-      // values on; set 0 stands in for every iteration's.
+      // The carried values' two sets (the state, and where next values
+      // in the state wait: runLoop), live from the copy of the initial
+      // values on; set 0 is every iteration's.
       loopValues_[l].clear();
       for (const ValueRef &ref : loop.carried) {
         Value init = resolve(ref, stepResults);
@@ -1657,23 +1658,33 @@ void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResul
   const std::vector<int64_t> &offsets = memoryPlan_.loopOffsets[l];
   const size_t numCarried = loop.carried.size();
   std::string name = "loop " + std::to_string(l);
-  // Carried value k of set `set`, shaped as `like`.
+  // Carried value k in set 0 (the loop's state, where every iteration's
+  // steps read it: their arguments, and so their graphs, stay the same) or
+  // set 1 (where a next value that lies in the state waits while the state
+  // is written), shaped as `like`.
   auto inSet = [&](int set, size_t k, const DeviceTensor &like) {
-    Value v;
-    v.isTensor = true;
-    v.tensor = like;
-    v.tensor.ptr = arena_.ptr + DevicePtr(offsets[size_t(set) * numCarried + k]);
-    return v;
+    DeviceTensor t = like;
+    t.ptr = arena_.ptr + DevicePtr(offsets[size_t(set) * numCarried + k]);
+    return t;
   };
-  std::vector<Value> carried;
+  std::vector<Value> state;
   for (size_t k = 0; k < numCarried; ++k) {
     const DeviceTensor &init = resolve(loop.carried[k], stepResults).tensor;
-    carried.push_back(inSet(0, k, init));
+    Value v;
+    v.isTensor = true;
+    v.tensor = inSet(0, k, init);
     if (init.byteSize() > 0)
-      device_.copy(carried.back().tensor.ptr, init.ptr, init.byteSize());
+      device_.copy(v.tensor.ptr, init.ptr, init.byteSize());
+    state.push_back(std::move(v));
   }
-  loopValues_[l] = carried;
-  int set = 0;
+  loopValues_[l] = state;
+  auto overlapsState = [&](const DeviceTensor &t) {
+    for (const Value &s : state)
+      if (t.ptr < s.tensor.ptr + DevicePtr(s.tensor.byteSize()) &&
+          s.tensor.ptr < t.ptr + DevicePtr(t.byteSize()))
+        return true;
+    return false;
+  };
   int64_t iterations = 0;
   const int64_t bodyStart = loop.first + loop.condSteps;
   while (true) {
@@ -1684,24 +1695,36 @@ void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResul
       break;
     for (int64_t s = bodyStart; s < loop.end(); ++s)
       runStep(size_t(s), stepResults);
-    std::vector<Value> next;
+    std::vector<DeviceTensor> next;
     for (size_t k = 0; k < numCarried; ++k) {
-      const DeviceTensor &value = resolve(loop.next[k], stepResults).tensor;
-      const DeviceTensor &before = carried[k].tensor;
-      if (value.shape != before.shape || value.dtype != before.dtype)
+      next.push_back(resolve(loop.next[k], stepResults).tensor);
+      const DeviceTensor &before = state[k].tensor;
+      if (next[k].shape != before.shape || next[k].dtype != before.dtype)
         throw RuntimeError(name + ": iteration " + std::to_string(iterations) +
                            " gives carried value " + std::to_string(k) + " as a " +
-                           std::string(manifestName(value.dtype)) + " " +
-                           formatShape(value.shape) + " tensor, but it came in as a " +
+                           std::string(manifestName(next[k].dtype)) + " " +
+                           formatShape(next[k].shape) + " tensor, but it came in as a " +
                            std::string(manifestName(before.dtype)) + " " +
                            formatShape(before.shape) + " one");
-      next.push_back(inSet(1 - set, k, value));
-      if (value.byteSize() > 0)
-        device_.copy(next.back().tensor.ptr, value.ptr, value.byteSize());
     }
-    carried = std::move(next);
-    loopValues_[l] = carried;
-    set = 1 - set;
+    // A next value in the state (a carried value passed on to another
+    // place, or a view of one) is set aside first: the copies into the
+    // state would overwrite it. One already where it belongs stays.
+    std::vector<bool> staged(numCarried, false);
+    for (size_t k = 0; k < numCarried; ++k) {
+      if (next[k].ptr == state[k].tensor.ptr || !overlapsState(next[k]) ||
+          next[k].byteSize() == 0)
+        continue;
+      DeviceTensor aside = inSet(1, k, next[k]);
+      device_.copy(aside.ptr, next[k].ptr, next[k].byteSize());
+      next[k] = aside;
+      staged[k] = true;
+    }
+    for (bool stagedPass : {false, true})
+      for (size_t k = 0; k < numCarried; ++k)
+        if (staged[k] == stagedPass && next[k].ptr != state[k].tensor.ptr &&
+            next[k].byteSize() > 0)
+          device_.copy(state[k].tensor.ptr, next[k].ptr, next[k].byteSize());
     ++iterations;
   }
   lastLoopIterations_[l] = iterations;

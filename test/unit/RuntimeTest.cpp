@@ -2871,9 +2871,10 @@ TEST(RuntimeExecutor, ReadsValuesOnTheHostAndBindsTheirSymbols) {
 
 namespace {
 
-// A while loop (format 10) carrying a counter n and x: while n > 0 (step 0
-// reads the condition on the host), n = n - 1 and x = 2x + 1 (step 1). Its
-// kernels are the HostDevice's.
+// A while loop (format 10) carrying a counter n, x and w: while n > 0
+// (step 0 reads the condition on the host), n = n - 1, x = 2x + 1 (step 1)
+// and w = x (the previous x: a next value that lies in the loop's state).
+// Its kernels are the HostDevice's.
 std::string loopManifest() {
   std::string memref1 = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
   auto memref = [&](const std::string &base) {
@@ -2887,15 +2888,16 @@ std::string loopManifest() {
   "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
   "graph": {
     "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
-               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]},
+               {"name": "w", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
     "symbols": [],
     "steps": [{"piece": 0, "args": [{"carried": 0}]},
               {"piece": 1, "args": [{"carried": 0}, {"carried": 1}]}],
     "loops": [{"first": 0, "cond_steps": 1, "body_steps": 1,
-               "carried": [{"input": 0}, {"input": 1}],
+               "carried": [{"input": 0}, {"input": 1}, {"input": 2}],
                "condition": {"step": 0, "result": 0},
-               "next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}]}],
-    "outputs": [{"loop": 0, "result": 1}, {"loop": 0, "result": 0}]},
+               "next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}, {"carried": 1}]}],
+    "outputs": [{"loop": 0, "result": 1}, {"loop": 0, "result": 0}, {"loop": 0, "result": 2}]},
   "pieces": [
     {"index": 0, "name": "positive", "kind": "compute", "graph_index": 0, "cuda_graph": true,
      "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
@@ -2938,35 +2940,47 @@ TEST(RuntimeExecutor, RunsAWhileLoop) {
   // Printed and read again, the loop is the same.
   Manifest again = parseManifest(printManifest(m), "printed");
   ASSERT_EQ(again.graph.loops.size(), 1u);
-  EXPECT_EQ(again.graph.loops[0].next.size(), 2u);
+  EXPECT_EQ(again.graph.loops[0].next.size(), 3u);
   EXPECT_EQ(printManifest(again), printManifest(m));
   HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  HostTensor w = makeF32({2, 4}, {-1, -1, -1, -1, -1, -1, -1, -1});
+  // x -> 2x + 1, `times` times.
+  auto iterated = [&](int64_t times) {
+    std::vector<float> values;
+    for (float v : {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f}) {
+      for (int64_t i = 0; i < times; ++i)
+        v = 2 * v + 1;
+      values.push_back(v);
+    }
+    return makeF32({2, 4}, values).bytes;
+  };
   for (bool graphs : {false, true}) {
     HostDevice device;
     ExecutorOptions options;
     options.cudaGraphs = graphs;
     GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
     for (int64_t n : {3, 0, 1, 3}) {
-      executor.setInputs({makeI64({1}, {n}), x});
+      executor.setInputs({makeI64({1}, {n}), x, w});
       std::vector<DeviceTensor> out = executor.run();
       EXPECT_EQ(executor.lastLoopIterations(), std::vector<int64_t>{n});
-      // x -> 2x + 1, n times; the counter ends at 0.
-      std::vector<float> expected;
-      for (float v : {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f}) {
-        for (int64_t i = 0; i < n; ++i)
-          v = 2 * v + 1;
-        expected.push_back(v);
-      }
-      EXPECT_EQ(executor.download(out[0]).bytes, makeF32({2, 4}, expected).bytes) << n;
-      EXPECT_EQ(executor.download(out[1]).bytes, makeI64({1}, {std::min<int64_t>(n, 0)}).bytes);
+      EXPECT_EQ(executor.download(out[0]).bytes, iterated(n)) << n;
+      // The counter ends at 0; w is the x before the last iteration.
+      EXPECT_EQ(executor.download(out[1]).bytes, makeI64({1}, {0}).bytes);
+      EXPECT_EQ(executor.download(out[2]).bytes, n == 0 ? w.bytes : iterated(n - 1)) << n;
     }
+    // The loop's steps read the same addresses every iteration: once
+    // captured (the second iteration of the first run), they replay.
+    const std::vector<StepMode> &modes = executor.lastRunModes();
+    ASSERT_EQ(modes.size(), 7u); // three times both steps, the condition once more
+    for (StepMode mode : modes)
+      EXPECT_EQ(mode, graphs ? StepMode::Replay : StepMode::Eager);
   }
   // One CUDA graph cannot wait for each condition.
   HostDevice device;
   ExecutorOptions full;
   full.fullGraph = true;
   GraphExecutor whole(m, selftestDir() + "/artifact", device, full);
-  whole.setInputs({makeI64({1}, {2}), x});
+  whole.setInputs({makeI64({1}, {2}), x, w});
   expectError([&] { whole.run(); }, "the graph has a loop (torch.while_loop) whose every "
                                     "iteration waits for its condition on the host");
 }
@@ -2988,17 +3002,18 @@ TEST(RuntimeManifest, RefusesBadLoops) {
           "step 1 is one of loop 0's steps: outside it, its values are {\"loop\": 0, \"result\": k}");
   refused(text, R"("args": [{"carried": 0}, {"carried": 1}])",
           R"("args": [{"carried": 0}, {"loop": 0, "result": 1}])", "loop 0 has not ended yet");
-  refused(text, R"("carried": [{"input": 0}, {"input": 1}])", R"("carried": [{"input": 0}, {"carried": 1}])",
+  refused(text, R"("carried": [{"input": 0}, {"input": 1}, {"input": 2}])",
+          R"("carried": [{"input": 0}, {"carried": 1}, {"input": 2}])",
           "a carried value is used outside any loop's steps");
   refused(text, R"("args": [{"carried": 0}, {"carried": 1}])",
-          R"("args": [{"carried": 0}, {"carried": 2}])", "loop 0 carries 2 value(s)");
+          R"("args": [{"carried": 0}, {"carried": 3}])", "loop 0 carries 3 value(s)");
   refused(text, R"("condition": {"step": 0, "result": 0})", R"("condition": {"step": 1, "result": 0})",
           "step 1 has not run yet");
-  refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}])",
-          R"("next": [{"step": 1, "result": 1}, {"step": 1, "result": 0}])",
+  refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1},)",
+          R"("next": [{"step": 1, "result": 1}, {"step": 1, "result": 0},)",
           "carried value 0 of loop 0 is a rank-1 i64 tensor, but this is a rank-2 f32 tensor");
-  refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}])",
-          R"("next": [{"step": 0, "result": 0}, {"step": 1, "result": 1}])",
+  refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1},)",
+          R"("next": [{"step": 0, "result": 0}, {"step": 1, "result": 1},)",
           "step 0 is in loop 0's condition, which this part of the loop does not see");
 }
 

@@ -506,9 +506,10 @@ private:
   // Runs step `s` (eagerly or from its graph), reads and binds what it
   // defines; its results go to stepResults[s].
   void runStep(size_t s, std::vector<std::vector<Value>> &stepResults);
-  // Runs loop `l` to its end: its carried values live in two sets of plan
-  // buffers, an iteration reading one and its next values copied into the
-  // other, so that no value is overwritten while it is read.
+  // Runs loop `l` to its end: its carried values live in plan buffers of
+  // their own, where each iteration's next values are copied (through a
+  // second set when a next value lies in the first), so that every
+  // iteration's steps read the same addresses and replay their graphs.
   void runLoop(size_t l, std::vector<std::vector<Value>> &stepResults);
   // The step evaluated for `args`; the previous evaluation when the
   // arguments and symbols are those of the previous call (the evaluation is
