@@ -16,7 +16,8 @@ bench/llama7b), also the 7B-shaped layer with its real (seeded) weights the
 same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
 whose experts compute with histc and _grouped_mm (moe_model). With
 `--data-dependent`, small modules whose output sizes are data (nonzero,
-a boolean mask, .item() as a size) through magi.compile
+a boolean mask, .item() as a size), x[mask] = v and a torch.while_loop
+whose number of iterations is data, through magi.compile
 (data_dependent_models).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
@@ -245,10 +246,33 @@ def data_dependent_models():
             torch._check(n <= x.shape[0])
             return x[:n] + 1.0
 
+    class MaskPut(torch.nn.Module):
+        def forward(self, x):
+            y = x * 1.0
+            y[y < 0.5] = -1.0
+            return y
+
+    class WhileLoop(torch.nn.Module):
+        # As many iterations as the data needs: double and add 1 while the
+        # sum stays below 100 (a condition read on the host every time).
+        def forward(self, x):
+            from torch._higher_order_ops.while_loop import while_loop
+
+            def cond(i, y):
+                return y.sum() < 100.0
+
+            def body(i, y):
+                return i + 1, y * 2.0 + 1.0
+
+            i, y = while_loop(cond, body, (torch.zeros((), dtype=torch.int64, device=x.device), x))
+            return y, i
+
     torch.manual_seed(0)
     x = torch.rand(64, 48, device="cuda")
     cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
-             ("item as a size", ItemSize(), (x, torch.tensor(37, device="cuda")))]
+             ("item as a size", ItemSize(), (x, torch.tensor(37, device="cuda"))),
+             ("x[mask] = v", MaskPut(), (x,)),
+             ("while_loop", WhileLoop(), (x[:4, :4] * 0.1,))]
     rows, failures = [], 0
     for name, module, args in cases:
         with torch.no_grad():

@@ -4,7 +4,7 @@
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
 # assertions, torch.cond on a tensor, torch.while_loop, uint8 tensors, transposed
-# convolutions and data-dependent sizes (nonzero, .item()). Archives come
+# convolutions and data-dependent sizes (nonzero, .item(), x[mask] = v). Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
 # values, references are magi-interp's outputs (which those tests check
 # against the hand values). scripts/gpu-prepare.sh calls it,
@@ -82,6 +82,14 @@ fixture op-nonzero nonzero.spec \
   int64::5 \
   float32:8:1,2,3,4,5,6,7,8 \
   bool:5,3:0,1,0,1,1,0,0,0,0,0,0,1,1,0,0
+# x[mask] = v: a scalar under a mask (a select), rows under a row mask and
+# an accumulated put (both through nonzero); test/Import/mask-put.mlir.
+fixture op-mask-put mask-put.spec \
+  float32:3,4:0,1,2,3,4,5,6,7,8,9,10,11 \
+  bool:3,4:1,0,0,1,0,0,0,0,0,1,1,0 \
+  bool:3:1,0,1 \
+  float32:2,4:100,101,102,103,200,201,202,203 \
+  float32::-1
 # Transposed convolutions: 2-d with stride 2, padding, output padding and
 # bias (f32), 1-d in two groups (bf16); the values of test/Import/conv-transposed.mlir.
 fixture op-conv-transposed conv-transposed.spec \

@@ -44,9 +44,65 @@ LogicalResult convertMaskIndex(Node &node, Value self, Value mask) {
   return node.emit(operands, {node.i64s("indexed_dims", dims)});
 }
 
+/// x[mask] = v (index_put with one bool mask over x's leading dimensions).
+/// A v of one element, not accumulated (`x[x < 0] = 0`), is written where
+/// the mask is set: magi.where over the mask viewed with trailing 1s, no
+/// read on the host. Any other v (a row per set element of the mask) or an
+/// accumulating put goes to the mask's nonzero coordinates (buildNonzero,
+/// read on the host), as magi.index_put with one index a masked dimension.
+/// Other masks keep the node opaque.
+LogicalResult convertMaskPut(Node &node, Value self, Value mask, Value values, bool accumulate) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  auto maskType = cast<RankedTensorType>(mask.getType());
+  auto valuesType = dyn_cast<RankedTensorType>(values.getType());
+  int64_t maskRank = maskType.getRank();
+  if (node.resultTypes.size() != 1 || node.resultTypes[0] != selfType || !valuesType ||
+      maskRank == 0 || maskRank > selfType.getRank() ||
+      maskType.getShape() != selfType.getShape().take_front(maskRank))
+    return node.opaque();
+  OpBuilder &b = node.builder();
+  bool oneValue = valuesType.hasStaticShape() && valuesType.getNumElements() == 1;
+  if (oneValue && !accumulate &&
+      (maskRank == selfType.getRank() || maskType.hasStaticShape())) {
+    Value where = mask;
+    if (maskRank < selfType.getRank()) {
+      SmallVector<int64_t> shape(maskType.getShape());
+      shape.append(selfType.getRank() - maskRank, 1);
+      where = makeOp(node, ViewOp::getOperationName(), {mask},
+                     RankedTensorType::get(shape, b.getI1Type()),
+                     {node.i64s("static_sizes", shape)});
+    }
+    Type element = selfType.getElementType();
+    if (valuesType.getElementType() != element)
+      values = makeOp(node, ToCopyOp::getOperationName(), {values},
+                      RankedTensorType::get(valuesType.getShape(), element),
+                      {node.dtype("dtype", element)});
+    node.results.push_back(
+        makeOp(node, WhereOp::getOperationName(), {where, values, self}, selfType));
+    return success();
+  }
+  FailureOr<Value> coordinates = buildNonzero(node, mask);
+  if (failed(coordinates))
+    return node.opaque();
+  auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+  SmallVector<Value> operands{self};
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < maskRank; ++d) {
+    Value c = makeOp(node, SliceOp::getOperationName(), {*coordinates},
+                     RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
+                     {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
+    operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
+                              {node.i64s("dims", {1})}));
+    dims.push_back(d);
+  }
+  operands.push_back(values);
+  return node.emit(operands, {node.i64s("indexed_dims", dims),
+                              node.boolean("accumulate", accumulate)});
+}
+
 /// index.Tensor and index_put: one index tensor per indexed dimension, None
 /// for a dimension taken whole. A boolean mask is read on the host
-/// (convertMaskIndex); in index_put, or beside other indices, it keeps the
+/// (convertMaskIndex, convertMaskPut); beside other indices it keeps the
 /// node opaque.
 LogicalResult convertAdvancedIndex(Node &node, bool put) {
   FailureOr<Value> self = node.tensor("self");
@@ -84,10 +140,17 @@ LogicalResult convertAdvancedIndex(Node &node, bool put) {
     if (!t)
       return node.error() << "argument 'indices' holds a value that is not "
                              "a tensor";
-    if (t.getElementType().isInteger(1))
-      return !put && operands.size() == 2 && dims == SmallVector<int64_t>{0}
-                 ? convertMaskIndex(node, *self, operands[1])
-                 : node.opaque();
+    if (t.getElementType().isInteger(1)) {
+      if (operands.size() != 2 || dims != SmallVector<int64_t>{0})
+        return node.opaque();
+      if (!put)
+        return convertMaskIndex(node, *self, operands[1]);
+      FailureOr<Value> values = node.tensor("values");
+      if (failed(values))
+        return failure();
+      return convertMaskPut(node, *self, operands[1], *values,
+                            node.boolArg("accumulate").value_or(false));
+    }
   }
   if (!put)
     return node.emit(operands, {node.i64s("indexed_dims", dims)});
