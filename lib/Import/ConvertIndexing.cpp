@@ -16,6 +16,22 @@ LogicalResult convertEmbedding(Node &node) {
                                        node.intArg("padding_idx").value_or(-1))});
 }
 
+/// Column d of nonzero's coordinates [n, maskRank] as a [n] index of
+/// dimension d, for each of the mask's dimensions.
+void appendCoordinateColumns(Node &node, Value coordinates, int64_t maskRank,
+                             SmallVectorImpl<Value> &operands, SmallVectorImpl<int64_t> &dims) {
+  OpBuilder &b = node.builder();
+  auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+  for (int64_t d = 0; d < maskRank; ++d) {
+    Value c = makeOp(node, SliceOp::getOperationName(), {coordinates},
+                     RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
+                     {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
+    operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
+                              {node.i64s("dims", {1})}));
+    dims.push_back(d);
+  }
+}
+
 /// x[mask] (index.Tensor with one bool mask over x's leading dimensions):
 /// the mask's nonzero coordinates, read on the host (buildNonzero), as one
 /// index a masked dimension. Other masks keep the node opaque.
@@ -29,18 +45,9 @@ LogicalResult convertMaskIndex(Node &node, Value self, Value mask) {
   FailureOr<Value> coordinates = buildNonzero(node, mask);
   if (failed(coordinates))
     return node.opaque();
-  OpBuilder &b = node.builder();
-  auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
   SmallVector<Value> operands{self};
   SmallVector<int64_t> dims;
-  for (int64_t d = 0; d < maskRank; ++d) {
-    Value c = makeOp(node, SliceOp::getOperationName(), {*coordinates},
-                     RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
-                     {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
-    operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
-                              {node.i64s("dims", {1})}));
-    dims.push_back(d);
-  }
+  appendCoordinateColumns(node, *coordinates, maskRank, operands, dims);
   return node.emit(operands, {node.i64s("indexed_dims", dims)});
 }
 
@@ -84,17 +91,9 @@ LogicalResult convertMaskPut(Node &node, Value self, Value mask, Value values, b
   FailureOr<Value> coordinates = buildNonzero(node, mask);
   if (failed(coordinates))
     return node.opaque();
-  auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
   SmallVector<Value> operands{self};
   SmallVector<int64_t> dims;
-  for (int64_t d = 0; d < maskRank; ++d) {
-    Value c = makeOp(node, SliceOp::getOperationName(), {*coordinates},
-                     RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
-                     {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
-    operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
-                              {node.i64s("dims", {1})}));
-    dims.push_back(d);
-  }
+  appendCoordinateColumns(node, *coordinates, maskRank, operands, dims);
   operands.push_back(values);
   return node.emit(operands, {node.i64s("indexed_dims", dims),
                               node.boolean("accumulate", accumulate)});

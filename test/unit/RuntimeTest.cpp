@@ -2871,6 +2871,16 @@ TEST(RuntimeExecutor, ReadsValuesOnTheHostAndBindsTheirSymbols) {
 
 namespace {
 
+// Expects the manifest `text`, with its first `from` replaced by `to`, to be
+// refused with a message holding `fragment`.
+void refused(std::string text, const std::string &from, const std::string &to,
+             const std::string &fragment) {
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
+}
+
 // A while loop (format 10) carrying a counter n, x and w: while n > 0
 // (step 0 reads the condition on the host), n = n - 1, x = 2x + 1 (step 1)
 // and w = x (the previous x: a next value that lies in the loop's state).
@@ -2986,13 +2996,6 @@ TEST(RuntimeExecutor, RunsAWhileLoop) {
 }
 
 TEST(RuntimeManifest, RefusesBadLoops) {
-  auto refused = [](std::string text, const std::string &from, const std::string &to,
-                    const std::string &fragment) {
-    size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
-  };
   std::string text = loopManifest();
   refused(text, R"("version": 10)", R"("version": 9)", "loops need format version 10");
   refused(text, R"("cond_steps": 1, "body_steps": 1)", R"("cond_steps": 0, "body_steps": 2)",
@@ -3018,13 +3021,6 @@ TEST(RuntimeManifest, RefusesBadLoops) {
 }
 
 TEST(RuntimeManifest, RefusesBadReads) {
-  auto refused = [](std::string text, const std::string &from, const std::string &to,
-                    const std::string &fragment) {
-    size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    expectError([&] { parseManifest(text, "manifest.json"); }, fragment);
-  };
   std::string text = readCountManifest();
   expectError([&] { parseManifest(readCountManifest("8"), "manifest.json"); },
               "symbols defined by a step need format version 9");
