@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "magi/GPU/Passes.h"
+#include "magi/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
@@ -43,18 +44,31 @@ namespace {
 
 // A piece's launch plan is a straight line of launches and library calls:
 // it cannot branch on a value on the device. cond and while_loop
-// (scf.if / scf.while outside any kernel body) are therefore refused here,
-// by name, rather than failing later in bufferization or the plan.
+// (scf.if / scf.while outside any kernel body) left in a piece are
+// therefore refused here, by name, rather than failing later in
+// bufferization or the plan (a top-level while_loop is a loop of the
+// runtime instead: magi-split).
 LogicalResult rejectHostControlFlow(ModuleOp module) {
   Operation *op = magi::findHostControlFlow(module);
   if (!op)
     return success();
-  return op->emitError() << "'" << op->getName()
-                         << "' (control flow: torch.cond or while_loop) is not "
-                            "compiled for the GPU: a launch plan cannot branch on "
-                            "a value on the device (magi-interp runs it, also "
-                            "lowered with --lowered-pieces; a cond on the sizes "
-                            "compiles for --compile-sizes)";
+  InFlightDiagnostic error = op->emitError()
+                             << "'" << op->getName()
+                             << "' (control flow: torch.cond or while_loop) is not "
+                                "compiled for the GPU: a launch plan cannot branch on "
+                                "a value on the device (magi-interp runs it, also "
+                                "lowered with --lowered-pieces; a cond on the sizes "
+                                "compiles for --compile-sizes)";
+  // The top-level loop magi-split left in the piece says why (the loop
+  // found may be one nested in it).
+  for (Operation *loop = op; loop; loop = loop->getParentOp())
+    if (auto why = loop->getAttrOfType<StringAttr>(magi::kNotARuntimeLoopAttr)) {
+      error << "; a while loop at the top level of the graph runs as a loop of the "
+               "runtime, but not this one: "
+            << why.getValue();
+      break;
+    }
+  return error;
 }
 
 // A fill of an empty tensor that several ops take as their init (CSE merges

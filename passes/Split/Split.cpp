@@ -269,33 +269,31 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
 // the runtime (graph.loops): its regions are split into pieces like the
 // top level, and the condition, a bool tensor's element, becomes a value
 // read on the host (magi.item, bound 1) that the top level compares with 0
-// (the compare is marked to stay there). What the artifact cannot run is
-// an error here.
-LogicalResult prepareLoop(scf::WhileOp loop) {
+// (the compare is marked to stay there). A loop the artifact cannot run so
+// is left alone, why on it (kNotARuntimeLoopAttr): it stays in a piece,
+// which the CPU runs and the GPU path refuses with that reason.
+std::optional<std::string> prepareLoop(scf::WhileOp loop) {
   auto condition = cast<scf::ConditionOp>(loop.getBefore().front().getTerminator());
   if (!llvm::equal(condition.getArgs(), loop.getBefore().front().getArguments()))
-    return loop.emitError("a while loop whose condition region does not pass its carried "
-                          "values on unchanged is not compiled for the GPU");
+    return std::string("its condition region changes the carried values");
   for (Value init : loop.getInits())
     if (!isa<RankedTensorType>(init.getType()))
-      return loop.emitError("a while loop carries tensors only for the GPU, not ")
-             << init.getType();
-  WalkResult nested = loop->walk([&](Operation *op) {
+      return std::string("it carries a value that is no tensor");
+  std::optional<std::string> inside;
+  loop->walk([&](Operation *op) {
     if (op != loop.getOperation() && isa<scf::WhileOp, ItemOp>(op)) {
-      op->emitError("'") << op->getName()
-                         << "' inside a while loop is not compiled for the GPU (a loop of the "
-                            "runtime holds no loop, and no value read on the host but its "
-                            "condition)";
+      inside = "it holds '" + op->getName().getStringRef().str() +
+               "' (a loop of the runtime holds no loop, and reads no value on the host but "
+               "its condition)";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
-  if (nested.wasInterrupted())
-    return failure();
+  if (inside)
+    return inside;
   auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
   if (!extract || extract->getBlock() != &loop.getBefore().front())
-    return loop.emitError("the condition of a while loop is no element of a tensor (a "
-                          "condition on the sizes alone never changes): not compiled for the GPU");
+    return std::string("its condition is no element of a tensor");
   OpBuilder b(extract);
   Location loc = extract.getLoc();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -306,7 +304,7 @@ LogicalResult prepareLoop(scf::WhileOp loop) {
   compare->setAttr(kLoopConditionAttr, b.getUnitAttr());
   extract.getResult().replaceAllUsesWith(compare.getResult());
   extract.erase();
-  return success();
+  return std::nullopt;
 }
 
 LogicalResult SplitPass::splitFunction(func::FuncOp func,
@@ -342,8 +340,8 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
 
 
   for (auto loop : llvm::to_vector(body.getOps<scf::WhileOp>()))
-    if (failed(prepareLoop(loop)))
-      return failure();
+    if (std::optional<std::string> why = prepareLoop(loop))
+      loop->setAttr(kNotARuntimeLoopAttr, StringAttr::get(func.getContext(), *why));
 
   // Bindings of each value to top-level symbols, recorded before ops move,
   // so that a piece receiving a tensor, and the top level receiving a piece's
@@ -409,7 +407,7 @@ LogicalResult SplitPass::splitBlock(Block &block, bool inLoop, FunctionSplit &sp
       }
       continue;
     }
-    if (!inLoop && isa<scf::WhileOp>(op)) {
+    if (!inLoop && isa<scf::WhileOp>(op) && !op.hasAttr(kNotARuntimeLoopAttr)) {
       pieces.push_back({{&op}, false, true});
       continue;
     }

@@ -146,9 +146,14 @@
 // WHILE: "loops": [
 // WHILE:   "cond_steps": 2,
 
-// What a loop of the runtime cannot hold is refused by name.
+// A loop that cannot be a loop of the runtime (here: it holds a loop)
+// stays in a piece: the CPU runs it, the GPU path refuses it and says why.
+// RUN: magi-interp %t/nested-while.pt2 --input %t/i.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=NESTCPU
+// Two outer iterations; the inner loop counts j to 3 in the first.
+// NESTCPU:      out0: tensor<i64> = 2
+// NESTCPU-NEXT: out1: tensor<i64> = 3
 // RUN: not magi-compile %t/nested-while.pt2 -o %t/nested --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTED
-// NESTED: error: 'scf.while' inside a while loop is not compiled for the GPU
+// NESTED: error: 'scf.while' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a while loop at the top level of the graph runs as a loop of the runtime, but not this one: it holds 'scf.while' (a loop of the runtime holds no loop, and reads no value on the host but its condition)
 
 // A cond alone compiles for the GPU as both branches and a select, and
 // runs as the branch the predicate picks.

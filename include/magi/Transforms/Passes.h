@@ -30,6 +30,9 @@ inline constexpr llvm::StringLiteral kCheckArithmeticAttr = "magi.check_arithmet
 /// 0 (magi-split): it stays in the loop's region, where the artifact's loop
 /// reads it (graph.loops[].condition).
 inline constexpr llvm::StringLiteral kLoopConditionAttr = "magi.loop_condition";
+/// On a top-level scf.while that magi-split leaves in a piece (the CPU runs
+/// it; the GPU path refuses it): why it is no loop of the runtime.
+inline constexpr llvm::StringLiteral kNotARuntimeLoopAttr = "magi.not_a_runtime_loop";
 /// On a function result that is a value read from the device (magi.item):
 /// its upper bound, a number or `argN` (the launch plan's `read` result).
 inline constexpr llvm::StringLiteral kReadBoundAttr = "magi.read_bound";

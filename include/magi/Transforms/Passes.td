@@ -284,7 +284,9 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     `magi.sym_compare "ne"` with 0 marked `magi.loop_condition`. A loop
     whose condition is no tensor element, that does not pass its carried
     values on unchanged, that carries no tensors, or that holds a loop or a
-    `magi.item` of its own is an error.
+    `magi.item` of its own stays in a piece like any op, why in its
+    `magi.not_a_runtime_loop` attribute (the CPU runs it; the GPU path
+    refuses it and gives that reason).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
