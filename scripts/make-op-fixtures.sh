@@ -74,14 +74,15 @@ fixture op-while control-flow/while.spec \
 fixture op-uint8 uint8.spec \
   uint8:4:250,3,128,0 \
   float32:4:-1,300.5,2.7,-7.9
-# Data-dependent sizes: three nonzeros (one of a symbolic size) and an
+# Data-dependent sizes: four nonzeros (two of symbolic sizes) and an
 # .item() as a slice's end; the values of test/Import/nonzero.mlir.
 fixture op-nonzero nonzero.spec \
   float32:3,4:0,1,0,2,0,0,0,0,3,0,4,5 \
   int32:2,2,2:1,0,0,7,0,0,-2,0 \
   int64::5 \
   float32:8:1,2,3,4,5,6,7,8 \
-  bool:5,3:0,1,0,1,1,0,0,0,0,0,0,1,1,0,0
+  bool:5,3:0,1,0,1,1,0,0,0,0,0,0,1,1,0,0 \
+  bool:2,3:0,1,1,1,0,0
 # x[mask] = v: a scalar under a mask (a select), rows under a row mask and
 # an accumulated put (both through nonzero); test/Import/mask-put.mlir.
 fixture op-mask-put mask-put.spec \

@@ -202,30 +202,35 @@ LogicalResult convertMaskedScatter(Node &node) {
 /// everything else is computed before that read, at the bound: each
 /// element's coordinates, written with index_put to its rank among the
 /// nonzero ones (its running count), the others to a spare row 0; rows 1
-/// to n are the result. Every size but the first must be static.
+/// to n are the result. Any size may be symbolic (magi.sym_size).
 FailureOr<Value> buildNonzero(Node &node, Value self) {
   auto type = cast<RankedTensorType>(self.getType());
   int64_t rank = type.getRank();
-  bool trailingStatic = llvm::all_of(type.getShape().drop_front(std::min<int64_t>(rank, 1)),
-                                     [](int64_t d) { return !ShapedType::isDynamic(d); });
-  if (!trailingStatic)
-    return failure();
   OpBuilder &b = node.builder();
   Type i64 = b.getI64Type(), index = b.getIndexType();
   auto sym = [&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
     return node.importer.create(name, node.loc, operands, attrs, index)->getResult(0);
   };
-  // The element count: a number, or the first size times the others.
-  int64_t inner = 1;
-  for (int64_t d = 1; d < rank; ++d)
-    inner *= type.getDimSize(d);
+  auto symbolicSize = [&](int64_t d) {
+    return sym(SymSizeOp::getOperationName(), {self}, {node.i64("dim", d)});
+  };
+  // The element count: a number, or the symbolic sizes' product times the
+  // static ones'.
   bool dynamic = !type.hasStaticShape();
   int64_t n = dynamic ? ShapedType::kDynamic : type.getNumElements();
-  Value elements = node.indexConstant(dynamic ? 0 : n);
+  Value elements = dynamic ? Value() : node.indexConstant(n);
   if (dynamic) {
-    elements = sym(SymSizeOp::getOperationName(), {self}, {node.i64("dim", 0)});
-    if (inner != 1)
-      elements = sym(SymMulOp::getOperationName(), {elements, node.indexConstant(inner)});
+    int64_t staticPart = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!type.isDynamicDim(d)) {
+        staticPart *= type.getDimSize(d);
+        continue;
+      }
+      Value size = symbolicSize(d);
+      elements = elements ? sym(SymMulOp::getOperationName(), {elements, size}) : size;
+    }
+    if (staticPart != 1)
+      elements = sym(SymMulOp::getOperationName(), {elements, node.indexConstant(staticPart)});
   }
   // A view of x as `shape` (n where dynamic).
   auto viewAs = [&](Value x, ArrayRef<int64_t> shape) {
@@ -263,17 +268,35 @@ FailureOr<Value> buildNonzero(Node &node, Value self) {
                         {i64Scalar(node, 0), dynamic ? elements : i64Scalar(node, n),
                          i64Scalar(node, 1)},
                         flatIndices, {node.dtype("dtype", i64)});
+  // Dimension d's coordinate is (position floordiv stride_d) mod size_d,
+  // stride_d the product of the sizes after d: numbers where those sizes
+  // are static, symbolic arithmetic where not.
+  SmallVector<std::optional<int64_t>> staticStrides(rank);
+  SmallVector<Value> symbolicStrides(rank);
+  std::optional<int64_t> stride = 1; // of dimension d, while static
+  Value strideValue;                  // of dimension d, once symbolic
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    staticStrides[d] = stride;
+    symbolicStrides[d] = strideValue;
+    if (stride && !type.isDynamicDim(d)) {
+      *stride *= std::max<int64_t>(type.getDimSize(d), 1);
+      continue;
+    }
+    Value size = type.isDynamicDim(d) ? symbolicSize(d) : node.indexConstant(type.getDimSize(d));
+    strideValue = sym(SymMulOp::getOperationName(),
+                      {stride ? node.indexConstant(*stride) : strideValue, size});
+    stride.reset();
+  }
   SmallVector<Value> columns;
-  int64_t stride = inner;
   for (int64_t d = 0; d < rank; ++d) {
-    if (d > 0)
-      stride /= std::max<int64_t>(type.getDimSize(d), 1);
     Value c = position;
-    if (stride != 1)
-      c = make(node, DivOp::getOperationName(), {c, i64Scalar(node, stride)}, flatIndices,
-               {node.named("rounding_mode", b.getStringAttr("floor"))});
+    if (!staticStrides[d] || *staticStrides[d] != 1)
+      c = make(node, DivOp::getOperationName(),
+               {c, staticStrides[d] ? i64Scalar(node, *staticStrides[d]) : symbolicStrides[d]},
+               flatIndices, {node.named("rounding_mode", b.getStringAttr("floor"))});
     if (d > 0)
-      c = make(node, RemainderOp::getOperationName(), {c, i64Scalar(node, type.getDimSize(d))},
+      c = make(node, RemainderOp::getOperationName(),
+               {c, type.isDynamicDim(d) ? symbolicSize(d) : i64Scalar(node, type.getDimSize(d))},
                flatIndices);
     columns.push_back(viewAs(c, {n, 1}));
   }

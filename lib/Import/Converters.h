@@ -65,8 +65,8 @@ mlir::LogicalResult emitNorm(Node &node, mlir::Value x, double ord,
                              mlir::RankedTensorType resultType);
 
 /// The coordinates of `self`'s nonzero elements, [n, rank] i64, n read on
-/// the host (aten.nonzero's composition, ConvertComposed.cpp); failure when
-/// a size other than the first is symbolic.
+/// the host (aten.nonzero's composition, ConvertComposed.cpp); any size may
+/// be symbolic.
 mlir::FailureOr<mlir::Value> buildNonzero(Node &node, mlir::Value self);
 
 /// An intermediate op of a composed conversion, with its result type given

@@ -43,6 +43,15 @@
 // CHECK: %[[ROWS2:.*]] = magi.squeeze %{{.*}} {dims = array<i64: 1>} : (tensor<?x1xi64>) -> tensor<?xi64>
 // CHECK: %[[COLS2:.*]] = magi.squeeze %{{.*}} {dims = array<i64: 1>} : (tensor<?x1xi64>) -> tensor<?xi64>
 // CHECK: magi.index %arg0[%[[ROWS2]], %[[COLS2]]] {indexed_dims = array<i64: 0, 1>} : (tensor<3x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
+// A symbolic last size: the element count 2 * s1, the first coordinate
+// the position floor-divided by s1, the second the position modulo s1.
+// CHECK: %[[S1:.*]] = magi.sym_size %arg5, 1 : tensor<2x?xi1>
+// CHECK: %[[QALL:.*]] = magi.sym_mul %[[S1]], %{{.*}}
+// CHECK: magi.view %arg5 [%[[QALL]]] : tensor<2x?xi1> -> tensor<?xi1>
+// CHECK: %[[STRIDE:.*]] = magi.sym_mul %{{.*}}, %{{.*}}
+// CHECK: magi.div %{{.*}}, %[[STRIDE]] {rounding_mode = "floor"} : (tensor<?xi64>, index) -> tensor<?xi64>
+// CHECK: magi.remainder %{{.*}}, %{{.*}} : (tensor<?xi64>, index) -> tensor<?xi64>
+// CHECK: magi.item %{{.*}} bound %[[QALL]] : tensor<i64> -> index
 // CHECK-NOT: magi.opaque
 
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 3,4 0,1,0,2,0,0,0,0,3,0,4,5
@@ -50,23 +59,26 @@
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/k.npy int64 "" 5
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/v.npy float32 8 1,2,3,4,5,6,7,8
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/t.npy bool 5,3 0,1,0,1,1,0,0,0,0,0,0,1,1,0,0
-// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/t.npy | FileCheck %s --check-prefix=OUT
-// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/t.npy --lowered-pieces | FileCheck %s --check-prefix=OUT
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/q.npy bool 2,3 0,1,1,1,0,0
+// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/t.npy --input %t/q.npy | FileCheck %s --check-prefix=OUT
+// RUN: magi-interp %t/nz.pt2 --input %t/x.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/t.npy --input %t/q.npy --lowered-pieces | FileCheck %s --check-prefix=OUT
 // OUT: out0: tensor<5x2xi64> = {{\[}}[0, 10], [0, 30], [20, 0], [20, 20], [20, 30]]
 // OUT: out1: tensor<3x3xi64> = {{\[}}[0, 0, 0], [0, 1, 1], [1, 1, 0]]
 // OUT: out2: tensor<5xf32> = [1, 2, 3, 4, 5]
 // OUT: out3: tensor<5x2xi64> = {{\[}}[0, 1], [1, 0], [1, 1], [3, 2], [4, 0]]
 // OUT: out4: tensor<4xf32> = [2, 3, 4, 5]
 // OUT: out5: tensor<5xi64> = [0, 1, 2, 3, 4]
+// OUT: out6: tensor<3x2xi64> = {{\[}}[0, 1], [0, 2], [1, 0]]
 
 // No nonzero element: no rows; every element nonzero: every row.
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/zeros.npy float32 3,4 0,0,0,0,0,0,0,0,0,0,0,0
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/all.npy bool 2,3 1,1,1,1,1,1
-// RUN: magi-interp %t/nz.pt2 --input %t/zeros.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/all.npy --lowered-pieces | FileCheck %s --check-prefix=EDGES
+// RUN: magi-interp %t/nz.pt2 --input %t/zeros.npy --input %t/m.npy --input %t/k.npy --input %t/v.npy --input %t/all.npy --input %t/all.npy --lowered-pieces | FileCheck %s --check-prefix=EDGES
 // EDGES: out0: tensor<0x2xi64> = []
 // EDGES: out3: tensor<6x2xi64> = {{\[}}[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
 // EDGES: out4: tensor<0xf32> = []
 // EDGES: out5: tensor<0xi64> = []
+// EDGES: out6: tensor<6x2xi64> = {{\[}}[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
 
 // Each read ends a piece: the split gives it a splitting piece of its own.
 // RUN: magi-opt %t/nz.mlir --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
