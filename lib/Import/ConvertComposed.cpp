@@ -16,6 +16,7 @@
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "magi/Dialect/Magi/IR/TypeInference.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -336,6 +337,61 @@ LogicalResult convertNonzero(Node &node) {
   if (failed(coordinates))
     return node.opaque();
   node.results.push_back(*coordinates);
+  return success();
+}
+
+/// combinations(self, r, with_replacement) of a 1-d self of static size n
+/// (not a core op: torch.export keeps it when it does not decompose): the
+/// r-tuples of self's elements in itertools' order, gathered from self at
+/// index rows enumerated here (magi.index with a [count, r] index). PyTorch
+/// computes them through a mask, so the export gives the count as an
+/// unbacked size; it is static here, the result cast to the node's type.
+LogicalResult convertCombinations(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  RankedTensorType resultType = resultTensorType(node);
+  int64_t r = node.intArg("r").value_or(2);
+  bool withReplacement = node.boolArg("with_replacement").value_or(false);
+  if (type.getRank() != 1 || type.isDynamicDim(0) || !resultType || r < 1 ||
+      resultType.getRank() != 2 || resultType.getDimSize(1) != r)
+    return node.opaque();
+  int64_t n = type.getDimSize(0);
+  // Every r-tuple of indices, nondecreasing (with replacement) or
+  // increasing, in lexicographic order; at most 2^20 indices in all.
+  constexpr int64_t kMostIndices = int64_t(1) << 20;
+  SmallVector<int64_t> rows;
+  SmallVector<int64_t> tuple(r, 0);
+  if (!withReplacement)
+    for (int64_t k = 0; k < r; ++k)
+      tuple[k] = k;
+  auto valid = [&]() { return tuple[r - 1] < n; };
+  while (valid()) {
+    rows.append(tuple.begin(), tuple.end());
+    if (int64_t(rows.size()) > kMostIndices)
+      return node.opaque();
+    // The last position that can still grow, then the rest after it.
+    int64_t k = r - 1;
+    while (k >= 0 && tuple[k] >= (withReplacement ? n - 1 : n - r + k))
+      --k;
+    if (k < 0)
+      break;
+    ++tuple[k];
+    for (int64_t j = k + 1; j < r; ++j)
+      tuple[j] = withReplacement ? tuple[k] : tuple[j - 1] + 1;
+  }
+  int64_t count = int64_t(rows.size()) / r;
+  OpBuilder &b = node.builder();
+  auto indexType = RankedTensorType::get({count, r}, b.getI64Type());
+  Value indices = make(node, ConstantOp::getOperationName(), {}, indexType,
+                       {node.named("value", DenseIntElementsAttr::get(indexType, rows))});
+  Value gathered = make(node, IndexOp::getOperationName(), {*self, indices},
+                        RankedTensorType::get({count, r}, type.getElementType()),
+                        {node.i64s("indexed_dims", {0})});
+  node.results.push_back(gathered.getType() == resultType
+                             ? gathered
+                             : tensor::CastOp::create(b, node.loc, resultType, gathered).getResult());
   return success();
 }
 
@@ -1120,7 +1176,8 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<IndexSelectOp>("aten::upsample_nearest3d",
                                   [](Node &n) { return convertUpsampleNearest(n, 3); }),
                row<IndexPutOp>("aten::index_add", convertIndexAdd),
-               row<SliceOp>("aten::nonzero", convertNonzero)});
+               row<SliceOp>("aten::nonzero", convertNonzero),
+               row<IndexOp>("aten::combinations", convertCombinations)});
 }
 
 } // namespace magi::torch_import

@@ -735,7 +735,8 @@ def Magi_EmbeddingOp : Magi_TensorOp<"embedding", [Magi_Torch<["aten::embedding"
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_IndexOp : Magi_TensorOp<"index", [Magi_Torch<["aten::index.Tensor", "aten::as_strided"]>]> {
+def Magi_IndexOp : Magi_TensorOp<"index", [Magi_Torch<["aten::index.Tensor", "aten::as_strided",
+                                                         "aten::combinations"]>]> {
   let summary = "Advanced indexing with tensors (aten.index.Tensor)";
   let description = [{
     `indexed_dims[i]` is the dimension of `self` that `indices[i]` indexes; the
