@@ -16,20 +16,27 @@ LogicalResult convertEmbedding(Node &node) {
                                        node.intArg("padding_idx").value_or(-1))});
 }
 
-/// Column d of nonzero's coordinates [n, maskRank] as a [n] index of
-/// dimension d, for each of the mask's dimensions.
-void appendCoordinateColumns(Node &node, Value coordinates, int64_t maskRank,
-                             SmallVectorImpl<Value> &operands, SmallVectorImpl<int64_t> &dims) {
+/// self and, for each of the mask's dimensions d, column d of the mask's
+/// nonzero coordinates (buildNonzero, read on the host) as a [n] index of
+/// dimension d: the operands and indexed dims of a magi.index or
+/// magi.index_put through the mask.
+LogicalResult indexThroughMask(Node &node, Value self, Value mask,
+                               SmallVectorImpl<Value> &operands, SmallVectorImpl<int64_t> &dims) {
+  FailureOr<Value> coordinates = buildNonzero(node, mask);
+  if (failed(coordinates))
+    return failure();
   OpBuilder &b = node.builder();
   auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
-  for (int64_t d = 0; d < maskRank; ++d) {
-    Value c = makeOp(node, SliceOp::getOperationName(), {coordinates},
+  operands.push_back(self);
+  for (int64_t d = 0; d < cast<RankedTensorType>(mask.getType()).getRank(); ++d) {
+    Value c = makeOp(node, SliceOp::getOperationName(), {*coordinates},
                      RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
                      {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
     operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
                               {node.i64s("dims", {1})}));
     dims.push_back(d);
   }
+  return success();
 }
 
 /// x[mask] (index.Tensor with one bool mask over x's leading dimensions):
@@ -42,12 +49,10 @@ LogicalResult convertMaskIndex(Node &node, Value self, Value mask) {
   if (node.resultTypes.size() != 1 || maskRank == 0 || maskRank > selfType.getRank() ||
       maskType.getShape() != selfType.getShape().take_front(maskRank))
     return node.opaque();
-  FailureOr<Value> coordinates = buildNonzero(node, mask);
-  if (failed(coordinates))
-    return node.opaque();
-  SmallVector<Value> operands{self};
+  SmallVector<Value> operands;
   SmallVector<int64_t> dims;
-  appendCoordinateColumns(node, *coordinates, maskRank, operands, dims);
+  if (failed(indexThroughMask(node, self, mask, operands, dims)))
+    return node.opaque();
   return node.emit(operands, {node.i64s("indexed_dims", dims)});
 }
 
@@ -88,12 +93,10 @@ LogicalResult convertMaskPut(Node &node, Value self, Value mask, Value values, b
         makeOp(node, WhereOp::getOperationName(), {where, values, self}, selfType));
     return success();
   }
-  FailureOr<Value> coordinates = buildNonzero(node, mask);
-  if (failed(coordinates))
-    return node.opaque();
-  SmallVector<Value> operands{self};
+  SmallVector<Value> operands;
   SmallVector<int64_t> dims;
-  appendCoordinateColumns(node, *coordinates, maskRank, operands, dims);
+  if (failed(indexThroughMask(node, self, mask, operands, dims)))
+    return node.opaque();
   operands.push_back(values);
   return node.emit(operands, {node.i64s("indexed_dims", dims),
                               node.boolean("accumulate", accumulate)});
