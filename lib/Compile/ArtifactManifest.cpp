@@ -532,6 +532,13 @@ private:
       }
       return success();
     };
+    bool hasCondition = false;
+    loop.getBefore().front().walk([&](SymCompareOp compare) {
+      hasCondition |= compare->hasAttr(kLoopConditionAttr);
+    });
+    if (!hasCondition)
+      return loop.emitError("a while loop of the split graph has no condition read on the host "
+                            "(magi.loop_condition): run magi-split on it");
     if (failed(describeRegion(loop.getBefore().front())))
       return failure();
     entry.condSteps = int64_t(g.steps.size()) - entry.first;
