@@ -260,7 +260,17 @@ StepMode chooseStepMode(const StepGraphState &state, const std::string &signatur
   for (const StepGraphState::Captured &captured : state.graphs)
     if (captured.signature == signature)
       return StepMode::Replay;
-  return state.signature == signature ? StepMode::Capture : StepMode::Eager;
+  const std::vector<std::string> &recent = state.eagerSignatures;
+  return std::find(recent.begin(), recent.end(), signature) != recent.end() ? StepMode::Capture
+                                                                            : StepMode::Eager;
+}
+
+void rememberEagerCall(StepGraphState &state, std::string signature) {
+  std::vector<std::string> &recent = state.eagerSignatures;
+  recent.erase(std::remove(recent.begin(), recent.end(), signature), recent.end());
+  recent.push_back(std::move(signature));
+  if (recent.size() > kMostGraphsPerStep)
+    recent.erase(recent.begin());
 }
 
 namespace {
@@ -1772,7 +1782,7 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
   StepMode mode = chooseStepMode(wholeGraph_, signature);
   std::string why;
   if (mode == StepMode::Eager) {
-    why = wholeGraph_.signature || !wholeGraph_.graphs.empty()
+    why = !wholeGraph_.eagerSignatures.empty() || !wholeGraph_.graphs.empty()
               ? "no graph for these parameters yet"
               : "first run with these parameters";
   }
@@ -1799,7 +1809,7 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
         marks_->steps.push_back(
             {ProfiledStep{step->name, stepModeName(mode)}, stepBegin, device_.markTime()});
     }
-    wholeGraph_.signature = std::move(signature);
+    rememberEagerCall(wholeGraph_, std::move(signature));
     break;
   case StepMode::Capture:
     device_.beginCapture("the whole run");
@@ -2222,8 +2232,9 @@ void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
     if (mode == StepMode::Eager) {
       // The graphs of other signatures stay for when they come back; the
       // next call with this one captures.
-      why = state.signature || !state.graphs.empty() ? "no graph for these parameters yet"
-                                                     : "first run with these parameters";
+      why = !state.eagerSignatures.empty() || !state.graphs.empty()
+                ? "no graph for these parameters yet"
+                : "first run with these parameters";
       newSignature = signature;
     }
   }
@@ -2241,7 +2252,8 @@ void GraphExecutor::issueStep(size_t stepIndex, const PreparedStep &prepared) {
   switch (mode) {
   case StepMode::Eager:
     issue(ops, options_.syncEach, stepName, profileStep);
-    state.signature = std::move(newSignature);
+    if (newSignature)
+      rememberEagerCall(state, std::move(*newSignature));
     break;
   case StepMode::Capture:
     device_.beginCapture(stepName);

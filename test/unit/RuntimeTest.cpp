@@ -891,17 +891,30 @@ TEST(RuntimeExecutor, PieceWithoutAGeneralVariant) {
 TEST(RuntimeGraphs, ChooseStepMode) {
   StepGraphState state;
   EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Eager); // never ran
-  state.signature = "a";
+  rememberEagerCall(state, "a");
   EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Capture); // ran once like this
   EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Eager);
   state.graphs.push_back({"a", 0});
   EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Replay);
-  state.signature = "b";                                    // b ran eagerly
+  rememberEagerCall(state, "b");                            // b ran eagerly
   EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Capture); // a's graph kept
   state.graphs.push_back({"b", 1});
   EXPECT_EQ(chooseStepMode(state, "a"), StepMode::Replay);
   EXPECT_EQ(chooseStepMode(state, "b"), StepMode::Replay);
   EXPECT_EQ(chooseStepMode(state, "c"), StepMode::Eager);
+  // Signatures that alternate capture on their second call all the same
+  // (c, d, c, d: the second c and d capture).
+  rememberEagerCall(state, "c");
+  EXPECT_EQ(chooseStepMode(state, "d"), StepMode::Eager);
+  rememberEagerCall(state, "d");
+  EXPECT_EQ(chooseStepMode(state, "c"), StepMode::Capture);
+  EXPECT_EQ(chooseStepMode(state, "d"), StepMode::Capture);
+  // Only the last kMostGraphsPerStep eager calls are remembered.
+  for (size_t i = 0; i < kMostGraphsPerStep; ++i)
+    rememberEagerCall(state, "e" + std::to_string(i));
+  EXPECT_EQ(chooseStepMode(state, "c"), StepMode::Eager);
+  EXPECT_EQ(chooseStepMode(state, "e0"), StepMode::Capture);
+  EXPECT_EQ(state.eagerSignatures.size(), kMostGraphsPerStep);
   EXPECT_STREQ(stepModeName(StepMode::Eager), "eager");
   EXPECT_STREQ(stepModeName(StepMode::Capture), "captured");
   EXPECT_STREQ(stepModeName(StepMode::Replay), "replayed");

@@ -121,7 +121,9 @@ struct StepGraphState {
     std::string signature;
     int graph; // the device's graph handle
   };
-  std::optional<std::string> signature; // the last eager call's, if any
+  // The signatures of the last eager calls (at most kMostGraphsPerStep,
+  // the oldest first): a call whose signature is among them captures.
+  std::vector<std::string> eagerSignatures;
   std::vector<Captured> graphs;         // the least recently used first
 };
 
@@ -130,10 +132,14 @@ struct StepGraphState {
 constexpr size_t kMostGraphsPerStep = 8;
 
 // How a step whose piece may use CUDA graphs runs now: replayed when a
-// graph was captured for this signature; captured when its last call ran
-// eagerly with this signature (a second call in a row); eagerly otherwise
-// (the first call with a signature: errors are then reported per launch).
+// graph was captured for this signature; captured when one of its recent
+// eager calls had this signature (the second call with it, also when
+// calls of other signatures came between: sizes that alternate); eagerly
+// otherwise (the first call with a signature: errors are then reported per
+// launch).
 StepMode chooseStepMode(const StepGraphState &state, const std::string &signature);
+// Records an eager call with `signature` (StepGraphState::eagerSignatures).
+void rememberEagerCall(StepGraphState &state, std::string signature);
 
 class Device {
 public:
