@@ -1494,6 +1494,12 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
         break;
       }
     }
+    // A value read on the host is read after the step's work: the buffer
+    // it is in lives to the step's end, so that nothing the step allocates
+    // after its last write reuses (and overwrites) it before the read.
+    for (const PieceResult &result : variant.results)
+      if (result.isRead)
+        useDescriptor(result.read, time + int64_t(variant.plan.size()));
     std::vector<std::vector<size_t>> owners;
     for (const PieceResult &result : variant.results)
       owners.push_back(result.isTensor ? ownersOfDescriptor(result.tensor)

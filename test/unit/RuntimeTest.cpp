@@ -3008,6 +3008,66 @@ TEST(RuntimeExecutor, RunsAWhileLoop) {
                                     "iteration waits for its condition on the host");
 }
 
+TEST(RuntimeExecutor, KeepsAReadBufferUntilTheRead) {
+  // Step 0 computes c = n - 1 into b0, then writes n > 0 into a buffer b1
+  // allocated after c's last write; step 1 reads c on the host. The plan
+  // must keep b0 alive until the read: b1 placed over it would change it.
+  std::string memref = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
+  auto on = [&](const std::string &base) {
+    std::string m = memref;
+    m.replace(m.find("BASE"), 4, base);
+    return m;
+  };
+  std::string text = R"json({"format": "magi-artifact", "version": 10,
+  "producer": {"magi": null, "llvm": null, "ptxas": null},
+  "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
+  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [8]}],
+    "symbols": [{"name": "u0", "min": 0, "max": 8, "step": 1, "result": 0}],
+    "steps": [{"piece": 0, "args": [{"input": 0}]},
+              {"piece": 1, "args": [{"step": 0, "result": 0}]},
+              {"piece": 2, "args": [{"input": 1}, {"step": 1, "result": 0}]}],
+    "outputs": [{"step": 2, "result": 0}]},
+  "pieces": [
+    {"index": 0, "name": "count", "kind": "compute", "graph_index": 0, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_decrement", "config": {}}, {"name": "test_positive", "config": {}}],
+       "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
+                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + on("arg0") + ", " + on("b0") + R"json(]},
+                {"op": "alloc", "buffer": "b1", "bytes": 8},
+                {"op": "launch", "kernel": "test_positive", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + on("arg0") + ", " + on("b1") + R"json(]}],
+       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}}]}]},
+    {"index": 1, "name": "read", "kind": "splitting", "graph_index": null, "cuda_graph": false,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64", "bound": 8}]}]},
+    {"index": 2, "name": "take", "kind": "compute", "graph_index": 1, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
+     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
+                               "strides": [1]}}]}]}]})json";
+  Manifest m = parseManifest(text, "manifest.json");
+  HostDevice device;
+  GraphExecutor executor(m, selftestDir() + "/artifact", device);
+  HostTensor x = makeF32({8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  executor.setInputs({makeI64({1}, {6}), x});
+  HostTensor out = executor.download(executor.run()[0]);
+  EXPECT_EQ(executor.symbols().at("u0"), 5);
+  EXPECT_EQ(out.shape, std::vector<int64_t>{5});
+}
+
 TEST(RuntimeManifest, RefusesBadLoops) {
   std::string text = loopManifest();
   refused(text, R"("version": 10)", R"("version": 9)", "loops need format version 10");
