@@ -512,12 +512,8 @@ private:
           entry.condition = *read;
           continue;
         }
-        if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
-          if (condition.getCondition().getDefiningOp() == nullptr ||
-              !condition.getCondition().getDefiningOp()->hasAttr(kLoopConditionAttr))
-            return op.emitError("a while loop's condition is not the one magi-split prepares");
-          continue;
-        }
+        if (isa<scf::ConditionOp>(op))
+          continue; // its condition, the marked compare, is checked above
         if (auto yield = dyn_cast<scf::YieldOp>(op)) {
           for (Value v : yield.getOperands()) {
             FailureOr<rt::ValueRef> ref = refOf(v);
@@ -532,11 +528,8 @@ private:
       }
       return success();
     };
-    bool hasCondition = false;
-    loop.getBefore().front().walk([&](SymCompareOp compare) {
-      hasCondition |= compare->hasAttr(kLoopConditionAttr);
-    });
-    if (!hasCondition)
+    Operation *condition = loop.getConditionOp().getCondition().getDefiningOp();
+    if (!condition || !condition->hasAttr(kLoopConditionAttr))
       return loop.emitError("a while loop of the split graph has no condition read on the host "
                             "(magi.loop_condition): run magi-split on it");
     if (failed(describeRegion(loop.getBefore().front())))

@@ -204,7 +204,7 @@ LogicalResult convertMaskedScatter(Node &node) {
 /// element's coordinates, written with index_put to its rank among the
 /// nonzero ones (its running count), the others to a spare row 0; rows 1
 /// to n are the result. Any size may be symbolic (magi.sym_size).
-FailureOr<Value> buildNonzero(Node &node, Value self) {
+Value buildNonzero(Node &node, Value self) {
   auto type = cast<RankedTensorType>(self.getType());
   int64_t rank = type.getRank();
   OpBuilder &b = node.builder();
@@ -333,10 +333,7 @@ LogicalResult convertNonzero(Node &node) {
   if (!resultType || resultType.getRank() != 2 || resultType.getDimSize(1) != rank ||
       !resultType.getElementType().isInteger(64))
     return node.opaque();
-  FailureOr<Value> coordinates = buildNonzero(node, *self);
-  if (failed(coordinates))
-    return node.opaque();
-  node.results.push_back(*coordinates);
+  node.results.push_back(buildNonzero(node, *self));
   return success();
 }
 

@@ -20,39 +20,41 @@ LogicalResult convertEmbedding(Node &node) {
 /// nonzero coordinates (buildNonzero, read on the host) as a [n] index of
 /// dimension d: the operands and indexed dims of a magi.index or
 /// magi.index_put through the mask.
-LogicalResult indexThroughMask(Node &node, Value self, Value mask,
-                               SmallVectorImpl<Value> &operands, SmallVectorImpl<int64_t> &dims) {
-  FailureOr<Value> coordinates = buildNonzero(node, mask);
-  if (failed(coordinates))
-    return failure();
+void indexThroughMask(Node &node, Value self, Value mask, SmallVectorImpl<Value> &operands,
+                      SmallVectorImpl<int64_t> &dims) {
+  Value coordinates = buildNonzero(node, mask);
   OpBuilder &b = node.builder();
   auto column = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
   operands.push_back(self);
   for (int64_t d = 0; d < cast<RankedTensorType>(mask.getType()).getRank(); ++d) {
-    Value c = makeOp(node, SliceOp::getOperationName(), {*coordinates},
+    Value c = makeOp(node, SliceOp::getOperationName(), {coordinates},
                      RankedTensorType::get({ShapedType::kDynamic, 1}, b.getI64Type()),
                      {node.i64("dim", 1), node.i64s("static_bounds", {d, d + 1, 1})});
     operands.push_back(makeOp(node, SqueezeOp::getOperationName(), {c}, column,
                               {node.i64s("dims", {1})}));
     dims.push_back(d);
   }
-  return success();
+}
+
+/// Whether `mask` covers `self`'s leading dimensions (x[mask] with one
+/// bool mask, the only mask Magi indexes with).
+bool masksLeadingDims(RankedTensorType selfType, RankedTensorType maskType) {
+  int64_t maskRank = maskType.getRank();
+  return maskRank > 0 && maskRank <= selfType.getRank() &&
+         maskType.getShape() == selfType.getShape().take_front(maskRank);
 }
 
 /// x[mask] (index.Tensor with one bool mask over x's leading dimensions):
 /// the mask's nonzero coordinates, read on the host (buildNonzero), as one
 /// index a masked dimension. Other masks keep the node opaque.
 LogicalResult convertMaskIndex(Node &node, Value self, Value mask) {
-  auto selfType = cast<RankedTensorType>(self.getType());
-  auto maskType = cast<RankedTensorType>(mask.getType());
-  int64_t maskRank = maskType.getRank();
-  if (node.resultTypes.size() != 1 || maskRank == 0 || maskRank > selfType.getRank() ||
-      maskType.getShape() != selfType.getShape().take_front(maskRank))
+  if (node.resultTypes.size() != 1 ||
+      !masksLeadingDims(cast<RankedTensorType>(self.getType()),
+                        cast<RankedTensorType>(mask.getType())))
     return node.opaque();
   SmallVector<Value> operands;
   SmallVector<int64_t> dims;
-  if (failed(indexThroughMask(node, self, mask, operands, dims)))
-    return node.opaque();
+  indexThroughMask(node, self, mask, operands, dims);
   return node.emit(operands, {node.i64s("indexed_dims", dims)});
 }
 
@@ -69,8 +71,7 @@ LogicalResult convertMaskPut(Node &node, Value self, Value mask, Value values, b
   auto valuesType = dyn_cast<RankedTensorType>(values.getType());
   int64_t maskRank = maskType.getRank();
   if (node.resultTypes.size() != 1 || node.resultTypes[0] != selfType || !valuesType ||
-      maskRank == 0 || maskRank > selfType.getRank() ||
-      maskType.getShape() != selfType.getShape().take_front(maskRank))
+      !masksLeadingDims(selfType, maskType))
     return node.opaque();
   OpBuilder &b = node.builder();
   bool oneValue = valuesType.hasStaticShape() && valuesType.getNumElements() == 1;
@@ -95,8 +96,7 @@ LogicalResult convertMaskPut(Node &node, Value self, Value mask, Value values, b
   }
   SmallVector<Value> operands;
   SmallVector<int64_t> dims;
-  if (failed(indexThroughMask(node, self, mask, operands, dims)))
-    return node.opaque();
+  indexThroughMask(node, self, mask, operands, dims);
   operands.push_back(values);
   return node.emit(operands, {node.i64s("indexed_dims", dims),
                               node.boolean("accumulate", accumulate)});

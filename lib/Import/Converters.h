@@ -67,7 +67,7 @@ mlir::LogicalResult emitNorm(Node &node, mlir::Value x, double ord,
 /// The coordinates of `self`'s nonzero elements, [n, rank] i64, n read on
 /// the host (aten.nonzero's composition, ConvertComposed.cpp); any size may
 /// be symbolic.
-mlir::FailureOr<mlir::Value> buildNonzero(Node &node, mlir::Value self);
+mlir::Value buildNonzero(Node &node, mlir::Value self);
 
 /// An intermediate op of a composed conversion, with its result type given
 /// (the op's verifier checks it against what it infers).

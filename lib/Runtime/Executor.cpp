@@ -1409,6 +1409,9 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   auto use = [&](size_t lifetime, int64_t now) {
     lifetimes[lifetime].end = std::max(lifetimes[lifetime].end, now);
   };
+  // The stand-in address of lifetime i: distinct, far apart, never
+  // dereferenced.
+  auto standInAddress = [](size_t lifetime) { return DevicePtr(lifetime + 1) << 40; };
   int64_t time = 0;
   for (size_t s = 0; s < graph.steps.size(); ++s) {
     for (size_t l = 0; l < graph.loops.size(); ++l) {
@@ -1430,7 +1433,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
           owners.push_back(lifetimes.size() - 1);
           loopLifetimes[l].push_back(lifetimes.size() - 1);
         }
-        init.tensor.ptr = DevicePtr(owners[0] + 1) << 40;
+        init.tensor.ptr = standInAddress(owners[0]);
         loopValues_[l].push_back(init);
         carriedOwners[l].push_back(std::move(owners));
       }
@@ -1445,7 +1448,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
     auto standIn = [&](int64_t, int64_t bytes) {
       stepOf.push_back(s);
       lifetimes.push_back(BufferLifetime{bytes, 0, 0});
-      return DevicePtr(lifetimes.size()) << 40;
+      return standInAddress(lifetimes.size() - 1);
     };
     PreparedStep step = evaluateStep(s, args, standIn);
     const Variant &variant =
