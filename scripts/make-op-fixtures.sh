@@ -3,7 +3,7 @@
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
-# assertions, torch.cond on a tensor, torch.while_loop, uint8 tensors, transposed
+# assertions, torch.cond (a select, and branches of the runtime), torch.while_loop, uint8 tensors, transposed
 # convolutions and data-dependent sizes (nonzero, .item(), x[mask] = v). Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
 # values, references are magi-interp's outputs (which those tests check
@@ -63,6 +63,19 @@ fixture op-cond control-flow/cond-select.spec \
   bool::1 \
   float32:3:0,1,2 \
   float32:3:1,2,3
+# torch.cond that cannot be a select (its true branch gathers): a branch of
+# the runtime, its predicate read on the host; each part taken once. And a
+# cond on the sizes: a branch whose condition needs no read (x.shape[0] > 3).
+fixture op-cond-branch control-flow/cond-branch.spec \
+  bool::1 \
+  float32:4:1,2,3,4 \
+  int64:4:3,0,0,1
+fixture op-cond-branch-else control-flow/cond-branch.spec \
+  bool::0 \
+  float32:4:1,2,3,4 \
+  int64:4:3,0,0,1
+fixture op-cond-sizes control-flow/size-predicate.spec \
+  float32:4:1,2,3,4
 # A torch.while_loop whose number of iterations depends on the data: a
 # loop of the runtime, its condition read on the host every iteration.
 fixture op-while control-flow/while.spec \

@@ -239,16 +239,18 @@ private:
   std::map<std::string, StepValue> itemReads;
 
   // The calls that are the artifact's steps, in step order: the top
-  // level's, and where a loop stands its condition region's, then its
-  // body's (graph.loops).
+  // level's, and where a loop or branch stands its regions', in order (a
+  // loop's condition, then its body: graph.loops; a branch's then part,
+  // then its else part: graph.branches).
   SmallVector<func::CallOp> stepCalls() {
     SmallVector<func::CallOp> calls;
     for (Operation &op : graph.getBody().front()) {
       if (auto call = dyn_cast<func::CallOp>(op))
         calls.push_back(call);
-      else if (auto loop = dyn_cast<scf::WhileOp>(op))
-        for (Region *region : {&loop.getBefore(), &loop.getAfter()})
-          llvm::append_range(calls, region->front().getOps<func::CallOp>());
+      else if (isa<scf::WhileOp, scf::IfOp>(op))
+        for (Region &region : op.getRegions())
+          if (!region.empty())
+            llvm::append_range(calls, region.front().getOps<func::CallOp>());
     }
     return calls;
   }
@@ -299,9 +301,10 @@ private:
     return false;
   }
 
-  // The expression of a runtime assertion's symbolic arithmetic, over the
-  // symbols' names (SymBools as 0 and 1).
-  FailureOr<std::string> checkExpr(Value v) {
+  // The expression of symbolic arithmetic the runtime evaluates (a runtime
+  // assertion's, a branch's condition), over the symbols' names (SymBools
+  // as 0 and 1).
+  FailureOr<std::string> hostExpr(Value v) {
     if (auto it = symbolNames.find(v); it != symbolNames.end())
       return it->second;
     Operation *def = v.getDefiningOp();
@@ -310,11 +313,11 @@ private:
         return std::to_string(i.getType().isInteger(1) ? int64_t(!i.getValue().isZero())
                                                        : i.getValue().getSExtValue());
     if (!def || def->getNumOperands() == 0)
-      return graph.emitError("a runtime assertion reads a value that is no "
-                             "symbolic arithmetic");
+      return graph.emitError("a runtime assertion or branch condition reads a value that is "
+                             "no symbolic arithmetic");
     SmallVector<std::string> args;
     for (Value operand : def->getOperands()) {
-      FailureOr<std::string> e = checkExpr(operand);
+      FailureOr<std::string> e = hostExpr(operand);
       if (failed(e))
         return failure();
       args.push_back(*e);
@@ -338,7 +341,7 @@ private:
         .Case([&](SymOrOp) { return call("max"); })
         .Case([&](SymNotOp) { return "eq(" + args[0] + ", 0)"; })
         .Default([&](Operation *op) -> FailureOr<std::string> {
-          return op->emitError("a runtime assertion reads '")
+          return op->emitError("a runtime assertion or branch condition reads '")
                  << op->getName() << "', which the artifact cannot express";
         });
   }
@@ -347,7 +350,7 @@ private:
   // hoisting), each an expression over the symbols and its message.
   LogicalResult describeChecks(rt::Graph &g) {
     for (auto check : graph.getBody().front().getOps<AssertSymbolicOp>()) {
-      FailureOr<std::string> text = checkExpr(check.getCondition());
+      FailureOr<std::string> text = hostExpr(check.getCondition());
       if (failed(text))
         return failure();
       std::string error;
@@ -398,7 +401,7 @@ private:
     rt::Graph &g = out.manifest;
     for (Operation &op : graph.getBody().front()) {
       if (isa<SymbolicIntOp, BindSymbolicShapeOp, arith::ConstantOp, AssertSymbolicOp>(op) ||
-          op.hasAttr(kCheckArithmeticAttr))
+          op.hasAttr(kHostArithmeticAttr))
         continue; // declarations, or checks (describeChecks)
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         // Output shapes are known when every dynamic size is bound (a
@@ -427,6 +430,11 @@ private:
       }
       if (auto loop = dyn_cast<scf::WhileOp>(op)) {
         if (failed(describeLoop(loop, out)))
+          return failure();
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (failed(describeBranch(branch, out)))
           return failure();
         continue;
       }
@@ -492,50 +500,31 @@ private:
         ref.result = int64_t(k);
         refs[arg] = ref;
       }
-    auto describeRegion = [&](Block &block) -> LogicalResult {
-      for (Operation &op : block) {
-        if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op))
-          continue;
-        if (auto call = dyn_cast<func::CallOp>(op)) {
-          if (failed(describeCall(call, out)))
-            return failure();
-          continue;
-        }
-        if (auto compare = dyn_cast<SymCompareOp>(op); compare && op.hasAttr(kLoopConditionAttr)) {
-          FailureOr<rt::ValueRef> read = refOf(compare.getLhs());
-          APInt zero;
-          if (failed(read) || read->kind != rt::ValueRef::Kind::StepResult ||
-              read->index < entry.first || compare.getPredicate() != "ne" ||
-              !matchPattern(compare.getRhs(), m_ConstantInt(&zero)) || !zero.isZero())
-            return op.emitError("a while loop's condition is not a value its condition's "
-                                "pieces read, compared with 0");
-          entry.condition = *read;
-          continue;
-        }
-        if (isa<scf::ConditionOp>(op))
-          continue; // its condition, the marked compare, is checked above
-        if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-          for (Value v : yield.getOperands()) {
-            FailureOr<rt::ValueRef> ref = refOf(v);
-            if (failed(ref))
-              return failure();
-            entry.next.push_back(*ref);
-          }
-          continue;
-        }
-        return op.emitError() << "a while loop of the split graph holds '" << op.getName()
-                              << "'; an artifact's loop only calls pieces";
+    // The condition's region holds the marked compare, and ends in the
+    // scf.condition that reads it.
+    auto conditionOps = [&](Operation &op) -> FailureOr<bool> {
+      if (auto compare = dyn_cast<SymCompareOp>(op); compare && op.hasAttr(kLoopConditionAttr)) {
+        FailureOr<rt::ValueRef> read = refOf(compare.getLhs());
+        APInt zero;
+        if (failed(read) || read->kind != rt::ValueRef::Kind::StepResult ||
+            read->index < entry.first || compare.getPredicate() != "ne" ||
+            !matchPattern(compare.getRhs(), m_ConstantInt(&zero)) || !zero.isZero())
+          return op.emitError("a while loop's condition is not a value its condition's "
+                              "pieces read, compared with 0");
+        entry.condition = *read;
+        return true;
       }
-      return success();
+      return isa<scf::ConditionOp>(op);
     };
     Operation *condition = loop.getConditionOp().getCondition().getDefiningOp();
     if (!condition || !condition->hasAttr(kLoopConditionAttr))
       return loop.emitError("a while loop of the split graph has no condition read on the host "
                             "(magi.loop_condition): run magi-split on it");
-    if (failed(describeRegion(loop.getBefore().front())))
+    std::vector<rt::ValueRef> none;
+    if (failed(describeRegion(loop.getBefore().front(), out, none, "a while loop", conditionOps)))
       return failure();
     entry.condSteps = int64_t(g.steps.size()) - entry.first;
-    if (failed(describeRegion(loop.getAfter().front())))
+    if (failed(describeRegion(loop.getAfter().front(), out, entry.next, "a while loop")))
       return failure();
     entry.bodySteps = int64_t(g.steps.size()) - entry.first - entry.condSteps;
     g.loops.push_back(std::move(entry));
@@ -543,6 +532,80 @@ private:
       rt::ValueRef ref;
       ref.kind = rt::ValueRef::Kind::LoopResult;
       ref.index = loopIndex;
+      ref.result = int64_t(k);
+      refs[result] = ref;
+    }
+    return success();
+  }
+
+  // The calls of a loop's or branch's region as steps, and the values its
+  // scf.yield gives into `yielded`; `other` accepts (true) the other ops
+  // the region may hold.
+  LogicalResult describeRegion(Block &block, SplitGraph &out, std::vector<rt::ValueRef> &yielded,
+                               StringRef what,
+                               function_ref<FailureOr<bool>(Operation &)> other = nullptr) {
+    for (Operation &op : block) {
+      if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op))
+        continue;
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        if (failed(describeCall(call, out)))
+          return failure();
+        continue;
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+        for (Value v : yield.getOperands()) {
+          FailureOr<rt::ValueRef> ref = refOf(v);
+          if (failed(ref))
+            return failure();
+          yielded.push_back(*ref);
+        }
+        continue;
+      }
+      if (other) {
+        FailureOr<bool> accepted = other(op);
+        if (failed(accepted))
+          return failure();
+        if (*accepted)
+          continue;
+      }
+      return op.emitError() << what << " of the split graph holds '" << op.getName()
+                            << "'; it may only call pieces";
+    }
+    return success();
+  }
+
+  // A top-level scf.if as magi-split leaves it: calls in both regions, the
+  // condition symbolic arithmetic (magi.host_arithmetic) over the symbols,
+  // a bool read on the host among them. The then part's steps, then the
+  // else part's, follow one another in graph.steps.
+  LogicalResult describeBranch(scf::IfOp branch, SplitGraph &out) {
+    rt::Graph &g = out.manifest;
+    int64_t branchIndex = g.branches.size();
+    rt::GraphBranch entry;
+    Operation *condition = branch.getCondition().getDefiningOp();
+    if (!condition || !condition->hasAttr(kHostArithmeticAttr))
+      return branch.emitError("a branch of the split graph has no condition the runtime can "
+                              "evaluate (magi.host_arithmetic): run magi-split on it");
+    FailureOr<std::string> text = hostExpr(branch.getCondition());
+    if (failed(text))
+      return failure();
+    std::string error;
+    std::optional<rt::Expr> e = rt::Expr::tryParse(*text, error);
+    if (!e)
+      return branch.emitError("the branch's condition '") << *text << "' does not parse: " << error;
+    entry.condition = std::move(*e);
+    entry.first = g.steps.size();
+    if (failed(describeRegion(branch.getThenRegion().front(), out, entry.thenResults, "a branch")))
+      return failure();
+    entry.thenSteps = int64_t(g.steps.size()) - entry.first;
+    if (failed(describeRegion(branch.getElseRegion().front(), out, entry.elseResults, "a branch")))
+      return failure();
+    entry.elseSteps = int64_t(g.steps.size()) - entry.first - entry.thenSteps;
+    g.branches.push_back(std::move(entry));
+    for (auto [k, result] : llvm::enumerate(branch.getResults())) {
+      rt::ValueRef ref;
+      ref.kind = rt::ValueRef::Kind::BranchResult;
+      ref.index = branchIndex;
       ref.result = int64_t(k);
       refs[result] = ref;
     }

@@ -309,6 +309,7 @@ GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, 
   stepGraphs_.resize(manifest_.graph.steps.size());
   preparedSteps_.resize(manifest_.graph.steps.size());
   loopValues_.resize(manifest_.graph.loops.size());
+  branchValues_.resize(manifest_.graph.branches.size());
   for (const Piece &piece : manifest_.pieces)
     for (const Variant &variant : piece.variants)
       for (const PieceResult &result : variant.results)
@@ -1333,6 +1334,9 @@ GraphExecutor::resolve(const ValueRef &ref,
   case ValueRef::Kind::Carried:
     v = loopValues_[ref.index][ref.result];
     break;
+  case ValueRef::Kind::BranchResult:
+    v = branchValues_[ref.index][ref.result];
+    break;
   }
   return v;
 }
@@ -1394,6 +1398,10 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   // Per loop, per carried value: the lifetimes of its two copies.
   std::vector<std::vector<std::vector<size_t>>> carriedOwners(graph.loops.size());
   std::vector<std::vector<size_t>> loopLifetimes(graph.loops.size());
+  // Per branch, per result: the lifetimes of both parts' values (either
+  // may be the one a run takes).
+  std::vector<std::vector<std::vector<size_t>>> branchOwners(graph.branches.size());
+  std::vector<bool> branchPlanned(graph.branches.size(), false);
   constexpr size_t kLoopState = ~size_t(0); // stepOf for a loop's carried values
   auto ownersOf = [&](const ValueRef &ref) {
     switch (ref.kind) {
@@ -1402,8 +1410,39 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
     case ValueRef::Kind::LoopResult:
     case ValueRef::Kind::Carried:
       return carriedOwners[size_t(ref.index)][size_t(ref.result)];
+    case ValueRef::Kind::BranchResult:
+      return branchOwners[size_t(ref.index)][size_t(ref.result)];
     default:
       return std::vector<size_t>{};
+    }
+  };
+  // Both parts of a branch are planned, one after the other (a run takes
+  // one); its results must have one shape whichever it takes, since what
+  // follows is planned once.
+  auto planBranchesEndingAt = [&](size_t s) {
+    for (size_t b = 0; b < graph.branches.size(); ++b) {
+      const GraphBranch &branch = graph.branches[b];
+      if (size_t(branch.end()) != s || branchPlanned[b])
+        continue;
+      branchValues_[b].clear();
+      branchOwners[b].clear();
+      for (size_t k = 0; k < branch.thenResults.size(); ++k) {
+        Value then = resolve(branch.thenResults[k], stepResults);
+        Value otherwise = resolve(branch.elseResults[k], stepResults);
+        const DeviceTensor &t = then.tensor, &e = otherwise.tensor;
+        if (t.shape != e.shape || t.dtype != e.dtype)
+          throw RuntimeError("branch " + std::to_string(b) + " gives result " +
+                             std::to_string(k) + " as a " + std::string(manifestName(t.dtype)) +
+                             " " + formatShape(t.shape) + " tensor in its then part, but a " +
+                             std::string(manifestName(e.dtype)) + " " + formatShape(e.shape) +
+                             " one in its else part: what follows a branch is planned once");
+        std::vector<size_t> owners = ownersOf(branch.thenResults[k]);
+        for (size_t owner : ownersOf(branch.elseResults[k]))
+          owners.push_back(owner);
+        branchValues_[b].push_back(then);
+        branchOwners[b].push_back(std::move(owners));
+      }
+      branchPlanned[b] = true;
     }
   };
   auto use = [&](size_t lifetime, int64_t now) {
@@ -1414,6 +1453,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   auto standInAddress = [](size_t lifetime) { return DevicePtr(lifetime + 1) << 40; };
   int64_t time = 0;
   for (size_t s = 0; s < graph.steps.size(); ++s) {
+    planBranchesEndingAt(s);
     for (size_t l = 0; l < graph.loops.size(); ++l) {
       const GraphLoop &loop = graph.loops[l];
       if (loop.first != int64_t(s))
@@ -1528,6 +1568,7 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
         use(owner, time);
     }
   }
+  planBranchesEndingAt(graph.steps.size());
   // The outputs outlive the run.
   for (const ValueRef &ref : graph.outputs)
     for (size_t owner : ownersOf(ref))
@@ -1751,21 +1792,81 @@ void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResul
     *options_.verbose << "  " << name << ": " << iterations << " iteration(s)\n";
 }
 
-std::vector<DeviceTensor> GraphExecutor::runSteps() {
+bool GraphExecutor::takesThen(size_t b) const {
+  auto lookup = [&](const std::string &name) -> std::optional<int64_t> {
+    auto it = symbols_.find(name);
+    if (it == symbols_.end())
+      return std::nullopt;
+    return it->second;
+  };
+  return manifest_.graph.branches[b].condition.evaluate(
+             lookup, "the condition of branch " + std::to_string(b)) != 0;
+}
+
+std::pair<size_t, size_t> GraphExecutor::takenSteps(size_t b, bool then) const {
+  const GraphBranch &branch = manifest_.graph.branches[b];
+  size_t elseStart = size_t(branch.first + branch.thenSteps);
+  return then ? std::pair(size_t(branch.first), elseStart)
+              : std::pair(elseStart, size_t(branch.end()));
+}
+
+void GraphExecutor::finishBranch(size_t b, bool then,
+                                 const std::vector<std::vector<Value>> &stepResults) {
+  const GraphBranch &branch = manifest_.graph.branches[b];
+  branchValues_[b].clear();
+  for (const ValueRef &ref : then ? branch.thenResults : branch.elseResults)
+    branchValues_[b].push_back(resolve(ref, stepResults));
+  lastBranchesTaken_[b] = then;
+  if (options_.verbose)
+    *options_.verbose << "  branch " << b << ": " << (then ? "then" : "else") << " part ("
+                      << branch.condition.text() << (then ? " is not 0" : " is 0") << ")\n";
+}
+
+void GraphExecutor::walkSteps(std::vector<std::vector<Value>> &stepResults,
+                              const std::function<void(size_t)> &step,
+                              const std::function<void(size_t)> &loop) {
   const Graph &graph = manifest_.graph;
-  std::vector<std::vector<Value>> stepResults(graph.steps.size());
-  lastLoopIterations_.assign(graph.loops.size(), 0);
-  for (size_t s = 0; s < graph.steps.size();) {
+  lastBranchesTaken_.assign(graph.branches.size(), false);
+  std::vector<bool> branchDone(graph.branches.size(), false);
+  for (size_t s = 0;;) {
+    // A branch starting here (one of no steps too) runs before a loop
+    // starting at the same step: branches and loops do not nest.
+    bool branched = false;
+    for (size_t b = 0; b < graph.branches.size() && !branched; ++b) {
+      if (graph.branches[b].first != int64_t(s) || branchDone[b])
+        continue;
+      bool then = takesThen(b);
+      auto [begin, end] = takenSteps(b, then);
+      for (size_t t = begin; t < end; ++t)
+        step(t);
+      finishBranch(b, then, stepResults);
+      branchDone[b] = true;
+      s = size_t(graph.branches[b].end());
+      branched = true;
+    }
+    if (branched)
+      continue;
+    if (s >= graph.steps.size())
+      break;
     bool looped = false;
     for (size_t l = 0; l < graph.loops.size() && !looped; ++l)
       if (graph.loops[l].first == int64_t(s)) {
-        runLoop(l, stepResults);
+        loop(l);
         s = size_t(graph.loops[l].end());
         looped = true;
       }
     if (!looped)
-      runStep(s++, stepResults);
+      step(s++);
   }
+}
+
+std::vector<DeviceTensor> GraphExecutor::runSteps() {
+  const Graph &graph = manifest_.graph;
+  std::vector<std::vector<Value>> stepResults(graph.steps.size());
+  lastLoopIterations_.assign(graph.loops.size(), 0);
+  walkSteps(
+      stepResults, [&](size_t s) { runStep(s, stepResults); },
+      [&](size_t l) { runLoop(l, stepResults); });
   std::vector<DeviceTensor> outputs;
   for (const ValueRef &ref : graph.outputs)
     outputs.push_back(resolve(ref, stepResults).tensor);
@@ -1775,16 +1876,23 @@ std::vector<DeviceTensor> GraphExecutor::runSteps() {
 std::vector<DeviceTensor> GraphExecutor::runWhole() {
   // Every step's work is known on the host before anything is issued (the
   // sizes are expressions of the inputs), so the run is one graph.
+  // A branch's condition is over the inputs' symbols (a value read on
+  // the host refuses this mode: run), so the steps taken are known too.
   const Graph &graph = manifest_.graph;
   std::vector<const PreparedStep *> steps;
-  std::vector<std::vector<Value>> stepResults;
-  for (size_t s = 0; s < graph.steps.size(); ++s) {
-    std::vector<Value> args;
-    for (const ValueRef &ref : graph.steps[s].args)
-      args.push_back(resolve(ref, stepResults));
-    steps.push_back(&prepareStep(s, args));
-    stepResults.push_back(steps.back()->results);
-  }
+  std::vector<size_t> stepIndices; // of steps[i]
+  std::vector<std::vector<Value>> stepResults(graph.steps.size());
+  walkSteps(
+      stepResults,
+      [&](size_t s) {
+        std::vector<Value> args;
+        for (const ValueRef &ref : graph.steps[s].args)
+          args.push_back(resolve(ref, stepResults));
+        steps.push_back(&prepareStep(s, args));
+        stepIndices.push_back(s);
+        stepResults[s] = steps.back()->results;
+      },
+      [&](size_t) { throw RuntimeError("a loop in one CUDA graph for the whole run"); });
   std::string signature;
   for (const PreparedStep *step : steps)
     signature += step->signature;
@@ -1798,8 +1906,8 @@ std::vector<DeviceTensor> GraphExecutor::runWhole() {
   if (options_.verbose) {
     *options_.verbose << "run: one CUDA graph for all " << steps.size() << " steps: "
                       << stepModeName(mode) << (why.empty() ? "" : " (" + why + ")") << "\n";
-    for (size_t s = 0; s < steps.size(); ++s)
-      printStep(s, *steps[s], mode, "");
+    for (size_t i = 0; i < steps.size(); ++i)
+      printStep(stepIndices[i], *steps[i], mode, "");
   }
   lastRunModes_.assign(steps.size(), mode);
   // Profiled: each step and op when eager; the graph as one step else.

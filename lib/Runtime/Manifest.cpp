@@ -355,6 +355,9 @@ private:
       if (g.loopOf(*s.step))
         r_.fail(path + ".step", "step " + std::to_string(*s.step) +
                                     " is one of a loop's steps, which run any number of times");
+      if (g.branchOf(*s.step))
+        r_.fail(path + ".step", "step " + std::to_string(*s.step) +
+                                    " is one of a branch's steps, which may not run");
       const Piece &piece = m_.pieces[g.steps[*s.step].piece];
       if (s.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
@@ -377,8 +380,8 @@ private:
 
   void parseGraph(const JsonValue &graph) {
     r_.object(graph, "graph",
-              {"inputs", "symbols", "checks", "steps", "loops", "outputs", "output_shapes",
-               "mutations"});
+              {"inputs", "symbols", "checks", "steps", "loops", "branches", "outputs",
+               "output_shapes", "mutations"});
     Graph &g = m_.graph;
     // Symbols first: input shapes refer to them.
     const auto &symbols = r_.arrayField(graph, "graph", "symbols");
@@ -480,18 +483,17 @@ private:
 
     const auto &steps = r_.arrayField(graph, "graph", "steps");
     parseLoopExtents(graph, int64_t(steps.size()));
+    parseBranchExtents(graph, int64_t(steps.size()));
     for (size_t i = 0; i < steps.size(); ++i) {
       std::string path = indexed("graph.steps", i);
-      RefScope scope = kOutsideLoops;
-      for (size_t l = 0; l < g.loops.size(); ++l) {
-        const GraphLoop &loop = g.loops[l];
-        if (loop.first == int64_t(i))
+      parseBranchesEndingAt(graph, int64_t(i));
+      for (size_t l = 0; l < g.loops.size(); ++l)
+        if (g.loops[l].first == int64_t(i))
           parseLoopCarried(graph, l);
-        if (loop.contains(int64_t(i)))
-          scope = RefScope{int64_t(l), int64_t(i) < loop.first + loop.condSteps
-                                           ? loop.first
-                                           : loop.first + loop.condSteps};
-      }
+      for (size_t b = 0; b < g.branches.size(); ++b)
+        if (g.branches[b].first == int64_t(i))
+          parseBranchCondition(graph, b);
+      RefScope scope = scopeOf(int64_t(i));
       r_.object(steps[i], path, {"piece", "args"});
       GraphStep step;
       step.piece = r_.nonNegativeField(steps[i], path, "piece");
@@ -516,6 +518,7 @@ private:
         if (g.loops[l].end() == int64_t(i) + 1)
           parseLoopEnd(graph, l);
     }
+    parseBranchesEndingAt(graph, int64_t(steps.size()));
     checkStepSymbols();
 
     const auto &outputs = r_.arrayField(graph, "graph", "outputs");
@@ -640,19 +643,54 @@ private:
       r_.fail(path, what + " is " + text(expected) + ", but this is " + text(actual));
   }
 
-  // Where a reference is: outside any loop, or in loop `loop`'s condition
-  // or body, whose first step is `partStart`.
+  // Where a reference is: outside any loop or branch, or in one part of
+  // one (a loop's condition or body, a branch's then or else part), whose
+  // first step is `partStart`; `loop` is the loop's index, if in a loop.
   struct RefScope {
-    int64_t loop; // -1: outside any loop
-    int64_t partStart;
+    int64_t loop;      // -1: in no loop
+    int64_t partStart; // -1: in no loop or branch
   };
-  static constexpr RefScope kOutsideLoops = {-1, 0};
+  static constexpr RefScope kOutside = {-1, -1};
 
-  // A reference that may use the results of steps before `stepLimit`: of
-  // steps outside any loop, and of earlier steps of the same part of the
-  // loop the reference is in.
+  // The part of a loop or branch that step `step` is in.
+  struct Part {
+    int64_t start = -1;
+    std::string owner; // "loop 0", "branch 1"
+    std::string name;  // "condition", "body", "then part", "else part"
+    std::string resultRef; // how the values are named outside it
+  };
+  std::optional<Part> partOf(int64_t step) const {
+    const Graph &g = m_.graph;
+    for (size_t l = 0; l < g.loops.size(); ++l) {
+      const GraphLoop &loop = g.loops[l];
+      if (!loop.contains(step))
+        continue;
+      bool inCondition = step < loop.first + loop.condSteps;
+      return Part{inCondition ? loop.first : loop.first + loop.condSteps,
+                  "loop " + std::to_string(l), inCondition ? "condition" : "body",
+                  "{\"loop\": " + std::to_string(l) + ", \"result\": k}"};
+    }
+    for (size_t b = 0; b < g.branches.size(); ++b) {
+      const GraphBranch &branch = g.branches[b];
+      if (!branch.contains(step))
+        continue;
+      bool inThen = step < branch.first + branch.thenSteps;
+      return Part{inThen ? branch.first : branch.first + branch.thenSteps,
+                  "branch " + std::to_string(b), inThen ? "then part" : "else part",
+                  "{\"branch\": " + std::to_string(b) + ", \"result\": k}"};
+    }
+    return std::nullopt;
+  }
+  RefScope scopeOf(int64_t step) const {
+    std::optional<Part> part = partOf(step);
+    if (!part)
+      return kOutside;
+    const GraphLoop *loop = m_.graph.loopOf(step);
+    return RefScope{loop ? int64_t(loop - m_.graph.loops.data()) : -1, part->start};
+  }
+
   ValueRef parseRef(const JsonValue &value, const std::string &path, int64_t stepLimit,
-                    RefScope scope = kOutsideLoops) {
+                    RefScope scope = kOutside) {
     const char *expected = "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
                            "{\"symbol\": name}, {\"int\": n}, {\"loop\": l, \"result\": k} "
                            "or {\"carried\": k}";
@@ -673,22 +711,15 @@ private:
       if (ref.index >= stepLimit)
         r_.fail(path + ".step", "step " + std::to_string(ref.index) +
                                     " has not run yet (only earlier steps' results can be used)");
-      for (size_t l = 0; l < m_.graph.loops.size(); ++l) {
-        const GraphLoop &loop = m_.graph.loops[l];
-        if (!loop.contains(ref.index))
-          continue;
-        int64_t bodyStart = loop.first + loop.condSteps;
-        int64_t partStart = ref.index < bodyStart ? loop.first : bodyStart;
-        if (scope.loop != int64_t(l))
-          r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is one of loop " +
-                                      std::to_string(l) +
-                                      "'s steps: outside it, its values are {\"loop\": " +
-                                      std::to_string(l) + ", \"result\": k}");
-        if (partStart != scope.partStart)
-          r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is in loop " +
-                                      std::to_string(l) + "'s " +
-                                      (partStart == loop.first ? "condition" : "body") +
-                                      ", which this part of the loop does not see");
+      if (std::optional<Part> part = partOf(ref.index); part && part->start != scope.partStart) {
+        std::optional<Part> here = scope.partStart < 0 ? std::nullopt : partOf(scope.partStart);
+        if (here && here->owner == part->owner)
+          r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is in " + part->owner +
+                                      "'s " + part->name + ", which its " + here->name +
+                                      " does not see");
+        r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is one of " +
+                                    part->owner + "'s steps: outside it, its values are " +
+                                    part->resultRef);
       }
       const Piece &piece = m_.pieces[m_.graph.steps[ref.index].piece];
       if (ref.result >= int64_t(piece.results.size()))
@@ -725,6 +756,20 @@ private:
       if (ref.result >= int64_t(loop.carried.size()))
         r_.fail(path + ".result", "loop " + std::to_string(ref.index) + " carries " +
                                       std::to_string(loop.carried.size()) + " value(s)");
+    } else if (value.find("branch")) {
+      r_.object(value, path, {"branch", "result"});
+      ref.kind = ValueRef::Kind::BranchResult;
+      ref.index = r_.nonNegativeField(value, path, "branch");
+      ref.result = r_.nonNegativeField(value, path, "result");
+      const std::vector<GraphBranch> &branches = m_.graph.branches;
+      if (ref.index >= int64_t(branches.size()))
+        r_.fail(path + ".branch", "branch " + std::to_string(ref.index) + " does not exist");
+      const GraphBranch &branch = branches[ref.index];
+      if (branch.end() > stepLimit || !branchResultsParsed_[ref.index])
+        r_.fail(path + ".branch", "branch " + std::to_string(ref.index) + " has not ended yet");
+      if (ref.result >= int64_t(branch.thenResults.size()))
+        r_.fail(path + ".result", "branch " + std::to_string(ref.index) + " gives " +
+                                      std::to_string(branch.thenResults.size()) + " value(s)");
     } else if (value.find("carried")) {
       r_.object(value, path, {"carried"});
       ref.kind = ValueRef::Kind::Carried;
@@ -742,7 +787,96 @@ private:
     if ((ref.kind == ValueRef::Kind::LoopResult || ref.kind == ValueRef::Kind::Carried) &&
         m_.version < 10)
       r_.fail(path, "loops need format version 10");
+    if (ref.kind == ValueRef::Kind::BranchResult && m_.version < 11)
+      r_.fail(path, "branches need format version 11");
     return ref;
+  }
+
+  // graph.branches' extents (format 11), before the steps, like loops';
+  // no branch overlaps a loop or another branch.
+  void parseBranchExtents(const JsonValue &graph, int64_t numSteps) {
+    if (!r_.optionalField(graph, "branches"))
+      return;
+    if (m_.version < 11)
+      r_.fail("graph.branches", "branches need format version 11");
+    const auto &branches = r_.arrayField(graph, "graph", "branches");
+    int64_t previousEnd = 0;
+    for (size_t b = 0; b < branches.size(); ++b) {
+      std::string path = indexed("graph.branches", b);
+      r_.object(branches[b], path,
+                {"first", "then_steps", "else_steps", "condition", "then", "else"});
+      GraphBranch branch;
+      branch.first = r_.nonNegativeField(branches[b], path, "first");
+      branch.thenSteps = r_.nonNegativeField(branches[b], path, "then_steps");
+      branch.elseSteps = r_.nonNegativeField(branches[b], path, "else_steps");
+      if (branch.first < previousEnd)
+        r_.fail(path + ".first", "branches are listed by their first step and do not overlap");
+      if (branch.thenSteps > numSteps || branch.elseSteps > numSteps ||
+          branch.first > numSteps || branch.end() > numSteps)
+        r_.fail(path, "its steps go past the graph's " + std::to_string(numSteps));
+      for (size_t l = 0; l < m_.graph.loops.size(); ++l) {
+        const GraphLoop &loop = m_.graph.loops[l];
+        bool overlaps = branch.end() > branch.first
+                            ? branch.first < loop.end() && loop.first < branch.end()
+                            : loop.first < branch.first && branch.first < loop.end();
+        if (overlaps)
+          r_.fail(path, "overlaps loop " + std::to_string(l) +
+                            ": no loop or branch holds another");
+      }
+      previousEnd = branch.end();
+      m_.graph.branches.push_back(std::move(branch));
+    }
+    branchResultsParsed_.assign(m_.graph.branches.size(), false);
+  }
+
+  // Branch b's condition, read when its first step is reached: symbols,
+  // those a step defines defined before it.
+  void parseBranchCondition(const JsonValue &graph, size_t b) {
+    std::string path = indexed("graph.branches", b) + ".condition";
+    GraphBranch &branch = m_.graph.branches[b];
+    const JsonValue &value = r_.arrayField(graph, "graph", "branches")[b];
+    branch.condition = r_.expr(r_.field(value, indexed("graph.branches", b), "condition"), path);
+    checkGraphExpr(branch.condition, path);
+    for (const std::string &name : branch.condition.names())
+      for (const GraphSymbol &s : m_.graph.symbols)
+        if (s.name == name && s.fromStep() && *s.step >= branch.first)
+          r_.fail(path, "'" + name + "' is defined by step " + std::to_string(*s.step) +
+                            ", which does not run before the branch");
+  }
+
+  // The results of the branches that end at step `step` (before that
+  // step's references, which may use them).
+  void parseBranchesEndingAt(const JsonValue &graph, int64_t step) {
+    for (size_t b = 0; b < m_.graph.branches.size(); ++b) {
+      GraphBranch &branch = m_.graph.branches[b];
+      if (branch.end() != step || branchResultsParsed_[b])
+        continue;
+      if (branch.first == step) // a branch of no steps: its condition now
+        parseBranchCondition(graph, b);
+      std::string path = indexed("graph.branches", b);
+      const JsonValue &value = r_.arrayField(graph, "graph", "branches")[b];
+      int64_t elseStart = branch.first + branch.thenSteps;
+      const auto &thenList = r_.arrayField(value, path, "then");
+      const auto &elseList = r_.arrayField(value, path, "else");
+      if (thenList.size() != elseList.size())
+        r_.fail(path + ".else", "has " + std::to_string(elseList.size()) +
+                                    " value(s), its then part " +
+                                    std::to_string(thenList.size()));
+      for (size_t k = 0; k < thenList.size(); ++k) {
+        std::string thenPath = indexed(path + ".then", k), elsePath = indexed(path + ".else", k);
+        RefScope thenScope = branch.thenSteps ? RefScope{-1, branch.first} : kOutside;
+        RefScope elseScope = branch.elseSteps ? RefScope{-1, elseStart} : kOutside;
+        ValueRef thenRef = parseRef(thenList[k], thenPath, elseStart, thenScope);
+        ValueRef elseRef = parseRef(elseList[k], elsePath, branch.end(), elseScope);
+        if (!typeOf(thenRef).isTensor)
+          r_.fail(thenPath, "a branch gives tensors, not indices");
+        checkType(typeOf(elseRef), typeOf(thenRef), elsePath,
+                  "result " + std::to_string(k) + " of branch " + std::to_string(b));
+        branch.thenResults.push_back(thenRef);
+        branch.elseResults.push_back(elseRef);
+      }
+      branchResultsParsed_[b] = true;
+    }
   }
 
   // graph.loops' extents (format 10), before the steps: a step's references
@@ -1172,6 +1306,7 @@ public:
 private:
   Reader r_;
   Manifest m_;
+  std::vector<bool> branchResultsParsed_; // per branch: its then and else read
 };
 
 } // namespace
@@ -1191,6 +1326,9 @@ ValueType Manifest::typeOf(const ValueRef &ref) const {
   case ValueRef::Kind::Carried:
     type = typeOf(graph.loops[ref.index].carried[ref.result]);
     break;
+  case ValueRef::Kind::BranchResult:
+    type = typeOf(graph.branches[ref.index].thenResults[ref.result]);
+    break;
   case ValueRef::Kind::Symbol:
   case ValueRef::Kind::Int:
     break;
@@ -1209,6 +1347,8 @@ std::string describe(const ValueRef &ref) {
     return "loop " + std::to_string(ref.index) + " result " + std::to_string(ref.result);
   case ValueRef::Kind::Carried:
     return "loop " + std::to_string(ref.index) + " carried " + std::to_string(ref.result);
+  case ValueRef::Kind::BranchResult:
+    return "branch " + std::to_string(ref.index) + " result " + std::to_string(ref.result);
   }
   return "?";
 }
@@ -1300,6 +1440,8 @@ JsonValue refJson(const ValueRef &ref) {
   case ValueRef::Kind::LoopResult:
     return JsonValue::makeObject({{"loop", integer(ref.index)}, {"result", integer(ref.result)}});
   case ValueRef::Kind::Carried: return JsonValue::makeObject({{"carried", integer(ref.result)}});
+  case ValueRef::Kind::BranchResult:
+    return JsonValue::makeObject({{"branch", integer(ref.index)}, {"result", integer(ref.result)}});
   }
   return JsonValue();
 }
@@ -1391,6 +1533,16 @@ JsonValue graphJson(const Graph &graph, int64_t version) {
                                            {"next", refList(loop.next)}}));
   if (!loops.empty())
     members.push_back({"loops", JsonValue::makeArray(std::move(loops))});
+  std::vector<JsonValue> branches;
+  for (const GraphBranch &branch : graph.branches)
+    branches.push_back(JsonValue::makeObject({{"first", integer(branch.first)},
+                                              {"then_steps", integer(branch.thenSteps)},
+                                              {"else_steps", integer(branch.elseSteps)},
+                                              {"condition", branch.condition.toJson()},
+                                              {"then", refList(branch.thenResults)},
+                                              {"else", refList(branch.elseResults)}}));
+  if (!branches.empty())
+    members.push_back({"branches", JsonValue::makeArray(std::move(branches))});
   return JsonValue::makeObject(std::move(members));
 }
 

@@ -46,8 +46,8 @@ namespace {
 // it cannot branch on a value on the device. cond and while_loop
 // (scf.if / scf.while outside any kernel body) left in a piece are
 // therefore refused here, by name, rather than failing later in
-// bufferization or the plan (a top-level while_loop is a loop of the
-// runtime instead: magi-split).
+// bufferization or the plan (a top-level while_loop or cond is a loop or
+// branch of the runtime instead: magi-split).
 LogicalResult rejectHostControlFlow(ModuleOp module) {
   Operation *op = magi::findHostControlFlow(module);
   if (!op)
@@ -58,16 +58,23 @@ LogicalResult rejectHostControlFlow(ModuleOp module) {
                                 "compiled for the GPU: a launch plan cannot branch on "
                                 "a value on the device (magi-interp runs it, also "
                                 "lowered with --lowered-pieces; a cond on the sizes "
-                                "compiles for --compile-sizes)";
-  // The top-level loop magi-split left in the piece says why (the loop
-  // found may be one nested in it).
-  for (Operation *loop = op; loop; loop = loop->getParentOp())
-    if (auto why = loop->getAttrOfType<StringAttr>(magi::kNotARuntimeLoopAttr)) {
+                                "inside a piece compiles for --compile-sizes)";
+  // The top-level loop or branch magi-split left in the piece says why
+  // (the op found may be one nested in it).
+  for (Operation *parent = op; parent; parent = parent->getParentOp()) {
+    if (auto why = parent->getAttrOfType<StringAttr>(magi::kNotARuntimeLoopAttr)) {
       error << "; a while loop at the top level of the graph runs as a loop of the "
                "runtime, but not this one: "
             << why.getValue();
       break;
     }
+    if (auto why = parent->getAttrOfType<StringAttr>(magi::kNotARuntimeBranchAttr)) {
+      error << "; a cond at the top level of the graph runs as a branch of the "
+               "runtime, but not this one: "
+            << why.getValue();
+      break;
+    }
+  }
   return error;
 }
 

@@ -18,6 +18,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/raw_ostream.h"
@@ -70,7 +71,9 @@ bool namesTorchOp(StringRef pattern, StringRef name) {
 struct Piece {
   SmallVector<Operation *> ops;
   bool isSplitting = false;
-  bool isLoop = false; // a top-level scf.while: its regions are split in turn
+  bool isLoop = false;   // a top-level scf.while: its regions are split in turn
+  bool isBranch = false; // a top-level scf.if: the same
+  bool holdsRegions() const { return isLoop || isBranch; }
 };
 
 // What the pieces of one function share while its blocks are split.
@@ -168,8 +171,8 @@ private:
                               MutableArrayRef<NamePattern> patterns,
                               raw_ostream &dot);
   // Splits one block into pieces: the function's body, or a region of a
-  // top-level loop (`inLoop`).
-  LogicalResult splitBlock(Block &block, bool inLoop, FunctionSplit &split,
+  // top-level loop or branch (`nested`).
+  LogicalResult splitBlock(Block &block, bool nested, FunctionSplit &split,
                            MutableArrayRef<NamePattern> patterns, raw_ostream &dot);
 };
 
@@ -178,13 +181,44 @@ private:
 // and the symbolic arithmetic they read (a copy of their own).
 bool staysOnTop(Operation *op) {
   return isa<SymbolicIntOp, AssertSymbolicOp>(op) ||
-         op->hasTrait<OpTrait::ConstantLike>() || op->hasAttr(kCheckArithmeticAttr);
+         op->hasTrait<OpTrait::ConstantLike>() || op->hasAttr(kHostArithmeticAttr);
 }
 
 // Symbolic arithmetic an assertion's copy may hold.
 bool isCheckArithmetic(Operation *op) {
   return isa<SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMinOp,
              SymMaxOp, SymCompareOp, SymAndOp, SymOrOp, SymNotOp>(op);
+}
+
+// Copies, at `b`'s insertion point, the symbolic arithmetic that computes
+// `v`, down to symbols and constants, each copy marked to stay on top
+// (kHostArithmeticAttr): the runtime evaluates it over the symbols. The ops
+// copied go to `originals`; on anything else, fails with what it met.
+FailureOr<Value> copyHostArithmetic(Value v, OpBuilder &b, IRMapping &copies,
+                                    SmallVector<Operation *> &originals, std::string &met) {
+  Operation *def = v.getDefiningOp();
+  if (copies.contains(v) ||
+      (def && (isa<SymbolicIntOp>(def) || def->hasTrait<OpTrait::ConstantLike>())))
+    return copies.lookupOrDefault(v);
+  if (!def || !isCheckArithmetic(def)) {
+    met = def ? "'" + def->getName().getStringRef().str() + "'"
+              : std::string("a block argument");
+    return failure();
+  }
+  for (Value operand : def->getOperands())
+    if (failed(copyHostArithmetic(operand, b, copies, originals, met)))
+      return failure();
+  Operation *clone = b.clone(*def, copies);
+  clone->setAttr(kHostArithmeticAttr, b.getUnitAttr());
+  originals.push_back(def);
+  return clone->getResult(0);
+}
+
+// Erases the ops copyHostArithmetic copied that have no use left, last first.
+void eraseUnusedOriginals(ArrayRef<Operation *> originals) {
+  for (Operation *op : llvm::reverse(originals))
+    if (op->use_empty())
+      op->erase();
 }
 
 // Gives each runtime assertion a copy, just before it, of the symbolic
@@ -196,32 +230,14 @@ LogicalResult hoistChecks(Block &body) {
     OpBuilder b(check);
     IRMapping copies;
     SmallVector<Operation *> originals;
-    std::function<LogicalResult(Value)> copy = [&](Value v) -> LogicalResult {
-      Operation *def = v.getDefiningOp();
-      if (copies.contains(v) ||
-          (def && (isa<SymbolicIntOp>(def) || def->hasTrait<OpTrait::ConstantLike>())))
-        return success();
-      if (!def || !isCheckArithmetic(def))
-        return check.emitError("the runtime assertion '")
-               << check.getMessage() << "' reads "
-               << (def ? "'" + def->getName().getStringRef().str() + "'"
-                       : std::string("a block argument"))
-               << ": only symbolic arithmetic on the graph's symbols can be "
-                  "checked before a run";
-      for (Value operand : def->getOperands())
-        if (failed(copy(operand)))
-          return failure();
-      Operation *clone = b.clone(*def, copies);
-      clone->setAttr(kCheckArithmeticAttr, b.getUnitAttr());
-      originals.push_back(def);
-      return success();
-    };
-    if (failed(copy(check.getCondition())))
-      return failure();
-    check.getConditionMutable().assign(copies.lookupOrDefault(check.getCondition()));
-    for (Operation *op : llvm::reverse(originals))
-      if (op->use_empty())
-        op->erase();
+    std::string met;
+    FailureOr<Value> copy = copyHostArithmetic(check.getCondition(), b, copies, originals, met);
+    if (failed(copy))
+      return check.emitError("the runtime assertion '")
+             << check.getMessage() << "' reads " << met
+             << ": only symbolic arithmetic on the graph's symbols can be checked before a run";
+    check.getConditionMutable().assign(*copy);
+    eraseUnusedOriginals(originals);
   }
   return success();
 }
@@ -250,7 +266,7 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
         Operation *user = use.getOwner();
         Operation *top = body.findAncestorOpInBlock(*user);
         if (!top || isa<BindSymbolicShapeOp, AssertSymbolicOp>(user) ||
-            user->hasAttr(kCheckArithmeticAttr) || !def->isBeforeInBlock(top))
+            user->hasAttr(kHostArithmeticAttr) || !def->isBeforeInBlock(top))
           continue;
         uses.push_back(&use);
       }
@@ -307,6 +323,78 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop) {
   return std::nullopt;
 }
 
+// A top-level cond that magi-select-branches left (a branch may fault on
+// the other's values, or its predicate is on the sizes) runs on the GPU as
+// a branch of the runtime (graph.branches): its regions are split into
+// pieces like the top level, and its predicate becomes symbolic arithmetic
+// the runtime evaluates: a bool tensor's element is read on the host (a
+// magi.item named `readName`, bound 1) and compared with 0; a predicate on
+// the sizes is copied. A branch the artifact cannot run so is left alone,
+// why on it (kNotARuntimeBranchAttr), like a loop.
+std::optional<std::string> prepareBranch(scf::IfOp branch, StringRef readName) {
+  for (Type type : branch.getResultTypes())
+    if (!isa<RankedTensorType>(type))
+      return std::string("it gives a value that is no tensor");
+  std::optional<std::string> inside;
+  branch->walk([&](Operation *op) {
+    if (op != branch.getOperation() && isa<scf::IfOp, scf::WhileOp, ItemOp>(op)) {
+      inside = "it holds '" + op->getName().getStringRef().str() +
+               "' (a branch of the runtime holds no loop or branch, and reads no value on "
+               "the host)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (inside)
+    return inside;
+  Value predicate = branch.getCondition();
+  if (auto extract = predicate.getDefiningOp<tensor::ExtractOp>();
+      extract && extract->getBlock() == branch->getBlock()) {
+    OpBuilder b(extract);
+    Location loc = extract.getLoc();
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one,
+                                b.getStringAttr(readName));
+    auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
+    compare->setAttr(kHostArithmeticAttr, b.getUnitAttr());
+    extract.getResult().replaceAllUsesWith(compare.getResult());
+    extract.erase();
+    return std::nullopt;
+  }
+  OpBuilder b(branch);
+  IRMapping copies;
+  SmallVector<Operation *> originals;
+  std::string met;
+  FailureOr<Value> copy = copyHostArithmetic(predicate, b, copies, originals, met);
+  if (failed(copy)) {
+    for (Operation *op : llvm::reverse(originals))
+      if (Operation *clone = copies.lookupOrNull(op->getResult(0)).getDefiningOp())
+        clone->erase();
+    return "its predicate reads " + met +
+           ": it is neither a bool tensor's element nor arithmetic on the sizes";
+  }
+  branch.getConditionMutable().assign(*copy);
+  eraseUnusedOriginals(originals);
+  return std::nullopt;
+}
+
+// A name no symbol of `body` has: cond0, cond1, ...
+std::string freshReadName(Block &body, int64_t &next) {
+  llvm::StringSet<> taken;
+  body.walk([&](Operation *op) {
+    if (auto sym = dyn_cast<SymbolicIntOp>(op))
+      taken.insert(sym.getName());
+    else if (auto item = dyn_cast<ItemOp>(op); item && item.getSymbol())
+      taken.insert(*item.getSymbol());
+  });
+  std::string name;
+  do
+    name = "cond" + std::to_string(next++);
+  while (taken.contains(name));
+  return name;
+}
+
 LogicalResult SplitPass::splitFunction(func::FuncOp func,
                                        MutableArrayRef<NamePattern> patterns,
                                        raw_ostream &dot) {
@@ -342,6 +430,10 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   for (auto loop : llvm::to_vector(body.getOps<scf::WhileOp>()))
     if (std::optional<std::string> why = prepareLoop(loop))
       loop->setAttr(kNotARuntimeLoopAttr, StringAttr::get(func.getContext(), *why));
+  int64_t nextRead = 0;
+  for (auto branch : llvm::to_vector(body.getOps<scf::IfOp>()))
+    if (std::optional<std::string> why = prepareBranch(branch, freshReadName(body, nextRead)))
+      branch->setAttr(kNotARuntimeBranchAttr, StringAttr::get(func.getContext(), *why));
 
   // Bindings of each value to top-level symbols, recorded before ops move,
   // so that a piece receiving a tensor, and the top level receiving a piece's
@@ -362,7 +454,7 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   std::string funcName = func.getName().str();
   dot << "  subgraph cluster_" << funcName << " {\n    label=\"@" << funcName
       << "\";\n";
-  if (failed(splitBlock(body, /*inLoop=*/false, split, patterns, dot)))
+  if (failed(splitBlock(body, /*nested=*/false, split, patterns, dot)))
     return failure();
 
   // Data edges between pieces.
@@ -386,14 +478,14 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   return success();
 }
 
-LogicalResult SplitPass::splitBlock(Block &block, bool inLoop, FunctionSplit &split,
+LogicalResult SplitPass::splitBlock(Block &block, bool nested, FunctionSplit &split,
                                     MutableArrayRef<NamePattern> patterns, raw_ostream &dot) {
   func::FuncOp func = split.func;
   // Partition the ops, in order. A binding goes with the op defining its
   // tensor; bindings of arguments stay on top, and so do those to a symbol
   // of the data: the piece defining it cannot receive it (the top level
-  // repeats them for the call results below). A top-level loop is a piece
-  // of its own, split in turn.
+  // repeats them for the call results below). A top-level loop or branch
+  // is a piece of its own, split in turn.
   SmallVector<Piece> pieces;
   DenseMap<Operation *, unsigned> pieceOf;
   for (Operation &op : block.without_terminator()) {
@@ -407,14 +499,18 @@ LogicalResult SplitPass::splitBlock(Block &block, bool inLoop, FunctionSplit &sp
       }
       continue;
     }
-    if (!inLoop && isa<scf::WhileOp>(op) && !op.hasAttr(kNotARuntimeLoopAttr)) {
-      pieces.push_back({{&op}, false, true});
+    if (!nested && isa<scf::WhileOp>(op) && !op.hasAttr(kNotARuntimeLoopAttr)) {
+      pieces.push_back({{&op}, false, /*isLoop=*/true});
+      continue;
+    }
+    if (!nested && isa<scf::IfOp>(op) && !op.hasAttr(kNotARuntimeBranchAttr)) {
+      pieces.push_back({{&op}, false, false, /*isBranch=*/true});
       continue;
     }
     if (isSplittingOp(&op, patterns)) {
       pieces.push_back({{&op}, true});
     } else {
-      if (pieces.empty() || pieces.back().isSplitting || pieces.back().isLoop)
+      if (pieces.empty() || pieces.back().isSplitting || pieces.back().holdsRegions())
         pieces.push_back({{}, false});
       pieces.back().ops.push_back(&op);
     }
@@ -433,12 +529,14 @@ LogicalResult SplitPass::splitBlock(Block &block, bool inLoop, FunctionSplit &sp
   OpBuilder b(func.getContext());
   std::string funcName = func.getName().str();
   for (Piece &piece : pieces) {
-    if (piece.isLoop) {
-      auto loop = cast<scf::WhileOp>(piece.ops.front());
-      dot << "    subgraph cluster_loop_" << split.nextPiece << " {\n      label=\"while loop\";\n";
-      LogicalResult done = splitBlock(loop.getBefore().front(), true, split, patterns, dot);
-      if (succeeded(done))
-        done = splitBlock(loop.getAfter().front(), true, split, patterns, dot);
+    if (piece.holdsRegions()) {
+      Operation *op = piece.ops.front();
+      dot << "    subgraph cluster_" << (piece.isLoop ? "loop_" : "branch_") << split.nextPiece
+          << " {\n      label=\"" << (piece.isLoop ? "while loop" : "cond") << "\";\n";
+      LogicalResult done = success();
+      for (Region &region : op->getRegions())
+        if (succeeded(done) && !region.empty())
+          done = splitBlock(region.front(), /*nested=*/true, split, patterns, dot);
       dot << "    }\n";
       if (failed(done))
         return failure();

@@ -35,8 +35,8 @@
 // RUN: magi-opt %t/checks.mlir --magi-compile-to=split | FileCheck %s --check-prefix=SPLIT
 // SPLIT:      func.func @main(
 // SPLIT:        %[[S:.*]] = magi.symbolic_int "s0"
-// SPLIT:        %[[M:.*]] = magi.sym_mod %[[S]], %{{.*}} {magi.check_arithmetic}
-// SPLIT-NEXT:   %[[E:.*]] = magi.sym_compare "eq" %[[M]], %{{.*}} {magi.check_arithmetic}
+// SPLIT:        %[[M:.*]] = magi.sym_mod %[[S]], %{{.*}} {magi.host_arithmetic}
+// SPLIT-NEXT:   %[[E:.*]] = magi.sym_compare "eq" %[[M]], %{{.*}} {magi.host_arithmetic}
 // SPLIT-NEXT:   magi.assert_symbolic %[[E]]
 // SPLIT:        magi.assert_symbolic
 // SPLIT-NEXT:   call @main_piece_0
@@ -48,7 +48,7 @@
 // MANIFEST-NEXT:     "expr": "eq((s0 mod 2), 0)",
 // MANIFEST-NEXT:     "message": "Runtime assertion failed for expression Eq(Mod(s0, 2), 0) on node 'eq'"
 // MANIFEST:          "expr": "max(eq(ge(s0, 1), 0), eq((s0 mod 2), 0))",
-// MANIFEST:      "version": 10
+// MANIFEST:      "version": 11
 
 // An assertion on a size only a piece knows (the rows of a computed
 // tensor without a binding) cannot be checked before the run: an error.

@@ -2,13 +2,14 @@
 // .while_loop) import as scf.if and scf.while whose regions hold the
 // subgraphs (lib/Import/ControlFlow.cpp); magi-interp runs them, also
 // lowered to linalg and run on the CPU (--lowered-pieces); magi-compile
-// makes a cond a select of both branches and a top-level while_loop a loop
-// of the runtime (graph.loops), and refuses the rest by name.
+// makes a cond a select of both branches or else a branch of the runtime
+// (graph.branches), a top-level while_loop a loop of the runtime
+// (graph.loops), and refuses the rest by name.
 // The archives are written as torch.export serializes these ops
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch nested-cond symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -168,6 +169,76 @@
 // SELTRUE:  out0: tensor<3xf32> = [0, 0.84147096, 1.8185948]
 // SELFALSE: out0: tensor<3xf32> = [1, 0.5403023, -0.41614684]
 
+// A cond whose true branch gathers (index_select) is no select: it stays on
+// the top level, each branch split into pieces, the predicate read on the
+// host (magi.item named cond0, bound 1) and compared with 0 there.
+// RUN: magi-import %t/cond-branch.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=BRANCH
+// BRANCH-LABEL: func.func private @main_piece_0(%{{.*}}: tensor<i1>) -> index
+// BRANCH-SAME:    magi.is_splitting = true
+// BRANCH:         magi.item %{{.*}} bound %{{.*}} {symbol = "cond0"} : tensor<i1> -> index
+// BRANCH-LABEL: func.func @main(
+// BRANCH:         %[[READ:.*]] = call @main_piece_0(%arg0)
+// BRANCH-NEXT:    %[[GO:.*]] = magi.sym_compare "ne" %[[READ]], %{{.*}} {magi.host_arithmetic}
+// BRANCH-NEXT:    %[[R:.*]] = scf.if %[[GO]] -> (tensor<4xf32>) {
+// BRANCH-NEXT:      %[[T:.*]] = func.call @main_piece_1(%arg1, %arg2)
+// BRANCH-NEXT:      scf.yield %[[T]]
+// BRANCH-NEXT:    } else {
+// BRANCH-NEXT:      %[[E:.*]] = func.call @main_piece_2(%arg1)
+// BRANCH-NEXT:      scf.yield %[[E]]
+// BRANCH-NEXT:    }
+// BRANCH-NEXT:    call @main_piece_3(%[[R]], %arg1)
+// The artifact's branch: step 1 is the then part, step 2 the else part;
+// step 3 takes the result of the part taken.
+// RUN: magi-compile %t/cond-branch.pt2 -o %t/cond-branch --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=BRMANIFEST --input-file=%t/cond-branch/manifest.json
+// BRMANIFEST:      "branches": [
+// BRMANIFEST-NEXT:   {
+// BRMANIFEST-NEXT:     "condition": "ne(cond0, 0)",
+// BRMANIFEST-NEXT:     "else": [
+// BRMANIFEST-NEXT:       {
+// BRMANIFEST-NEXT:         "result": 0,
+// BRMANIFEST-NEXT:         "step": 2
+// BRMANIFEST-NEXT:       }
+// BRMANIFEST-NEXT:     ],
+// BRMANIFEST-NEXT:     "else_steps": 1,
+// BRMANIFEST-NEXT:     "first": 1,
+// BRMANIFEST-NEXT:     "then": [
+// BRMANIFEST-NEXT:       {
+// BRMANIFEST-NEXT:         "result": 0,
+// BRMANIFEST-NEXT:         "step": 1
+// BRMANIFEST-NEXT:       }
+// BRMANIFEST-NEXT:     ],
+// BRMANIFEST-NEXT:     "then_steps": 1
+// BRMANIFEST-NEXT:   }
+// BRMANIFEST-NEXT: ],
+// BRMANIFEST:      "branch": 0,
+// BRMANIFEST-NEXT: "result": 0
+// BRMANIFEST:      "symbols": [
+// BRMANIFEST-NEXT:   {
+// BRMANIFEST-NEXT:     "max": null,
+// BRMANIFEST-NEXT:     "min": 0,
+// BRMANIFEST-NEXT:     "name": "cond0",
+// BRMANIFEST-NEXT:     "result": 0,
+// BRMANIFEST-NEXT:     "step": 0
+// BRMANIFEST-NEXT:   }
+// BRMANIFEST-NEXT: ]
+// Interpreted and run lowered on the CPU through the split pieces:
+// x[idx] + x, and 2x + x.
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x4b.npy float32 4 1,2,3,4
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/idx.npy int64 4 3,0,0,1
+// RUN: magi-interp %t/cond-branch.pt2 --input %t/true.npy --input %t/x4b.npy --input %t/idx.npy | FileCheck %s --check-prefix=BRTRUE
+// RUN: magi-interp %t/cond-branch.pt2 --input %t/true.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=BRTRUE
+// RUN: magi-interp %t/cond-branch.pt2 --input %t/false.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=BRFALSE
+// BRTRUE:  out0: tensor<4xf32> = [5, 3, 4, 6]
+// BRFALSE: out0: tensor<4xf32> = [3, 6, 9, 12]
+
+// A cond inside a cond's branch (neither a select): the outer one stays in
+// a piece, which the CPU runs and the GPU path refuses, saying why.
+// RUN: magi-interp %t/nested-cond.pt2 --input %t/true.npy --input %t/false.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=NESTCOND
+// NESTCOND: out0: tensor<4xf32> = [-1, -2, -3, -4]
+// RUN: not magi-compile %t/nested-cond.pt2 -o %t/nested-cond --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTCONDGPU
+// NESTCONDGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond at the top level of the graph runs as a branch of the runtime, but not this one: it holds 'scf.if' (a branch of the runtime holds no loop or branch, and reads no value on the host)
+
 // Symbolic sizes: the predicate has one element in rank 1; the false branch
 // returns its input. Specializing s0 gives every joined value one static type.
 // RUN: magi-import %t/symbolic.pt2 -o %t/symbolic.mlir
@@ -195,19 +266,28 @@
 // RUN: magi-interp %t/size-predicate.pt2 --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=SHORT
 // LONG:  out0: tensor<4xf32> = [-1, -2, -3, -4]
 // SHORT: out0: tensor<3xf32> = [0, 10, 20]
-// Specialized for a size, the predicate is a constant and the cond folds
-// away: magi-compile builds the compile sizes' variants only (the runtime
-// refuses other sizes), with a warning; without compile sizes it refuses.
-// RUN: magi-compile %t/size-predicate.pt2 -o %t/sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,4 2>&1 | FileCheck %s --check-prefix=SIZED
-// SIZED: warning: piece @main_piece_0 holds control flow: compiled for the compile sizes of s0 only (other sizes are refused when run, or run padded to the next compile size with --pad-to-compile-sizes)
+// At the top level, the cond on the sizes is a branch of the runtime whose
+// condition is the predicate itself: each part a piece with a variant for
+// any size (and one per compile size).
+// RUN: magi-compile %t/size-predicate.pt2 -o %t/unsized --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=UNSIZED --input-file=%t/unsized/manifest.json
+// UNSIZED:      "branches": [
+// UNSIZED-NEXT:   {
+// UNSIZED-NEXT:     "condition": "gt(s0, 3)",
+// UNSIZED:          "first": 0,
+// UNSIZED:      "outputs": [
+// UNSIZED-NEXT:   {
+// UNSIZED-NEXT:     "branch": 0,
+// UNSIZED-NEXT:     "result": 0
+// UNSIZED-NEXT:   }
+// RUN: magi-compile %t/size-predicate.pt2 -o %t/sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,4 2>&1 | FileCheck %s --check-prefix=SIZED --allow-empty
+// SIZED-NOT: warning
 // RUN: FileCheck %s --check-prefix=VARIANTS --input-file=%t/sized/manifest.json
 // VARIANTS:     "symbols": {
 // VARIANTS-NEXT:  "s0": 3
 // VARIANTS:     "symbols": {
 // VARIANTS-NEXT:  "s0": 4
-// VARIANTS-NOT: "symbols": {}
-// RUN: not magi-compile %t/size-predicate.pt2 -o %t/unsized --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=UNSIZED
-// UNSIZED: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU
+// VARIANTS:     "symbols": {}
 
 // RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1

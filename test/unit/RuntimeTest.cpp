@@ -401,7 +401,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 10, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 11, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -3090,7 +3090,190 @@ TEST(RuntimeManifest, RefusesBadLoops) {
           "carried value 0 of loop 0 is a rank-1 i64 tensor, but this is a rank-2 f32 tensor");
   refused(text, R"("next": [{"step": 1, "result": 0}, {"step": 1, "result": 1},)",
           R"("next": [{"step": 0, "result": 0}, {"step": 1, "result": 1},)",
-          "step 0 is in loop 0's condition, which this part of the loop does not see");
+          "step 0 is in loop 0's condition, which its body does not see");
+}
+
+// A branch (format 11). Read: step 0 reads n > 0 on the host (symbol
+// cond0); the then part (step 1) computes 2x + 1, the else part (step 2)
+// 2w + 1, and each gives the other input as its second result; step 3
+// doubles the branch's first result plus one again. Sized: no read, the
+// condition is on n's length s0 (eq(s0, 1)), steps 0 and 1 the parts.
+std::string branchManifest(bool read) {
+  std::string memref1 = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
+  auto memref = [&](const std::string &base) {
+    std::string m = memref1;
+    m.replace(m.find("BASE"), 4, base);
+    return m;
+  };
+  std::string graph =
+      read ? R"json(
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]},
+               {"name": "w", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
+    "symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0}],
+    "steps": [{"piece": 0, "args": [{"input": 0}]},
+              {"piece": 1, "args": [{"input": 0}, {"input": 1}]},
+              {"piece": 1, "args": [{"input": 0}, {"input": 2}]},
+              {"piece": 1, "args": [{"input": 0}, {"branch": 0, "result": 0}]}],
+    "branches": [{"first": 1, "then_steps": 1, "else_steps": 1, "condition": "ne(cond0, 0)",
+                  "then": [{"step": 1, "result": 1}, {"input": 2}],
+                  "else": [{"step": 2, "result": 1}, {"input": 1}]}],
+    "outputs": [{"branch": 0, "result": 0}, {"step": 3, "result": 1}, {"branch": 0, "result": 1}]},)json"
+           : R"json(
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": ["s0"]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]},
+               {"name": "w", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
+    "symbols": [{"name": "s0", "min": 1, "max": 2, "input": 0, "dim": 0}],
+    "steps": [{"piece": 0, "args": [{"input": 0}, {"input": 1}]},
+              {"piece": 0, "args": [{"input": 0}, {"input": 2}]}],
+    "branches": [{"first": 0, "then_steps": 1, "else_steps": 1, "condition": "eq(s0, 1)",
+                  "then": [{"step": 0, "result": 1}, {"input": 2}],
+                  "else": [{"step": 1, "result": 1}, {"input": 1}]}],
+    "outputs": [{"branch": 0, "result": 0}, {"branch": 0, "result": 1}]},)json";
+  return R"json({"format": "magi-artifact", "version": 11,
+  "producer": {"magi": null, "llvm": null, "ptxas": null},
+  "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
+  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  "graph": {)json" + graph + R"json(
+  "pieces": [)json" + (read ? R"json(
+    {"index": 0, "name": "positive", "kind": "compute", "graph_index": 0, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_positive", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 1},
+                {"op": "launch", "kernel": "test_positive", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]}],
+       "results": [{"read": {"base": "b0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i1", "bound": 1}]}]},)json" : "") + R"json(
+    {"index": )json" + (read ? "1" : "0") + R"json(, "name": "step", "kind": "compute", "graph_index": 1, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1},
+              {"kind": "tensor", "dtype": "f32", "rank": 2}],
+     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1},
+                 {"kind": "tensor", "dtype": "f32", "rank": 2}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_decrement", "config": {}},
+                   {"name": "selftest_scale_add", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
+                {"op": "alloc", "buffer": "b1", "bytes": 32},
+                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]},
+                {"op": "launch", "kernel": "selftest_scale_add", "grid": [1, 1, 1],
+                 "block": [8, 1, 1], "shared_bytes": 0,
+                 "args": [{"memref": {"base": "arg1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
+                          {"memref": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
+                          {"i64": 1}, {"f32": 2.0}]}],
+       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}},
+                   {"tensor": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}}]}]}]})json";
+}
+
+TEST(RuntimeExecutor, RunsABranch) {
+  Manifest m = parseManifest(branchManifest(/*read=*/true), "manifest.json");
+  ASSERT_EQ(m.graph.branches.size(), 1u);
+  // Printed and read again, the branch is the same.
+  Manifest again = parseManifest(printManifest(m), "printed");
+  ASSERT_EQ(again.graph.branches.size(), 1u);
+  EXPECT_EQ(again.graph.branches[0].condition.text(), "ne(cond0, 0)");
+  EXPECT_EQ(printManifest(again), printManifest(m));
+  HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  HostTensor w = makeF32({2, 4}, {-1, -2, -3, -4, -5, -6, -7, -8});
+  auto twicePlusOne = [](const HostTensor &t, int times) {
+    std::vector<float> values(t.numElements());
+    std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
+    for (float &v : values)
+      for (int i = 0; i < times; ++i)
+        v = 2 * v + 1;
+    return makeF32({2, 4}, values).bytes;
+  };
+  for (bool graphs : {false, true}) {
+    HostDevice device;
+    ExecutorOptions options;
+    options.cudaGraphs = graphs;
+    GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
+    for (int64_t n : {1, 0, 0, 1, 1}) {
+      executor.setInputs({makeI64({1}, {n}), x, w});
+      std::vector<DeviceTensor> out = executor.run();
+      EXPECT_EQ(executor.lastBranchesTaken(), std::vector<bool>{n > 0});
+      const HostTensor &taken = n > 0 ? x : w, &other = n > 0 ? w : x;
+      EXPECT_EQ(executor.download(out[0]).bytes, twicePlusOne(taken, 1)) << n;
+      EXPECT_EQ(executor.download(out[1]).bytes, twicePlusOne(taken, 2)) << n;
+      EXPECT_EQ(executor.download(out[2]).bytes, other.bytes) << n;
+      // The read, the part taken, the step after it.
+      EXPECT_EQ(executor.lastRunModes().size(), 3u);
+    }
+    // Each part's step keeps its graph: the last run replays both
+    // compute steps.
+    const std::vector<StepMode> &modes = executor.lastRunModes();
+    EXPECT_EQ(modes[1], graphs ? StepMode::Replay : StepMode::Eager);
+    EXPECT_EQ(modes[2], graphs ? StepMode::Replay : StepMode::Eager);
+  }
+  // The condition is read on the host: no CUDA graph for the whole run.
+  HostDevice device;
+  ExecutorOptions full;
+  full.fullGraph = true;
+  GraphExecutor whole(m, selftestDir() + "/artifact", device, full);
+  whole.setInputs({makeI64({1}, {1}), x, w});
+  expectError([&] { whole.run(); }, "the graph reads values on the host");
+}
+
+TEST(RuntimeExecutor, RunsABranchOnTheSizesInOneGraph) {
+  // The condition is over an input's size: the steps taken are known
+  // before the run, which is one CUDA graph per part taken.
+  Manifest m = parseManifest(branchManifest(/*read=*/false), "manifest.json");
+  HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  HostTensor w = makeF32({2, 4}, {-1, -2, -3, -4, -5, -6, -7, -8});
+  HostDevice device;
+  ExecutorOptions full;
+  full.fullGraph = true;
+  GraphExecutor executor(m, selftestDir() + "/artifact", device, full);
+  for (int64_t length : {1, 2, 1, 2, 1, 2}) {
+    std::vector<int64_t> n(size_t(length), 3);
+    executor.setInputs({makeI64({length}, n), x, w});
+    std::vector<DeviceTensor> out = executor.run();
+    EXPECT_EQ(executor.lastBranchesTaken(), std::vector<bool>{length == 1});
+    HostTensor expected = executor.download(out[1]);
+    EXPECT_EQ(expected.bytes, (length == 1 ? w : x).bytes) << length;
+    std::vector<float> first(8);
+    std::memcpy(first.data(), executor.download(out[0]).bytes.data(), 32);
+    EXPECT_EQ(first[1], length == 1 ? 3.f : -3.f) << length;
+    ASSERT_EQ(executor.lastRunModes().size(), 1u); // the one step taken
+  }
+  EXPECT_EQ(executor.lastRunModes()[0], StepMode::Replay);
+  EXPECT_EQ(device.numCaptures, 2);
+}
+
+TEST(RuntimeManifest, RefusesBadBranches) {
+  std::string text = branchManifest(/*read=*/true);
+  refused(text, R"("version": 11)", R"("version": 10)", "branches need format version 11");
+  refused(text, R"("then_steps": 1, "else_steps": 1)", R"("then_steps": 1, "else_steps": 3)",
+          "its steps go past the graph's 4");
+  refused(text, R"("outputs": [{"branch": 0, "result": 0})",
+          R"("outputs": [{"step": 1, "result": 1})",
+          "step 1 is one of branch 0's steps: outside it, its values are {\"branch\": 0, "
+          "\"result\": k}");
+  refused(text, R"("else": [{"step": 2, "result": 1})", R"("else": [{"step": 1, "result": 1})",
+          "step 1 is in branch 0's then part, which its else part does not see");
+  refused(text, R"("then": [{"step": 1, "result": 1})", R"("then": [{"step": 2, "result": 1})",
+          "step 2 has not run yet");
+  refused(text, R"({"branch": 0, "result": 0}]}],)", R"({"branch": 1, "result": 0}]}],)",
+          "branch 1 does not exist");
+  refused(text, R"("outputs": [{"branch": 0, "result": 0})",
+          R"("outputs": [{"branch": 0, "result": 2})", "branch 0 gives 2 value(s)");
+  refused(text, R"("else": [{"step": 2, "result": 1}, {"input": 1}])",
+          R"("else": [{"step": 2, "result": 0}, {"input": 1}])",
+          "result 0 of branch 0 is a rank-2 f32 tensor, but this is a rank-1 i64 tensor");
+  refused(text, R"("else": [{"step": 2, "result": 1}, {"input": 1}])",
+          R"("else": [{"step": 2, "result": 1}])", "has 1 value(s), its then part 2");
+  refused(text, R"x("condition": "ne(cond0, 0)")x", R"x("condition": "ne(u7, 0)")x",
+          "uses 'u7', which is not a graph symbol");
+  refused(text, R"("first": 1, "then_steps": 1)", R"("first": 0, "then_steps": 2)",
+          "'cond0' is defined by step 0, which does not run before the branch");
+  refused(text, R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0}])",
+          R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0},
+                         {"name": "u1", "min": 0, "step": 1, "result": 0, "dim": 0}])",
+          "step 1 is one of a branch's steps, which may not run");
 }
 
 TEST(RuntimeManifest, RefusesBadReads) {

@@ -452,6 +452,9 @@ public:
   int64_t numStepEvaluations() const { return numStepEvaluations_; }
   // How many times each loop's body ran in the last run (graph.loops' order).
   const std::vector<int64_t> &lastLoopIterations() const { return lastLoopIterations_; }
+  // Which part each branch took in the last run (graph.branches' order):
+  // true for its then part.
+  const std::vector<bool> &lastBranchesTaken() const { return lastBranchesTaken_; }
   // With ExecutorOptions::profile: the last run's times (the run ends with
   // the device synchronized to read them).
   const RunProfile &lastProfile() const { return profile_; }
@@ -517,6 +520,20 @@ private:
   // second set when a next value lies in the first), so that every
   // iteration's steps read the same addresses and replay their graphs.
   void runLoop(size_t l, std::vector<std::vector<Value>> &stepResults);
+  // Each branch's results in the last run (resolve's {"branch"}
+  // references), and which part it took.
+  std::vector<std::vector<Value>> branchValues_;
+  std::vector<bool> lastBranchesTaken_;
+  // Whether branch `b` takes its then part, from the symbols bound now.
+  bool takesThen(size_t b) const;
+  // The steps branch `b`'s taken part runs: [first, end).
+  std::pair<size_t, size_t> takenSteps(size_t b, bool then) const;
+  // After branch `b`'s taken part ran: its results are that part's.
+  void finishBranch(size_t b, bool then, const std::vector<std::vector<Value>> &stepResults);
+  // The steps a run takes, in order: `step` for each step outside loops
+  // and in each branch's taken part, `loop` for each loop.
+  void walkSteps(std::vector<std::vector<Value>> &stepResults,
+                 const std::function<void(size_t)> &step, const std::function<void(size_t)> &loop);
   // The step evaluated for `args`; the previous evaluation when the
   // arguments and symbols are those of the previous call (the evaluation is
   // a function of them: plan buffers keep their addresses), so a replay

@@ -25,8 +25,9 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 10;
-// Version 9 is version 10 without loops (graph.loops); version 8 is version 9
+constexpr int64_t kArtifactVersion = 11;
+// Version 10 is version 11 without branches (graph.branches); version 9 is
+// version 10 without loops (graph.loops); version 8 is version 9
 // without values read on the host (results
 // {"read": ...}, symbols defined by a step); version 7 is version 8 without graph.output_shapes; version 3 is version
 // 4 without the dtypes of kernels' memref arguments, version 2 version 3
@@ -102,13 +103,14 @@ struct GraphSymbol {
 };
 
 // {"input": i}, {"step": j, "result": k}, {"symbol": name}, {"int": n},
-// and from format 10 {"loop": l, "result": k} (loop l's carried value k once
+// from format 10 {"loop": l, "result": k} (loop l's carried value k once
 // it has ended) and {"carried": k} (in a loop's steps: its carried value k
-// in the current iteration).
+// in the current iteration), and from format 11 {"branch": b, "result": k}
+// (branch b's result k: the taken part's).
 struct ValueRef {
-  enum class Kind { Input, StepResult, Symbol, Int, LoopResult, Carried };
+  enum class Kind { Input, StepResult, Symbol, Int, LoopResult, Carried, BranchResult };
   Kind kind = Kind::Int;
-  int64_t index = 0;   // input index, step index, or loop index (Carried too)
+  int64_t index = 0;   // input, step, loop (Carried too) or branch index
   int64_t result = 0;  // step result index, or carried value index
   std::string symbol;
   int64_t value = 0;   // Int
@@ -136,6 +138,22 @@ struct GraphLoop {
   bool contains(int64_t step) const { return step >= first && step < end(); }
 };
 
+// A branch (format 11; torch.cond that cannot run as a select): when
+// `condition`, an expression over the symbols, is not 0 the run takes steps
+// [first, first + thenSteps) and its results are `thenResults`; otherwise
+// the next elseSteps steps and `elseResults`. Either part may have no steps
+// (a branch that gives a value from before it).
+struct GraphBranch {
+  int64_t first = 0;
+  int64_t thenSteps = 0;
+  int64_t elseSteps = 0;
+  Expr condition;
+  std::vector<ValueRef> thenResults;
+  std::vector<ValueRef> elseResults;
+  int64_t end() const { return first + thenSteps + elseSteps; }
+  bool contains(int64_t step) const { return step >= first && step < end(); }
+};
+
 // A graph output that is the new value of a graph input (torch.export's
 // buffer and user input mutations, such as a KV cache): the runtime writes it
 // back into the input's memory (nothing to do when a piece wrote it there in
@@ -158,6 +176,7 @@ struct Graph {
   std::vector<GraphCheck> checks;
   std::vector<GraphStep> steps;
   std::vector<GraphLoop> loops; // by first step, increasing; none nested
+  std::vector<GraphBranch> branches; // by first step; no loop or branch inside another
   std::vector<ValueRef> outputs;
   // Each output's shape over the symbols (format 8; empty when read from
   // an older artifact).
@@ -174,6 +193,13 @@ struct Graph {
     for (const GraphLoop &loop : loops)
       if (loop.contains(step))
         return &loop;
+    return nullptr;
+  }
+  // The branch whose steps hold `step`, if any.
+  const GraphBranch *branchOf(int64_t step) const {
+    for (const GraphBranch &branch : branches)
+      if (branch.contains(step))
+        return &branch;
     return nullptr;
   }
   // The outputs a run returns: those that are no mutation.

@@ -24,8 +24,10 @@ inline constexpr llvm::StringLiteral kSplitAttr = "magi.split";
 /// Unit attribute by which any op declares itself a splitting op.
 inline constexpr llvm::StringLiteral kSplittingMarkerAttr = "magi.splitting";
 /// Unit attribute on the symbolic arithmetic magi-split keeps in the split
-/// graph for a runtime assertion (`magi.assert_symbolic`).
-inline constexpr llvm::StringLiteral kCheckArithmeticAttr = "magi.check_arithmetic";
+/// graph for the runtime to evaluate: a runtime assertion's
+/// (`magi.assert_symbolic`) and a branch's condition (graph.checks and
+/// graph.branches[].condition).
+inline constexpr llvm::StringLiteral kHostArithmeticAttr = "magi.host_arithmetic";
 /// Unit attribute on the compare of a top-level while loop's condition with
 /// 0 (magi-split): it stays in the loop's region, where the artifact's loop
 /// reads it (graph.loops[].condition).
@@ -33,6 +35,9 @@ inline constexpr llvm::StringLiteral kLoopConditionAttr = "magi.loop_condition";
 /// On a top-level scf.while that magi-split leaves in a piece (the CPU runs
 /// it; the GPU path refuses it): why it is no loop of the runtime.
 inline constexpr llvm::StringLiteral kNotARuntimeLoopAttr = "magi.not_a_runtime_loop";
+/// On a top-level scf.if that magi-split leaves in a piece (the CPU runs
+/// it; the GPU path refuses it): why it is no branch of the runtime.
+inline constexpr llvm::StringLiteral kNotARuntimeBranchAttr = "magi.not_a_runtime_branch";
 /// On a function result that is a value read from the device (magi.item):
 /// its upper bound, a number or `argN` (the launch plan's `read` result).
 inline constexpr llvm::StringLiteral kReadBoundAttr = "magi.read_bound";

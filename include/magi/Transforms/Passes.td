@@ -259,7 +259,7 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     symbolic integers stay in the top-level function and are passed to the
     pieces that need them. Runtime assertions (`magi.assert_symbolic`) stay
     there too, each with a copy of the symbolic arithmetic it reads (marked
-    `magi.check_arithmetic`); one that reads anything else is an error. The
+    `magi.host_arithmetic`); one that reads anything else is an error. The
     top-level function becomes the checks and the list of piece calls in
     order.
 
@@ -287,6 +287,17 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     `magi.item` of its own stays in a piece like any op, why in its
     `magi.not_a_runtime_loop` attribute (the CPU runs it; the GPU path
     refuses it and gives that reason).
+
+    A top-level `scf.if` (a torch.cond that `magi-select-branches` left)
+    stays in the top-level function the same way, its then and else regions
+    split into pieces (the artifact's `graph.branches`), and its predicate
+    becomes symbolic arithmetic the runtime evaluates (marked
+    `magi.host_arithmetic`): an element of a bool tensor is read by a
+    `magi.item` bounded by 1 and named `cond0`, `cond1`, ... (a symbol of
+    the data) and compared with 0; a predicate on the sizes is copied. A
+    branch that gives anything but tensors, holds a loop, a branch or a
+    `magi.item`, or whose predicate is neither stays in a piece, why in its
+    `magi.not_a_runtime_branch` attribute.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
