@@ -72,6 +72,26 @@ LogicalResult convertItem(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
+  if (node.resultTypes.size() == 1 && node.resultTypes[0].isInteger(1)) {
+    // A bool .item() (a SymBool): the element read as an index bounded by
+    // 1, compared with 0.
+    if (!cast<RankedTensorType>(self->getType()).getElementType().isInteger(1))
+      return node.error() << "a SymBool .item() of a tensor of "
+                          << cast<RankedTensorType>(self->getType()).getElementType()
+                          << " (expected bool)";
+    Type index = node.builder().getIndexType();
+    Value read = node.importer
+                     .create(ItemOp::getOperationName(), node.loc,
+                             {*self, node.indexConstant(1)}, {}, index)
+                     ->getResult(0);
+    node.results.push_back(
+        node.importer
+            .create(SymCompareOp::getOperationName(), node.loc, {read, node.indexConstant(0)},
+                    {node.named("predicate", node.builder().getStringAttr("ne"))},
+                    node.builder().getI1Type())
+            ->getResult(0));
+    return success();
+  }
   if (node.resultTypes.size() != 1 ||
       !(node.resultTypes[0].isIndex() || node.resultTypes[0].isF64()))
     return node.opaque();

@@ -190,23 +190,52 @@ bool isCheckArithmetic(Operation *op) {
              SymMaxOp, SymCompareOp, SymAndOp, SymOrOp, SymNotOp>(op);
 }
 
+// A name no symbol of `body` has: cond0, cond1, ...
+std::string freshReadName(Block &body, int64_t &next) {
+  llvm::StringSet<> taken;
+  body.walk([&](Operation *op) {
+    if (auto sym = dyn_cast<SymbolicIntOp>(op))
+      taken.insert(sym.getName());
+    else if (auto item = dyn_cast<ItemOp>(op); item && item.getSymbol())
+      taken.insert(*item.getSymbol());
+  });
+  std::string name;
+  do
+    name = "cond" + std::to_string(next++);
+  while (taken.contains(name));
+  return name;
+}
+
+// Names a value read on the host (magi.item) that has no symbol, so that
+// the runtime can evaluate arithmetic over it.
+using NameRead = llvm::function_ref<void(ItemOp)>;
+
 // Copies, at `b`'s insertion point, the symbolic arithmetic that computes
-// `v`, down to symbols and constants, each copy marked to stay on top
-// (kHostArithmeticAttr): the runtime evaluates it over the symbols. The ops
-// copied go to `originals`; on anything else, fails with what it met.
+// `v`, down to symbols, constants and values read on the host of the same
+// block (named by `nameRead` if they are not: a symbol of the data), each
+// copy marked to stay on top (kHostArithmeticAttr): the runtime evaluates
+// it over the symbols. The ops copied go to `originals`; on anything else,
+// fails with what it met.
 FailureOr<Value> copyHostArithmetic(Value v, OpBuilder &b, IRMapping &copies,
-                                    SmallVector<Operation *> &originals, std::string &met) {
+                                    SmallVector<Operation *> &originals, std::string &met,
+                                    NameRead nameRead) {
   Operation *def = v.getDefiningOp();
   if (copies.contains(v) ||
       (def && (isa<SymbolicIntOp>(def) || def->hasTrait<OpTrait::ConstantLike>())))
     return copies.lookupOrDefault(v);
+  if (auto item = dyn_cast_or_null<ItemOp>(def);
+      item && item->getBlock() == b.getInsertionBlock() && item.getType().isIndex()) {
+    if (!item.getSymbol())
+      nameRead(item);
+    return v;
+  }
   if (!def || !isCheckArithmetic(def)) {
     met = def ? "'" + def->getName().getStringRef().str() + "'"
               : std::string("a block argument");
     return failure();
   }
   for (Value operand : def->getOperands())
-    if (failed(copyHostArithmetic(operand, b, copies, originals, met)))
+    if (failed(copyHostArithmetic(operand, b, copies, originals, met, nameRead)))
       return failure();
   Operation *clone = b.clone(*def, copies);
   clone->setAttr(kHostArithmeticAttr, b.getUnitAttr());
@@ -225,13 +254,14 @@ void eraseUnusedOriginals(ArrayRef<Operation *> originals) {
 // arithmetic it reads, marked to stay on top: the artifact checks it over
 // the symbols before anything runs (graph.checks). The originals keep
 // their other users; those left unused go.
-LogicalResult hoistChecks(Block &body) {
+LogicalResult hoistChecks(Block &body, NameRead nameRead) {
   for (auto check : llvm::to_vector(body.getOps<AssertSymbolicOp>())) {
     OpBuilder b(check);
     IRMapping copies;
     SmallVector<Operation *> originals;
     std::string met;
-    FailureOr<Value> copy = copyHostArithmetic(check.getCondition(), b, copies, originals, met);
+    FailureOr<Value> copy =
+        copyHostArithmetic(check.getCondition(), b, copies, originals, met, nameRead);
     if (failed(copy))
       return check.emitError("the runtime assertion '")
              << check.getMessage() << "' reads " << met
@@ -328,10 +358,11 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop) {
 // a branch of the runtime (graph.branches): its regions are split into
 // pieces like the top level, and its predicate becomes symbolic arithmetic
 // the runtime evaluates: a bool tensor's element is read on the host (a
-// magi.item named `readName`, bound 1) and compared with 0; a predicate on
-// the sizes is copied. A branch the artifact cannot run so is left alone,
+// magi.item, bound 1, named by `nameRead`) and compared with 0; a predicate
+// on the sizes or on values read on the host (a bool .item()) is copied.
+// A branch the artifact cannot run so is left alone,
 // why on it (kNotARuntimeBranchAttr), like a loop.
-std::optional<std::string> prepareBranch(scf::IfOp branch, StringRef readName) {
+std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead) {
   for (Type type : branch.getResultTypes())
     if (!isa<RankedTensorType>(type))
       return std::string("it gives a value that is no tensor");
@@ -354,8 +385,9 @@ std::optional<std::string> prepareBranch(scf::IfOp branch, StringRef readName) {
     Location loc = extract.getLoc();
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one,
-                                b.getStringAttr(readName));
+    auto read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one,
+                               /*symbol=*/nullptr);
+    nameRead(read);
     auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
     compare->setAttr(kHostArithmeticAttr, b.getUnitAttr());
     extract.getResult().replaceAllUsesWith(compare.getResult());
@@ -366,7 +398,7 @@ std::optional<std::string> prepareBranch(scf::IfOp branch, StringRef readName) {
   IRMapping copies;
   SmallVector<Operation *> originals;
   std::string met;
-  FailureOr<Value> copy = copyHostArithmetic(predicate, b, copies, originals, met);
+  FailureOr<Value> copy = copyHostArithmetic(predicate, b, copies, originals, met, nameRead);
   if (failed(copy)) {
     for (Operation *op : llvm::reverse(originals))
       if (Operation *clone = copies.lookupOrNull(op->getResult(0)).getDefiningOp())
@@ -379,29 +411,17 @@ std::optional<std::string> prepareBranch(scf::IfOp branch, StringRef readName) {
   return std::nullopt;
 }
 
-// A name no symbol of `body` has: cond0, cond1, ...
-std::string freshReadName(Block &body, int64_t &next) {
-  llvm::StringSet<> taken;
-  body.walk([&](Operation *op) {
-    if (auto sym = dyn_cast<SymbolicIntOp>(op))
-      taken.insert(sym.getName());
-    else if (auto item = dyn_cast<ItemOp>(op); item && item.getSymbol())
-      taken.insert(*item.getSymbol());
-  });
-  std::string name;
-  do
-    name = "cond" + std::to_string(next++);
-  while (taken.contains(name));
-  return name;
-}
-
 LogicalResult SplitPass::splitFunction(func::FuncOp func,
                                        MutableArrayRef<NamePattern> patterns,
                                        raw_ostream &dot) {
   if (!func.getBody().hasOneBlock())
     return func.emitError("magi-split needs a function with one block");
   Block &body = func.getBody().front();
-  if (failed(hoistChecks(body)))
+  int64_t nextRead = 0;
+  auto nameRead = [&](ItemOp item) {
+    item.setSymbolAttr(StringAttr::get(func.getContext(), freshReadName(body, nextRead)));
+  };
+  if (failed(hoistChecks(body, nameRead)))
     return failure();
   // Symbols the graph's arguments define; the others (a nonzero's count,
   // an .item()) are known only once the piece that computes them has run.
@@ -430,9 +450,8 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   for (auto loop : llvm::to_vector(body.getOps<scf::WhileOp>()))
     if (std::optional<std::string> why = prepareLoop(loop))
       loop->setAttr(kNotARuntimeLoopAttr, StringAttr::get(func.getContext(), *why));
-  int64_t nextRead = 0;
   for (auto branch : llvm::to_vector(body.getOps<scf::IfOp>()))
-    if (std::optional<std::string> why = prepareBranch(branch, freshReadName(body, nextRead)))
+    if (std::optional<std::string> why = prepareBranch(branch, nameRead))
       branch->setAttr(kNotARuntimeBranchAttr, StringAttr::get(func.getContext(), *why));
 
   // Bindings of each value to top-level symbols, recorded before ops move,

@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch nested-cond symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch nested-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -231,6 +231,26 @@
 // RUN: magi-interp %t/cond-branch.pt2 --input %t/false.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=BRFALSE
 // BRTRUE:  out0: tensor<4xf32> = [5, 3, 4, 6]
 // BRFALSE: out0: tensor<4xf32> = [3, 6, 9, 12]
+
+// A bool .item() (a SymBool) imports as the element read on the host,
+// compared with 0; as a cond's predicate, the branch's condition is that
+// read, named cond0 for the runtime.
+// RUN: magi-import %t/item-bool.pt2 | FileCheck %s --check-prefix=ITEMBOOL
+// ITEMBOOL:      %[[READ:.*]] = magi.item %arg0 bound %{{.*}} : tensor<1xi1> -> index
+// ITEMBOOL:      %[[TRUTH:.*]] = magi.sym_compare "ne" %[[READ]], %{{.*}}
+// ITEMBOOL-NEXT: scf.if %[[TRUTH]] -> (tensor<4xf32>)
+// RUN: magi-import %t/item-bool.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=ITEMSPLIT
+// ITEMSPLIT: magi.item %{{.*}} bound %{{.*}} {symbol = "cond0"} : tensor<1xi1> -> index
+// ITEMSPLIT: magi.sym_compare "ne" %{{.*}}, %{{.*}} {magi.host_arithmetic}
+// RUN: magi-compile %t/item-bool.pt2 -o %t/item-bool --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=ITEMCOND --input-file=%t/item-bool/manifest.json
+// ITEMCOND: "condition": "ne(cond0, 0)",
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/p1b.npy bool 1 1
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/p0b.npy bool 1 0
+// RUN: magi-interp %t/item-bool.pt2 --input %t/p1b.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMTRUE
+// RUN: magi-interp %t/item-bool.pt2 --input %t/p0b.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMFALSE
+// ITEMTRUE:  out0: tensor<4xf32> = [4, 1, 1, 2]
+// ITEMFALSE: out0: tensor<4xf32> = [2, 4, 6, 8]
 
 // A cond inside a cond's branch (neither a select): the outer one stays in
 // a piece, which the CPU runs and the GPU path refuses, saying why.
