@@ -16,8 +16,9 @@ bench/llama7b), also the 7B-shaped layer with its real (seeded) weights the
 same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
 whose experts compute with histc and _grouped_mm (moe_model). With
 `--data-dependent`, small modules whose output sizes are data (nonzero,
-a boolean mask, .item() as a size), x[mask] = v and a torch.while_loop
-whose number of iterations is data, through magi.compile
+a boolean mask, .item() as a size), x[mask] = v, a torch.while_loop
+whose number of iterations is data, and two torch.cond that run as
+branches of the runtime (on a tensor, on a bool .item()), through magi.compile
 (data_dependent_models).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
@@ -267,12 +268,29 @@ def data_dependent_models():
             i, y = while_loop(cond, body, (torch.zeros((), dtype=torch.int64, device=x.device), x))
             return y, i
 
+    def sorted_rows(x):
+        return x[x[:, 0].argsort()] * 2.0
+
+    class Branch(torch.nn.Module):
+        # torch.cond whose true branch gathers (x[perm]): no select, a
+        # branch of the runtime, its predicate read on the host. k > 0 on
+        # the first input, not on the other (k - 20).
+        def forward(self, x, k):
+            return torch.cond(k > 0, sorted_rows, torch.neg, (x,))
+
+    class BoolItemBranch(torch.nn.Module):
+        # The same on a bool .item() (a SymBool predicate).
+        def forward(self, x, k):
+            return torch.cond((k > 0).item(), sorted_rows, torch.neg, (x,))
+
     torch.manual_seed(0)
     x = torch.rand(64, 48, device="cuda")
     cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
              ("item as a size", ItemSize(), (x, torch.tensor(37, device="cuda"))),
              ("x[mask] = v", MaskPut(), (x,)),
-             ("while_loop", WhileLoop(), (x[:4, :4] * 0.1,))]
+             ("while_loop", WhileLoop(), (x[:4, :4] * 0.1,)),
+             ("cond (a branch)", Branch(), (x, torch.tensor(7, device="cuda"))),
+             ("cond on a bool .item()", BoolItemBranch(), (x, torch.tensor(7, device="cuda")))]
     rows, failures = [], 0
     for name, module, args in cases:
         with torch.no_grad():
