@@ -507,8 +507,9 @@ private:
       piece.emitWarning() << "piece @" << piece.getSymName()
                           << " holds control flow: compiled for the compile sizes of "
                           << symbolName
-                          << " only (other sizes are refused when run, or run padded to "
-                             "the next compile size with --pad-to-compile-sizes)";
+                          << " only (other sizes are refused when run, and so is "
+                             "--pad-to-compile-sizes: a padded run would take the padded "
+                             "size's way)";
     else
       sizes.push_back(std::nullopt);
     for (std::optional<int64_t> size : sizes) {

@@ -89,6 +89,25 @@ PaddingPlan planPadding(const Manifest &manifest) {
     throw RuntimeError("cannot pad to the compile sizes: no variant is specialized for a size "
                        "of " + plan.symbol + " (compile with --compile-sizes)");
   plan.sizes.assign(sizes.begin(), sizes.end());
+  // A choice made on the size would be made for the padded length, not the
+  // real one: a branch of the runtime on it, or control flow on it inside
+  // a piece, folded for each compile size (its piece then has no variant
+  // for any size).
+  for (size_t b = 0; b < graph.branches.size(); ++b) {
+    const Expr &condition = graph.branches[b].condition;
+    std::vector<std::string> names = condition.names();
+    if (std::find(names.begin(), names.end(), plan.symbol) != names.end())
+      throw RuntimeError("cannot pad to the compile sizes: branch " + std::to_string(b) +
+                         "'s condition (" + condition.text() + ") reads " + plan.symbol +
+                         ", and a padded run would choose for the padded size");
+  }
+  for (const Piece &piece : manifest.pieces)
+    if (std::none_of(piece.variants.begin(), piece.variants.end(),
+                     [](const Variant &v) { return v.symbols.empty(); }))
+      throw RuntimeError("cannot pad to the compile sizes: piece " + std::to_string(piece.index) +
+                         " (" + piece.name + ") has no variant for any size (control flow on " +
+                         plan.symbol + " folded for each compile size), and a padded run "
+                         "would take the padded size's way");
   if (graph.outputShapes.size() != graph.outputs.size())
     throw RuntimeError("cannot pad to the compile sizes: the artifact records no output "
                        "shapes (graph.output_shapes, format 8): compile it again");

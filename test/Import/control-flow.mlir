@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch nested-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch nested-cond nested-size-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -308,6 +308,20 @@
 // VARIANTS:     "symbols": {
 // VARIANTS-NEXT:  "s0": 4
 // VARIANTS:     "symbols": {}
+
+// A cond on the sizes holding another is no branch of the runtime: it stays
+// in a piece, which compiles for the compile sizes only (each folds both
+// predicates away), with a warning; for any size it is refused.
+// RUN: magi-compile %t/nested-size-cond.pt2 -o %t/nested-sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,6 2>&1 | FileCheck %s --check-prefix=NESTSIZED
+// NESTSIZED: warning: piece @main_piece_0 holds control flow: compiled for the compile sizes of s0 only (other sizes are refused when run, and so is --pad-to-compile-sizes: a padded run would take the padded size's way)
+// RUN: FileCheck %s --check-prefix=NESTVARIANTS --input-file=%t/nested-sized/manifest.json
+// NESTVARIANTS:     "symbols": {
+// NESTVARIANTS-NEXT:  "s0": 3
+// NESTVARIANTS:     "symbols": {
+// NESTVARIANTS-NEXT:  "s0": 6
+// NESTVARIANTS-NOT: "symbols": {}
+// RUN: not magi-compile %t/nested-size-cond.pt2 -o %t/nested-unsized --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTUNSIZED
+// NESTUNSIZED: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond at the top level of the graph runs as a branch of the runtime, but not this one: it holds 'scf.if'
 
 // RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1

@@ -2727,6 +2727,22 @@ TEST(RuntimePadding, RefusesWhatItCannotPad) {
   writes.graph.mutations.push_back(GraphMutation{1, 1});
   expectError([&] { planPadding(writes); },
               "the graph writes 'y' (graph.mutations): the padded positions would be written too");
+  // A graph that chooses on the size would choose for the padded one: a
+  // branch on it, or a piece whose control flow on it folded for each
+  // compile size (no variant for any size).
+  Manifest branches = parseManifest(passThroughManifest(), "manifest.json");
+  GraphBranch branch;
+  branch.condition = Expr::parse("gt(s0, 3)");
+  branch.thenResults = branch.elseResults = {ValueRef{ValueRef::Kind::Input, 0, 0, "", 0}};
+  branches.graph.branches.push_back(branch);
+  expectError([&] { planPadding(branches); },
+              "branch 0's condition (gt(s0, 3)) reads s0, and a padded run would choose for the "
+              "padded size");
+  Manifest folded = parseManifest(passThroughManifest(), "manifest.json");
+  folded.pieces[0].variants.pop_back();
+  expectError([&] { planPadding(folded); },
+              "piece 0 (pass_s0) has no variant for any size (control flow on s0 folded for each "
+              "compile size), and a padded run would take the padded size's way");
   // Without the option nothing is checked.
   Manifest m = parseManifest(passThroughManifest(R"([2, "s0", "s0"])"), "manifest.json");
   HostDevice device;
@@ -2783,10 +2799,10 @@ TEST(RuntimePadding, TurnedOnAndOffBetweenBinds) {
   expectError([&] { selftest.setPadToCompileSizes(true); }, "records no output shapes");
 }
 
-TEST(RuntimePadding, RunsAPieceThatHasOnlyItsCompileSizes) {
+TEST(RuntimePadding, RefusesAPieceThatHasOnlyItsCompileSizes) {
   // A piece with control flow on the size has no variant for any size
-  // (docs/compile.md, Limits): unpadded, s0 = 3 is refused; padded, it runs
-  // as 4.
+  // (docs/compile.md, Limits): unpadded, s0 = 3 is refused; padded, it
+  // would run the way the padded size takes, so padding is refused too.
   std::string text = passThroughManifest();
   std::string general = R"(, {"symbols": {}, )";
   size_t at = text.find(general);
@@ -2797,18 +2813,15 @@ TEST(RuntimePadding, RunsAPieceThatHasOnlyItsCompileSizes) {
   Manifest m = parseManifest(text, "manifest.json");
   ASSERT_EQ(m.pieces[0].variants.size(), 2u);
   HostTensor x = rowsTensor(3);
-  {
-    HostDevice device;
-    GraphExecutor executor(m, ".", device);
-    executor.setInputs({x});
-    expectError([&] { executor.run(); }, "has no variant for s0=3 and no general variant");
-  }
   HostDevice device;
-  ExecutorOptions options;
-  options.padToCompileSizes = true;
-  GraphExecutor executor(m, ".", device, options);
+  GraphExecutor executor(m, ".", device);
   executor.setInputs({x});
-  EXPECT_EQ(executor.download(executor.run()[0]).bytes, x.bytes);
+  expectError([&] { executor.run(); }, "has no variant for s0=3 and no general variant");
+  expectError([&] { executor.setPadToCompileSizes(true); },
+              "piece 0 (pass_s0) has no variant for any size");
+  // The compile sizes themselves run.
+  executor.setInputs({rowsTensor(4)});
+  EXPECT_EQ(executor.download(executor.run()[0]).bytes, rowsTensor(4).bytes);
 }
 
 namespace {

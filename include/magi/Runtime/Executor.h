@@ -248,8 +248,10 @@ struct PaddingPlan {
 // Throws RuntimeError saying why the artifact cannot be padded: not one
 // symbol, no compile sizes, no output shapes (format < 8), a user input or
 // output whose size is another expression of the symbol or that has it in
-// two dimensions, an output without it (nothing to cut back), or a graph
-// that writes an input (graph.mutations).
+// two dimensions, an output without it (nothing to cut back), a graph
+// that writes an input (graph.mutations), or one that chooses on the size
+// (a branch whose condition reads it, a piece without a variant for any
+// size: control flow folded for each compile size).
 PaddingPlan planPadding(const Manifest &manifest);
 // The size a run with the symbol at `value` pads to: the smallest compile
 // size above it; none when `value` is a compile size or above them all.
