@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -225,6 +226,8 @@ private:
       entry.step = read.step;
       entry.result = read.result;
       entry.dim = -1;
+      entry.min = read.isBool ? 0 : std::numeric_limits<int64_t>::min();
+      entry.max = read.isBool ? std::optional<int64_t>(1) : read.max;
       g.symbols.push_back(std::move(entry));
     }
     return success();
@@ -235,6 +238,8 @@ private:
   struct StepValue {
     int64_t step = 0;
     int64_t result = 0;
+    bool isBool = false;
+    std::optional<int64_t> max;
   };
   std::map<std::string, StepValue> itemReads;
 
@@ -263,7 +268,17 @@ private:
         auto ret = cast<func::ReturnOp>(piece.getBody().front().getTerminator());
         for (auto [k, v] : llvm::enumerate(ret.getOperands()))
           if (auto item = v.getDefiningOp<ItemOp>(); item && item.getSymbol()) {
-            itemReads[item.getSymbol()->str()] = {step, int64_t(k)};
+            StepValue read{step, int64_t(k)};
+            // Its range, for a symbol no declaration names: a bool's is
+            // [0, 1]; an integer's goes down to any negative value, up to
+            // its bound when it has a constant one.
+            read.isBool = cast<RankedTensorType>(item.getSelf().getType())
+                              .getElementType()
+                              .isInteger(1);
+            APInt bound;
+            if (item.getBound() && matchPattern(item.getBound(), m_ConstantInt(&bound)))
+              read.max = bound.getSExtValue();
+            itemReads[item.getSymbol()->str()] = read;
             symbolNames[call.getResult(k)] = item.getSymbol()->str();
           }
       }

@@ -215,7 +215,7 @@
 // BRMANIFEST-NEXT: "result": 0
 // BRMANIFEST:      "symbols": [
 // BRMANIFEST-NEXT:   {
-// BRMANIFEST-NEXT:     "max": null,
+// BRMANIFEST-NEXT:     "max": 1,
 // BRMANIFEST-NEXT:     "min": 0,
 // BRMANIFEST-NEXT:     "name": "cond0",
 // BRMANIFEST-NEXT:     "result": 0,
