@@ -2911,17 +2911,66 @@ void refused(std::string text, const std::string &from, const std::string &to,
 // (step 0 reads the condition on the host), n = n - 1, x = 2x + 1 (step 1)
 // and w = x (the previous x: a next value that lies in the loop's state).
 // Its kernels are the HostDevice's.
-std::string loopManifest() {
-  std::string memref1 = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
-  auto memref = [&](const std::string &base) {
-    std::string m = memref1;
-    m.replace(m.find("BASE"), 4, base);
-    return m;
-  };
-  return R"json({"format": "magi-artifact", "version": 10,
+// A one-element rank-1 memref on `base` (a kernel argument).
+std::string oneElement(const std::string &base) {
+  return R"json({"memref": {"base": ")json" + base +
+         R"json(", "offset": 0, "sizes": [1], "strides": [1]}})json";
+}
+
+// Piece "positive" (index `index`): n > 0 of an i64 [1] tensor, read on the
+// host (an index result).
+std::string positivePiece(int index) {
+  return R"json({"index": )json" + std::to_string(index) +
+         R"json(, "name": "positive", "kind": "compute", "graph_index": )json" +
+         std::to_string(index) + R"json(, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_positive", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 1},
+                {"op": "launch", "kernel": "test_positive", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + oneElement("arg0") + ", " + oneElement("b0") + R"json(]}],
+       "results": [{"read": {"base": "b0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i1", "bound": 1}]}]})json";
+}
+
+// Piece "step" (index `index`): (n, x) -> (n - 1, 2x + 1), x f32 [2, 4].
+std::string stepPiece(int index) {
+  return R"json({"index": )json" + std::to_string(index) +
+         R"json(, "name": "step", "kind": "compute", "graph_index": )json" +
+         std::to_string(index) + R"json(, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1},
+              {"kind": "tensor", "dtype": "f32", "rank": 2}],
+     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1},
+                 {"kind": "tensor", "dtype": "f32", "rank": 2}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_decrement", "config": {}},
+                   {"name": "selftest_scale_add", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
+                {"op": "alloc", "buffer": "b1", "bytes": 32},
+                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + oneElement("arg0") + ", " + oneElement("b0") + R"json(]},
+                {"op": "launch", "kernel": "selftest_scale_add", "grid": [1, 1, 1],
+                 "block": [8, 1, 1], "shared_bytes": 0,
+                 "args": [{"memref": {"base": "arg1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
+                          {"memref": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
+                          {"i64": 1}, {"f32": 2.0}]}],
+       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}},
+                   {"tensor": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}}]}]})json";
+}
+
+// The head of a hand-written manifest of format `version`, up to "graph".
+std::string manifestHead(int version) {
+  return R"json({"format": "magi-artifact", "version": )json" + std::to_string(version) + R"json(,
   "producer": {"magi": null, "llvm": null, "ptxas": null},
   "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
-  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},)json";
+}
+
+std::string loopManifest() {
+  return manifestHead(10) + R"json(
   "graph": {
     "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
                {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]},
@@ -2934,38 +2983,7 @@ std::string loopManifest() {
                "condition": {"step": 0, "result": 0},
                "next": [{"step": 1, "result": 0}, {"step": 1, "result": 1}, {"carried": 1}]}],
     "outputs": [{"loop": 0, "result": 1}, {"loop": 0, "result": 0}, {"loop": 0, "result": 2}]},
-  "pieces": [
-    {"index": 0, "name": "positive", "kind": "compute", "graph_index": 0, "cuda_graph": true,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
-     "results": [{"kind": "index"}],
-     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
-       "kernels": [{"name": "test_positive", "config": {}}], "values": [],
-       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 1},
-                {"op": "launch", "kernel": "test_positive", "grid": [1, 1, 1],
-                 "block": [1, 1, 1], "shared_bytes": 0,
-                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]}],
-       "results": [{"read": {"base": "b0", "offset": 0, "sizes": [], "strides": []},
-                    "dtype": "i1", "bound": 1}]}]},
-    {"index": 1, "name": "step", "kind": "compute", "graph_index": 1, "cuda_graph": true,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1},
-              {"kind": "tensor", "dtype": "f32", "rank": 2}],
-     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1},
-                 {"kind": "tensor", "dtype": "f32", "rank": 2}],
-     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
-       "kernels": [{"name": "test_decrement", "config": {}},
-                   {"name": "selftest_scale_add", "config": {}}], "values": [],
-       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
-                {"op": "alloc", "buffer": "b1", "bytes": 32},
-                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
-                 "block": [1, 1, 1], "shared_bytes": 0,
-                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]},
-                {"op": "launch", "kernel": "selftest_scale_add", "grid": [1, 1, 1],
-                 "block": [8, 1, 1], "shared_bytes": 0,
-                 "args": [{"memref": {"base": "arg1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
-                          {"memref": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
-                          {"i64": 1}, {"f32": 2.0}]}],
-       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}},
-                   {"tensor": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}}]}]}]})json";
+  "pieces": [)json" + positivePiece(0) + ",\n    " + stepPiece(1) + "]}";
 }
 
 } // namespace
@@ -3112,12 +3130,6 @@ TEST(RuntimeManifest, RefusesBadLoops) {
 // doubles the branch's first result plus one again. Sized: no read, the
 // condition is on n's length s0 (eq(s0, 1)), steps 0 and 1 the parts.
 std::string branchManifest(bool read) {
-  std::string memref1 = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
-  auto memref = [&](const std::string &base) {
-    std::string m = memref1;
-    m.replace(m.find("BASE"), 4, base);
-    return m;
-  };
   std::string graph =
       read ? R"json(
     "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
@@ -3143,43 +3155,10 @@ std::string branchManifest(bool read) {
                   "then": [{"step": 0, "result": 1}, {"input": 2}],
                   "else": [{"step": 1, "result": 1}, {"input": 1}]}],
     "outputs": [{"branch": 0, "result": 0}, {"branch": 0, "result": 1}]},)json";
-  return R"json({"format": "magi-artifact", "version": 11,
-  "producer": {"magi": null, "llvm": null, "ptxas": null},
-  "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
-  "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
+  return manifestHead(11) + R"json(
   "graph": {)json" + graph + R"json(
-  "pieces": [)json" + (read ? R"json(
-    {"index": 0, "name": "positive", "kind": "compute", "graph_index": 0, "cuda_graph": true,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
-     "results": [{"kind": "index"}],
-     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
-       "kernels": [{"name": "test_positive", "config": {}}], "values": [],
-       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 1},
-                {"op": "launch", "kernel": "test_positive", "grid": [1, 1, 1],
-                 "block": [1, 1, 1], "shared_bytes": 0,
-                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]}],
-       "results": [{"read": {"base": "b0", "offset": 0, "sizes": [], "strides": []},
-                    "dtype": "i1", "bound": 1}]}]},)json" : "") + R"json(
-    {"index": )json" + (read ? "1" : "0") + R"json(, "name": "step", "kind": "compute", "graph_index": 1, "cuda_graph": true,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1},
-              {"kind": "tensor", "dtype": "f32", "rank": 2}],
-     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1},
-                 {"kind": "tensor", "dtype": "f32", "rank": 2}],
-     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
-       "kernels": [{"name": "test_decrement", "config": {}},
-                   {"name": "selftest_scale_add", "config": {}}], "values": [],
-       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
-                {"op": "alloc", "buffer": "b1", "bytes": 32},
-                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
-                 "block": [1, 1, 1], "shared_bytes": 0,
-                 "args": [)json" + memref("arg0") + ", " + memref("b0") + R"json(]},
-                {"op": "launch", "kernel": "selftest_scale_add", "grid": [1, 1, 1],
-                 "block": [8, 1, 1], "shared_bytes": 0,
-                 "args": [{"memref": {"base": "arg1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
-                          {"memref": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}},
-                          {"i64": 1}, {"f32": 2.0}]}],
-       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}},
-                   {"tensor": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}}]}]}]})json";
+  "pieces": [)json" + (read ? positivePiece(0) + ",\n    " + stepPiece(1) : stepPiece(0)) +
+         "]}";
 }
 
 TEST(RuntimeExecutor, RunsABranch) {
