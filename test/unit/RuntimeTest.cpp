@@ -2961,6 +2961,17 @@ std::string stepPiece(int index) {
                    {"tensor": {"base": "b1", "offset": 0, "sizes": [2, 4], "strides": [4, 1]}}]}]})json";
 }
 
+// An f32 tensor with every element v taken to 2v + 1, `times` times (what
+// piece "step" does once).
+HostTensor twicePlusOne(const HostTensor &t, int64_t times) {
+  std::vector<float> values(size_t(t.numElements()));
+  std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
+  for (float &v : values)
+    for (int64_t i = 0; i < times; ++i)
+      v = 2 * v + 1;
+  return makeF32(t.shape, values);
+}
+
 // The head of a hand-written manifest of format `version`, up to "graph".
 std::string manifestHead(int version) {
   return R"json({"format": "magi-artifact", "version": )json" + std::to_string(version) + R"json(,
@@ -2999,15 +3010,7 @@ TEST(RuntimeExecutor, RunsAWhileLoop) {
   HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
   HostTensor w = makeF32({2, 4}, {-1, -1, -1, -1, -1, -1, -1, -1});
   // x -> 2x + 1, `times` times.
-  auto iterated = [&](int64_t times) {
-    std::vector<float> values;
-    for (float v : {0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f}) {
-      for (int64_t i = 0; i < times; ++i)
-        v = 2 * v + 1;
-      values.push_back(v);
-    }
-    return makeF32({2, 4}, values).bytes;
-  };
+  auto iterated = [&](int64_t times) { return twicePlusOne(x, times).bytes; };
   for (bool graphs : {false, true}) {
     HostDevice device;
     ExecutorOptions options;
@@ -3171,14 +3174,6 @@ TEST(RuntimeExecutor, RunsABranch) {
   EXPECT_EQ(printManifest(again), printManifest(m));
   HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
   HostTensor w = makeF32({2, 4}, {-1, -2, -3, -4, -5, -6, -7, -8});
-  auto twicePlusOne = [](const HostTensor &t, int times) {
-    std::vector<float> values(t.numElements());
-    std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
-    for (float &v : values)
-      for (int i = 0; i < times; ++i)
-        v = 2 * v + 1;
-    return makeF32({2, 4}, values).bytes;
-  };
   for (bool graphs : {false, true}) {
     HostDevice device;
     ExecutorOptions options;
@@ -3189,8 +3184,8 @@ TEST(RuntimeExecutor, RunsABranch) {
       std::vector<DeviceTensor> out = executor.run();
       EXPECT_EQ(executor.lastBranchesTaken(), std::vector<bool>{n > 0});
       const HostTensor &taken = n > 0 ? x : w, &other = n > 0 ? w : x;
-      EXPECT_EQ(executor.download(out[0]).bytes, twicePlusOne(taken, 1)) << n;
-      EXPECT_EQ(executor.download(out[1]).bytes, twicePlusOne(taken, 2)) << n;
+      EXPECT_EQ(executor.download(out[0]).bytes, twicePlusOne(taken, 1).bytes) << n;
+      EXPECT_EQ(executor.download(out[1]).bytes, twicePlusOne(taken, 2).bytes) << n;
       EXPECT_EQ(executor.download(out[2]).bytes, other.bytes) << n;
       // The read, the part taken, the step after it.
       EXPECT_EQ(executor.lastRunModes().size(), 3u);
