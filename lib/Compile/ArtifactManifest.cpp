@@ -13,7 +13,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -226,7 +225,7 @@ private:
       entry.step = read.step;
       entry.result = read.result;
       entry.dim = -1;
-      entry.min = read.isBool ? 0 : std::numeric_limits<int64_t>::min();
+      entry.min = 0;
       entry.max = read.isBool ? std::optional<int64_t>(1) : read.max;
       g.symbols.push_back(std::move(entry));
     }
@@ -270,8 +269,8 @@ private:
           if (auto item = v.getDefiningOp<ItemOp>(); item && item.getSymbol()) {
             StepValue read{step, int64_t(k)};
             // Its range, for a symbol no declaration names: a bool's is
-            // [0, 1]; an integer's goes down to any negative value, up to
-            // its bound when it has a constant one.
+            // [0, 1], an integer's [0, its bound] (the runtime refuses a
+            // read outside [0, bound]).
             read.isBool = cast<RankedTensorType>(item.getSelf().getType())
                               .getElementType()
                               .isInteger(1);
