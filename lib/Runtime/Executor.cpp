@@ -1995,6 +1995,13 @@ const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
       // A size that follows a value read on the host was planned at the
       // value's bound, which nothing above the bound gets past.
       const std::vector<int64_t> &planned = memoryPlan_.bytes[stepIndex];
+      if (graphReads_ && ordinal < planned.size() && planned[ordinal] < bytes)
+        throw RuntimeError("step " + std::to_string(stepIndex) + ": buffer b" +
+                           std::to_string(buffer) + " needs " + std::to_string(bytes) +
+                           " bytes, more than the " + std::to_string(planned[ordinal]) +
+                           " the memory plan gave it with the values read on the host at "
+                           "their bounds: a size that shrinks as such a value grows "
+                           "(x[k.item():]) cannot be planned so");
       if (ordinal >= planned.size() || planned[ordinal] < bytes ||
           (!graphReads_ && planned[ordinal] != bytes))
         throw RuntimeError("step " + std::to_string(stepIndex) + ": buffer b" +

@@ -3042,17 +3042,19 @@ TEST(RuntimeExecutor, RunsAWhileLoop) {
                                     "iteration waits for its condition on the host");
 }
 
-TEST(RuntimeExecutor, KeepsAReadBufferUntilTheRead) {
-  // Step 0 computes c = n - 1 into b0, then writes n > 0 into a buffer b1
-  // allocated after c's last write; step 1 reads c on the host. The plan
-  // must keep b0 alive until the read: b1 placed over it would change it.
+namespace {
+
+// Step 0 computes c = n - 1 into b0, then writes n > 0 into a buffer b1
+// allocated after c's last write; step 1 reads c on the host (at most 8:
+// symbol u0); step 2 gives x's first u0 elements, its plan `takePlan`.
+std::string countReadTakeManifest(const std::string &takePlan = "[]") {
   std::string memref = R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
   auto on = [&](const std::string &base) {
     std::string m = memref;
     m.replace(m.find("BASE"), 4, base);
     return m;
   };
-  std::string text = R"json({"format": "magi-artifact", "version": 10,
+  return R"json({"format": "magi-artifact", "version": 10,
   "producer": {"magi": null, "llvm": null, "ptxas": null},
   "target": {"chip": "sm_90", "features": "+ptx80", "triple": "nvptx64-nvidia-cuda"},
   "source": {"file": "none", "sha256": ""}, "weights": {"files": []},
@@ -3089,9 +3091,17 @@ TEST(RuntimeExecutor, KeepsAReadBufferUntilTheRead) {
     {"index": 2, "name": "take", "kind": "compute", "graph_index": 1, "cuda_graph": true,
      "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
      "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": )json" + takePlan + R"json(,
        "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
                                "strides": [1]}}]}]}]})json";
+}
+
+} // namespace
+
+TEST(RuntimeExecutor, KeepsAReadBufferUntilTheRead) {
+  // The plan must keep step 0's b0 alive until step 1 reads it: b1 placed
+  // over it would change it.
+  std::string text = countReadTakeManifest();
   Manifest m = parseManifest(text, "manifest.json");
   HostDevice device;
   GraphExecutor executor(m, selftestDir() + "/artifact", device);
@@ -3100,6 +3110,21 @@ TEST(RuntimeExecutor, KeepsAReadBufferUntilTheRead) {
   HostTensor out = executor.download(executor.run()[0]);
   EXPECT_EQ(executor.symbols().at("u0"), 5);
   EXPECT_EQ(out.shape, std::vector<int64_t>{5});
+}
+
+TEST(RuntimeExecutor, RefusesASizeThatShrinksAsAReadValueGrows) {
+  // Step 2 allocates (8 - u0) * 4 bytes: planned with u0 at its bound (8),
+  // none; run with u0 = 5, 12. Refused, saying why (not a wrong address).
+  Manifest m = parseManifest(
+      countReadTakeManifest(R"([{"op": "alloc", "buffer": "b0", "bytes": "(8 - arg1) * 4"}])"),
+      "manifest.json");
+  HostDevice device;
+  GraphExecutor executor(m, selftestDir() + "/artifact", device);
+  executor.setInputs({makeI64({1}, {6}), makeF32({8}, {1, 2, 3, 4, 5, 6, 7, 8})});
+  expectError([&] { executor.run(); },
+              "step 2: buffer b0 needs 12 bytes, more than the 0 the memory plan gave it with the "
+              "values read on the host at their bounds: a size that shrinks as such a value "
+              "grows (x[k.item():]) cannot be planned so");
 }
 
 TEST(RuntimeManifest, RefusesBadLoops) {
