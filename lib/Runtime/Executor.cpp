@@ -1383,6 +1383,40 @@ std::vector<int64_t> GraphExecutor::memoryPlanKey() const {
 }
 
 GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
+  MemoryPlan atBounds = planMemoryOnce(key, nullptr);
+  if (!graphReads_)
+    return atBounds;
+  // A size that shrinks as a value read on the host grows (x[k.item():]) is
+  // largest with the value at 0, not at its bound: plan there too, and give
+  // each buffer the larger of its two sizes. A plan at 0 that cannot be
+  // made (a size the plan refuses at 0) leaves the plan at the bounds, whose
+  // too small buffers a run refuses (prepareStep).
+  MemoryPlan atZero;
+  planReadsAtZero_ = true;
+  try {
+    atZero = planMemoryOnce(key, nullptr);
+  } catch (const RuntimeError &) {
+    planReadsAtZero_ = false;
+    return atBounds;
+  }
+  planReadsAtZero_ = false;
+  std::vector<std::vector<int64_t>> larger = atBounds.bytes;
+  bool grows = false;
+  for (size_t s = 0; s < larger.size(); ++s) {
+    if (atZero.bytes[s].size() != larger[s].size())
+      return atBounds;
+    for (size_t k = 0; k < larger[s].size(); ++k)
+      if (atZero.bytes[s][k] > larger[s][k]) {
+        larger[s][k] = atZero.bytes[s][k];
+        grows = true;
+      }
+  }
+  return grows ? planMemoryOnce(std::move(key), &larger) : atBounds;
+}
+
+GraphExecutor::MemoryPlan
+GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
+                              const std::vector<std::vector<int64_t>> *atLeast) {
   // Every step is evaluated once with stand-in addresses (distinct, far
   // apart, never dereferenced): that gives each alloc op's bytes, and the
   // plan ops and results that use each buffer. Time counts plan ops over
@@ -1486,6 +1520,9 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
     }
     size_t first = lifetimes.size();
     auto standIn = [&](int64_t, int64_t bytes) {
+      size_t ordinal = lifetimes.size() - first;
+      if (atLeast && ordinal < (*atLeast)[s].size())
+        bytes = std::max(bytes, (*atLeast)[s][ordinal]);
       stepOf.push_back(s);
       lifetimes.push_back(BufferLifetime{bytes, 0, 0});
       return standInAddress(lifetimes.size() - 1);
@@ -2000,8 +2037,8 @@ const GraphExecutor::PreparedStep &GraphExecutor::prepareStep(size_t stepIndex,
                            std::to_string(buffer) + " needs " + std::to_string(bytes) +
                            " bytes, more than the " + std::to_string(planned[ordinal]) +
                            " the memory plan gave it with the values read on the host at "
-                           "their bounds: a size that shrinks as such a value grows "
-                           "(x[k.item():]) cannot be planned so");
+                           "their bounds and at 0: a size largest between them cannot be "
+                           "planned so");
       if (ordinal >= planned.size() || planned[ordinal] < bytes ||
           (!graphReads_ && planned[ordinal] != bytes))
         throw RuntimeError("step " + std::to_string(stepIndex) + ": buffer b" +
@@ -2252,14 +2289,15 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
     std::string what = "results[" + std::to_string(r) + "]";
     Value v;
     if (result.isRead) {
-      // Until the read, the bound: what the memory plan assumes.
+      // Until the read, the bound (or 0, while the memory plan is made
+      // at 0 too: planMemory).
       EvaluatedDescriptor d = evalDescriptor(result.read, what + " read");
       DeviceRead read;
       read.result = r;
       read.dtype = result.readDtype;
       read.ptr = d.base + DevicePtr(d.offset * elementSize(read.dtype));
       read.bound = eval(result.readBound, what + " bound");
-      v.index = read.bound;
+      v.index = planReadsAtZero_ ? 0 : read.bound;
       reads.push_back(read);
     } else if (!result.isTensor) {
       v.index = eval(result.index, what);

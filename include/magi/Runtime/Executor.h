@@ -625,7 +625,13 @@ private:
     RunMemoryStats stats;
   };
   std::vector<int64_t> memoryPlanKey() const; // the symbols, the inputs' dtypes and shapes
+  // The plan for `key`; for a graph that reads values on the host, made
+  // with them at their bounds and at 0, each buffer the larger.
   MemoryPlan planMemory(std::vector<int64_t> key);
+  // One plan; `atLeast` (per step, per alloc op) raises buffers' sizes.
+  MemoryPlan planMemoryOnce(std::vector<int64_t> key,
+                            const std::vector<std::vector<int64_t>> *atLeast);
+  bool planReadsAtZero_ = false; // evaluateStep's read values while planning
   MemoryPlan memoryPlan_;
   bool hasMemoryPlan_ = false;
   Allocation arena_;
