@@ -233,6 +233,46 @@ LogicalResult convertSplitWithSizes(Node &node) {
                    {node.i64("dim", node.intArg("dim").value_or(0))});
 }
 
+/// split.Tensor(split_size) and chunk(chunks) (not core: kept by exports
+/// without decompositions): the pieces' sizes along `dim` are those of the
+/// exported results, static ones only.
+LogicalResult convertSplitBySize(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(self->getType()).getRank();
+  int64_t dim = node.intArg("dim").value_or(0);
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    return node.error() << "dim " << node.intArg("dim").value_or(0) << " of a rank-" << rank
+                        << " tensor";
+  SmallVector<int64_t> sizes;
+  for (Type type : node.resultTypes) {
+    auto result = dyn_cast<RankedTensorType>(type);
+    if (!result || result.getRank() != rank || result.isDynamicDim(dim))
+      return node.opaque();
+    sizes.push_back(result.getDimSize(dim));
+  }
+  return node.emit({*self}, {node.i64("dim", dim), node.i64s("static_split_sizes", sizes)});
+}
+
+/// unbind.int (not core): one magi.select per index along `dim`.
+LogicalResult convertUnbind(Node &node) {
+  FailureOr<Value> self = node.tensor("self");
+  if (failed(self))
+    return failure();
+  int64_t dim = node.intArg("dim").value_or(0);
+  for (auto [index, type] : llvm::enumerate(node.resultTypes))
+    node.results.push_back(node.importer
+                               .create(SelectOp::getOperationName(), node.loc, {*self},
+                                       {node.i64("dim", dim),
+                                        node.i64s("static_index", {int64_t(index)})},
+                                       type)
+                               ->getResult(0));
+  return success();
+}
+
 LogicalResult convertConstantPadNd(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -323,6 +363,9 @@ void addShapeConverters(std::vector<ConverterRow> &rows) {
                row<SplitWithSizesOp>("aten::split_with_sizes",
                                      convertSplitWithSizes),
                row<SplitWithSizesOp>("aten::split.sizes", convertSplitWithSizes),
+               row<SplitWithSizesOp>("aten::split.Tensor", convertSplitBySize),
+               row<SplitWithSizesOp>("aten::chunk", convertSplitBySize),
+               row<SelectOp>("aten::unbind.int", convertUnbind),
                row<ConstantPadNdOp>("aten::constant_pad_nd",
                                     convertConstantPadNd),
                row<FlipOp>("aten::flip", convertFlip),

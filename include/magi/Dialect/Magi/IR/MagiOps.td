@@ -682,7 +682,7 @@ def Magi_SliceOp : Magi_TensorOp<"slice", [Magi_Torch<["aten::slice.Tensor", "at
   let hasFolder = 1;
 }
 
-def Magi_SelectOp : Magi_TensorOp<"select", [Magi_Torch<["aten::select.int"]>]> {
+def Magi_SelectOp : Magi_TensorOp<"select", [Magi_Torch<["aten::select.int", "aten::unbind.int"]>]> {
   let summary = "The slice at `index` along `dim`, with that dimension removed (aten.select.int)";
   let arguments = (ins Magi_Tensor:$self, I64Attr:$dim, Variadic<Index>:$index,
                        DenseI64ArrayAttr:$static_index);
@@ -698,7 +698,7 @@ def Magi_CatOp : Magi_TensorOp<"cat", [Magi_Torch<["aten::cat"]>]> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_SplitWithSizesOp : Magi_TensorOp<"split_with_sizes", [Magi_Torch<["aten::split_with_sizes", "aten::split.sizes"]>]> {
+def Magi_SplitWithSizesOp : Magi_TensorOp<"split_with_sizes", [Magi_Torch<["aten::split_with_sizes", "aten::split.sizes", "aten::split.Tensor", "aten::chunk"]>]> {
   let summary = "Splits `self` along `dim` into pieces of the given sizes (aten.split_with_sizes)";
   let arguments = (ins Magi_Tensor:$self, Variadic<Index>:$split_sizes,
                        DenseI64ArrayAttr:$static_split_sizes, I64Attr:$dim);
