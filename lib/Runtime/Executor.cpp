@@ -1392,14 +1392,17 @@ GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
   // made (a size the plan refuses at 0) leaves the plan at the bounds, whose
   // too small buffers a run refuses (prepareStep).
   MemoryPlan atZero;
-  planReadsAtZero_ = true;
+  struct AtZero {
+    bool &flag;
+    explicit AtZero(bool &f) : flag(f) { flag = true; }
+    ~AtZero() { flag = false; }
+  };
   try {
+    AtZero planningAtZero(planReadsAtZero_);
     atZero = planMemoryOnce(key, nullptr);
-  } catch (const RuntimeError &) {
-    planReadsAtZero_ = false;
+  } catch (const std::exception &) {
     return atBounds;
   }
-  planReadsAtZero_ = false;
   std::vector<std::vector<int64_t>> larger = atBounds.bytes;
   bool grows = false;
   for (size_t s = 0; s < larger.size(); ++s) {
