@@ -256,6 +256,7 @@ void addSymbolicConverters(std::vector<ConverterRow> &rows) {
        row<SymMaxOp>("torch::sym_max", convertSymBinary),
        row<SymSizeOp>("aten::sym_size.int", convertSymSize),
        row<ItemOp>("aten::_local_scalar_dense", convertItem),
+       row<ItemOp>("aten::item", convertItem), // not core: what _local_scalar_dense implements
        row<SymSizeOp>("aten::sym_numel", convertSymNumel),
        // The recorded integer: an index constant.
        ConverterRow{"aten::sym_stride.int", "arith.constant", convertSymStride},

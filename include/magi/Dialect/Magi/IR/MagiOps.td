@@ -114,7 +114,7 @@ def Magi_BindSymbolicShapeOp : Magi_Op<"bind_symbolic_shape"> {
   let hasCanonicalizeMethod = 1;
 }
 
-def Magi_ItemOp : Magi_Op<"item", [Magi_Torch<["aten::_local_scalar_dense"]>]> {
+def Magi_ItemOp : Magi_Op<"item", [Magi_Torch<["aten::_local_scalar_dense", "aten::item"]>]> {
   let summary = "The one element of a tensor as a scalar (`tensor.item()`, aten._local_scalar_dense)";
   let description = [{
     An integer or bool tensor's element as an `index`, a floating-point
