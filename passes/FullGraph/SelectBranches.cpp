@@ -81,9 +81,37 @@ public:
     for (scf::IfOp op : ifs)
       if (succeeded(select(op)))
         ++numSelected;
+    // A cond whose branches only give values from above is folded by the
+    // canonicalizer into an arith.select of whole tensors on the element
+    // read: the same select, on the device.
+    SmallVector<arith::SelectOp> selects;
+    getOperation().walk([&](arith::SelectOp op) {
+      if (isa<RankedTensorType>(op.getType()) && predicateTensor(op.getCondition()))
+        selects.push_back(op);
+    });
+    for (arith::SelectOp op : selects) {
+      OpBuilder b(op);
+      Value flag = zeroDimFlag(b, op.getLoc(), predicateTensor(op.getCondition()));
+      auto where = WhereOp::create(b, op.getLoc(), op.getType(), flag, op.getTrueValue(),
+                                   op.getFalseValue());
+      Operation *extract = op.getCondition().getDefiningOp();
+      op.getResult().replaceAllUsesWith(where.getResult());
+      op.erase();
+      if (extract->use_empty())
+        extract->erase();
+      ++numSelected;
+    }
   }
 
 private:
+  // The predicate as a 0-d tensor, which `where` broadcasts.
+  static Value zeroDimFlag(OpBuilder &b, Location loc, Value predicate) {
+    if (cast<RankedTensorType>(predicate.getType()).getRank() == 0)
+      return predicate;
+    return ViewOp::create(b, loc, RankedTensorType::get({}, b.getI1Type()), predicate,
+                          ValueRange(), b.getDenseI64ArrayAttr({}));
+  }
+
   LogicalResult select(scf::IfOp op) {
     Value predicate = predicateTensor(op.getCondition());
     if (!predicate || op.getNumResults() == 0 || op.getElseRegion().empty())
@@ -97,11 +125,7 @@ private:
 
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // The predicate as a 0-d tensor, which `where` broadcasts.
-    Value flag = predicate;
-    if (cast<RankedTensorType>(predicate.getType()).getRank() != 0)
-      flag = ViewOp::create(b, loc, RankedTensorType::get({}, b.getI1Type()), predicate,
-                            ValueRange(), b.getDenseI64ArrayAttr({}));
+    Value flag = zeroDimFlag(b, loc, predicate);
     auto thenYield = cast<scf::YieldOp>(op.thenBlock()->getTerminator());
     auto elseYield = cast<scf::YieldOp>(op.elseBlock()->getTerminator());
     SmallVector<Value> selected;

@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch nested-cond nested-size-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -168,6 +168,19 @@
 // sin(x) * x, and cos(x).
 // SELTRUE:  out0: tensor<3xf32> = [0, 0.84147096, 1.8185948]
 // SELFALSE: out0: tensor<3xf32> = [1, 0.5403023, -0.41614684]
+
+// A cond whose branches give their inputs unchanged folds into an
+// arith.select of whole tensors: a magi.where too, so it compiles.
+// RUN: magi-import %t/cond-pass.pt2 | magi-opt --magi-compile-to=full-graph | FileCheck %s --check-prefix=PASS
+// PASS-NOT: arith.select
+// PASS: magi.where %arg0, %arg1, %arg2
+// RUN: magi-compile %t/cond-pass.pt2 -o %t/cond-pass --no-cubin --cache-mode=off --quiet
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/y4p.npy float32 4 10,20,30,40
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x4p.npy float32 4 1,2,3,4
+// RUN: magi-interp %t/cond-pass.pt2 --input %t/true.npy --input %t/x4p.npy --input %t/y4p.npy --lowered-pieces | FileCheck %s --check-prefix=PASSTRUE
+// RUN: magi-interp %t/cond-pass.pt2 --input %t/false.npy --input %t/x4p.npy --input %t/y4p.npy --lowered-pieces | FileCheck %s --check-prefix=PASSFALSE
+// PASSTRUE:  out0: tensor<4xf32> = [2, 4, 6, 8]
+// PASSFALSE: out0: tensor<4xf32> = [20, 40, 60, 80]
 
 // A cond whose true branch gathers (index_select) is no select: it stays on
 // the top level, each branch split into pieces, the predicate read on the

@@ -128,3 +128,20 @@ func.func @integer_division(%p: tensor<i1>, %a: index, %b: index, %x: tensor<3xf
   }
   return %r : tensor<3xf32>
 }
+
+// -----
+
+// A cond whose branches only give values from above, which the
+// canonicalizer folds into an arith.select of whole tensors on the element
+// read (a host value): the same select as a magi.where on the device.
+// CHECK-LABEL: func.func @folded_select
+// CHECK-NOT: arith.select
+// CHECK-NOT: tensor.extract
+// CHECK: %[[FLAG:.*]] = magi.view %arg0
+// CHECK: magi.where %[[FLAG]], %arg1, %arg2 : (tensor<i1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+func.func @folded_select(%p: tensor<1xi1>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %b = tensor.extract %p[%c0] : tensor<1xi1>
+  %r = arith.select %b, %x, %y : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

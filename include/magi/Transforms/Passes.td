@@ -65,11 +65,14 @@ def SelectBranches : Pass<"magi-select-branches", "mlir::func::FuncOp"> {
     interpreter and the CPU lowering run it; the GPU path refuses it by
     name). The untaken branch's work is done and thrown away: right for
     the small branches torch.cond usually holds, a waste for large ones.
-    A predicate on the sizes (a SymBool) is left alone: it folds once the
-    sizes are specialized.
+    A predicate on the sizes (a SymBool) is left alone: `magi-split` makes
+    it a branch of the runtime. A cond whose branches only give values
+    from above, which the canonicalizer folds into an `arith.select` of
+    whole tensors on the element read, becomes the same `magi.where`.
   }];
+  let dependentDialects = ["magi::MagiDialect"];
   let statistics = [
-    Statistic<"numSelected", "num-selected", "Number of scf.if computed as selects">,
+    Statistic<"numSelected", "num-selected", "Number of scf.if (and arith.select of tensors) computed as selects">,
   ];
 }
 
