@@ -69,8 +69,8 @@ LogicalResult rejectHostControlFlow(ModuleOp module) {
       break;
     }
     if (auto why = parent->getAttrOfType<StringAttr>(magi::kNotARuntimeBranchAttr)) {
-      error << "; a cond at the top level of the graph runs as a branch of the "
-               "runtime, but not this one: "
+      error << "; a cond runs as a branch of the runtime at the top level of the graph, "
+               "but not this one: "
             << why.getValue();
       break;
     }

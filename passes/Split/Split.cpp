@@ -453,6 +453,17 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   for (auto branch : llvm::to_vector(body.getOps<scf::IfOp>()))
     if (std::optional<std::string> why = prepareBranch(branch, nameRead))
       branch->setAttr(kNotARuntimeBranchAttr, StringAttr::get(func.getContext(), *why));
+  // A cond inside a loop of the runtime stays in one of the loop's pieces:
+  // say why where the GPU path refuses it.
+  for (auto loop : body.getOps<scf::WhileOp>())
+    if (!loop->hasAttr(kNotARuntimeLoopAttr))
+      loop->walk([&](scf::IfOp inner) {
+        if (!inner->hasAttr(kNotARuntimeBranchAttr))
+          inner->setAttr(kNotARuntimeBranchAttr,
+                         StringAttr::get(func.getContext(),
+                                         "it is inside a loop of the runtime (loops and branches "
+                                         "of the runtime do not nest)"));
+      });
 
   // Bindings of each value to top-level symbols, recorded before ops move,
   // so that a piece receiving a tensor, and the top level receiving a piece's

@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -245,6 +245,14 @@
 // BRTRUE:  out0: tensor<4xf32> = [5, 3, 4, 6]
 // BRFALSE: out0: tensor<4xf32> = [3, 6, 9, 12]
 
+// A cond inside a while loop's body (no select): the CPU runs it (x * 2,
+// then x[idx]); the GPU path refuses it, saying why.
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/i0.npy int64 "" 0
+// RUN: magi-interp %t/loop-cond.pt2 --input %t/x4b.npy --input %t/idx.npy --input %t/i0.npy --lowered-pieces | FileCheck %s --check-prefix=LOOPCOND
+// LOOPCOND: out0: tensor<4xf32> = [8, 2, 2, 4]
+// RUN: not magi-compile %t/loop-cond.pt2 -o %t/loop-cond --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=LOOPCONDGPU
+// LOOPCONDGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime at the top level of the graph, but not this one: it is inside a loop of the runtime (loops and branches of the runtime do not nest)
+
 // A bool .item() (a SymBool) imports as the element read on the host,
 // compared with 0; as a cond's predicate, the branch's condition is that
 // read, named cond0 for the runtime.
@@ -270,7 +278,7 @@
 // RUN: magi-interp %t/nested-cond.pt2 --input %t/true.npy --input %t/false.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=NESTCOND
 // NESTCOND: out0: tensor<4xf32> = [-1, -2, -3, -4]
 // RUN: not magi-compile %t/nested-cond.pt2 -o %t/nested-cond --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTCONDGPU
-// NESTCONDGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond at the top level of the graph runs as a branch of the runtime, but not this one: it holds 'scf.if' (a branch of the runtime holds no loop or branch, and reads no value on the host)
+// NESTCONDGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime at the top level of the graph, but not this one: it holds 'scf.if' (a branch of the runtime holds no loop or branch, and reads no value on the host)
 
 // Symbolic sizes: the predicate has one element in rank 1; the false branch
 // returns its input. Specializing s0 gives every joined value one static type.
@@ -334,7 +342,7 @@
 // NESTVARIANTS-NEXT:  "s0": 6
 // NESTVARIANTS-NOT: "symbols": {}
 // RUN: not magi-compile %t/nested-size-cond.pt2 -o %t/nested-unsized --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTUNSIZED
-// NESTUNSIZED: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond at the top level of the graph runs as a branch of the runtime, but not this one: it holds 'scf.if'
+// NESTUNSIZED: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime at the top level of the graph, but not this one: it holds 'scf.if'
 
 // RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1
