@@ -792,6 +792,18 @@ private:
     return ref;
   }
 
+  // The steps [first, first + partA + partB) of a loop or branch at `path`:
+  // listed by first step (after the previous one's end), inside the graph.
+  void checkExtent(const std::string &path, const std::string &what, int64_t first,
+                   int64_t partA, int64_t partB, int64_t &previousEnd, int64_t numSteps) {
+    if (first < previousEnd)
+      r_.fail(path + ".first", what + " are listed by their first step and do not overlap");
+    if (partA > numSteps || partB > numSteps || first > numSteps ||
+        first + partA + partB > numSteps)
+      r_.fail(path, "its steps go past the graph's " + std::to_string(numSteps));
+    previousEnd = first + partA + partB;
+  }
+
   // graph.branches' extents (format 11), before the steps, like loops';
   // no branch overlaps a loop or another branch.
   void parseBranchExtents(const JsonValue &graph, int64_t numSteps) {
@@ -809,11 +821,8 @@ private:
       branch.first = r_.nonNegativeField(branches[b], path, "first");
       branch.thenSteps = r_.nonNegativeField(branches[b], path, "then_steps");
       branch.elseSteps = r_.nonNegativeField(branches[b], path, "else_steps");
-      if (branch.first < previousEnd)
-        r_.fail(path + ".first", "branches are listed by their first step and do not overlap");
-      if (branch.thenSteps > numSteps || branch.elseSteps > numSteps ||
-          branch.first > numSteps || branch.end() > numSteps)
-        r_.fail(path, "its steps go past the graph's " + std::to_string(numSteps));
+      checkExtent(path, "branches", branch.first, branch.thenSteps, branch.elseSteps,
+                  previousEnd, numSteps);
       for (size_t l = 0; l < m_.graph.loops.size(); ++l) {
         const GraphLoop &loop = m_.graph.loops[l];
         bool overlaps = branch.end() > branch.first
@@ -823,7 +832,6 @@ private:
           r_.fail(path, "overlaps loop " + std::to_string(l) +
                             ": no loop or branch holds another");
       }
-      previousEnd = branch.end();
       m_.graph.branches.push_back(std::move(branch));
     }
     branchResultsParsed_.assign(m_.graph.branches.size(), false);
@@ -898,11 +906,8 @@ private:
       loop.bodySteps = r_.nonNegativeField(loops[l], path, "body_steps");
       if (loop.condSteps == 0)
         r_.fail(path + ".cond_steps", "a loop's condition is a step's result: at least one step");
-      if (loop.first < previousEnd)
-        r_.fail(path + ".first", "loops are listed by their first step and do not overlap");
-      if (loop.bodySteps > numSteps || loop.condSteps > numSteps || loop.end() > numSteps)
-        r_.fail(path, "its steps go past the graph's " + std::to_string(numSteps));
-      previousEnd = loop.end();
+      checkExtent(path, "loops", loop.first, loop.condSteps, loop.bodySteps, previousEnd,
+                  numSteps);
       m_.graph.loops.push_back(std::move(loop));
     }
   }
