@@ -311,6 +311,36 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
   }
 }
 
+// What a loop or branch of the runtime cannot hold: the first op under
+// `root` that `refused` names, as the reason `why` completes.
+std::optional<std::string> heldOp(Operation *root, llvm::function_ref<bool(Operation *)> refused,
+                                  StringRef why) {
+  std::optional<std::string> held;
+  root->walk([&](Operation *op) {
+    if (op != root && refused(op)) {
+      held = "it holds '" + op->getName().getStringRef().str() + "' (" + why.str() + ")";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return held;
+}
+
+// Replaces a bool tensor's element (`extract`) by the element read on the
+// host (magi.item, bound 1) compared with 0, which it returns; `read` is
+// the magi.item.
+SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read) {
+  OpBuilder b(extract);
+  Location loc = extract.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one, /*symbol=*/nullptr);
+  auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
+  extract.getResult().replaceAllUsesWith(compare.getResult());
+  extract.erase();
+  return compare;
+}
+
 // A top-level while loop (torch.while_loop) runs on the GPU as a loop of
 // the runtime (graph.loops): its regions are split into pieces like the
 // top level, and the condition, a bool tensor's element, becomes a value
@@ -325,31 +355,16 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop) {
   for (Value init : loop.getInits())
     if (!isa<RankedTensorType>(init.getType()))
       return std::string("it carries a value that is no tensor");
-  std::optional<std::string> inside;
-  loop->walk([&](Operation *op) {
-    if (op != loop.getOperation() && isa<scf::WhileOp, ItemOp>(op)) {
-      inside = "it holds '" + op->getName().getStringRef().str() +
-               "' (a loop of the runtime holds no loop, and reads no value on the host but "
-               "its condition)";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (inside)
-    return inside;
+  if (std::optional<std::string> held =
+          heldOp(loop, llvm::IsaPred<scf::WhileOp, ItemOp>,
+                 "a loop of the runtime holds no loop, and reads no value on the host but "
+                 "its condition"))
+    return held;
   auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
   if (!extract || extract->getBlock() != &loop.getBefore().front())
     return std::string("its condition is no element of a tensor");
-  OpBuilder b(extract);
-  Location loc = extract.getLoc();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one,
-                              /*symbol=*/nullptr);
-  auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
-  compare->setAttr(kLoopConditionAttr, b.getUnitAttr());
-  extract.getResult().replaceAllUsesWith(compare.getResult());
-  extract.erase();
+  ItemOp read;
+  readOnTheHost(extract, read)->setAttr(kLoopConditionAttr, UnitAttr::get(loop.getContext()));
   return std::nullopt;
 }
 
@@ -366,32 +381,18 @@ std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead) {
   for (Type type : branch.getResultTypes())
     if (!isa<RankedTensorType>(type))
       return std::string("it gives a value that is no tensor");
-  std::optional<std::string> inside;
-  branch->walk([&](Operation *op) {
-    if (op != branch.getOperation() && isa<scf::IfOp, scf::WhileOp, ItemOp>(op)) {
-      inside = "it holds '" + op->getName().getStringRef().str() +
-               "' (a branch of the runtime holds no loop or branch, and reads no value on "
-               "the host)";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (inside)
-    return inside;
+  if (std::optional<std::string> held =
+          heldOp(branch, llvm::IsaPred<scf::IfOp, scf::WhileOp, ItemOp>,
+                 "a branch of the runtime holds no loop or branch, and reads no value on "
+                 "the host"))
+    return held;
   Value predicate = branch.getCondition();
   if (auto extract = predicate.getDefiningOp<tensor::ExtractOp>();
       extract && extract->getBlock() == branch->getBlock()) {
-    OpBuilder b(extract);
-    Location loc = extract.getLoc();
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    auto read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one,
-                               /*symbol=*/nullptr);
+    ItemOp read;
+    SymCompareOp compare = readOnTheHost(extract, read);
     nameRead(read);
-    auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
-    compare->setAttr(kHostArithmeticAttr, b.getUnitAttr());
-    extract.getResult().replaceAllUsesWith(compare.getResult());
-    extract.erase();
+    compare->setAttr(kHostArithmeticAttr, UnitAttr::get(branch.getContext()));
     return std::nullopt;
   }
   OpBuilder b(branch);
