@@ -219,11 +219,12 @@ STAYS_OPAQUE = """
   cannot reproduce, so no run could be compared with PyTorch's. A
   counter-based generator of Magi's own (as Inductor's Philox) would run,
   but not match; not done.
-- Data-dependent shapes: `nonzero` (static input sizes) and an integer
-  `.item()` (`_local_scalar_dense`) with a bound are read on the host
-  (`docs/import.md`, "Sizes of the data"); a symbolic
-  `sym_storage_offset` (the `tensor_split` sample) stays opaque, and a
-  bool `.item()` (`as_sym_bool`) too.
+- Data-dependent shapes: `nonzero`'s count and an `.item()`
+  (`_local_scalar_dense`, integer or bool) are read on the host
+  (`docs/import.md`, "Sizes of the data"). A symbolic
+  `sym_storage_offset` (the `tensor_split` sample: the offset of a slice
+  whose start is an `.item()`) stays opaque, and that sample's reads have
+  no bound, which the memory plan needs for the sizes they give.
 - Complex numbers (`_fft_r2c`, `_fft_c2r`): Magi has no complex dtype.
 - No OpInfo sample reaches the rest (`run_decompositions()` turns the
   samples into other ops): typed where the op has a clear form, opaque

@@ -225,8 +225,13 @@ private:
       entry.step = read.step;
       entry.result = read.result;
       entry.dim = -1;
-      entry.min = 0;
-      entry.max = read.isBool ? std::optional<int64_t>(1) : read.max;
+      if (read.isBool) {
+        entry.max = 1;
+      } else {
+        if (read.anyValue)
+          entry.min = std::nullopt;
+        entry.max = read.max;
+      }
       g.symbols.push_back(std::move(entry));
     }
     return success();
@@ -238,6 +243,7 @@ private:
     int64_t step = 0;
     int64_t result = 0;
     bool isBool = false;
+    bool anyValue = false; // it gives no size (magi.read_any_value)
     std::optional<int64_t> max;
   };
   std::map<std::string, StepValue> itemReads;
@@ -270,10 +276,12 @@ private:
             StepValue read{step, int64_t(k)};
             // Its range, for a symbol no declaration names: a bool's is
             // [0, 1], an integer's [0, its bound] (the runtime refuses a
-            // read outside [0, bound]).
+            // read outside [0, bound]), or any integer when it gives no
+            // size.
             read.isBool = cast<RankedTensorType>(item.getSelf().getType())
                               .getElementType()
                               .isInteger(1);
+            read.anyValue = item->hasAttr(kReadAnyValueAttr);
             APInt bound;
             if (item.getBound() && matchPattern(item.getBound(), m_ConstantInt(&bound)))
               read.max = bound.getSExtValue();

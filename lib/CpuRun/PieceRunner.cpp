@@ -145,7 +145,8 @@ struct DropReadBoundsPass : PassWrapper<DropReadBoundsPass, OperationPass<func::
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-      func.removeResultAttr(i, StringAttr::get(&getContext(), kReadBoundAttr));
+      for (StringRef name : {kReadBoundAttr, kReadAnyValueAttr})
+        func.removeResultAttr(i, StringAttr::get(&getContext(), name));
   }
 };
 } // namespace

@@ -81,11 +81,10 @@ std::map<std::string, int64_t> bindInputs(const Graph &graph,
     size_t u = userPosition[symbol.input];
     int64_t value = userInputs[u].shape[symbol.dim];
     const GraphInput &input = graph.inputs[symbol.input];
-    if (value < symbol.min || (symbol.max && value > *symbol.max))
+    if (!symbol.inRange(value))
       throw RuntimeError(inputLabel(input, u) + ": size " + std::to_string(value) +
                          " of dimension " + std::to_string(symbol.dim) + " (symbol " +
-                         symbol.name + ") is outside [" + std::to_string(symbol.min) + ", " +
-                         (symbol.max ? std::to_string(*symbol.max) : std::string("inf")) + "]");
+                         symbol.name + ") is outside " + symbol.rangeText());
     symbols[symbol.name] = value;
   }
 
@@ -2299,8 +2298,10 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
       read.result = r;
       read.dtype = result.readDtype;
       read.ptr = d.base + DevicePtr(d.offset * elementSize(read.dtype));
-      read.bound = eval(result.readBound, what + " bound");
-      v.index = planReadsAtZero_ ? 0 : read.bound;
+      // A value without a bound gives no size: any value plans the same.
+      if (result.readBound)
+        read.bound = eval(*result.readBound, what + " bound");
+      v.index = planReadsAtZero_ || !read.bound ? 0 : *read.bound;
       reads.push_back(read);
     } else if (!result.isTensor) {
       v.index = eval(result.index, what);
@@ -2340,15 +2341,18 @@ void GraphExecutor::readResults(const PreparedStep &step, std::vector<Value> &re
     element.bytes.resize(size_t(elementSize(read.dtype)));
     device_.download(element.bytes.data(), read.ptr, elementSize(read.dtype));
     int64_t value = element.getInt(0);
-    if (value < 0 || value > read.bound)
+    if (read.bound && (value < 0 || value > *read.bound))
       throw RuntimeError(step.name + ": result " + std::to_string(read.result) + " read " +
                          std::to_string(value) + " from the device, outside [0, " +
-                         std::to_string(read.bound) +
+                         std::to_string(*read.bound) +
                          "], the range the memory plan was made for");
     results[read.result].index = value;
-    if (options_.verbose)
-      *options_.verbose << "  " << step.name << ": result " << read.result << " read " << value
-                        << " (bound " << read.bound << ")\n";
+    if (options_.verbose) {
+      *options_.verbose << "  " << step.name << ": result " << read.result << " read " << value;
+      if (read.bound)
+        *options_.verbose << " (bound " << *read.bound << ")";
+      *options_.verbose << "\n";
+    }
   }
 }
 
@@ -2359,11 +2363,9 @@ void GraphExecutor::bindStepSymbols(size_t stepIndex, const std::vector<Value> &
       continue;
     const Value &v = results[size_t(symbol.result)];
     int64_t value = symbol.dim < 0 ? v.index : v.tensor.shape[size_t(symbol.dim)];
-    if (check && (value < symbol.min || (symbol.max && value > *symbol.max)))
+    if (check && !symbol.inRange(value))
       throw RuntimeError("step " + std::to_string(stepIndex) + ": symbol " + symbol.name +
-                         " = " + std::to_string(value) + " is outside [" +
-                         std::to_string(symbol.min) + ", " +
-                         (symbol.max ? std::to_string(*symbol.max) : std::string("inf")) + "]");
+                         " = " + std::to_string(value) + " is outside " + symbol.rangeText());
     symbols_[symbol.name] = value;
     if (check)
       checkAssertions(manifest_.graph, symbols_, symbol.name);

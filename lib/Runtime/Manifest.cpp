@@ -393,10 +393,16 @@ private:
       s.name = r_.stringField(symbols[i], path, "name");
       if (!symbolNames.insert(s.name).second)
         r_.fail(path + ".name", "symbol \"" + s.name + "\" is defined twice");
-      s.min = r_.integerField(symbols[i], path, "min");
+      // From format 12 a value read on the host may have no minimum (null).
+      if (r_.optionalField(symbols[i], "min"))
+        s.min = r_.integerField(symbols[i], path, "min");
+      else if (m_.version < 12)
+        r_.fail(path + ".min", "a symbol without a minimum needs format version 12");
+      else
+        s.min = std::nullopt;
       if (const JsonValue *max = r_.optionalField(symbols[i], "max")) {
         s.max = r_.integer(*max, path + ".max");
-        if (*s.max < s.min)
+        if (s.min && *s.max < *s.min)
           r_.fail(path + ".max", "is below min");
       }
       if (r_.optionalField(symbols[i], "step")) {
@@ -413,6 +419,8 @@ private:
         s.input = r_.nonNegativeField(symbols[i], path, "input");
         s.dim = r_.nonNegativeField(symbols[i], path, "dim");
       }
+      if (!s.min && (!s.fromStep() || s.dim >= 0))
+        r_.fail(path + ".min", "only a value read on the host may have no minimum (a size has one)");
       g.symbols.push_back(s);
     }
 
@@ -1296,9 +1304,14 @@ public:
           if (pr.readDtype == Dtype::F64 || pr.readDtype == Dtype::F32 ||
               pr.readDtype == Dtype::F16 || pr.readDtype == Dtype::BF16)
             r_.fail(resultPath + ".dtype", "an index is read from an integer or bool element");
-          pr.readBound = r_.expr(r_.field(result, resultPath, "bound"), resultPath + ".bound");
-          checkVariantExpr(pr.readBound, resultPath + ".bound", piece,
-                           int64_t(variant.values.size()));
+          // From format 12 a value that gives no size has no bound.
+          if (r_.optionalField(result, "bound")) {
+            pr.readBound = r_.expr(r_.field(result, resultPath, "bound"), resultPath + ".bound");
+            checkVariantExpr(*pr.readBound, resultPath + ".bound", piece,
+                             int64_t(variant.values.size()));
+          } else if (m_.version < 12) {
+            r_.fail(resultPath, "a read without a bound needs format version 12");
+          }
         } else {
           r_.object(result, resultPath, {"index"});
           pr.index = r_.expr(r_.field(result, resultPath, "index"), resultPath + ".index");
@@ -1492,7 +1505,7 @@ JsonValue graphJson(const Graph &graph, int64_t version) {
   }
   for (const GraphSymbol &sym : graph.symbols) {
     Members members{{"name", str(sym.name)},
-                    {"min", integer(sym.min)},
+                    {"min", sym.min ? integer(*sym.min) : JsonValue()},
                     {"max", sym.max ? integer(*sym.max) : JsonValue()}};
     if (sym.fromStep()) {
       members.push_back({"step", integer(*sym.step)});
@@ -1627,12 +1640,18 @@ Members variantBodyMembers(const Variant &variant) {
   }
   for (const PlanOp &op : variant.plan)
     plan.push_back(planOpJson(op));
-  for (const PieceResult &r : variant.results)
-    results.push_back(r.isTensor ? JsonValue::makeObject({{"tensor", descriptorJson(r.tensor)}})
-                      : r.isRead ? JsonValue::makeObject({{"read", descriptorJson(r.read)},
-                                                          {"dtype", str(manifestName(r.readDtype))},
-                                                          {"bound", r.readBound.toJson()}})
-                                 : JsonValue::makeObject({{"index", r.index.toJson()}}));
+  for (const PieceResult &r : variant.results) {
+    if (r.isTensor) {
+      results.push_back(JsonValue::makeObject({{"tensor", descriptorJson(r.tensor)}}));
+    } else if (r.isRead) {
+      Members read{{"read", descriptorJson(r.read)}, {"dtype", str(manifestName(r.readDtype))}};
+      if (r.readBound)
+        read.push_back({"bound", r.readBound->toJson()});
+      results.push_back(JsonValue::makeObject(std::move(read)));
+    } else {
+      results.push_back(JsonValue::makeObject({{"index", r.index.toJson()}}));
+    }
+  }
   return {{"kernels", JsonValue::makeArray(std::move(kernels))},
           {"values", exprList(variant.values)},
           {"plan", JsonValue::makeArray(std::move(plan))},

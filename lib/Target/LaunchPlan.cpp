@@ -656,19 +656,23 @@ private:
     if (!dtype || isa<FloatType>(type))
       return load.emitError() << "a value read on the host from an element of " << type
                               << " (only integers and bools are)";
-    auto bound = host.getResultAttrOfType<StringAttr>(resultIndex, kReadBoundAttr);
-    if (!bound)
-      return load.emitError("a value read on the host has no upper bound, so its sizes "
-                            "cannot be planned (an exported .item() gets one from "
-                            "torch._check(value <= N))");
-    FailureOr<rt::Expr> most = toExpr(bound.getValue().str());
-    if (failed(most))
-      return failure();
     rt::PieceResult result;
     result.isRead = true;
     result.read = std::move(*d);
     result.readDtype = *dtype;
-    result.readBound = std::move(*most);
+    // A value that gives no size may be anything; one that does needs its
+    // bound, for which the memory plan is made.
+    if (!host.getResultAttr(resultIndex, kReadAnyValueAttr)) {
+      auto bound = host.getResultAttrOfType<StringAttr>(resultIndex, kReadBoundAttr);
+      if (!bound)
+        return load.emitError("a value read on the host that gives a size has no upper bound, "
+                              "so the memory for that size cannot be planned (an exported "
+                              ".item() gets one from torch._check(value <= N))");
+      FailureOr<rt::Expr> most = toExpr(bound.getValue().str());
+      if (failed(most))
+        return failure();
+      result.readBound = std::move(*most);
+    }
     plan.results.push_back(std::move(result));
     return true;
   }

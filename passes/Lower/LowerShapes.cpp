@@ -751,7 +751,8 @@ public:
 // The element as a scalar, read on the host once the piece computing the
 // tensor has run (magi-split makes each item a piece of its own). Its
 // bound goes on the result of the function returning it
-// (`magi.read_bound`: a number, or `argN`), where the launch plan finds it.
+// (`magi.read_bound`: a number, or `argN`), where the launch plan finds it;
+// a value that gives no size (magi.read_any_value) needs none.
 class ItemPattern : public OpRewritePattern<ItemOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -760,7 +761,11 @@ public:
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getSelf().getType());
     auto func = op->getParentOfType<func::FuncOp>();
-    if (Value bound = op.getBound()) {
+    if (op->hasAttr(kReadAnyValueAttr)) {
+      for (OpOperand &use : op.getResult().getUses())
+        if (isa<func::ReturnOp>(use.getOwner()) && func)
+          func.setResultAttr(use.getOperandNumber(), kReadAnyValueAttr, rewriter.getUnitAttr());
+    } else if (Value bound = op.getBound()) {
       std::string text;
       APInt value;
       if (matchPattern(bound, m_ConstantInt(&value)))

@@ -311,6 +311,37 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
   }
 }
 
+// Whether the value `item` reads on the host gives no size: through
+// symbolic arithmetic it reaches only runtime assertions and the conditions
+// of branches and loops, and no size is declared with its symbol. Its
+// memory plan then does not depend on it, so it may be any integer.
+bool givesNoSize(ItemOp item, Block &body) {
+  if (std::optional<StringRef> name = item.getSymbol()) {
+    bool isASize = false;
+    body.walk([&](SymbolicIntOp sym) {
+      if (sym.getName() == *name)
+        isASize |= llvm::any_of(sym->getUsers(), llvm::IsaPred<BindSymbolicShapeOp>);
+    });
+    if (isASize)
+      return false;
+  }
+  SmallVector<Value> values{item.getResult()};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<AssertSymbolicOp, scf::IfOp>(user))
+        continue;
+      if (isa<scf::ConditionOp>(user) && use.getOperandNumber() == 0)
+        continue;
+      if (!isCheckArithmetic(user))
+        return false;
+      values.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
 // What a loop or branch of the runtime cannot hold: the first op under
 // `root` that `refused` names, as the reason `why` completes.
 std::optional<std::string> heldOp(Operation *root, llvm::function_ref<bool(Operation *)> refused,
@@ -465,6 +496,13 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
                                          "it is inside a loop of the runtime (loops and branches "
                                          "of the runtime do not nest)"));
       });
+
+  // A value read on the host without a bound may be anything when it gives
+  // no size.
+  func.walk([&](ItemOp item) {
+    if (item.getType().isIndex() && !item.getBound() && givesNoSize(item, body))
+      item->setAttr(kReadAnyValueAttr, UnitAttr::get(func.getContext()));
+  });
 
   // Bindings of each value to top-level symbols, recorded before ops move,
   // so that a piece receiving a tensor, and the top level receiving a piece's

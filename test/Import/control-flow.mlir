@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond item-bool symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond item-bool item-int symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -272,6 +272,37 @@
 // RUN: magi-interp %t/item-bool.pt2 --input %t/p0b.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMFALSE
 // ITEMTRUE:  out0: tensor<4xf32> = [4, 1, 1, 2]
 // ITEMFALSE: out0: tensor<4xf32> = [2, 4, 6, 8]
+
+// An integer .item() with no bound (no torch._check gave one) as a cond's
+// predicate (u0 > 0) and in an assertion (u0 != 7): it gives no size, so
+// magi-split marks it to be read whatever it is, and the artifact's read
+// has no bound and its symbol no range. Negative values run the else part.
+// RUN: magi-import %t/item-int.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=ANYSPLIT
+// ANYSPLIT: magi.item %{{.*}} {magi.read_any_value, symbol = "u0"} : tensor<1xi64> -> index
+// RUN: magi-compile %t/item-int.pt2 -o %t/item-int --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=ANYMANIFEST --input-file=%t/item-int/manifest.json
+// ANYMANIFEST:      "condition": "gt(u0, 0)",
+// ANYMANIFEST:      "checks": [
+// ANYMANIFEST-NEXT:   {
+// ANYMANIFEST-NEXT:     "expr": "ne(u0, 7)",
+// ANYMANIFEST:      "symbols": [
+// ANYMANIFEST-NEXT:   {
+// ANYMANIFEST-NEXT:     "max": null,
+// ANYMANIFEST-NEXT:     "min": null,
+// ANYMANIFEST-NEXT:     "name": "u0",
+// ANYMANIFEST:      "plan": [],
+// ANYMANIFEST-NEXT: "results": [
+// ANYMANIFEST-NEXT:   {
+// ANYMANIFEST-NEXT:     "dtype": "i64",
+// ANYMANIFEST-NEXT:     "read": {
+// ANYMANIFEST-NOT:  "bound"
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/kneg.npy int64 1 -3
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/kpos.npy int64 1 5
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/k7.npy int64 1 7
+// RUN: magi-interp %t/item-int.pt2 --input %t/kneg.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMFALSE
+// RUN: magi-interp %t/item-int.pt2 --input %t/kpos.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMTRUE
+// RUN: not magi-interp %t/item-int.pt2 --input %t/k7.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces 2>&1 | FileCheck %s --check-prefix=ANYCHECK
+// ANYCHECK: error: runtime assertion failed: Runtime assertion failed for expression Ne(u0, 7) on node 'ne'
 
 // A cond inside a cond's branch (neither a select): the outer one stays in
 // a piece, which the CPU runs and the GPU path refuses, saying why.

@@ -401,7 +401,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 11, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 12, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -3298,6 +3298,70 @@ TEST(RuntimeManifest, RefusesBadBranches) {
           R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0},
                          {"name": "u1", "min": 0, "step": 1, "result": 0, "dim": 0}])",
           "step 1 is one of a branch's steps, which may not run");
+}
+
+// branchManifest(read) whose condition is an integer read on the host
+// that gives no size (format 12): u0 = n[0], no bound and no minimum, the
+// branch taken while u0 > 0, and an assertion u0 != 7.
+std::string anyValueManifest() {
+  std::string text = branchManifest(/*read=*/true);
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+      text.replace(at, from.size(), to);
+  };
+  replace(R"("version": 11)", R"("version": 12)");
+  replace(R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0}],)",
+          R"x("symbols": [{"name": "u0", "min": null, "max": null, "step": 0, "result": 0}],
+    "checks": [{"expr": "ne(u0, 7)", "message": "u0 != 7"}],)x");
+  replace(R"x("condition": "ne(cond0, 0)")x", R"x("condition": "gt(u0, 0)")x");
+  replace(positivePiece(0), R"json({"index": 0, "name": "read_n", "kind": "splitting",
+     "graph_index": null, "cuda_graph": false,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64"}]}]})json");
+  return text;
+}
+
+TEST(RuntimeExecutor, ReadsAnyValueThatGivesNoSize) {
+  Manifest m = parseManifest(anyValueManifest(), "manifest.json");
+  EXPECT_FALSE(m.pieces[0].variants[0].results[0].readBound.has_value());
+  EXPECT_FALSE(m.graph.symbols[0].min.has_value());
+  EXPECT_EQ(printManifest(parseManifest(printManifest(m), "printed")), printManifest(m));
+  HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  HostTensor w = makeF32({2, 4}, {-1, -2, -3, -4, -5, -6, -7, -8});
+  HostDevice device;
+  GraphExecutor executor(m, selftestDir() + "/artifact", device);
+  // Negative values too: nothing was planned for the value.
+  for (int64_t n : {int64_t(3), int64_t(-4), int64_t(0), std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()}) {
+    executor.setInputs({makeI64({1}, {n}), x, w});
+    std::vector<DeviceTensor> out = executor.run();
+    EXPECT_EQ(executor.lastBranchesTaken(), std::vector<bool>{n > 0}) << n;
+    EXPECT_EQ(executor.symbols().at("u0"), n);
+    EXPECT_EQ(executor.download(out[0]).bytes, twicePlusOne(n > 0 ? x : w, 1).bytes) << n;
+  }
+  executor.setInputs({makeI64({1}, {7}), x, w});
+  expectError([&] { executor.run(); }, "runtime assertion failed: u0 != 7 (ne(u0, 7) with u0 = 7)");
+}
+
+TEST(RuntimeManifest, RefusesAReadWithoutBoundBeforeFormat12) {
+  std::string text = anyValueManifest();
+  // Before format 12 a read has a bound and a symbol a minimum.
+  refused(text, R"("version": 12)", R"("version": 11)",
+          "graph.symbols[0].min: a symbol without a minimum needs format version 12");
+  std::string bounded = text;
+  bounded.replace(bounded.find(R"("min": null)"), 11, R"("min": 0)");
+  refused(bounded, R"("version": 12)", R"("version": 11)",
+          "a read without a bound needs format version 12");
+  // A size always has a minimum.
+  std::string sized = branchManifest(/*read=*/false);
+  sized.replace(sized.find(R"("version": 11)"), 13, R"("version": 12)");
+  refused(sized, R"("min": 1, "max": 2, "input": 0)", R"("min": null, "max": 2, "input": 0)",
+          "only a value read on the host may have no minimum");
 }
 
 TEST(RuntimeManifest, RefusesBadReads) {

@@ -490,7 +490,7 @@ private:
     size_t result = 0;
     DevicePtr ptr = 0;
     Dtype dtype = Dtype::I64;
-    int64_t bound = 0;
+    std::optional<int64_t> bound; // none: the value gives no size
   };
   struct PreparedStep {
     std::string name;

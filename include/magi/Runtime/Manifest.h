@@ -25,7 +25,7 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 11;
+constexpr int64_t kArtifactVersion = 12;
 // Version 10 is version 11 without branches (graph.branches); version 9 is
 // version 10 without loops (graph.loops); version 8 is version 9
 // without values read on the host (results
@@ -93,8 +93,18 @@ struct GraphInput {
 // such as nonzero's count, known once that step has run.
 struct GraphSymbol {
   std::string name;
-  int64_t min = 0;
+  // None: unbounded (from format 12, a value read on the host that gives no
+  // size has no minimum).
+  std::optional<int64_t> min = 0;
   std::optional<int64_t> max;
+  bool inRange(int64_t value) const {
+    return (!min || value >= *min) && (!max || value <= *max);
+  }
+  // "[0, 12]", "[-inf, inf]".
+  std::string rangeText() const {
+    return "[" + (min ? std::to_string(*min) : std::string("-inf")) + ", " +
+           (max ? std::to_string(*max) : std::string("inf")) + "]";
+  }
   int64_t input = 0;
   int64_t dim = 0;
   std::optional<int64_t> step;
@@ -259,7 +269,8 @@ struct PlanOp {
 
 // A tensor, an index computed on the host (`index`), or (format 9) an
 // index read from device memory once the piece's work is done (`read`: one
-// integer element of dtype `readDtype`, at most `readBound`).
+// integer element of dtype `readDtype`, in [0, readBound]; from format 12
+// without a bound when the value gives no size: any value).
 struct PieceResult {
   bool isTensor = false;
   Descriptor tensor;
@@ -267,7 +278,7 @@ struct PieceResult {
   bool isRead = false;
   Descriptor read;
   Dtype readDtype = Dtype::I64;
-  Expr readBound;
+  std::optional<Expr> readBound;
 };
 
 struct Kernel {

@@ -41,6 +41,12 @@ inline constexpr llvm::StringLiteral kNotARuntimeBranchAttr = "magi.not_a_runtim
 /// On a function result that is a value read from the device (magi.item):
 /// its upper bound, a number or `argN` (the launch plan's `read` result).
 inline constexpr llvm::StringLiteral kReadBoundAttr = "magi.read_bound";
+/// Unit attribute on a magi.item without a bound whose value gives no size
+/// (magi-split: it reaches only runtime assertions and the conditions of
+/// branches and loops), and then on the function result returning it: the
+/// value may be any integer, negative too (the launch plan's `read` result
+/// without `bound`).
+inline constexpr llvm::StringLiteral kReadAnyValueAttr = "magi.read_any_value";
 
 /// Specializes `func` for `symbol == value`: its declaration (a
 /// magi.symbolic_int, or in a piece an argument marked `magi.symbol`)

@@ -268,7 +268,11 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
 
     Splitting ops: ops whose name matches one of `splitting-ops`, any op
     with the unit attribute `magi.splitting`, and every `magi.item` (a value
-    read on the host once the work before it has run). A binding of a
+    read on the host once the work before it has run). A `magi.item`
+    without a bound whose value gives no size (through symbolic arithmetic
+    it reaches only runtime assertions and the conditions of branches and
+    loops) is marked `magi.read_any_value`: the runtime reads it whatever
+    it is, negative too. A binding of a
     piece's tensor to a symbol no argument of the graph defines (a size of
     the data) stays on the top level, for the call result, and the symbol's
     other uses after that tensor read its size (`magi.sym_size`) instead. An op answers to its MLIR name
