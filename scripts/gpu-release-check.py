@@ -17,8 +17,9 @@ same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
 whose experts compute with histc and _grouped_mm (moe_model). With
 `--data-dependent`, small modules whose output sizes are data (nonzero,
 a boolean mask, .item() as a size), x[mask] = v, a torch.while_loop
-whose number of iterations is data, and two torch.cond that run as
-branches of the runtime (on a tensor, on a bool .item()), through magi.compile
+whose number of iterations is data, and three torch.cond that run as
+branches of the runtime (on a tensor, on a bool .item(), on an int .item()
+with no bound), through magi.compile
 (data_dependent_models).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
@@ -283,6 +284,13 @@ def data_dependent_models():
         def forward(self, x, k):
             return torch.cond((k > 0).item(), sorted_rows, torch.neg, (x,))
 
+    class IntItemBranch(torch.nn.Module):
+        # The same on an integer .item() with no torch._check: a value read
+        # on the host that gives no size, read whatever it is (-13 on the
+        # other input).
+        def forward(self, x, k):
+            return torch.cond(k.item() > 0, sorted_rows, torch.neg, (x,))
+
     torch.manual_seed(0)
     x = torch.rand(64, 48, device="cuda")
     cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
@@ -290,7 +298,9 @@ def data_dependent_models():
              ("x[mask] = v", MaskPut(), (x,)),
              ("while_loop", WhileLoop(), (x[:4, :4] * 0.1,)),
              ("cond (a branch)", Branch(), (x, torch.tensor(7, device="cuda"))),
-             ("cond on a bool .item()", BoolItemBranch(), (x, torch.tensor(7, device="cuda")))]
+             ("cond on a bool .item()", BoolItemBranch(), (x, torch.tensor(7, device="cuda"))),
+             ("cond on an int .item(), no bound", IntItemBranch(),
+              (x, torch.tensor(7, device="cuda")))]
     rows, failures = [], 0
     for name, module, args in cases:
         with torch.no_grad():
