@@ -1382,37 +1382,45 @@ std::vector<int64_t> GraphExecutor::memoryPlanKey() const {
 }
 
 GraphExecutor::MemoryPlan GraphExecutor::planMemory(std::vector<int64_t> key) {
+  planReadsAtZero_ = 0;
+  planReadCount_ = 0;
   MemoryPlan atBounds = planMemoryOnce(key, nullptr);
-  if (!graphReads_)
+  size_t reads = planReadCount_;
+  if (reads == 0)
     return atBounds;
-  // A size that shrinks as a value read on the host grows (x[k.item():]) is
-  // largest with the value at 0, not at its bound: plan there too, and give
-  // each buffer the larger of its two sizes. A plan at 0 that cannot be
-  // made (a size the plan refuses at 0) leaves the plan at the bounds, whose
-  // too small buffers a run refuses (prepareStep).
-  MemoryPlan atZero;
-  struct AtZero {
-    bool &flag;
-    explicit AtZero(bool &f) : flag(f) { flag = true; }
-    ~AtZero() { flag = false; }
-  };
-  try {
-    AtZero planningAtZero(planReadsAtZero_);
-    atZero = planMemoryOnce(key, nullptr);
-  } catch (const std::exception &) {
-    return atBounds;
-  }
+  // A size may shrink as a value read on the host grows (x[k.item():]), or
+  // grow with one value and shrink with another (x[a.item():b.item()]): it
+  // is largest with some values at 0 and the others at their bounds. Plan
+  // every such combination (all of them up to kMaxReadsPlannedAtEachEnd
+  // reads, else all at 0 besides all at their bounds), and give each buffer
+  // the largest of its sizes. A combination that cannot be planned (a size
+  // the plan refuses there) or plans other buffers is left out; a run that
+  // needs more than the plan gives is refused (prepareStep).
+  uint64_t combinations = reads <= kMaxReadsPlannedAtEachEnd ? uint64_t(1) << reads : 2;
   std::vector<std::vector<int64_t>> larger = atBounds.bytes;
   bool grows = false;
-  for (size_t s = 0; s < larger.size(); ++s) {
-    if (atZero.bytes[s].size() != larger[s].size())
-      return atBounds;
-    for (size_t k = 0; k < larger[s].size(); ++k)
-      if (atZero.bytes[s][k] > larger[s][k]) {
-        larger[s][k] = atZero.bytes[s][k];
-        grows = true;
-      }
+  for (uint64_t atZero = 1; atZero < combinations; ++atZero) {
+    MemoryPlan plan;
+    try {
+      planReadsAtZero_ = combinations == 2 ? ~uint64_t(0) : atZero;
+      planReadCount_ = 0;
+      plan = planMemoryOnce(key, nullptr);
+    } catch (const std::exception &) {
+      continue;
+    }
+    bool same = plan.bytes.size() == larger.size();
+    for (size_t s = 0; same && s < larger.size(); ++s)
+      same = plan.bytes[s].size() == larger[s].size();
+    if (!same)
+      continue;
+    for (size_t s = 0; s < larger.size(); ++s)
+      for (size_t k = 0; k < larger[s].size(); ++k)
+        if (plan.bytes[s][k] > larger[s][k]) {
+          larger[s][k] = plan.bytes[s][k];
+          grows = true;
+        }
   }
+  planReadsAtZero_ = 0;
   return grows ? planMemoryOnce(std::move(key), &larger) : atBounds;
 }
 
@@ -2291,8 +2299,8 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
     std::string what = "results[" + std::to_string(r) + "]";
     Value v;
     if (result.isRead) {
-      // Until the read, the bound (or 0, while the memory plan is made
-      // at 0 too: planMemory).
+      // Until the read, the bound (or 0, for some of the memory plans:
+      // planMemory).
       EvaluatedDescriptor d = evalDescriptor(result.read, what + " read");
       DeviceRead read;
       read.result = r;
@@ -2301,7 +2309,13 @@ GraphExecutor::PreparedStep GraphExecutor::evaluateStep(size_t stepIndex,
       // A value without a bound gives no size: any value plans the same.
       if (result.readBound)
         read.bound = eval(*result.readBound, what + " bound");
-      v.index = planReadsAtZero_ || !read.bound ? 0 : *read.bound;
+      // While planning, the bounded reads planReadsAtZero_ names are at 0.
+      bool atZero = true;
+      if (read.bound) {
+        size_t ordinal = planReadCount_++;
+        atZero = ordinal < 64 ? (planReadsAtZero_ >> ordinal) & 1 : planReadsAtZero_ != 0;
+      }
+      v.index = atZero ? 0 : *read.bound;
       reads.push_back(read);
     } else if (!result.isTensor) {
       v.index = eval(result.index, what);

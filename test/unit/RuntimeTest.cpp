@@ -3139,6 +3139,54 @@ TEST(RuntimeExecutor, PlansASizeThatShrinksAsAReadValueGrows) {
               "them cannot be planned so");
 }
 
+// Two values read on the host, a = n[0] and b = m[0] (each at most 8), and
+// a step that allocates `takeBytes` (over arg1 = a and arg2 = b) and gives
+// x[a:b].
+std::string twoReadsManifest(const std::string &takeBytes) {
+  return manifestHead(10) + R"json(
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "m", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [8]}],
+    "symbols": [],
+    "steps": [{"piece": 0, "args": [{"input": 0}]},
+              {"piece": 0, "args": [{"input": 1}]},
+              {"piece": 1, "args": [{"input": 2}, {"step": 0, "result": 0},
+                                    {"step": 1, "result": 0}]}],
+    "outputs": [{"step": 2, "result": 0}]},
+  "pieces": [
+    {"index": 0, "name": "read", "kind": "splitting", "graph_index": null, "cuda_graph": false,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64", "bound": 8}]}]},
+    {"index": 1, "name": "window", "kind": "compute", "graph_index": 0, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"},
+              {"kind": "index"}],
+     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": ")json" + takeBytes + R"json("}],
+       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": ["max(arg2 - arg1, 0)"],
+                               "strides": [1]}}]}]}]})json";
+}
+
+TEST(RuntimeExecutor, PlansASizeThatGrowsWithOneReadAndShrinksWithAnother) {
+  // x[a:b] is empty with a and b both at their bounds and both at 0; it is
+  // largest with a at 0 and b at its bound (32 bytes), which the plan takes:
+  // every combination of the reads at their bounds and at 0 is planned.
+  Manifest m = parseManifest(twoReadsManifest("max(arg2 - arg1, 0) * 4"), "manifest.json");
+  HostDevice device;
+  GraphExecutor executor(m, selftestDir() + "/artifact", device);
+  HostTensor x = makeF32({8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  for (auto [a, b] : {std::pair<int64_t, int64_t>{2, 7}, {0, 8}, {5, 1}}) {
+    executor.setInputs({makeI64({1}, {a}), makeI64({1}, {b}), x});
+    std::vector<DeviceTensor> out = executor.run();
+    EXPECT_EQ(out[0].shape, std::vector<int64_t>{std::max<int64_t>(b - a, 0)});
+  }
+  EXPECT_EQ(executor.memoryStats().bufferBytes, 256); // 32 bytes, aligned
+}
+
 TEST(RuntimeManifest, RefusesBadLoops) {
   std::string text = loopManifest();
   refused(text, R"("version": 10)", R"("version": 9)", "loops need format version 10");

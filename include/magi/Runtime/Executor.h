@@ -626,12 +626,19 @@ private:
   };
   std::vector<int64_t> memoryPlanKey() const; // the symbols, the inputs' dtypes and shapes
   // The plan for `key`; for a graph that reads values on the host, made
-  // with them at their bounds and at 0, each buffer the larger.
+  // with them at each combination of their bounds and 0, each buffer the
+  // largest.
   MemoryPlan planMemory(std::vector<int64_t> key);
   // One plan; `atLeast` (per step, per alloc op) raises buffers' sizes.
   MemoryPlan planMemoryOnce(std::vector<int64_t> key,
                             const std::vector<std::vector<int64_t>> *atLeast);
-  bool planReadsAtZero_ = false; // evaluateStep's read values while planning
+  // While planning (planMemory): bit k set, the k-th value read on the host
+  // (in plan order) is at 0, else at its bound; planReadCount_ counts them.
+  uint64_t planReadsAtZero_ = 0;
+  size_t planReadCount_ = 0;
+  // Up to this many reads, every combination of them at 0 and at their
+  // bounds is planned (2^n plans); beyond, all at their bounds and all at 0.
+  static constexpr size_t kMaxReadsPlannedAtEachEnd = 8;
   MemoryPlan memoryPlan_;
   bool hasMemoryPlan_ = false;
   Allocation arena_;
