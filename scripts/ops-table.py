@@ -221,10 +221,11 @@ STAYS_OPAQUE = """
   but not match; not done.
 - Data-dependent shapes: `nonzero`'s count and an `.item()`
   (`_local_scalar_dense`, integer or bool) are read on the host
-  (`docs/import.md`, "Sizes of the data"). A symbolic
-  `sym_storage_offset` (the `tensor_split` sample: the offset of a slice
-  whose start is an `.item()`) stays opaque, and that sample's reads have
-  no bound, which the memory plan needs for the sizes they give.
+  (`docs/import.md`, "Sizes of the data"). The `tensor_split` sample
+  (slices at `.item()`s, and their symbolic `sym_storage_offset`, which
+  Magi computes as PyTorch does) interprets and runs lowered on the CPU,
+  but its reads have no bound, which the memory plan needs for the sizes
+  they give: `magi-compile` refuses it, saying so.
 - Complex numbers (`_fft_r2c`, `_fft_c2r`): Magi has no complex dtype.
 - No OpInfo sample reaches the rest (`run_decompositions()` turns the
   samples into other ops): typed where the op has a clear form, opaque

@@ -10,6 +10,7 @@
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -151,9 +152,118 @@ std::optional<int64_t> recordedInteger(Node &node, StringRef field,
   return getInteger(value, "as_int");
 }
 
+/// Index arithmetic for sliceStorageOffset: constants fold here, symbolic
+/// operands become magi.sym_* ops.
+struct IndexArithmetic {
+  Node &node;
+  OpFoldResult constant(int64_t v) { return node.builder().getIndexAttr(v); }
+  Value value(OpFoldResult v) {
+    if (auto value = dyn_cast<Value>(v))
+      return value;
+    return node.indexConstant(cast<IntegerAttr>(cast<Attribute>(v)).getInt());
+  }
+  // Size `d` of `tensor`: a constant, or magi.sym_size.
+  OpFoldResult size(Value tensor, int64_t d) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    if (!type.isDynamicDim(d))
+      return constant(type.getDimSize(d));
+    return SymSizeOp::create(node.builder(), node.loc, tensor, d).getResult();
+  }
+  template <typename OpTy>
+  OpFoldResult apply(OpFoldResult a, OpFoldResult b, int64_t (*fold)(int64_t, int64_t)) {
+    std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(b);
+    if (x && y)
+      return constant(fold(*x, *y));
+    return OpTy::create(node.builder(), node.loc, value(a), value(b)).getResult();
+  }
+  OpFoldResult add(OpFoldResult a, OpFoldResult b) {
+    if (isConstantIntValue(a, 0))
+      return b;
+    return apply<SymAddOp>(a, b, [](int64_t x, int64_t y) { return x + y; });
+  }
+  OpFoldResult sub(OpFoldResult a, OpFoldResult b) {
+    return apply<SymSubOp>(a, b, [](int64_t x, int64_t y) { return x - y; });
+  }
+  OpFoldResult mul(OpFoldResult a, OpFoldResult b) {
+    if (isConstantIntValue(a, 1))
+      return b;
+    if (isConstantIntValue(b, 1))
+      return a;
+    return apply<SymMulOp>(a, b, [](int64_t x, int64_t y) { return x * y; });
+  }
+  OpFoldResult min(OpFoldResult a, OpFoldResult b) {
+    return apply<SymMinOp>(a, b, [](int64_t x, int64_t y) { return std::min(x, y); });
+  }
+  OpFoldResult max(OpFoldResult a, OpFoldResult b) {
+    return apply<SymMaxOp>(a, b, [](int64_t x, int64_t y) { return std::max(x, y); });
+  }
+  // Python's // and % (toward -inf; the divisor is positive here).
+  OpFoldResult floorDiv(OpFoldResult a, OpFoldResult b) {
+    return apply<SymFloorDivOp>(a, b, [](int64_t x, int64_t y) {
+      return x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+    });
+  }
+  OpFoldResult mod(OpFoldResult a, OpFoldResult b) {
+    return apply<SymModOp>(a, b, [](int64_t x, int64_t y) {
+      int64_t r = x % y;
+      return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+    });
+  }
+};
+
+/// The storage offset PyTorch gives `view`, a chain of slices (magi.slice)
+/// of a tensor that is no view (a graph input, a computed tensor: offset
+/// 0, contiguous), as symbolic arithmetic: each slice adds its start,
+/// wrapped and clamped as Python does, times its source's stride along the
+/// sliced dimension. None for any other view.
+std::optional<Value> sliceStorageOffset(Node &node, Value view) {
+  SmallVector<SliceOp> slices;
+  Value base = view;
+  while (auto slice = base.getDefiningOp<SliceOp>()) {
+    slices.push_back(slice);
+    base = slice.getSelf();
+  }
+  Operation *def = base.getDefiningOp();
+  if (slices.empty() || (def && isa<ViewOp, PermuteOp, ExpandOp, SqueezeOp, UnsqueezeOp,
+                                    SelectOp, DiagonalOp, IndexOp>(def)))
+    return std::nullopt;
+  IndexArithmetic a{node};
+  int64_t rank = cast<RankedTensorType>(base.getType()).getRank();
+  // The base's contiguous strides; each slice multiplies its dimension's
+  // by its step.
+  SmallVector<OpFoldResult> strides(rank);
+  OpFoldResult running = a.constant(1);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    strides[d] = running;
+    if (d > 0)
+      running = a.mul(running, a.size(base, d));
+  }
+  OpFoldResult offset = a.constant(0);
+  for (SliceOp slice : llvm::reverse(slices)) {
+    int64_t dim = slice.getDim() < 0 ? slice.getDim() + rank : slice.getDim();
+    SmallVector<OpFoldResult> bounds = getMixedValues(
+        slice.getStaticBounds(), slice.getBounds(), node.builder().getContext());
+    if (dim < 0 || dim >= rank || bounds.size() != 3)
+      return std::nullopt;
+    // start' = s % m + m * max(s // m, 0), s the start clamped to [-n, n],
+    // m = max(n, 1): start + n for a start in [-n, 0), the start in
+    // [0, n], 0 below -n and n above n.
+    OpFoldResult n = a.size(slice.getSelf(), dim);
+    OpFoldResult s = a.max(a.min(bounds[0], n), a.sub(a.constant(0), n));
+    OpFoldResult m = a.max(n, a.constant(1));
+    OpFoldResult start = a.add(a.mod(s, m), a.mul(m, a.max(a.floorDiv(s, m), a.constant(0))));
+    offset = a.add(offset, a.mul(start, strides[dim]));
+    strides[dim] = a.mul(strides[dim], bounds[2]);
+  }
+  return a.value(offset);
+}
+
 /// A stride or storage offset as the export recorded it: Magi's tensors are
 /// values, so it is the layout PyTorch had. An integer one holds for every
-/// size and becomes a constant; a symbolic one stays opaque.
+/// size and becomes a constant. A symbolic storage offset of a slice (its
+/// start read on the host: tensor_split at a tensor's indices) is computed
+/// as PyTorch does (sliceStorageOffset); any other symbolic one stays
+/// opaque.
 LogicalResult convertRecordedLayout(Node &node, StringRef field) {
   if (failed(node.tensor("self")))
     return failure();
@@ -167,6 +277,12 @@ LogicalResult convertRecordedLayout(Node &node, StringRef field) {
           cast<RankedTensorType>((*node.tensor("self")).getType()).getRank();
   }
   std::optional<int64_t> value = recordedInteger(node, field, dim);
+  if (!value && field == "storage_offset") {
+    if (std::optional<Value> offset = sliceStorageOffset(node, *node.tensor("self"))) {
+      node.results.push_back(*offset);
+      return success();
+    }
+  }
   if (!value)
     return node.opaque();
   node.results.push_back(node.indexConstant(*value));

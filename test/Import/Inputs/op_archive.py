@@ -17,7 +17,9 @@ float (1e400 and -1e400 are the infinities), a bool, None, a list of ints
 or ("str", TEXT), ("floats", [NUMBERS]), ("dtype", DTYPE), ("tensors", [NAMES]) (a tensor list), ("graph", NAME,
 SUBGRAPH) (a higher-order op's subgraph: a dict of "inputs", "nodes" and
 "outputs" as above, with tensor metadata of its own, as torch.export
-serializes cond's and while_loop's branches), a string; an output ("index",
+serializes cond's and while_loop's branches), a string; a tensor output
+("f32", [SIZES], "EXPR") has the symbolic storage offset EXPR (a view's);
+an output ("index",
 "EXPR") is a SymInt, EXPR its value as torch.export writes it
 ("Mul(Integer(2), Symbol('s0', positive=True, integer=True))"), and
 ("symbool", "EXPR") a SymBool, ("symfloat", "EXPR") a SymFloat (a float
@@ -103,7 +105,8 @@ def graph(part):
     nodes = []
     for target, args, outputs in part["nodes"]:
         node_outputs = []
-        for out, (dtype, sizes) in outputs.items():
+        for out, value in outputs.items():
+            dtype, sizes = value[:2]
             if dtype == "index":
                 sym_ints[out] = graph_sym_ints[out] = sizes  # as written
                 node_outputs.append({"as_sym_int": {"as_name": out}})
@@ -115,6 +118,9 @@ def graph(part):
                 node_outputs.append({"as_sym_float": {"as_name": out}})
             else:
                 tensor_values[out] = meta(dtype, sizes)
+                if len(value) == 3:  # a view's symbolic storage offset
+                    tensor_values[out]["storage_offset"] = {
+                        "as_expr": {"expr_str": value[2], "hint": None}}
                 node_outputs.append({"as_tensor": {"name": out}})
         nodes.append({"target": "torch.ops." + target,
                       "inputs": [{"name": n, "arg": argument(v), "kind": 1}
