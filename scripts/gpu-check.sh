@@ -225,6 +225,9 @@ if command -v compute-sanitizer >/dev/null; then
   # Values read on the host, and the scatter into a spare row.
   [[ -d "$artifacts/op-nonzero" ]] &&
     sanitize "op-nonzero" memcheck "$artifacts/op-nonzero" --fixture "$fixtures/op-nonzero/case0"
+  # Two reads, a window planned at every combination of their ends.
+  [[ -d "$artifacts/op-window" ]] &&
+    sanitize "op-window" memcheck "$artifacts/op-window" --fixture "$fixtures/op-window/case0"
   # A branch of the runtime: the part not taken is planned but never runs.
   [[ -d "$artifacts/op-cond-branch" ]] &&
     sanitize "op-cond-branch" memcheck "$artifacts/op-cond-branch" --fixture "$fixtures/op-cond-branch/case0"

@@ -76,6 +76,12 @@ fixture op-cond-branch-else control-flow/cond-branch.spec \
   int64:4:3,0,0,1
 fixture op-cond-sizes control-flow/size-predicate.spec \
   float32:4:1,2,3,4
+# A cond on an integer .item() with no bound: read whatever it is (here
+# negative: the else part).
+fixture op-cond-int-item control-flow/item-int.spec \
+  int64:1:-3 \
+  float32:4:1,2,3,4 \
+  int64:4:3,0,0,1
 # A torch.while_loop whose number of iterations depends on the data: a
 # loop of the runtime, its condition read on the host every iteration.
 fixture op-while control-flow/while.spec \
@@ -96,6 +102,11 @@ fixture op-nonzero nonzero.spec \
   float32:8:1,2,3,4,5,6,7,8 \
   bool:5,3:0,1,0,1,1,0,0,0,0,0,0,1,1,0,0 \
   bool:2,3:0,1,1,1,0,0
+# x[a.item():b.item()]: a window planned with a at 0 and b at its bound.
+fixture op-window window.spec \
+  float32:8:1,2,3,4,5,6,7,8 \
+  int64::2 \
+  int64::7
 # x[mask] = v: a scalar under a mask (a select), rows under a row mask and
 # an accumulated put (both through nonzero); test/Import/mask-put.mlir.
 fixture op-mask-put mask-put.spec \
