@@ -11,6 +11,7 @@
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -152,8 +153,9 @@ std::optional<int64_t> recordedInteger(Node &node, StringRef field,
   return getInteger(value, "as_int");
 }
 
-/// Index arithmetic for sliceStorageOffset: constants fold here, symbolic
-/// operands become magi.sym_* ops.
+/// Index arithmetic for sliceStorageOffset: magi.sym_* ops, folded by their
+/// own folders where the operands are constants; the constants folded away
+/// leave nothing behind, so a static slice adds no dead ops.
 struct IndexArithmetic {
   Node &node;
   OpFoldResult constant(int64_t v) { return node.builder().getIndexAttr(v); }
@@ -170,44 +172,24 @@ struct IndexArithmetic {
     return SymSizeOp::create(node.builder(), node.loc, tensor, d).getResult();
   }
   template <typename OpTy>
-  OpFoldResult apply(OpFoldResult a, OpFoldResult b, int64_t (*fold)(int64_t, int64_t)) {
-    std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(b);
-    if (x && y)
-      return constant(fold(*x, *y));
-    return OpTy::create(node.builder(), node.loc, value(a), value(b)).getResult();
-  }
-  OpFoldResult add(OpFoldResult a, OpFoldResult b) {
-    if (isConstantIntValue(a, 0))
-      return b;
-    return apply<SymAddOp>(a, b, [](int64_t x, int64_t y) { return x + y; });
-  }
-  OpFoldResult sub(OpFoldResult a, OpFoldResult b) {
-    return apply<SymSubOp>(a, b, [](int64_t x, int64_t y) { return x - y; });
-  }
-  OpFoldResult mul(OpFoldResult a, OpFoldResult b) {
-    if (isConstantIntValue(a, 1))
-      return b;
-    if (isConstantIntValue(b, 1))
-      return a;
-    return apply<SymMulOp>(a, b, [](int64_t x, int64_t y) { return x * y; });
-  }
-  OpFoldResult min(OpFoldResult a, OpFoldResult b) {
-    return apply<SymMinOp>(a, b, [](int64_t x, int64_t y) { return std::min(x, y); });
-  }
-  OpFoldResult max(OpFoldResult a, OpFoldResult b) {
-    return apply<SymMaxOp>(a, b, [](int64_t x, int64_t y) { return std::max(x, y); });
-  }
-  // Python's // and % (toward -inf; the divisor is positive here).
-  OpFoldResult floorDiv(OpFoldResult a, OpFoldResult b) {
-    return apply<SymFloorDivOp>(a, b, [](int64_t x, int64_t y) {
-      return x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
-    });
-  }
-  OpFoldResult mod(OpFoldResult a, OpFoldResult b) {
-    return apply<SymModOp>(a, b, [](int64_t x, int64_t y) {
-      int64_t r = x % y;
-      return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
-    });
+  OpFoldResult apply(OpFoldResult a, OpFoldResult b) {
+    Value lhs = value(a), rhs = value(b);
+    Value result = node.builder().createOrFold<OpTy>(node.loc, lhs, rhs);
+    // Constants made here for the operands, or by the fold, go again once
+    // unused (each once: the fold may return an operand).
+    std::optional<int64_t> folded = getConstantIntValue(result);
+    llvm::SmallSetVector<Operation *, 3> made;
+    bool given = (isa<Value>(a) && result == lhs) || (isa<Value>(b) && result == rhs);
+    for (auto [v, madeHere] : {std::pair<Value, bool>{result, folded && !given},
+                               {lhs, isa<Attribute>(a)}, {rhs, isa<Attribute>(b)}})
+      if (Operation *def = v.getDefiningOp(); madeHere && def)
+        made.insert(def);
+    for (Operation *op : made)
+      if (op->use_empty())
+        op->erase();
+    if (folded)
+      return constant(*folded);
+    return result;
   }
 };
 
@@ -236,7 +218,7 @@ std::optional<Value> sliceStorageOffset(Node &node, Value view) {
   for (int64_t d = rank - 1; d >= 0; --d) {
     strides[d] = running;
     if (d > 0)
-      running = a.mul(running, a.size(base, d));
+      running = a.apply<SymMulOp>(a.size(base, d), running);
   }
   OpFoldResult offset = a.constant(0);
   for (SliceOp slice : llvm::reverse(slices)) {
@@ -249,11 +231,14 @@ std::optional<Value> sliceStorageOffset(Node &node, Value view) {
     // m = max(n, 1): start + n for a start in [-n, 0), the start in
     // [0, n], 0 below -n and n above n.
     OpFoldResult n = a.size(slice.getSelf(), dim);
-    OpFoldResult s = a.max(a.min(bounds[0], n), a.sub(a.constant(0), n));
-    OpFoldResult m = a.max(n, a.constant(1));
-    OpFoldResult start = a.add(a.mod(s, m), a.mul(m, a.max(a.floorDiv(s, m), a.constant(0))));
-    offset = a.add(offset, a.mul(start, strides[dim]));
-    strides[dim] = a.mul(strides[dim], bounds[2]);
+    OpFoldResult s = a.apply<SymMaxOp>(a.apply<SymMinOp>(bounds[0], n),
+                                       a.apply<SymSubOp>(a.constant(0), n));
+    OpFoldResult m = a.apply<SymMaxOp>(n, a.constant(1));
+    OpFoldResult wraps = a.apply<SymMaxOp>(a.apply<SymFloorDivOp>(s, m), a.constant(0));
+    OpFoldResult start =
+        a.apply<SymAddOp>(a.apply<SymModOp>(s, m), a.apply<SymMulOp>(m, wraps));
+    offset = a.apply<SymAddOp>(a.apply<SymMulOp>(start, strides[dim]), offset);
+    strides[dim] = a.apply<SymMulOp>(strides[dim], bounds[2]);
   }
   return a.value(offset);
 }
