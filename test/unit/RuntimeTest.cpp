@@ -745,11 +745,13 @@ private:
       }
     } else if (call.kernel == "test_decrement" || call.kernel == "test_positive") {
       // Two rank-1 memrefs of one element (5 parameters each): i64 in, and
-      // i64 out (in - 1) or bool out (in > 0).
+      // i64 out (in - 1, wrapping as the GPU's integers do: the tests read
+      // INT64_MIN) or bool out (in > 0).
       ASSERT_EQ(p.size(), 10u);
       int64_t in = reinterpret_cast<int64_t *>(p[1].asI64())[p[2].asI64()];
       if (call.kernel == "test_decrement")
-        reinterpret_cast<int64_t *>(p[6].asI64())[p[7].asI64()] = in - 1;
+        reinterpret_cast<int64_t *>(p[6].asI64())[p[7].asI64()] =
+            static_cast<int64_t>(static_cast<uint64_t>(in) - 1);
       else
         reinterpret_cast<uint8_t *>(p[6].asI64())[p[7].asI64()] = in > 0;
     } else {
