@@ -309,6 +309,18 @@ GraphExecutor::GraphExecutor(const Manifest &manifest, std::string artifactDir, 
   preparedSteps_.resize(manifest_.graph.steps.size());
   loopValues_.resize(manifest_.graph.loops.size());
   branchValues_.resize(manifest_.graph.branches.size());
+  partItems_.resize(manifest_.graph.numParts());
+  partItems_[0] = manifest_.graph.items(GraphPart{});
+  for (size_t l = 0; l < manifest_.graph.loops.size(); ++l)
+    for (int64_t p : {0, 1}) {
+      GraphPart part{GraphPart::Owner::Loop, int64_t(l), p};
+      partItems_[manifest_.graph.partId(part)] = manifest_.graph.items(part);
+    }
+  for (size_t b = 0; b < manifest_.graph.branches.size(); ++b)
+    for (int64_t p : {0, 1}) {
+      GraphPart part{GraphPart::Owner::Branch, int64_t(b), p};
+      partItems_[manifest_.graph.partId(part)] = manifest_.graph.items(part);
+    }
   for (const Piece &piece : manifest_.pieces)
     for (const Variant &variant : piece.variants)
       for (const PieceResult &result : variant.results)
@@ -1445,7 +1457,6 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
   // Per branch, per result: the lifetimes of both parts' values (either
   // may be the one a run takes).
   std::vector<std::vector<std::vector<size_t>>> branchOwners(graph.branches.size());
-  std::vector<bool> branchPlanned(graph.branches.size(), false);
   constexpr size_t kLoopState = ~size_t(0); // stepOf for a loop's carried values
   auto ownersOf = [&](const ValueRef &ref) {
     switch (ref.kind) {
@@ -1463,11 +1474,9 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
   // Both parts of a branch are planned, one after the other (a run takes
   // one); its results must have one shape whichever it takes, since what
   // follows is planned once.
-  auto planBranchesEndingAt = [&](size_t s) {
-    for (size_t b = 0; b < graph.branches.size(); ++b) {
+  auto planBranchEnd = [&](size_t b) {
+    {
       const GraphBranch &branch = graph.branches[b];
-      if (size_t(branch.end()) != s || branchPlanned[b])
-        continue;
       branchValues_[b].clear();
       branchOwners[b].clear();
       for (size_t k = 0; k < branch.thenResults.size(); ++k) {
@@ -1486,7 +1495,6 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
         branchValues_[b].push_back(then);
         branchOwners[b].push_back(std::move(owners));
       }
-      branchPlanned[b] = true;
     }
   };
   auto use = [&](size_t lifetime, int64_t now) {
@@ -1496,12 +1504,9 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
   // dereferenced.
   auto standInAddress = [](size_t lifetime) { return DevicePtr(lifetime + 1) << 40; };
   int64_t time = 0;
-  for (size_t s = 0; s < graph.steps.size(); ++s) {
-    planBranchesEndingAt(s);
-    for (size_t l = 0; l < graph.loops.size(); ++l) {
+  auto planLoopStart = [&](size_t l) {
+    {
       const GraphLoop &loop = graph.loops[l];
-      if (loop.first != int64_t(s))
-        continue;
       // The carried values' two sets (the state, and where next values
       // in the state wait: runLoop), live from the copy of the initial
       // values on; set 0 is every iteration's.
@@ -1522,6 +1527,8 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
         carriedOwners[l].push_back(std::move(owners));
       }
     }
+  };
+  auto planStep = [&](size_t s) {
     std::vector<Value> args;
     std::vector<std::vector<size_t>> argOwners;
     for (const ValueRef &ref : graph.steps[s].args) {
@@ -1598,10 +1605,10 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
     bindStepSymbols(s, step.results, /*check=*/false);
     stepResults[s] = std::move(step.results);
     time += std::max<int64_t>(int64_t(variant.plan.size()), 1);
-    for (size_t l = 0; l < graph.loops.size(); ++l) {
+  };
+  auto planLoopEnd = [&](size_t l) {
+    {
       const GraphLoop &loop = graph.loops[l];
-      if (loop.end() != int64_t(s) + 1)
-        continue;
       // Every iteration reads what its steps read, so all of it lives
       // until the last iteration ends (its next values are copied then).
       for (int64_t t = loop.first; t < loop.end(); ++t)
@@ -1614,8 +1621,30 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
       for (size_t owner : loopLifetimes[l])
         use(owner, time);
     }
-  }
-  planBranchesEndingAt(graph.steps.size());
+  };
+  // The graph in the order a run meets it, each loop's steps once and
+  // both parts of each branch.
+  std::function<void(const GraphPart &)> planPart = [&](const GraphPart &part) {
+    for (const GraphItem &item : partItems_[graph.partId(part)]) {
+      switch (item.kind) {
+      case GraphItem::Kind::Step:
+        planStep(size_t(item.index));
+        break;
+      case GraphItem::Kind::Loop:
+        planLoopStart(size_t(item.index));
+        planPart(GraphPart{GraphPart::Owner::Loop, item.index, 0});
+        planPart(GraphPart{GraphPart::Owner::Loop, item.index, 1});
+        planLoopEnd(size_t(item.index));
+        break;
+      case GraphItem::Kind::Branch:
+        planPart(GraphPart{GraphPart::Owner::Branch, item.index, 0});
+        planPart(GraphPart{GraphPart::Owner::Branch, item.index, 1});
+        planBranchEnd(size_t(item.index));
+        break;
+      }
+    }
+  };
+  planPart(GraphPart{});
   // The outputs outlive the run.
   for (const ValueRef &ref : graph.outputs)
     for (size_t owner : ownersOf(ref))
@@ -1793,15 +1822,14 @@ void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResul
     return false;
   };
   int64_t iterations = 0;
-  const int64_t bodyStart = loop.first + loop.condSteps;
+  auto step = [&](size_t s) { runStep(s, stepResults); };
+  auto innerLoop = [&](size_t inner) { runLoop(inner, stepResults); };
   while (true) {
-    for (int64_t s = loop.first; s < bodyStart; ++s)
-      runStep(size_t(s), stepResults);
+    walkPart(GraphPart{GraphPart::Owner::Loop, int64_t(l), 0}, stepResults, step, innerLoop);
     // The condition was read on the host by its step (readResults).
     if (resolve(loop.condition, stepResults).index == 0)
       break;
-    for (int64_t s = bodyStart; s < loop.end(); ++s)
-      runStep(size_t(s), stepResults);
+    walkPart(GraphPart{GraphPart::Owner::Loop, int64_t(l), 1}, stepResults, step, innerLoop);
     std::vector<DeviceTensor> next;
     for (size_t k = 0; k < numCarried; ++k) {
       next.push_back(resolve(loop.next[k], stepResults).tensor);
@@ -1834,7 +1862,7 @@ void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResul
           device_.copy(state[k].tensor.ptr, next[k].ptr, next[k].byteSize());
     ++iterations;
   }
-  lastLoopIterations_[l] = iterations;
+  lastLoopIterations_[l] += iterations;
   if (options_.verbose)
     *options_.verbose << "  " << name << ": " << iterations << " iteration(s)\n";
 }
@@ -1848,13 +1876,6 @@ bool GraphExecutor::takesThen(size_t b) const {
   };
   return manifest_.graph.branches[b].condition.evaluate(
              lookup, "the condition of branch " + std::to_string(b)) != 0;
-}
-
-std::pair<size_t, size_t> GraphExecutor::takenSteps(size_t b, bool then) const {
-  const GraphBranch &branch = manifest_.graph.branches[b];
-  size_t elseStart = size_t(branch.first + branch.thenSteps);
-  return then ? std::pair(size_t(branch.first), elseStart)
-              : std::pair(elseStart, size_t(branch.end()));
 }
 
 void GraphExecutor::finishBranch(size_t b, bool then,
@@ -1872,38 +1893,30 @@ void GraphExecutor::finishBranch(size_t b, bool then,
 void GraphExecutor::walkSteps(std::vector<std::vector<Value>> &stepResults,
                               const std::function<void(size_t)> &step,
                               const std::function<void(size_t)> &loop) {
-  const Graph &graph = manifest_.graph;
-  lastBranchesTaken_.assign(graph.branches.size(), false);
-  std::vector<bool> branchDone(graph.branches.size(), false);
-  for (size_t s = 0;;) {
-    // A branch starting here (one of no steps too) runs before a loop
-    // starting at the same step: branches and loops do not nest.
-    bool branched = false;
-    for (size_t b = 0; b < graph.branches.size() && !branched; ++b) {
-      if (graph.branches[b].first != int64_t(s) || branchDone[b])
-        continue;
-      bool then = takesThen(b);
-      auto [begin, end] = takenSteps(b, then);
-      for (size_t t = begin; t < end; ++t)
-        step(t);
-      finishBranch(b, then, stepResults);
-      branchDone[b] = true;
-      s = size_t(graph.branches[b].end());
-      branched = true;
-    }
-    if (branched)
-      continue;
-    if (s >= graph.steps.size())
+  lastBranchesTaken_.assign(manifest_.graph.branches.size(), false);
+  walkPart(GraphPart{}, stepResults, step, loop);
+}
+
+void GraphExecutor::walkPart(const GraphPart &part, std::vector<std::vector<Value>> &stepResults,
+                             const std::function<void(size_t)> &step,
+                             const std::function<void(size_t)> &loop) {
+  for (const GraphItem &item : partItems_[manifest_.graph.partId(part)]) {
+    switch (item.kind) {
+    case GraphItem::Kind::Step:
+      step(size_t(item.index));
       break;
-    bool looped = false;
-    for (size_t l = 0; l < graph.loops.size() && !looped; ++l)
-      if (graph.loops[l].first == int64_t(s)) {
-        loop(l);
-        s = size_t(graph.loops[l].end());
-        looped = true;
-      }
-    if (!looped)
-      step(s++);
+    case GraphItem::Kind::Loop:
+      loop(size_t(item.index));
+      break;
+    case GraphItem::Kind::Branch: {
+      size_t b = size_t(item.index);
+      bool then = takesThen(b);
+      walkPart(GraphPart{GraphPart::Owner::Branch, item.index, then ? 0 : 1}, stepResults, step,
+               loop);
+      finishBranch(b, then, stepResults);
+      break;
+    }
+    }
   }
 }
 

@@ -352,12 +352,18 @@ private:
       std::string path = indexed("graph.symbols", i);
       if (*s.step >= int64_t(g.steps.size()))
         r_.fail(path + ".step", "step " + std::to_string(*s.step) + " does not exist");
-      if (g.loopOf(*s.step))
-        r_.fail(path + ".step", "step " + std::to_string(*s.step) +
-                                    " is one of a loop's steps, which run any number of times");
-      if (g.branchOf(*s.step))
-        r_.fail(path + ".step", "step " + std::to_string(*s.step) +
-                                    " is one of a branch's steps, which may not run");
+      // A symbol a loop's or branch's step defines changes from one
+      // iteration to the next, or is never bound: it may give no size
+      // (the memory plan is made once). Only a value read without a bound
+      // (no minimum, format 12) gives none.
+      if (GraphPart part = g.partOfStep(*s.step);
+          part.owner != GraphPart::Owner::Graph && s.min)
+        r_.fail(path + ".step", "step " + std::to_string(*s.step) + " is one of " +
+                                    (part.owner == GraphPart::Owner::Loop
+                                         ? "a loop's steps, which run any number of times"
+                                         : "a branch's steps, which may not run") +
+                                    ": only a value read without a bound (no \"min\"), which "
+                                    "gives no size, may be defined there");
       const Piece &piece = m_.pieces[g.steps[*s.step].piece];
       if (s.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
@@ -492,41 +498,12 @@ private:
     const auto &steps = r_.arrayField(graph, "graph", "steps");
     parseLoopExtents(graph, int64_t(steps.size()));
     parseBranchExtents(graph, int64_t(steps.size()));
-    for (size_t i = 0; i < steps.size(); ++i) {
-      std::string path = indexed("graph.steps", i);
-      parseBranchesEndingAt(graph, int64_t(i));
-      for (size_t l = 0; l < g.loops.size(); ++l)
-        if (g.loops[l].first == int64_t(i))
-          parseLoopCarried(graph, l);
-      for (size_t b = 0; b < g.branches.size(); ++b)
-        if (g.branches[b].first == int64_t(i))
-          parseBranchCondition(graph, b);
-      RefScope scope = scopeOf(int64_t(i));
-      r_.object(steps[i], path, {"piece", "args"});
-      GraphStep step;
-      step.piece = r_.nonNegativeField(steps[i], path, "piece");
-      if (step.piece >= int64_t(m_.pieces.size()))
-        r_.fail(path + ".piece", "piece " + std::to_string(step.piece) + " does not exist (" +
-                                     std::to_string(m_.pieces.size()) + " pieces)");
-      const Piece &piece = m_.pieces[step.piece];
-      const auto &args = r_.arrayField(steps[i], path, "args");
-      if (args.size() != piece.args.size())
-        r_.fail(path + ".args", "piece " + std::to_string(step.piece) + " takes " +
-                                    std::to_string(piece.args.size()) + " argument(s), not " +
-                                    std::to_string(args.size()));
-      for (size_t a = 0; a < args.size(); ++a) {
-        std::string argPath = indexed(path + ".args", a);
-        ValueRef ref = parseRef(args[a], argPath, int64_t(i), scope);
-        checkType(typeOf(ref), piece.args[a], argPath,
-                  "argument " + std::to_string(a) + " of piece " + std::to_string(step.piece));
-        step.args.push_back(ref);
-      }
-      g.steps.push_back(std::move(step));
-      for (size_t l = 0; l < g.loops.size(); ++l)
-        if (g.loops[l].end() == int64_t(i) + 1)
-          parseLoopEnd(graph, l);
-    }
-    parseBranchesEndingAt(graph, int64_t(steps.size()));
+    g.steps.resize(steps.size());
+    checkNesting();
+    // Steps are read in the order a run meets them (each loop and branch
+    // as a whole, its start, parts and end), so that a reference sees
+    // exactly what has run before it where it is.
+    parsePart(graph, steps, GraphPart{});
     checkStepSymbols();
 
     const auto &outputs = r_.arrayField(graph, "graph", "outputs");
@@ -654,54 +631,103 @@ private:
   // Where a reference is: outside any loop or branch, or in one part of
   // one (a loop's condition or body, a branch's then or else part), whose
   // first step is `partStart`; `loop` is the loop's index, if in a loop.
-  struct RefScope {
-    int64_t loop;      // -1: in no loop
-    int64_t partStart; // -1: in no loop or branch
-  };
-  static constexpr RefScope kOutside = {-1, -1};
-
-  // The part of a loop or branch that step `step` is in.
-  struct Part {
-    int64_t start = -1;
-    std::string owner; // "loop 0", "branch 1"
-    std::string name;  // "condition", "body", "then part", "else part"
-    std::string resultRef; // how the values are named outside it
-  };
-  std::optional<Part> partOf(int64_t step) const {
-    const Graph &g = m_.graph;
-    for (size_t l = 0; l < g.loops.size(); ++l) {
-      const GraphLoop &loop = g.loops[l];
-      if (!loop.contains(step))
-        continue;
-      bool inCondition = step < loop.first + loop.condSteps;
-      return Part{inCondition ? loop.first : loop.first + loop.condSteps,
-                  "loop " + std::to_string(l), inCondition ? "condition" : "body",
-                  "{\"loop\": " + std::to_string(l) + ", \"result\": k}"};
+  // One step, where `here` is the part holding it.
+  void parseStep(const JsonValue &value, size_t i, const GraphPart &here) {
+    Graph &g = m_.graph;
+    std::string path = indexed("graph.steps", i);
+    r_.object(value, path, {"piece", "args"});
+    GraphStep step;
+    step.piece = r_.nonNegativeField(value, path, "piece");
+    if (step.piece >= int64_t(m_.pieces.size()))
+      r_.fail(path + ".piece", "piece " + std::to_string(step.piece) + " does not exist (" +
+                                   std::to_string(m_.pieces.size()) + " pieces)");
+    const Piece &piece = m_.pieces[step.piece];
+    const auto &args = r_.arrayField(value, path, "args");
+    if (args.size() != piece.args.size())
+      r_.fail(path + ".args", "piece " + std::to_string(step.piece) + " takes " +
+                                  std::to_string(piece.args.size()) + " argument(s), not " +
+                                  std::to_string(args.size()));
+    for (size_t a = 0; a < args.size(); ++a) {
+      std::string argPath = indexed(path + ".args", a);
+      ValueRef ref = parseRef(args[a], argPath, int64_t(i), here);
+      checkType(typeOf(ref), piece.args[a], argPath,
+                "argument " + std::to_string(a) + " of piece " + std::to_string(step.piece));
+      step.args.push_back(ref);
     }
-    for (size_t b = 0; b < g.branches.size(); ++b) {
-      const GraphBranch &branch = g.branches[b];
-      if (!branch.contains(step))
-        continue;
-      bool inThen = step < branch.first + branch.thenSteps;
-      return Part{inThen ? branch.first : branch.first + branch.thenSteps,
-                  "branch " + std::to_string(b), inThen ? "then part" : "else part",
-                  "{\"branch\": " + std::to_string(b) + ", \"result\": k}"};
-    }
-    return std::nullopt;
+    g.steps[i] = std::move(step);
   }
-  RefScope scopeOf(int64_t step) const {
-    std::optional<Part> part = partOf(step);
-    if (!part)
-      return kOutside;
-    const GraphLoop *loop = m_.graph.loopOf(step);
-    return RefScope{loop ? int64_t(loop - m_.graph.loops.data()) : -1, part->start};
+
+  // What `part` runs, in order (Graph::items: the nesting is checked).
+  void parsePart(const JsonValue &graph, const std::vector<JsonValue> &steps,
+                 const GraphPart &part) {
+    for (const GraphItem &item : m_.graph.items(part)) {
+      switch (item.kind) {
+      case GraphItem::Kind::Step:
+        parseStep(steps[size_t(item.index)], size_t(item.index), part);
+        break;
+      case GraphItem::Kind::Loop: {
+        size_t l = size_t(item.index);
+        parseLoopCarried(graph, l);
+        parsePart(graph, steps, GraphPart{GraphPart::Owner::Loop, item.index, 0});
+        parsePart(graph, steps, GraphPart{GraphPart::Owner::Loop, item.index, 1});
+        parseLoopEnd(graph, l);
+        break;
+      }
+      case GraphItem::Kind::Branch: {
+        size_t b = size_t(item.index);
+        parseBranchCondition(graph, b);
+        parsePart(graph, steps, GraphPart{GraphPart::Owner::Branch, item.index, 0});
+        parsePart(graph, steps, GraphPart{GraphPart::Owner::Branch, item.index, 1});
+        parseBranchResults(graph, b);
+        break;
+      }
+      }
+    }
+  }
+
+  // How a part is named in messages: "loop 0's body".
+  std::string ownerName(const GraphPart &part) const {
+    return (part.owner == GraphPart::Owner::Loop ? "loop " : "branch ") +
+           std::to_string(part.index);
+  }
+  std::string partName(const GraphPart &part) const {
+    if (part.owner == GraphPart::Owner::Loop)
+      return part.part == 0 ? "condition" : "body";
+    return part.part == 0 ? "then part" : "else part";
+  }
+  std::string resultsRef(const GraphPart &part) const {
+    return "{\"" + std::string(part.owner == GraphPart::Owner::Loop ? "loop" : "branch") +
+           "\": " + std::to_string(part.index) + ", \"result\": k}";
+  }
+
+  // Fails unless what lies in part `there` (a step, or a loop or branch)
+  // can be seen from part `here`: `there` is `here` or holds it.
+  void checkVisible(const GraphPart &there, const GraphPart &here, const std::string &path,
+                    const std::string &what, bool isValue = true) {
+    const Graph &g = m_.graph;
+    if (g.encloses(there, here))
+      return;
+    // The outermost part holding `there` that `here` is not in.
+    GraphPart hidden = there;
+    while (g.parentOf(hidden).owner != GraphPart::Owner::Graph && !g.encloses(g.parentOf(hidden), here))
+      hidden = g.parentOf(hidden);
+    GraphPart other{hidden.owner, hidden.index, 1 - hidden.part};
+    if (!isValue)
+      r_.fail(path, what + " is in " + ownerName(hidden) + "'s " + partName(hidden) +
+                        ", and it is used outside it");
+    if (g.encloses(other, here))
+      r_.fail(path, what + " is in " + ownerName(hidden) + "'s " + partName(hidden) +
+                        ", which its " + partName(other) + " does not see");
+    r_.fail(path, what + " is one of " + ownerName(hidden) + "'s steps: outside it, its values are " +
+                      resultsRef(hidden));
   }
 
   ValueRef parseRef(const JsonValue &value, const std::string &path, int64_t stepLimit,
-                    RefScope scope = kOutside) {
+                    const GraphPart &here = GraphPart{}) {
     const char *expected = "expected {\"input\": i}, {\"step\": j, \"result\": k}, "
-                           "{\"symbol\": name}, {\"int\": n}, {\"loop\": l, \"result\": k} "
-                           "or {\"carried\": k}";
+                           "{\"symbol\": name}, {\"int\": n}, {\"loop\": l, \"result\": k}, "
+                           "{\"branch\": b, \"result\": k} or {\"carried\": k}";
+    const Graph &g = m_.graph;
     if (!value.isObject())
       r_.fail(path, expected);
     ValueRef ref;
@@ -709,7 +735,7 @@ private:
       r_.object(value, path, {"input"});
       ref.kind = ValueRef::Kind::Input;
       ref.index = r_.nonNegativeField(value, path, "input");
-      if (ref.index >= int64_t(m_.graph.inputs.size()))
+      if (ref.index >= int64_t(g.inputs.size()))
         r_.fail(path + ".input", "graph input " + std::to_string(ref.index) + " does not exist");
     } else if (value.find("step")) {
       r_.object(value, path, {"step", "result"});
@@ -719,17 +745,9 @@ private:
       if (ref.index >= stepLimit)
         r_.fail(path + ".step", "step " + std::to_string(ref.index) +
                                     " has not run yet (only earlier steps' results can be used)");
-      if (std::optional<Part> part = partOf(ref.index); part && part->start != scope.partStart) {
-        std::optional<Part> here = scope.partStart < 0 ? std::nullopt : partOf(scope.partStart);
-        if (here && here->owner == part->owner)
-          r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is in " + part->owner +
-                                      "'s " + part->name + ", which its " + here->name +
-                                      " does not see");
-        r_.fail(path + ".step", "step " + std::to_string(ref.index) + " is one of " +
-                                    part->owner + "'s steps: outside it, its values are " +
-                                    part->resultRef);
-      }
-      const Piece &piece = m_.pieces[m_.graph.steps[ref.index].piece];
+      checkVisible(g.partOfStep(ref.index), here, path + ".step",
+                   "step " + std::to_string(ref.index));
+      const Piece &piece = m_.pieces[g.steps[ref.index].piece];
       if (ref.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
                                       std::to_string(piece.results.size()) + " result(s)");
@@ -737,30 +755,55 @@ private:
       r_.object(value, path, {"symbol"});
       ref.kind = ValueRef::Kind::Symbol;
       ref.symbol = r_.stringField(value, path, "symbol");
-      bool known = false;
-      for (const GraphSymbol &s : m_.graph.symbols)
-        known |= s.name == ref.symbol;
-      if (!known)
+      const GraphSymbol *symbol = nullptr;
+      for (const GraphSymbol &s : g.symbols)
+        if (s.name == ref.symbol)
+          symbol = &s;
+      if (!symbol)
         r_.fail(path + ".symbol", "\"" + ref.symbol + "\" is not a graph symbol");
-      for (const GraphSymbol &s : m_.graph.symbols)
-        if (s.name == ref.symbol && s.fromStep() && *s.step >= stepLimit)
-          r_.fail(path + ".symbol", "\"" + ref.symbol + "\" is defined by step " +
-                                        std::to_string(*s.step) + ", which has not run yet");
+      checkSymbolRuns(*symbol, stepLimit, here, path + ".symbol");
     } else if (value.find("int")) {
       r_.object(value, path, {"int"});
       ref.kind = ValueRef::Kind::Int;
       ref.value = r_.integerField(value, path, "int");
+    } else if (value.find("carried")) {
+      r_.object(value, path, {"carried", "loop"});
+      ref.kind = ValueRef::Kind::Carried;
+      ref.result = r_.nonNegativeField(value, path, "carried");
+      std::optional<int64_t> loop;
+      if (value.find("loop")) {
+        if (m_.version < 13)
+          r_.fail(path + ".loop", "a carried value of a named loop needs format version 13");
+        ref.namesLoop = true;
+        loop = r_.nonNegativeField(value, path, "loop");
+        if (*loop >= int64_t(g.loops.size()))
+          r_.fail(path + ".loop", "loop " + std::to_string(*loop) + " does not exist");
+        GraphPart cond{GraphPart::Owner::Loop, *loop, 0}, body{GraphPart::Owner::Loop, *loop, 1};
+        if (!g.encloses(cond, here) && !g.encloses(body, here))
+          r_.fail(path + ".loop", "is used outside loop " + std::to_string(*loop) + "'s steps");
+      } else {
+        for (GraphPart p = here; p.owner != GraphPart::Owner::Graph && !loop; p = g.parentOf(p))
+          if (p.owner == GraphPart::Owner::Loop)
+            loop = p.index;
+        if (!loop)
+          r_.fail(path, "a carried value is used outside any loop's steps");
+      }
+      ref.index = *loop;
+      const GraphLoop &carrier = g.loops[size_t(*loop)];
+      if (ref.result >= int64_t(carrier.carried.size()))
+        r_.fail(path + ".carried", "loop " + std::to_string(*loop) + " carries " +
+                                       std::to_string(carrier.carried.size()) + " value(s)");
     } else if (value.find("loop")) {
       r_.object(value, path, {"loop", "result"});
       ref.kind = ValueRef::Kind::LoopResult;
       ref.index = r_.nonNegativeField(value, path, "loop");
       ref.result = r_.nonNegativeField(value, path, "result");
-      const std::vector<GraphLoop> &loops = m_.graph.loops;
-      if (ref.index >= int64_t(loops.size()))
+      if (ref.index >= int64_t(g.loops.size()))
         r_.fail(path + ".loop", "loop " + std::to_string(ref.index) + " does not exist");
-      const GraphLoop &loop = loops[ref.index];
-      if (loop.end() > stepLimit || scope.loop == ref.index)
+      const GraphLoop &loop = g.loops[ref.index];
+      if (loop.end() > stepLimit || !loopEndParsed_[ref.index])
         r_.fail(path + ".loop", "loop " + std::to_string(ref.index) + " has not ended yet");
+      checkVisible(loop.in, here, path + ".loop", "loop " + std::to_string(ref.index));
       if (ref.result >= int64_t(loop.carried.size()))
         r_.fail(path + ".result", "loop " + std::to_string(ref.index) + " carries " +
                                       std::to_string(loop.carried.size()) + " value(s)");
@@ -769,26 +812,15 @@ private:
       ref.kind = ValueRef::Kind::BranchResult;
       ref.index = r_.nonNegativeField(value, path, "branch");
       ref.result = r_.nonNegativeField(value, path, "result");
-      const std::vector<GraphBranch> &branches = m_.graph.branches;
-      if (ref.index >= int64_t(branches.size()))
+      if (ref.index >= int64_t(g.branches.size()))
         r_.fail(path + ".branch", "branch " + std::to_string(ref.index) + " does not exist");
-      const GraphBranch &branch = branches[ref.index];
+      const GraphBranch &branch = g.branches[ref.index];
       if (branch.end() > stepLimit || !branchResultsParsed_[ref.index])
         r_.fail(path + ".branch", "branch " + std::to_string(ref.index) + " has not ended yet");
+      checkVisible(branch.in, here, path + ".branch", "branch " + std::to_string(ref.index));
       if (ref.result >= int64_t(branch.thenResults.size()))
         r_.fail(path + ".result", "branch " + std::to_string(ref.index) + " gives " +
                                       std::to_string(branch.thenResults.size()) + " value(s)");
-    } else if (value.find("carried")) {
-      r_.object(value, path, {"carried"});
-      ref.kind = ValueRef::Kind::Carried;
-      ref.result = r_.nonNegativeField(value, path, "carried");
-      if (scope.loop < 0)
-        r_.fail(path, "a carried value is used outside any loop's steps");
-      ref.index = scope.loop;
-      const GraphLoop &loop = m_.graph.loops[scope.loop];
-      if (ref.result >= int64_t(loop.carried.size()))
-        r_.fail(path + ".carried", "loop " + std::to_string(scope.loop) + " carries " +
-                                       std::to_string(loop.carried.size()) + " value(s)");
     } else {
       r_.fail(path, expected);
     }
@@ -800,53 +832,162 @@ private:
     return ref;
   }
 
+  // A symbol a step defines is used (by a reference or a branch's
+  // condition) in part `here` before step `stepLimit`: that step must have
+  // run, where `here` sees it.
+  void checkSymbolRuns(const GraphSymbol &symbol, int64_t stepLimit, const GraphPart &here,
+                       const std::string &path) {
+    if (!symbol.fromStep())
+      return;
+    if (*symbol.step >= stepLimit)
+      r_.fail(path, "\"" + symbol.name + "\" is defined by step " +
+                        std::to_string(*symbol.step) + ", which has not run yet");
+    checkVisible(m_.graph.partOfStep(*symbol.step), here, path,
+                 "\"" + symbol.name + "\" is defined by step " + std::to_string(*symbol.step) +
+                     ", which",
+                 /*isValue=*/false);
+  }
+
   // The steps [first, first + partA + partB) of a loop or branch at `path`:
-  // listed by first step (after the previous one's end), inside the graph.
+  // listed by first step, inside the graph.
   void checkExtent(const std::string &path, const std::string &what, int64_t first,
-                   int64_t partA, int64_t partB, int64_t &previousEnd, int64_t numSteps) {
-    if (first < previousEnd)
-      r_.fail(path + ".first", what + " are listed by their first step and do not overlap");
+                   int64_t partA, int64_t partB, int64_t &previousFirst, int64_t numSteps) {
+    if (first < previousFirst)
+      r_.fail(path + ".first", what + " are listed by their first step");
     if (partA > numSteps || partB > numSteps || first > numSteps ||
         first + partA + partB > numSteps)
       r_.fail(path, "its steps go past the graph's " + std::to_string(numSteps));
-    previousEnd = first + partA + partB;
+    previousFirst = first;
   }
 
-  // graph.branches' extents (format 11), before the steps, like loops';
-  // no branch overlaps a loop or another branch.
+  // A loop's or branch's "in" (format 13; absent: the graph): the part of
+  // a loop or branch that holds it.
+  GraphPart parseIn(const JsonValue &value, const std::string &path) {
+    const JsonValue *in = r_.optionalField(value, "in");
+    if (!in)
+      return GraphPart{};
+    if (m_.version < 13)
+      r_.fail(path + ".in", "a loop or branch inside another needs format version 13");
+    std::string inPath = path + ".in";
+    r_.object(*in, inPath, {"loop", "branch", "part"});
+    GraphPart part;
+    std::string name = r_.stringField(*in, inPath, "part");
+    if (in->find("loop") && !in->find("branch")) {
+      part.owner = GraphPart::Owner::Loop;
+      part.index = r_.nonNegativeField(*in, inPath, "loop");
+      if (part.index >= int64_t(m_.graph.loops.size()))
+        r_.fail(inPath + ".loop", "loop " + std::to_string(part.index) + " does not exist");
+      if (name != "condition" && name != "body")
+        r_.fail(inPath + ".part", "a loop's parts are \"condition\" and \"body\", not \"" + name +
+                                      "\"");
+      part.part = name == "body";
+    } else if (in->find("branch") && !in->find("loop")) {
+      part.owner = GraphPart::Owner::Branch;
+      part.index = r_.nonNegativeField(*in, inPath, "branch");
+      if (part.index >= int64_t(m_.graph.branches.size()))
+        r_.fail(inPath + ".branch", "branch " + std::to_string(part.index) + " does not exist");
+      if (name != "then" && name != "else")
+        r_.fail(inPath + ".part", "a branch's parts are \"then\" and \"else\", not \"" + name +
+                                      "\"");
+      part.part = name == "else";
+    } else {
+      r_.fail(inPath, "expected {\"loop\": l, \"part\": ...} or {\"branch\": b, \"part\": ...}");
+    }
+    return part;
+  }
+
+  // Every loop's and branch's "in", once both lists' extents are read: the
+  // part named holds its steps, no two in one part overlap, and nothing
+  // holds itself.
+  void checkNesting() {
+    Graph &g = m_.graph;
+    struct Entry {
+      std::string path, name;
+      GraphPart part; // its own part 0, standing for the whole
+      int64_t first, end;
+      GraphPart *in;
+    };
+    std::vector<Entry> entries;
+    for (size_t l = 0; l < g.loops.size(); ++l)
+      entries.push_back({indexed("graph.loops", l), "loop " + std::to_string(l),
+                         GraphPart{GraphPart::Owner::Loop, int64_t(l), 0}, g.loops[l].first,
+                         g.loops[l].end(), &g.loops[l].in});
+    for (size_t b = 0; b < g.branches.size(); ++b)
+      entries.push_back({indexed("graph.branches", b), "branch " + std::to_string(b),
+                         GraphPart{GraphPart::Owner::Branch, int64_t(b), 0}, g.branches[b].first,
+                         g.branches[b].end(), &g.branches[b].in});
+    for (size_t e = 0; e < entries.size(); ++e) {
+      const Entry &entry = entries[e];
+      const JsonValue &value =
+          r_.arrayField(*graphValue_, "graph",
+                        entry.part.owner == GraphPart::Owner::Loop ? "loops" : "branches")
+              [size_t(entry.part.index)];
+      *entry.in = parseIn(value, entry.path);
+      const GraphPart &in = *entry.in;
+      if (in.owner == entry.part.owner && in.index == entry.part.index)
+        r_.fail(entry.path + ".in", "names " + entry.name + " itself");
+      auto [begin, end] = g.extent(in);
+      if (entry.first < begin || entry.end > end)
+        r_.fail(entry.path + ".in", "its steps " + std::to_string(entry.first) + " to " +
+                                        std::to_string(entry.end) + " are not inside " +
+                                        (in.owner == GraphPart::Owner::Graph
+                                             ? std::string("the graph")
+                                             : ownerName(in) + "'s " + partName(in)) +
+                                        " (steps " + std::to_string(begin) + " to " +
+                                        std::to_string(end) + ")");
+    }
+    // Loops and branches in one part do not overlap (one of no steps may
+    // stand where another starts or ends).
+    for (size_t e = 0; e < entries.size(); ++e)
+      for (size_t f = e + 1; f < entries.size(); ++f) {
+        const Entry &x = entries[e], &y = entries[f];
+        if (*x.in != *y.in)
+          continue;
+        auto inside = [](const Entry &a, const Entry &b) {
+          // a's steps, or its position if it has none, inside b's.
+          return a.end > a.first ? a.first < b.end && b.first < a.end
+                                 : b.first < a.first && a.first < b.end;
+        };
+        if (inside(x, y) || inside(y, x))
+          r_.fail(y.path, "overlaps " + x.name + ", which is in the same part: a loop or branch "
+                                                 "inside another names it as its \"in\"");
+      }
+    // Every chain of "in" reaches the graph.
+    for (const Entry &entry : entries) {
+      GraphPart p = *entry.in;
+      size_t depth = 0;
+      for (; p.owner != GraphPart::Owner::Graph && depth <= entries.size(); ++depth)
+        p = g.parentOf(p);
+      if (p.owner != GraphPart::Owner::Graph)
+        r_.fail(entry.path + ".in", entry.name + " is inside itself through the others' \"in\"");
+    }
+  }
+
+  // graph.branches' extents (format 11), before the steps, like loops'.
   void parseBranchExtents(const JsonValue &graph, int64_t numSteps) {
     if (!r_.optionalField(graph, "branches"))
       return;
     if (m_.version < 11)
       r_.fail("graph.branches", "branches need format version 11");
     const auto &branches = r_.arrayField(graph, "graph", "branches");
-    int64_t previousEnd = 0;
+    int64_t previousFirst = 0;
     for (size_t b = 0; b < branches.size(); ++b) {
       std::string path = indexed("graph.branches", b);
       r_.object(branches[b], path,
-                {"first", "then_steps", "else_steps", "condition", "then", "else"});
+                {"first", "then_steps", "else_steps", "condition", "then", "else", "in"});
       GraphBranch branch;
       branch.first = r_.nonNegativeField(branches[b], path, "first");
       branch.thenSteps = r_.nonNegativeField(branches[b], path, "then_steps");
       branch.elseSteps = r_.nonNegativeField(branches[b], path, "else_steps");
       checkExtent(path, "branches", branch.first, branch.thenSteps, branch.elseSteps,
-                  previousEnd, numSteps);
-      for (size_t l = 0; l < m_.graph.loops.size(); ++l) {
-        const GraphLoop &loop = m_.graph.loops[l];
-        bool overlaps = branch.end() > branch.first
-                            ? branch.first < loop.end() && loop.first < branch.end()
-                            : loop.first < branch.first && branch.first < loop.end();
-        if (overlaps)
-          r_.fail(path, "overlaps loop " + std::to_string(l) +
-                            ": no loop or branch holds another");
-      }
+                  previousFirst, numSteps);
       m_.graph.branches.push_back(std::move(branch));
     }
     branchResultsParsed_.assign(m_.graph.branches.size(), false);
   }
 
-  // Branch b's condition, read when its first step is reached: symbols,
-  // those a step defines defined before it.
+  // Branch b's condition, read when the run reaches it: symbols, those a
+  // step defines defined before it where it is.
   void parseBranchCondition(const JsonValue &graph, size_t b) {
     std::string path = indexed("graph.branches", b) + ".condition";
     GraphBranch &branch = m_.graph.branches[b];
@@ -855,80 +996,77 @@ private:
     checkGraphExpr(branch.condition, path);
     for (const std::string &name : branch.condition.names())
       for (const GraphSymbol &s : m_.graph.symbols)
-        if (s.name == name && s.fromStep() && *s.step >= branch.first)
-          r_.fail(path, "'" + name + "' is defined by step " + std::to_string(*s.step) +
-                            ", which does not run before the branch");
+        if (s.name == name && s.fromStep()) {
+          if (*s.step >= branch.first)
+            r_.fail(path, "'" + name + "' is defined by step " + std::to_string(*s.step) +
+                              ", which does not run before the branch");
+          checkSymbolRuns(s, branch.first, branch.in, path);
+        }
   }
 
-  // The results of the branches that end at step `step` (before that
-  // step's references, which may use them).
-  void parseBranchesEndingAt(const JsonValue &graph, int64_t step) {
-    for (size_t b = 0; b < m_.graph.branches.size(); ++b) {
-      GraphBranch &branch = m_.graph.branches[b];
-      if (branch.end() != step || branchResultsParsed_[b])
-        continue;
-      if (branch.first == step) // a branch of no steps: its condition now
-        parseBranchCondition(graph, b);
-      std::string path = indexed("graph.branches", b);
-      const JsonValue &value = r_.arrayField(graph, "graph", "branches")[b];
-      int64_t elseStart = branch.first + branch.thenSteps;
-      const auto &thenList = r_.arrayField(value, path, "then");
-      const auto &elseList = r_.arrayField(value, path, "else");
-      if (thenList.size() != elseList.size())
-        r_.fail(path + ".else", "has " + std::to_string(elseList.size()) +
-                                    " value(s), its then part " +
-                                    std::to_string(thenList.size()));
-      for (size_t k = 0; k < thenList.size(); ++k) {
-        std::string thenPath = indexed(path + ".then", k), elsePath = indexed(path + ".else", k);
-        RefScope thenScope = branch.thenSteps ? RefScope{-1, branch.first} : kOutside;
-        RefScope elseScope = branch.elseSteps ? RefScope{-1, elseStart} : kOutside;
-        ValueRef thenRef = parseRef(thenList[k], thenPath, elseStart, thenScope);
-        ValueRef elseRef = parseRef(elseList[k], elsePath, branch.end(), elseScope);
-        if (!typeOf(thenRef).isTensor)
-          r_.fail(thenPath, "a branch gives tensors, not indices");
-        checkType(typeOf(elseRef), typeOf(thenRef), elsePath,
-                  "result " + std::to_string(k) + " of branch " + std::to_string(b));
-        branch.thenResults.push_back(thenRef);
-        branch.elseResults.push_back(elseRef);
-      }
-      branchResultsParsed_[b] = true;
+  // Branch b's results, read after its steps.
+  void parseBranchResults(const JsonValue &graph, size_t b) {
+    GraphBranch &branch = m_.graph.branches[b];
+    std::string path = indexed("graph.branches", b);
+    const JsonValue &value = r_.arrayField(graph, "graph", "branches")[b];
+    int64_t elseStart = branch.first + branch.thenSteps;
+    const auto &thenList = r_.arrayField(value, path, "then");
+    const auto &elseList = r_.arrayField(value, path, "else");
+    if (thenList.size() != elseList.size())
+      r_.fail(path + ".else", "has " + std::to_string(elseList.size()) +
+                                  " value(s), its then part " + std::to_string(thenList.size()));
+    GraphPart thenPart{GraphPart::Owner::Branch, int64_t(b), 0};
+    GraphPart elsePart{GraphPart::Owner::Branch, int64_t(b), 1};
+    for (size_t k = 0; k < thenList.size(); ++k) {
+      std::string thenPath = indexed(path + ".then", k), elsePath = indexed(path + ".else", k);
+      ValueRef thenRef = parseRef(thenList[k], thenPath, elseStart, thenPart);
+      ValueRef elseRef = parseRef(elseList[k], elsePath, branch.end(), elsePart);
+      if (!typeOf(thenRef).isTensor)
+        r_.fail(thenPath, "a branch gives tensors, not indices");
+      checkType(typeOf(elseRef), typeOf(thenRef), elsePath,
+                "result " + std::to_string(k) + " of branch " + std::to_string(b));
+      branch.thenResults.push_back(thenRef);
+      branch.elseResults.push_back(elseRef);
     }
+    branchResultsParsed_[b] = true;
   }
 
   // graph.loops' extents (format 10), before the steps: a step's references
   // depend on the loop it is in. Their values are read with the steps.
   void parseLoopExtents(const JsonValue &graph, int64_t numSteps) {
+    graphValue_ = &graph;
     if (!r_.optionalField(graph, "loops"))
       return;
     if (m_.version < 10)
       r_.fail("graph.loops", "loops need format version 10");
     const auto &loops = r_.arrayField(graph, "graph", "loops");
-    int64_t previousEnd = 0;
+    int64_t previousFirst = 0;
     for (size_t l = 0; l < loops.size(); ++l) {
       std::string path = indexed("graph.loops", l);
       r_.object(loops[l], path,
-                {"first", "cond_steps", "body_steps", "carried", "condition", "next"});
+                {"first", "cond_steps", "body_steps", "carried", "condition", "next", "in"});
       GraphLoop loop;
       loop.first = r_.nonNegativeField(loops[l], path, "first");
       loop.condSteps = r_.nonNegativeField(loops[l], path, "cond_steps");
       loop.bodySteps = r_.nonNegativeField(loops[l], path, "body_steps");
       if (loop.condSteps == 0)
         r_.fail(path + ".cond_steps", "a loop's condition is a step's result: at least one step");
-      checkExtent(path, "loops", loop.first, loop.condSteps, loop.bodySteps, previousEnd,
+      checkExtent(path, "loops", loop.first, loop.condSteps, loop.bodySteps, previousFirst,
                   numSteps);
       m_.graph.loops.push_back(std::move(loop));
     }
+    loopEndParsed_.assign(m_.graph.loops.size(), false);
   }
 
-  // Loop l's initial values, read when its first step is reached: only
-  // what came before the loop.
+  // Loop l's initial values, read when the run reaches it: what came
+  // before the loop where it is.
   void parseLoopCarried(const JsonValue &graph, size_t l) {
     std::string path = indexed("graph.loops", l);
     GraphLoop &loop = m_.graph.loops[l];
     const auto &carried = r_.arrayField(r_.arrayField(graph, "graph", "loops")[l], path, "carried");
     for (size_t k = 0; k < carried.size(); ++k) {
       std::string refPath = indexed(path + ".carried", k);
-      ValueRef ref = parseRef(carried[k], refPath, loop.first);
+      ValueRef ref = parseRef(carried[k], refPath, loop.first, loop.in);
       if (!typeOf(ref).isTensor)
         r_.fail(refPath, "a loop carries tensors, not indices");
       loop.carried.push_back(ref);
@@ -942,7 +1080,7 @@ private:
     GraphLoop &loop = m_.graph.loops[l];
     int64_t bodyStart = loop.first + loop.condSteps;
     ValueRef condition = parseRef(r_.field(value, path, "condition"), path + ".condition",
-                                  bodyStart, RefScope{int64_t(l), loop.first});
+                                  bodyStart, GraphPart{GraphPart::Owner::Loop, int64_t(l), 0});
     if (condition.kind != ValueRef::Kind::StepResult || condition.index < loop.first ||
         typeOf(condition).isTensor)
       r_.fail(path + ".condition", "is an index result of one of the loop's condition steps");
@@ -953,11 +1091,13 @@ private:
                                   std::to_string(loop.carried.size()) + " carried");
     for (size_t k = 0; k < next.size(); ++k) {
       std::string refPath = indexed(path + ".next", k);
-      ValueRef ref = parseRef(next[k], refPath, loop.end(), RefScope{int64_t(l), bodyStart});
+      ValueRef ref = parseRef(next[k], refPath, loop.end(),
+                              GraphPart{GraphPart::Owner::Loop, int64_t(l), 1});
       checkType(typeOf(ref), typeOf(loop.carried[k]), refPath,
                 "carried value " + std::to_string(k) + " of loop " + std::to_string(l));
       loop.next.push_back(ref);
     }
+    loopEndParsed_[l] = true;
   }
 
   // ---- pieces -------------------------------------------------------------
@@ -1325,9 +1465,138 @@ private:
   Reader r_;
   Manifest m_;
   std::vector<bool> branchResultsParsed_; // per branch: its then and else read
+  std::vector<bool> loopEndParsed_;        // per loop: its condition and next read
+  const JsonValue *graphValue_ = nullptr;  // "graph", while it is read
 };
 
 } // namespace
+
+std::pair<int64_t, int64_t> Graph::extent(const GraphPart &part) const {
+  switch (part.owner) {
+  case GraphPart::Owner::Graph:
+    return {0, int64_t(steps.size())};
+  case GraphPart::Owner::Loop: {
+    const GraphLoop &loop = loops[size_t(part.index)];
+    int64_t bodyStart = loop.first + loop.condSteps;
+    return part.part == 0 ? std::pair(loop.first, bodyStart) : std::pair(bodyStart, loop.end());
+  }
+  case GraphPart::Owner::Branch: {
+    const GraphBranch &branch = branches[size_t(part.index)];
+    int64_t elseStart = branch.first + branch.thenSteps;
+    return part.part == 0 ? std::pair(branch.first, elseStart) : std::pair(elseStart, branch.end());
+  }
+  }
+  return {0, 0};
+}
+
+GraphPart Graph::parentOf(const GraphPart &part) const {
+  switch (part.owner) {
+  case GraphPart::Owner::Graph:
+    return part;
+  case GraphPart::Owner::Loop:
+    return loops[size_t(part.index)].in;
+  case GraphPart::Owner::Branch:
+    return branches[size_t(part.index)].in;
+  }
+  return part;
+}
+
+bool Graph::encloses(const GraphPart &outer, GraphPart inner) const {
+  // A checked manifest's parents are listed before their children, so
+  // the walk ends; the bound guards one that is not checked yet.
+  for (size_t depth = 0; depth <= loops.size() + branches.size(); ++depth) {
+    if (inner == outer)
+      return true;
+    if (inner.owner == GraphPart::Owner::Graph)
+      return false;
+    inner = parentOf(inner);
+  }
+  return false;
+}
+
+GraphPart Graph::partOfStep(int64_t step) const {
+  // The innermost part is the one the others hold: the deepest.
+  GraphPart best;
+  size_t bestDepth = 0;
+  auto consider = [&](GraphPart part) {
+    auto [begin, end] = extent(part);
+    if (step < begin || step >= end)
+      return;
+    size_t depth = 1;
+    for (GraphPart p = parentOf(part); p.owner != GraphPart::Owner::Graph && depth < numParts();
+         p = parentOf(p))
+      ++depth;
+    if (depth > bestDepth) {
+      best = part;
+      bestDepth = depth;
+    }
+  };
+  for (size_t l = 0; l < loops.size(); ++l)
+    for (int64_t p : {0, 1})
+      consider(GraphPart{GraphPart::Owner::Loop, int64_t(l), p});
+  for (size_t b = 0; b < branches.size(); ++b)
+    for (int64_t p : {0, 1})
+      consider(GraphPart{GraphPart::Owner::Branch, int64_t(b), p});
+  return best;
+}
+
+std::optional<int64_t> Graph::loopAround(int64_t step) const {
+  for (GraphPart p = partOfStep(step); p.owner != GraphPart::Owner::Graph; p = parentOf(p))
+    if (p.owner == GraphPart::Owner::Loop)
+      return p.index;
+  return std::nullopt;
+}
+
+std::vector<GraphItem> Graph::items(const GraphPart &part) const {
+  auto [begin, end] = extent(part);
+  std::vector<GraphItem> out;
+  // The loops and branches `part` holds directly, by first step; at one
+  // step, branches of no steps first (they give values from before).
+  struct Child {
+    int64_t first, end;
+    GraphItem item;
+  };
+  std::vector<Child> children;
+  for (size_t l = 0; l < loops.size(); ++l)
+    if (loops[l].in == part)
+      children.push_back({loops[l].first, loops[l].end(), {GraphItem::Kind::Loop, int64_t(l)}});
+  for (size_t b = 0; b < branches.size(); ++b)
+    if (branches[b].in == part)
+      children.push_back(
+          {branches[b].first, branches[b].end(), {GraphItem::Kind::Branch, int64_t(b)}});
+  std::stable_sort(children.begin(), children.end(), [](const Child &a, const Child &b) {
+    if (a.first != b.first)
+      return a.first < b.first;
+    return (a.end == a.first) > (b.end == b.first);
+  });
+  size_t next = 0;
+  for (int64_t s = begin;;) {
+    while (next < children.size() && children[next].first == s &&
+           children[next].end == children[next].first)
+      out.push_back(children[next++].item);
+    if (s >= end)
+      break;
+    if (next < children.size() && children[next].first == s) {
+      out.push_back(children[next].item);
+      s = children[next++].end;
+      continue;
+    }
+    out.push_back(GraphItem{GraphItem::Kind::Step, s++});
+  }
+  return out;
+}
+
+size_t Graph::partId(const GraphPart &part) const {
+  switch (part.owner) {
+  case GraphPart::Owner::Graph:
+    return 0;
+  case GraphPart::Owner::Loop:
+    return 1 + 2 * size_t(part.index) + size_t(part.part);
+  case GraphPart::Owner::Branch:
+    return 1 + 2 * loops.size() + 2 * size_t(part.index) + size_t(part.part);
+  }
+  return 0;
+}
 
 ValueType Manifest::typeOf(const ValueRef &ref) const {
   ValueType type;
@@ -1457,7 +1726,10 @@ JsonValue refJson(const ValueRef &ref) {
   case ValueRef::Kind::Int: return JsonValue::makeObject({{"int", integer(ref.value)}});
   case ValueRef::Kind::LoopResult:
     return JsonValue::makeObject({{"loop", integer(ref.index)}, {"result", integer(ref.result)}});
-  case ValueRef::Kind::Carried: return JsonValue::makeObject({{"carried", integer(ref.result)}});
+  case ValueRef::Kind::Carried:
+    if (ref.namesLoop)
+      return JsonValue::makeObject({{"carried", integer(ref.result)}, {"loop", integer(ref.index)}});
+    return JsonValue::makeObject({{"carried", integer(ref.result)}});
   case ValueRef::Kind::BranchResult:
     return JsonValue::makeObject({{"branch", integer(ref.index)}, {"result", integer(ref.result)}});
   }
@@ -1541,24 +1813,38 @@ JsonValue graphJson(const Graph &graph, int64_t version) {
       {"mutations", JsonValue::makeArray(std::move(mutations))}};
   if (version >= 8 && !graph.outputShapes.empty())
     members.push_back({"output_shapes", JsonValue::makeArray(std::move(outputShapes))});
+  // "in" (format 13) where a loop or branch is inside another.
+  auto withIn = [](Members members, const GraphPart &in) {
+    if (in.owner == GraphPart::Owner::Loop)
+      members.push_back({"in", JsonValue::makeObject(
+                                   {{"loop", integer(in.index)},
+                                    {"part", str(in.part == 0 ? "condition" : "body")}})});
+    else if (in.owner == GraphPart::Owner::Branch)
+      members.push_back({"in", JsonValue::makeObject(
+                                   {{"branch", integer(in.index)},
+                                    {"part", str(in.part == 0 ? "then" : "else")}})});
+    return JsonValue::makeObject(std::move(members));
+  };
   std::vector<JsonValue> loops;
   for (const GraphLoop &loop : graph.loops)
-    loops.push_back(JsonValue::makeObject({{"first", integer(loop.first)},
-                                           {"cond_steps", integer(loop.condSteps)},
-                                           {"body_steps", integer(loop.bodySteps)},
-                                           {"carried", refList(loop.carried)},
-                                           {"condition", refJson(loop.condition)},
-                                           {"next", refList(loop.next)}}));
+    loops.push_back(withIn({{"first", integer(loop.first)},
+                            {"cond_steps", integer(loop.condSteps)},
+                            {"body_steps", integer(loop.bodySteps)},
+                            {"carried", refList(loop.carried)},
+                            {"condition", refJson(loop.condition)},
+                            {"next", refList(loop.next)}},
+                           loop.in));
   if (!loops.empty())
     members.push_back({"loops", JsonValue::makeArray(std::move(loops))});
   std::vector<JsonValue> branches;
   for (const GraphBranch &branch : graph.branches)
-    branches.push_back(JsonValue::makeObject({{"first", integer(branch.first)},
-                                              {"then_steps", integer(branch.thenSteps)},
-                                              {"else_steps", integer(branch.elseSteps)},
-                                              {"condition", branch.condition.toJson()},
-                                              {"then", refList(branch.thenResults)},
-                                              {"else", refList(branch.elseResults)}}));
+    branches.push_back(withIn({{"first", integer(branch.first)},
+                               {"then_steps", integer(branch.thenSteps)},
+                               {"else_steps", integer(branch.elseSteps)},
+                               {"condition", branch.condition.toJson()},
+                               {"then", refList(branch.thenResults)},
+                               {"else", refList(branch.elseResults)}},
+                              branch.in));
   if (!branches.empty())
     members.push_back({"branches", JsonValue::makeArray(std::move(branches))});
   return JsonValue::makeObject(std::move(members));

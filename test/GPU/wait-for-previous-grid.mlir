@@ -38,7 +38,7 @@ module attributes {gpu.container_module} {
 
 // PLAN: "op": "launch"
 // PLAN-NEXT: "programmatic": true
-// PLAN: "version": 12
+// PLAN: "version": 13
 // PTX: griddepcontrol.wait;
 // PTX-NEXT: griddepcontrol.launch_dependents;
 // SM80-NOT: "programmatic"

@@ -401,7 +401,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 12, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 13, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -3412,6 +3412,185 @@ TEST(RuntimeManifest, RefusesAReadWithoutBoundBeforeFormat12) {
   sized.replace(sized.find(R"("version": 11)"), 13, R"("version": 12)");
   refused(sized, R"("min": 1, "max": 2, "input": 0)", R"("min": null, "max": 2, "input": 0)",
           "only a value read on the host may have no minimum");
+}
+
+namespace {
+
+// Piece "read_n" (index `index`): reads an i64 tensor's first element on
+// the host, without a bound (it gives no size: format 12).
+std::string readAnyPiece(int index) {
+  return R"json({"index": )json" + std::to_string(index) +
+         R"json(, "name": "read_n", "kind": "splitting",
+     "graph_index": null, "cuda_graph": false,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64"}]}]})json";
+}
+
+// A branch inside a loop's body (format 13): while n > 0, u0 = n read on
+// the host (inside the loop: it gives no size), then if u0 > 2: n - 1, 2x + 1
+// (step 2), else twice that (steps 3 and 4); the branch gives the next n, x.
+std::string branchInLoopManifest() {
+  return manifestHead(13) + R"json(
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
+    "symbols": [{"name": "u0", "min": null, "max": null, "step": 1, "result": 0}],
+    "steps": [{"piece": 0, "args": [{"carried": 0}]},
+              {"piece": 2, "args": [{"carried": 0}]},
+              {"piece": 1, "args": [{"carried": 0}, {"carried": 1}]},
+              {"piece": 1, "args": [{"carried": 0}, {"carried": 1}]},
+              {"piece": 1, "args": [{"step": 3, "result": 0}, {"step": 3, "result": 1}]}],
+    "loops": [{"first": 0, "cond_steps": 1, "body_steps": 4,
+               "carried": [{"input": 0}, {"input": 1}],
+               "condition": {"step": 0, "result": 0},
+               "next": [{"branch": 0, "result": 0}, {"branch": 0, "result": 1}]}],
+    "branches": [{"first": 2, "then_steps": 1, "else_steps": 2, "condition": "gt(u0, 2)",
+                  "then": [{"step": 2, "result": 0}, {"step": 2, "result": 1}],
+                  "else": [{"step": 4, "result": 0}, {"step": 4, "result": 1}],
+                  "in": {"loop": 0, "part": "body"}}],
+    "outputs": [{"loop": 0, "result": 1}, {"loop": 0, "result": 0}]},
+  "pieces": [)json" + positivePiece(0) + ",\n    " + stepPiece(1) + ",\n    " + readAnyPiece(2) +
+         "]}";
+}
+
+// A loop inside a loop's body (format 13): while n > 0 { m, y = n, x;
+// while m > 0 { m, y = m - 1, 2y + 1 }; n, x = n - 1, 2y + 1 }.
+std::string loopInLoopManifest() {
+  return manifestHead(13) + R"json(
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [2, 4]}],
+    "symbols": [],
+    "steps": [{"piece": 0, "args": [{"carried": 0}]},
+              {"piece": 0, "args": [{"carried": 0}]},
+              {"piece": 1, "args": [{"carried": 0}, {"carried": 1}]},
+              {"piece": 1, "args": [{"carried": 0, "loop": 0}, {"loop": 1, "result": 1}]}],
+    "loops": [{"first": 0, "cond_steps": 1, "body_steps": 3,
+               "carried": [{"input": 0}, {"input": 1}],
+               "condition": {"step": 0, "result": 0},
+               "next": [{"step": 3, "result": 0}, {"step": 3, "result": 1}]},
+              {"first": 1, "cond_steps": 1, "body_steps": 1,
+               "carried": [{"carried": 0}, {"carried": 1}],
+               "condition": {"step": 1, "result": 0},
+               "next": [{"step": 2, "result": 0}, {"step": 2, "result": 1}],
+               "in": {"loop": 0, "part": "body"}}],
+    "outputs": [{"loop": 0, "result": 1}]},
+  "pieces": [)json" + positivePiece(0) + ",\n    " + stepPiece(1) + "]}";
+}
+
+} // namespace
+
+TEST(RuntimeExecutor, RunsABranchInsideALoop) {
+  Manifest m = parseManifest(branchInLoopManifest(), "manifest.json");
+  ASSERT_EQ(m.graph.branches.size(), 1u);
+  EXPECT_TRUE(m.graph.branches[0].in == (GraphPart{GraphPart::Owner::Loop, 0, 1}));
+  EXPECT_EQ(printManifest(parseManifest(printManifest(m), "printed")), printManifest(m));
+  HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  for (bool graphs : {false, true}) {
+    HostDevice device;
+    ExecutorOptions options;
+    options.cudaGraphs = graphs;
+    GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
+    for (int64_t n : {5, 1, 0, 4}) {
+      // What the graph computes, on the host.
+      int64_t counter = n, times = 0, iterations = 0;
+      bool lastThen = false;
+      while (counter > 0) {
+        lastThen = counter > 2;
+        times += lastThen ? 1 : 2;
+        counter -= lastThen ? 1 : 2;
+        ++iterations;
+      }
+      executor.setInputs({makeI64({1}, {n}), x});
+      std::vector<DeviceTensor> out = executor.run();
+      EXPECT_EQ(executor.download(out[0]).bytes, twicePlusOne(x, times).bytes) << n;
+      EXPECT_EQ(executor.download(out[1]).bytes, makeI64({1}, {counter}).bytes) << n;
+      EXPECT_EQ(executor.lastLoopIterations(), std::vector<int64_t>{iterations}) << n;
+      if (iterations > 0)
+        EXPECT_EQ(executor.lastBranchesTaken(), std::vector<bool>{lastThen}) << n;
+      if (iterations > 0)
+        EXPECT_EQ(executor.symbols().at("u0"), n == 1 ? 1 : 2) << n;
+    }
+  }
+}
+
+TEST(RuntimeExecutor, RunsALoopInsideALoop) {
+  Manifest m = parseManifest(loopInLoopManifest(), "manifest.json");
+  ASSERT_EQ(m.graph.loops.size(), 2u);
+  EXPECT_TRUE(m.graph.loops[0].in == GraphPart{});
+  EXPECT_TRUE(m.graph.loops[1].in == (GraphPart{GraphPart::Owner::Loop, 0, 1}));
+  EXPECT_TRUE(m.graph.steps[3].args[0].namesLoop);
+  EXPECT_FALSE(m.graph.steps[2].args[0].namesLoop);
+  EXPECT_EQ(printManifest(parseManifest(printManifest(m), "printed")), printManifest(m));
+  HostTensor x = makeF32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  for (bool graphs : {false, true}) {
+    HostDevice device;
+    ExecutorOptions options;
+    options.cudaGraphs = graphs;
+    GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
+    for (int64_t n : {3, 0, 2}) {
+      // The inner loop runs k times for outer counter k; then once more.
+      int64_t times = 0, inner = 0;
+      for (int64_t k = n; k > 0; --k) {
+        times += k + 1;
+        inner += k;
+      }
+      executor.setInputs({makeI64({1}, {n}), x});
+      std::vector<DeviceTensor> out = executor.run();
+      EXPECT_EQ(executor.download(out[0]).bytes, twicePlusOne(x, times).bytes) << n;
+      EXPECT_EQ(executor.lastLoopIterations(), (std::vector<int64_t>{n, inner})) << n;
+    }
+  }
+}
+
+TEST(RuntimeManifest, RefusesBadNesting) {
+  std::string text = branchInLoopManifest();
+  refused(text, R"("version": 13)", R"("version": 12)",
+          "graph.branches[0].in: a loop or branch inside another needs format version 13");
+  // Without "in", the branch overlaps the loop that holds it.
+  refused(text, R"(,
+                  "in": {"loop": 0, "part": "body"})", "",
+          "graph.branches[0]: overlaps loop 0, which is in the same part");
+  refused(text, R"("in": {"loop": 0, "part": "body"})", R"("in": {"loop": 0, "part": "condition"})",
+          "graph.branches[0].in: its steps 2 to 5 are not inside loop 0's condition (steps 0 to 1)");
+  refused(text, R"("in": {"loop": 0, "part": "body"})", R"("in": {"loop": 0, "part": "then"})",
+          "a loop's parts are \"condition\" and \"body\", not \"then\"");
+  refused(text, R"("in": {"loop": 0, "part": "body"})", R"("in": {"branch": 0, "part": "then"})",
+          "graph.branches[0].in: names branch 0 itself");
+  refused(text, R"("in": {"loop": 0, "part": "body"})", R"("in": {"loop": 1, "part": "body"})",
+          "graph.branches[0].in.loop: loop 1 does not exist");
+  // A symbol defined inside a loop gives no size: it has no minimum.
+  refused(text, R"("min": null, "max": null)", R"("min": 0, "max": null)",
+          "graph.symbols[0].step: step 1 is one of a loop's steps, which run any number of "
+          "times: only a value read without a bound");
+  // The loop's next values come from the branch; its parts' steps are not
+  // seen from outside it, and the else part does not see the then part.
+  refused(text, R"("next": [{"branch": 0, "result": 0})", R"("next": [{"step": 2, "result": 0})",
+          "graph.loops[0].next[0].step: step 2 is one of branch 0's steps: outside it, its values "
+          "are {\"branch\": 0, \"result\": k}");
+  refused(text, R"("else": [{"step": 4, "result": 0})", R"("else": [{"step": 2, "result": 0})",
+          "graph.branches[0].else[0].step: step 2 is in branch 0's then part, which its else "
+          "part does not see");
+  // Outside the loop, neither the branch nor u0 is seen.
+  refused(text, R"("outputs": [{"loop": 0, "result": 1})", R"("outputs": [{"branch": 0, "result": 1})",
+          "graph.outputs[0].branch: branch 0 is one of loop 0's steps: outside it, its values are "
+          "{\"loop\": 0, \"result\": k}");
+
+  std::string loops = loopInLoopManifest();
+  refused(loops, R"({"carried": 0, "loop": 0})", R"({"carried": 0, "loop": 1})",
+          "graph.steps[3].args[0].loop: is used outside loop 1's steps");
+  refused(loops, R"("version": 13)", R"("version": 12)", "needs format version 13");
+  // The inner loop's initial values are seen where it is: not its own.
+  refused(loops, R"("carried": [{"carried": 0}, {"carried": 1}])",
+          R"("carried": [{"carried": 0}, {"step": 2, "result": 1}])",
+          "graph.loops[1].carried[1].step: step 2 has not run yet");
+  // Two loops naming each other.
+  refused(loops, R"("cond_steps": 1, "body_steps": 3,)",
+          R"("cond_steps": 1, "body_steps": 3, "in": {"loop": 1, "part": "body"},)",
+          "graph.loops[0].in: its steps 0 to 4 are not inside loop 1's body (steps 2 to 3)");
 }
 
 TEST(RuntimeManifest, RefusesBadReads) {

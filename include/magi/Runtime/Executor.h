@@ -452,10 +452,11 @@ public:
   // How many times a step was evaluated on the host (not taken from the
   // previous call's evaluation).
   int64_t numStepEvaluations() const { return numStepEvaluations_; }
-  // How many times each loop's body ran in the last run (graph.loops' order).
+  // How many times each loop's body ran in the last run (graph.loops' order;
+  // a loop inside another: over all of the outer one's iterations).
   const std::vector<int64_t> &lastLoopIterations() const { return lastLoopIterations_; }
   // Which part each branch took in the last run (graph.branches' order):
-  // true for its then part.
+  // true for its then part (a branch inside a loop: the last time it ran).
   const std::vector<bool> &lastBranchesTaken() const { return lastBranchesTaken_; }
   // With ExecutorOptions::profile: the last run's times (the run ends with
   // the device synchronized to read them).
@@ -528,14 +529,17 @@ private:
   std::vector<bool> lastBranchesTaken_;
   // Whether branch `b` takes its then part, from the symbols bound now.
   bool takesThen(size_t b) const;
-  // The steps branch `b`'s taken part runs: [first, end).
-  std::pair<size_t, size_t> takenSteps(size_t b, bool then) const;
   // After branch `b`'s taken part ran: its results are that part's.
   void finishBranch(size_t b, bool then, const std::vector<std::vector<Value>> &stepResults);
   // The steps a run takes, in order: `step` for each step outside loops
-  // and in each branch's taken part, `loop` for each loop.
+  // and in each branch's taken part, `loop` for each loop outside loops.
   void walkSteps(std::vector<std::vector<Value>> &stepResults,
                  const std::function<void(size_t)> &step, const std::function<void(size_t)> &loop);
+  // The same for one part of the graph (a loop's condition or body, say).
+  void walkPart(const GraphPart &part, std::vector<std::vector<Value>> &stepResults,
+                const std::function<void(size_t)> &step, const std::function<void(size_t)> &loop);
+  // What each part runs (Graph::items), by Graph::partId.
+  std::vector<std::vector<GraphItem>> partItems_;
   // The step evaluated for `args`; the previous evaluation when the
   // arguments and symbols are those of the previous call (the evaluation is
   // a function of them: plan buffers keep their addresses), so a replay

@@ -21,12 +21,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 12;
-// Version 10 is version 11 without branches (graph.branches); version 9 is
+constexpr int64_t kArtifactVersion = 13;
+// Version 12 is version 13 without loops and branches inside others
+// (graph.loops[l].in, graph.branches[b].in); version 10 is version 11 without branches (graph.branches); version 9 is
 // version 10 without loops (graph.loops); version 8 is version 9
 // without values read on the host (results
 // {"read": ...}, symbols defined by a step); version 7 is version 8 without graph.output_shapes; version 3 is version
@@ -124,11 +126,33 @@ struct ValueRef {
   int64_t result = 0;  // step result index, or carried value index
   std::string symbol;
   int64_t value = 0;   // Int
+  bool namesLoop = false; // Carried: written {"carried": k, "loop": l} (format 13)
 };
 
 struct GraphStep {
   int64_t piece = 0;
   std::vector<ValueRef> args;
+};
+
+// The part of the graph a step, loop or branch is in: the graph itself,
+// or part 0 (condition, then part) or 1 (body, else part) of a loop or
+// branch (format 13: loops and branches nest).
+struct GraphPart {
+  enum class Owner { Graph, Loop, Branch };
+  Owner owner = Owner::Graph;
+  int64_t index = 0;
+  int64_t part = 0;
+  bool operator==(const GraphPart &o) const {
+    return owner == o.owner && (owner == Owner::Graph || (index == o.index && part == o.part));
+  }
+  bool operator!=(const GraphPart &o) const { return !(*this == o); }
+};
+
+// What a part runs, in order: a step, or a whole loop or branch in it.
+struct GraphItem {
+  enum class Kind { Step, Loop, Branch };
+  Kind kind = Kind::Step;
+  int64_t index = 0;
 };
 
 // A while loop (format 10; torch.while_loop): steps [first, first +
@@ -144,6 +168,7 @@ struct GraphLoop {
   std::vector<ValueRef> carried;
   ValueRef condition;
   std::vector<ValueRef> next;
+  GraphPart in; // the part holding the loop
   int64_t end() const { return first + condSteps + bodySteps; }
   bool contains(int64_t step) const { return step >= first && step < end(); }
 };
@@ -160,6 +185,7 @@ struct GraphBranch {
   Expr condition;
   std::vector<ValueRef> thenResults;
   std::vector<ValueRef> elseResults;
+  GraphPart in; // the part holding the branch
   int64_t end() const { return first + thenSteps + elseSteps; }
   bool contains(int64_t step) const { return step >= first && step < end(); }
 };
@@ -185,8 +211,9 @@ struct Graph {
   std::vector<GraphSymbol> symbols;
   std::vector<GraphCheck> checks;
   std::vector<GraphStep> steps;
-  std::vector<GraphLoop> loops; // by first step, increasing; none nested
-  std::vector<GraphBranch> branches; // by first step; no loop or branch inside another
+  // Each by first step; one that holds another is listed before it.
+  std::vector<GraphLoop> loops;
+  std::vector<GraphBranch> branches;
   std::vector<ValueRef> outputs;
   // Each output's shape over the symbols (format 8; empty when read from
   // an older artifact).
@@ -198,20 +225,24 @@ struct Graph {
         return true;
     return false;
   }
-  // The loop whose steps hold `step`, if any.
-  const GraphLoop *loopOf(int64_t step) const {
-    for (const GraphLoop &loop : loops)
-      if (loop.contains(step))
-        return &loop;
-    return nullptr;
-  }
-  // The branch whose steps hold `step`, if any.
-  const GraphBranch *branchOf(int64_t step) const {
-    for (const GraphBranch &branch : branches)
-      if (branch.contains(step))
-        return &branch;
-    return nullptr;
-  }
+  // Steps [first, end) of a part.
+  std::pair<int64_t, int64_t> extent(const GraphPart &part) const;
+  // The part holding a loop's or branch's part (the graph's holds itself).
+  GraphPart parentOf(const GraphPart &part) const;
+  // Whether `outer` is `inner` or holds it, however deep.
+  bool encloses(const GraphPart &outer, GraphPart inner) const;
+  // The innermost part holding `step`.
+  GraphPart partOfStep(int64_t step) const;
+  // The innermost loop whose steps hold `step`, if any.
+  std::optional<int64_t> loopAround(int64_t step) const;
+  // What `part` runs, in order: its steps, and the loops and branches it
+  // holds as one item each (a branch of no steps before whatever starts
+  // where it is). Expects a checked manifest.
+  std::vector<GraphItem> items(const GraphPart &part) const;
+  // A number for each part: 0 the graph's, then two per loop, two per
+  // branch.
+  size_t partId(const GraphPart &part) const;
+  size_t numParts() const { return 1 + 2 * (loops.size() + branches.size()); }
   // The outputs a run returns: those that are no mutation.
   size_t numUserOutputs() const { return outputs.size() - mutations.size(); }
 };
