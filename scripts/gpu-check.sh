@@ -234,6 +234,10 @@ if command -v compute-sanitizer >/dev/null; then
   # A loop of the runtime: carried values copied between two sets.
   [[ -d "$artifacts/op-while" ]] &&
     sanitize "op-while" memcheck "$artifacts/op-while" --fixture "$fixtures/op-while/case0"
+  # A branch inside a loop: the inner part's buffers planned once, reused
+  # every iteration.
+  [[ -d "$artifacts/op-loop-cond" ]] &&
+    sanitize "op-loop-cond" memcheck "$artifacts/op-loop-cond" --fixture "$fixtures/op-loop-cond/case0"
   llama1l="${LLAMA_1L:-.gpu/llama7b-1l}"
   if [[ -d "$llama1l" ]]; then
     sanitize "llama7b-1l T=16" memcheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off

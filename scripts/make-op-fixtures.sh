@@ -3,7 +3,8 @@
 # fixtures' format) for ops whose import tests check values by hand but which
 # no shared fixture or OpInfo sample runs on a GPU: the MoE routing (histc,
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
-# assertions, torch.cond (a select, and branches of the runtime), torch.while_loop, uint8 tensors, transposed
+# assertions, torch.cond (a select, and branches of the runtime), torch.while_loop (and both
+# inside each other), uint8 tensors, transposed
 # convolutions and data-dependent sizes (nonzero, .item(), x[mask] = v). Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
 # values, references are magi-interp's outputs (which those tests check
@@ -88,6 +89,24 @@ fixture op-while control-flow/while.spec \
   float32:4:1,2,3,4 \
   float32:4:0,0,0,1 \
   int64::0
+# Loops and branches of the runtime inside each other (artifact format 13):
+# a loop in a loop's body, a branch in a loop's body (its predicate read on
+# the host every iteration), a branch in a branch's then part, and branches
+# on the sizes inside each other.
+fixture op-nested-while control-flow/nested-while.spec \
+  int64::0 \
+  int64::0
+fixture op-loop-cond control-flow/loop-cond.spec \
+  float32:4:1,2,3,4 \
+  int64:4:3,0,0,1 \
+  int64::0
+fixture op-nested-cond control-flow/nested-cond.spec \
+  bool::1 \
+  bool::0 \
+  float32:4:1,2,3,4 \
+  int64:4:3,0,0,1
+fixture op-nested-size-cond control-flow/nested-size-cond.spec \
+  float32:4:1,2,3,4
 # uint8 in and out: wrap-around, unsigned comparison and division, a float
 # converted to uint8 through int64, amax, and x.float() / 255.
 fixture op-uint8 uint8.spec \

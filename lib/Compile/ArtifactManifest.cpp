@@ -98,6 +98,10 @@ private:
   llvm::DenseMap<Value, BindSymbolicShapeOp> bindings;
   llvm::DenseMap<Value, rt::ValueRef> refs;
   llvm::DenseMap<func::FuncOp, unsigned> pieceIndex;
+  // Where the calls being described are: the part of the loop or branch
+  // holding them, and the loops around them, innermost last.
+  rt::GraphPart currentPart;
+  SmallVector<int64_t> loopStack;
 
   // A graph value's sizes over the symbols: its static sizes, and the
   // expressions its magi.bind_symbolic_shape gives the dynamic ones.
@@ -225,13 +229,11 @@ private:
       entry.step = read.step;
       entry.result = read.result;
       entry.dim = -1;
-      if (read.isBool) {
-        entry.max = 1;
-      } else {
-        if (read.anyValue)
-          entry.min = std::nullopt;
-        entry.max = read.max;
-      }
+      // A value that gives no size has no minimum (read anew inside a loop
+      // or branch, a bool predicate too); a bool is at most 1.
+      if (read.anyValue)
+        entry.min = std::nullopt;
+      entry.max = read.isBool ? std::optional<int64_t>(1) : read.max;
       g.symbols.push_back(std::move(entry));
     }
     return success();
@@ -253,15 +255,10 @@ private:
   // loop's condition, then its body: graph.loops; a branch's then part,
   // then its else part: graph.branches).
   SmallVector<func::CallOp> stepCalls() {
+    // In the order of the text: a loop's or branch's regions in order, and
+    // those inside them, however deep.
     SmallVector<func::CallOp> calls;
-    for (Operation &op : graph.getBody().front()) {
-      if (auto call = dyn_cast<func::CallOp>(op))
-        calls.push_back(call);
-      else if (isa<scf::WhileOp, scf::IfOp>(op))
-        for (Region &region : op.getRegions())
-          if (!region.empty())
-            llvm::append_range(calls, region.front().getOps<func::CallOp>());
-    }
+    graph.walk<WalkOrder::PreOrder>([&](func::CallOp call) { calls.push_back(call); });
     return calls;
   }
 
@@ -387,8 +384,14 @@ private:
 
   FailureOr<rt::ValueRef> refOf(Value v) {
     auto it = refs.find(v);
-    if (it != refs.end())
-      return it->second;
+    if (it != refs.end()) {
+      rt::ValueRef ref = it->second;
+      // A carried value of a loop other than the innermost one here names
+      // its loop (format 13).
+      ref.namesLoop = ref.kind == rt::ValueRef::Kind::Carried &&
+                      (loopStack.empty() || loopStack.back() != ref.index);
+      return ref;
+    }
     if (auto c = v.getDefiningOp<arith::ConstantOp>())
       if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
         rt::ValueRef ref;
@@ -499,20 +502,26 @@ private:
     return success();
   }
 
-  // A top-level scf.while as magi-split leaves it: calls in both regions,
-  // the condition a magi.sym_compare "ne" of a read value with 0
-  // (magi.loop_condition). Its steps follow one another in graph.steps;
-  // its block arguments are the carried values, its results the loop's.
+  // An scf.while as magi-split leaves it (at the top level or in a part
+  // of another loop or branch): calls in both regions, the condition a
+  // magi.sym_compare "ne" of a read value with 0 (magi.loop_condition). Its
+  // steps follow one another in graph.steps; its block arguments are the
+  // carried values, its results the loop's. It is listed before the loops
+  // inside it.
   LogicalResult describeLoop(scf::WhileOp loop, SplitGraph &out) {
     rt::Graph &g = out.manifest;
     int64_t loopIndex = g.loops.size();
-    rt::GraphLoop entry;
-    entry.first = g.steps.size();
-    for (Value init : loop.getInits()) {
-      FailureOr<rt::ValueRef> ref = refOf(init);
-      if (failed(ref))
-        return failure();
-      entry.carried.push_back(*ref);
+    {
+      rt::GraphLoop entry;
+      entry.first = g.steps.size();
+      entry.in = currentPart;
+      for (Value init : loop.getInits()) {
+        FailureOr<rt::ValueRef> ref = refOf(init);
+        if (failed(ref))
+          return failure();
+        entry.carried.push_back(*ref);
+      }
+      g.loops.push_back(std::move(entry));
     }
     for (Block *block : {&loop.getBefore().front(), &loop.getAfter().front()})
       for (auto [k, arg] : llvm::enumerate(block->getArguments())) {
@@ -529,11 +538,11 @@ private:
         FailureOr<rt::ValueRef> read = refOf(compare.getLhs());
         APInt zero;
         if (failed(read) || read->kind != rt::ValueRef::Kind::StepResult ||
-            read->index < entry.first || compare.getPredicate() != "ne" ||
+            read->index < g.loops[loopIndex].first || compare.getPredicate() != "ne" ||
             !matchPattern(compare.getRhs(), m_ConstantInt(&zero)) || !zero.isZero())
           return op.emitError("a while loop's condition is not a value its condition's "
                               "pieces read, compared with 0");
-        entry.condition = *read;
+        g.loops[loopIndex].condition = *read;
         return true;
       }
       return isa<scf::ConditionOp>(op);
@@ -542,14 +551,21 @@ private:
     if (!condition || !condition->hasAttr(kLoopConditionAttr))
       return loop.emitError("a while loop of the split graph has no condition read on the host "
                             "(magi.loop_condition): run magi-split on it");
-    std::vector<rt::ValueRef> none;
+    rt::GraphPart outside = currentPart;
+    loopStack.push_back(loopIndex);
+    std::vector<rt::ValueRef> none, next;
+    currentPart = rt::GraphPart{rt::GraphPart::Owner::Loop, loopIndex, 0};
     if (failed(describeRegion(loop.getBefore().front(), out, none, "a while loop", conditionOps)))
       return failure();
-    entry.condSteps = int64_t(g.steps.size()) - entry.first;
-    if (failed(describeRegion(loop.getAfter().front(), out, entry.next, "a while loop")))
+    g.loops[loopIndex].condSteps = int64_t(g.steps.size()) - g.loops[loopIndex].first;
+    currentPart = rt::GraphPart{rt::GraphPart::Owner::Loop, loopIndex, 1};
+    if (failed(describeRegion(loop.getAfter().front(), out, next, "a while loop")))
       return failure();
+    rt::GraphLoop &entry = g.loops[loopIndex];
+    entry.next = std::move(next);
     entry.bodySteps = int64_t(g.steps.size()) - entry.first - entry.condSteps;
-    g.loops.push_back(std::move(entry));
+    loopStack.pop_back();
+    currentPart = outside;
     for (auto [k, result] : llvm::enumerate(loop.getResults())) {
       rt::ValueRef ref;
       ref.kind = rt::ValueRef::Kind::LoopResult;
@@ -560,15 +576,27 @@ private:
     return success();
   }
 
-  // The calls of a loop's or branch's region as steps, and the values its
-  // scf.yield gives into `yielded`; `other` accepts (true) the other ops
-  // the region may hold.
+  // The calls of a loop's or branch's region as steps (and the loops and
+  // branches inside it), and the values its scf.yield gives into
+  // `yielded`; `other` accepts (true) the other ops the region may hold.
   LogicalResult describeRegion(Block &block, SplitGraph &out, std::vector<rt::ValueRef> &yielded,
                                StringRef what,
                                function_ref<FailureOr<bool>(Operation &)> other = nullptr) {
     for (Operation &op : block) {
-      if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op))
+      // Symbolic arithmetic the runtime evaluates (a branch's condition)
+      // is described where it is used.
+      if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op) || op.hasAttr(kHostArithmeticAttr))
         continue;
+      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        if (failed(describeLoop(loop, out)))
+          return failure();
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (failed(describeBranch(branch, out)))
+          return failure();
+        continue;
+      }
       if (auto call = dyn_cast<func::CallOp>(op)) {
         if (failed(describeCall(call, out)))
           return failure();
@@ -596,14 +624,16 @@ private:
     return success();
   }
 
-  // A top-level scf.if as magi-split leaves it: calls in both regions, the
-  // condition symbolic arithmetic (magi.host_arithmetic) over the symbols,
-  // a bool read on the host among them. The then part's steps, then the
-  // else part's, follow one another in graph.steps.
+  // An scf.if as magi-split leaves it (at the top level or in a part of a
+  // loop or branch): calls in both regions, the condition symbolic
+  // arithmetic (magi.host_arithmetic) over the symbols, a bool read on the
+  // host among them. The then part's steps, then the else part's, follow
+  // one another in graph.steps. It is listed before the branches inside it.
   LogicalResult describeBranch(scf::IfOp branch, SplitGraph &out) {
     rt::Graph &g = out.manifest;
     int64_t branchIndex = g.branches.size();
     rt::GraphBranch entry;
+    entry.in = currentPart;
     Operation *condition = branch.getCondition().getDefiningOp();
     if (!condition || !condition->hasAttr(kHostArithmeticAttr))
       return branch.emitError("a branch of the split graph has no condition the runtime can "
@@ -617,13 +647,21 @@ private:
       return branch.emitError("the branch's condition '") << *text << "' does not parse: " << error;
     entry.condition = std::move(*e);
     entry.first = g.steps.size();
-    if (failed(describeRegion(branch.getThenRegion().front(), out, entry.thenResults, "a branch")))
-      return failure();
-    entry.thenSteps = int64_t(g.steps.size()) - entry.first;
-    if (failed(describeRegion(branch.getElseRegion().front(), out, entry.elseResults, "a branch")))
-      return failure();
-    entry.elseSteps = int64_t(g.steps.size()) - entry.first - entry.thenSteps;
     g.branches.push_back(std::move(entry));
+    rt::GraphPart outside = currentPart;
+    std::vector<rt::ValueRef> thenResults, elseResults;
+    currentPart = rt::GraphPart{rt::GraphPart::Owner::Branch, branchIndex, 0};
+    if (failed(describeRegion(branch.getThenRegion().front(), out, thenResults, "a branch")))
+      return failure();
+    g.branches[branchIndex].thenSteps = int64_t(g.steps.size()) - g.branches[branchIndex].first;
+    currentPart = rt::GraphPart{rt::GraphPart::Owner::Branch, branchIndex, 1};
+    if (failed(describeRegion(branch.getElseRegion().front(), out, elseResults, "a branch")))
+      return failure();
+    currentPart = outside;
+    rt::GraphBranch &described = g.branches[branchIndex];
+    described.elseSteps = int64_t(g.steps.size()) - described.first - described.thenSteps;
+    described.thenResults = std::move(thenResults);
+    described.elseResults = std::move(elseResults);
     for (auto [k, result] : llvm::enumerate(branch.getResults())) {
       rt::ValueRef ref;
       ref.kind = rt::ValueRef::Kind::BranchResult;

@@ -59,18 +59,16 @@ LogicalResult rejectHostControlFlow(ModuleOp module) {
                                 "a value on the device (magi-interp runs it, also "
                                 "lowered with --lowered-pieces; a cond on the sizes "
                                 "inside a piece compiles for --compile-sizes)";
-  // The top-level loop or branch magi-split left in the piece says why
-  // (the op found may be one nested in it).
+  // The loop or branch magi-split left in the piece says why (the op found
+  // may be one nested in it).
   for (Operation *parent = op; parent; parent = parent->getParentOp()) {
     if (auto why = parent->getAttrOfType<StringAttr>(magi::kNotARuntimeLoopAttr)) {
-      error << "; a while loop at the top level of the graph runs as a loop of the "
-               "runtime, but not this one: "
+      error << "; a while loop runs as a loop of the runtime, but not this one: "
             << why.getValue();
       break;
     }
     if (auto why = parent->getAttrOfType<StringAttr>(magi::kNotARuntimeBranchAttr)) {
-      error << "; a cond runs as a branch of the runtime at the top level of the graph, "
-               "but not this one: "
+      error << "; a cond runs as a branch of the runtime, but not this one: "
             << why.getValue();
       break;
     }

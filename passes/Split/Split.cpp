@@ -23,6 +23,8 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 namespace magi {
 #define GEN_PASS_DEF_SPLIT
 #include "magi/Transforms/Passes.h.inc"
@@ -71,8 +73,8 @@ bool namesTorchOp(StringRef pattern, StringRef name) {
 struct Piece {
   SmallVector<Operation *> ops;
   bool isSplitting = false;
-  bool isLoop = false;   // a top-level scf.while: its regions are split in turn
-  bool isBranch = false; // a top-level scf.if: the same
+  bool isLoop = false;   // a loop of the runtime: its regions are split in turn
+  bool isBranch = false; // a branch of the runtime: the same
   bool holdsRegions() const { return isLoop || isBranch; }
 };
 
@@ -171,8 +173,8 @@ private:
                               MutableArrayRef<NamePattern> patterns,
                               raw_ostream &dot);
   // Splits one block into pieces: the function's body, or a region of a
-  // top-level loop or branch (`nested`).
-  LogicalResult splitBlock(Block &block, bool nested, FunctionSplit &split,
+  // loop or branch of the runtime.
+  LogicalResult splitBlock(Block &block, FunctionSplit &split,
                            MutableArrayRef<NamePattern> patterns, raw_ostream &dot);
 };
 
@@ -358,12 +360,12 @@ std::optional<std::string> heldOp(Operation *root, llvm::function_ref<bool(Opera
 }
 
 // Replaces a bool tensor's element (`extract`) by the element read on the
-// host (magi.item, bound 1) compared with 0, which it returns; `read` is
-// the magi.item.
-SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read) {
+// host (magi.item, bound 1 when `bounded`) compared with 0, which it
+// returns; `read` is the magi.item.
+SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read, bool bounded = true) {
   OpBuilder b(extract);
   Location loc = extract.getLoc();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value one = bounded ? arith::ConstantIndexOp::create(b, loc, 1).getResult() : Value();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one, /*symbol=*/nullptr);
   auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
@@ -372,14 +374,24 @@ SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read) {
   return compare;
 }
 
-// A top-level while loop (torch.while_loop) runs on the GPU as a loop of
-// the runtime (graph.loops): its regions are split into pieces like the
-// top level, and the condition, a bool tensor's element, becomes a value
-// read on the host (magi.item, bound 1) that the top level compares with 0
-// (the compare is marked to stay there). A loop the artifact cannot run so
+// Whether a value read on the host inside a loop or branch of the runtime
+// is one the artifact can read there: it changes from one iteration to the
+// next, or is not read at all when its part does not run, so it must give
+// no size (and, read anew, it is not range-checked: it has no bound).
+bool readsAnyValue(Operation *op, Block &body) {
+  auto item = dyn_cast<ItemOp>(op);
+  return item && !item.getBound() && givesNoSize(item, body);
+}
+
+// A while loop (torch.while_loop) at the top level, or inside a loop or
+// branch of the runtime, runs on the GPU as a loop of the runtime
+// (graph.loops): its regions are split into pieces like the top level,
+// and the condition, a bool tensor's element, becomes a value read on the
+// host (magi.item, bound 1) compared with 0 (the compare is marked:
+// magi-split leaves it out of the pieces). A loop the artifact cannot run so
 // is left alone, why on it (kNotARuntimeLoopAttr): it stays in a piece,
 // which the CPU runs and the GPU path refuses with that reason.
-std::optional<std::string> prepareLoop(scf::WhileOp loop) {
+std::optional<std::string> prepareLoop(scf::WhileOp loop, Block &body) {
   auto condition = cast<scf::ConditionOp>(loop.getBefore().front().getTerminator());
   if (!llvm::equal(condition.getArgs(), loop.getBefore().front().getArguments()))
     return std::string("its condition region changes the carried values");
@@ -387,9 +399,9 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop) {
     if (!isa<RankedTensorType>(init.getType()))
       return std::string("it carries a value that is no tensor");
   if (std::optional<std::string> held =
-          heldOp(loop, llvm::IsaPred<scf::WhileOp, ItemOp>,
-                 "a loop of the runtime holds no loop, and reads no value on the host but "
-                 "its condition"))
+          heldOp(loop, [&](Operation *op) { return isa<ItemOp>(op) && !readsAnyValue(op, body); },
+                 "a loop of the runtime reads on the host, besides its condition and the "
+                 "predicates of conds, only values that decide and give no size"))
     return held;
   auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
   if (!extract || extract->getBlock() != &loop.getBefore().front())
@@ -399,29 +411,32 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop) {
   return std::nullopt;
 }
 
-// A top-level cond that magi-select-branches left (a branch may fault on
-// the other's values, or its predicate is on the sizes) runs on the GPU as
-// a branch of the runtime (graph.branches): its regions are split into
+// A cond that magi-select-branches left (a branch may fault on the
+// other's values, or its predicate is on the sizes), at the top level or
+// inside a loop or branch of the runtime (`nested`), runs on the GPU as a
+// branch of the runtime (graph.branches): its regions are split into
 // pieces like the top level, and its predicate becomes symbolic arithmetic
 // the runtime evaluates: a bool tensor's element is read on the host (a
-// magi.item, bound 1, named by `nameRead`) and compared with 0; a predicate
-// on the sizes or on values read on the host (a bool .item()) is copied.
+// magi.item named by `nameRead`, bound 1 at the top level; nested, read
+// anew each time, without one) and compared with 0; a predicate on the
+// sizes or on values read on the host (a bool .item()) is copied.
 // A branch the artifact cannot run so is left alone,
 // why on it (kNotARuntimeBranchAttr), like a loop.
-std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead) {
+std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead, Block &body,
+                                         bool nested) {
   for (Type type : branch.getResultTypes())
     if (!isa<RankedTensorType>(type))
       return std::string("it gives a value that is no tensor");
   if (std::optional<std::string> held =
-          heldOp(branch, llvm::IsaPred<scf::IfOp, scf::WhileOp, ItemOp>,
-                 "a branch of the runtime holds no loop or branch, and reads no value on "
-                 "the host"))
+          heldOp(branch, [&](Operation *op) { return isa<ItemOp>(op) && !readsAnyValue(op, body); },
+                 "a branch of the runtime reads on the host, besides the predicates of conds "
+                 "and loops' conditions, only values that decide and give no size"))
     return held;
   Value predicate = branch.getCondition();
   if (auto extract = predicate.getDefiningOp<tensor::ExtractOp>();
       extract && extract->getBlock() == branch->getBlock()) {
     ItemOp read;
-    SymCompareOp compare = readOnTheHost(extract, read);
+    SymCompareOp compare = readOnTheHost(extract, read, /*bounded=*/!nested);
     nameRead(read);
     compare->setAttr(kHostArithmeticAttr, UnitAttr::get(branch.getContext()));
     return std::nullopt;
@@ -479,23 +494,28 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   }
 
 
-  for (auto loop : llvm::to_vector(body.getOps<scf::WhileOp>()))
-    if (std::optional<std::string> why = prepareLoop(loop))
-      loop->setAttr(kNotARuntimeLoopAttr, StringAttr::get(func.getContext(), *why));
-  for (auto branch : llvm::to_vector(body.getOps<scf::IfOp>()))
-    if (std::optional<std::string> why = prepareBranch(branch, nameRead))
-      branch->setAttr(kNotARuntimeBranchAttr, StringAttr::get(func.getContext(), *why));
-  // A cond inside a loop of the runtime stays in one of the loop's pieces:
-  // say why where the GPU path refuses it.
-  for (auto loop : body.getOps<scf::WhileOp>())
-    if (!loop->hasAttr(kNotARuntimeLoopAttr))
-      loop->walk([&](scf::IfOp inner) {
-        if (!inner->hasAttr(kNotARuntimeBranchAttr))
-          inner->setAttr(kNotARuntimeBranchAttr,
-                         StringAttr::get(func.getContext(),
-                                         "it is inside a loop of the runtime (loops and branches "
-                                         "of the runtime do not nest)"));
-      });
+  // Loops and branches of the runtime, outermost first: those inside one
+  // are prepared once it is one (inside a piece, they stay there).
+  std::function<void(Block &, bool)> prepare = [&](Block &block, bool nested) {
+    SmallVector<Operation *> runtimeOps;
+    for (auto loop : llvm::to_vector(block.getOps<scf::WhileOp>())) {
+      if (std::optional<std::string> why = prepareLoop(loop, body))
+        loop->setAttr(kNotARuntimeLoopAttr, StringAttr::get(func.getContext(), *why));
+      else
+        runtimeOps.push_back(loop);
+    }
+    for (auto branch : llvm::to_vector(block.getOps<scf::IfOp>())) {
+      if (std::optional<std::string> why = prepareBranch(branch, nameRead, body, nested))
+        branch->setAttr(kNotARuntimeBranchAttr, StringAttr::get(func.getContext(), *why));
+      else
+        runtimeOps.push_back(branch);
+    }
+    for (Operation *op : runtimeOps)
+      for (Region &region : op->getRegions())
+        if (!region.empty())
+          prepare(region.front(), /*nested=*/true);
+  };
+  prepare(body, /*nested=*/false);
 
   // A value read on the host without a bound may be anything when it gives
   // no size.
@@ -523,7 +543,7 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   std::string funcName = func.getName().str();
   dot << "  subgraph cluster_" << funcName << " {\n    label=\"@" << funcName
       << "\";\n";
-  if (failed(splitBlock(body, /*nested=*/false, split, patterns, dot)))
+  if (failed(splitBlock(body, split, patterns, dot)))
     return failure();
 
   // Data edges between pieces.
@@ -547,14 +567,14 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   return success();
 }
 
-LogicalResult SplitPass::splitBlock(Block &block, bool nested, FunctionSplit &split,
+LogicalResult SplitPass::splitBlock(Block &block, FunctionSplit &split,
                                     MutableArrayRef<NamePattern> patterns, raw_ostream &dot) {
   func::FuncOp func = split.func;
   // Partition the ops, in order. A binding goes with the op defining its
   // tensor; bindings of arguments stay on top, and so do those to a symbol
   // of the data: the piece defining it cannot receive it (the top level
-  // repeats them for the call results below). A top-level loop or branch
-  // is a piece of its own, split in turn.
+  // repeats them for the call results below). A loop or branch of the
+  // runtime is a piece of its own, split in turn.
   SmallVector<Piece> pieces;
   DenseMap<Operation *, unsigned> pieceOf;
   for (Operation &op : block.without_terminator()) {
@@ -568,11 +588,11 @@ LogicalResult SplitPass::splitBlock(Block &block, bool nested, FunctionSplit &sp
       }
       continue;
     }
-    if (!nested && isa<scf::WhileOp>(op) && !op.hasAttr(kNotARuntimeLoopAttr)) {
+    if (isa<scf::WhileOp>(op) && !op.hasAttr(kNotARuntimeLoopAttr)) {
       pieces.push_back({{&op}, false, /*isLoop=*/true});
       continue;
     }
-    if (!nested && isa<scf::IfOp>(op) && !op.hasAttr(kNotARuntimeBranchAttr)) {
+    if (isa<scf::IfOp>(op) && !op.hasAttr(kNotARuntimeBranchAttr)) {
       pieces.push_back({{&op}, false, false, /*isBranch=*/true});
       continue;
     }
@@ -605,7 +625,7 @@ LogicalResult SplitPass::splitBlock(Block &block, bool nested, FunctionSplit &sp
       LogicalResult done = success();
       for (Region &region : op->getRegions())
         if (succeeded(done) && !region.empty())
-          done = splitBlock(region.front(), /*nested=*/true, split, patterns, dot);
+          done = splitBlock(region.front(), split, patterns, dot);
       dot << "    }\n";
       if (failed(done))
         return failure();

@@ -3,8 +3,8 @@
 // subgraphs (lib/Import/ControlFlow.cpp); magi-interp runs them, also
 // lowered to linalg and run on the CPU (--lowered-pieces); magi-compile
 // makes a cond a select of both branches or else a branch of the runtime
-// (graph.branches), a top-level while_loop a loop of the runtime
-// (graph.loops), and refuses the rest by name.
+// (graph.branches), a while_loop a loop of the runtime (graph.loops), at
+// any depth (format 13), and refuses the rest by name.
 // The archives are written as torch.export serializes these ops
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
@@ -147,14 +147,32 @@
 // WHILE: "loops": [
 // WHILE:   "cond_steps": 2,
 
-// A loop that cannot be a loop of the runtime (here: it holds a loop)
-// stays in a piece: the CPU runs it, the GPU path refuses it and says why.
+// A loop inside a loop's body: both are loops of the runtime, the inner
+// one's regions split into pieces like the outer one's; run lowered on the
+// CPU through the split pieces, and compiled (artifact format 13: the inner
+// loop names the part that holds it).
+// RUN: magi-import %t/nested-while.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=NESTSPLIT
+// NESTSPLIT-LABEL: func.func @main(
+// NESTSPLIT:         scf.while
+// NESTSPLIT:         } do {
+// NESTSPLIT:           func.call @main_piece_2(
+// NESTSPLIT-NEXT:      scf.while
+// NESTSPLIT-NEXT:        func.call @main_piece_3(
+// NESTSPLIT:             func.call @main_piece_4(
+// NESTSPLIT-NEXT:        magi.sym_compare "ne" {{.*}} {magi.loop_condition}
+// NESTSPLIT:           } do {
+// NESTSPLIT:             func.call @main_piece_5(
 // RUN: magi-interp %t/nested-while.pt2 --input %t/i.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=NESTCPU
 // Two outer iterations; the inner loop counts j to 3 in the first.
 // NESTCPU:      out0: tensor<i64> = 2
 // NESTCPU-NEXT: out1: tensor<i64> = 3
-// RUN: not magi-compile %t/nested-while.pt2 -o %t/nested --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTED
-// NESTED: error: 'scf.while' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a while loop at the top level of the graph runs as a loop of the runtime, but not this one: it holds 'scf.while' (a loop of the runtime holds no loop, and reads no value on the host but its condition)
+// A second compile with the cache reads the manifest back with the
+// runtime's reader (which checks the nesting).
+// RUN: magi-compile %t/nested-while.pt2 -o %t/nested --no-cubin --cache-dir=%t/nest-cache --quiet
+// RUN: magi-compile %t/nested-while.pt2 -o %t/nested-warm --no-cubin --cache-dir=%t/nest-cache --stats | FileCheck %s --check-prefix=NESTWARM
+// NESTWARM: main_piece_5 {{.*}} hit
+// RUN: %python -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1]))['graph']['loops'], sort_keys=True))" %t/nested/manifest.json | FileCheck %s --check-prefix=NESTED
+// NESTED: [{"body_steps": 4, "carried": [{"input": 0}, {"input": 1}], "cond_steps": 2, "condition": {"result": 0, "step": 1}, "first": 0, "next": [{"result": 0, "step": 2}, {"loop": 1, "result": 0}]}, {"body_steps": 1, "carried": [{"carried": 1}], "cond_steps": 2, "condition": {"result": 0, "step": 4}, "first": 3, "in": {"loop": 0, "part": "body"}, "next": [{"result": 0, "step": 5}]}]
 
 // A cond alone compiles for the GPU as both branches and a select, and
 // runs as the branch the predicate picks.
@@ -245,13 +263,25 @@
 // BRTRUE:  out0: tensor<4xf32> = [5, 3, 4, 6]
 // BRFALSE: out0: tensor<4xf32> = [3, 6, 9, 12]
 
-// A cond inside a while loop's body (no select): the CPU runs it (x * 2,
-// then x[idx]); the GPU path refuses it, saying why.
+// A cond inside a while loop's body (no select): a branch of the runtime
+// inside the loop, its predicate read on the host every iteration without
+// a bound (cond0 gives no size: "min": null); run lowered on the CPU
+// (x * 2, then x[idx]) and compiled.
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/i0.npy int64 "" 0
 // RUN: magi-interp %t/loop-cond.pt2 --input %t/x4b.npy --input %t/idx.npy --input %t/i0.npy --lowered-pieces | FileCheck %s --check-prefix=LOOPCOND
 // LOOPCOND: out0: tensor<4xf32> = [8, 2, 2, 4]
-// RUN: not magi-compile %t/loop-cond.pt2 -o %t/loop-cond --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=LOOPCONDGPU
-// LOOPCONDGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime at the top level of the graph, but not this one: it is inside a loop of the runtime (loops and branches of the runtime do not nest)
+// RUN: magi-import %t/loop-cond.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=LOOPCONDSPLIT
+// LOOPCONDSPLIT:      magi.item %{{.*}} {magi.read_any_value, symbol = "cond0"} : tensor<i1> -> index
+// LOOPCONDSPLIT-LABEL: func.func @main(
+// LOOPCONDSPLIT:       } do {
+// LOOPCONDSPLIT:         %[[READ:.*]] = func.call @main_piece_3(
+// LOOPCONDSPLIT-NEXT:    %[[P:.*]] = magi.sym_compare "ne" %[[READ]], %{{.*}} {magi.host_arithmetic}
+// LOOPCONDSPLIT-NEXT:    scf.if %[[P]]
+// RUN: magi-compile %t/loop-cond.pt2 -o %t/loop-cond --no-cubin --cache-dir=%t/loop-cond-cache --quiet
+// RUN: magi-compile %t/loop-cond.pt2 -o %t/loop-cond-warm --no-cubin --cache-dir=%t/loop-cond-cache --stats | FileCheck %s --check-prefix=LOOPCONDWARM
+// LOOPCONDWARM: main_piece_5 {{.*}} hit
+// RUN: %python -c "import json, sys; g = json.load(open(sys.argv[1]))['graph']; print(json.dumps([g['symbols'], g['branches']], sort_keys=True))" %t/loop-cond/manifest.json | FileCheck %s --check-prefix=LOOPCONDGPU
+// LOOPCONDGPU: [{{\[}}{"max": 1, "min": null, "name": "cond0", "result": 0, "step": 3}], [{"condition": "ne(cond0, 0)", "else": [{"result": 0, "step": 5}], "else_steps": 1, "first": 4, "in": {"loop": 0, "part": "body"}, "then": [{"result": 0, "step": 4}], "then_steps": 1}]]
 
 // A bool .item() (a SymBool) imports as the element read on the host,
 // compared with 0; as a cond's predicate, the branch's condition is that
@@ -304,12 +334,14 @@
 // RUN: not magi-interp %t/item-int.pt2 --input %t/k7.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces 2>&1 | FileCheck %s --check-prefix=ANYCHECK
 // ANYCHECK: error: runtime assertion failed: Runtime assertion failed for expression Ne(u0, 7) on node 'ne'
 
-// A cond inside a cond's branch (neither a select): the outer one stays in
-// a piece, which the CPU runs and the GPU path refuses, saying why.
+// A cond inside a cond's branch (neither a select): branches of the
+// runtime, the inner one inside the outer one's then part; its predicate,
+// read there, only when that part runs, has no bound (cond1, "min": null).
 // RUN: magi-interp %t/nested-cond.pt2 --input %t/true.npy --input %t/false.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=NESTCOND
 // NESTCOND: out0: tensor<4xf32> = [-1, -2, -3, -4]
-// RUN: not magi-compile %t/nested-cond.pt2 -o %t/nested-cond --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTCONDGPU
-// NESTCONDGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime at the top level of the graph, but not this one: it holds 'scf.if' (a branch of the runtime holds no loop or branch, and reads no value on the host)
+// RUN: magi-compile %t/nested-cond.pt2 -o %t/nested-cond --no-cubin --cache-mode=off --quiet
+// RUN: %python -c "import json, sys; g = json.load(open(sys.argv[1]))['graph']; print(json.dumps([g['symbols'], g['branches']], sort_keys=True))" %t/nested-cond/manifest.json | FileCheck %s --check-prefix=NESTCONDGPU
+// NESTCONDGPU: [{{\[}}{"max": 1, "min": 0, "name": "cond0", "result": 0, "step": 0}, {"max": 1, "min": null, "name": "cond1", "result": 0, "step": 1}], [{"condition": "ne(cond0, 0)", "else": [{"result": 0, "step": 4}], "else_steps": 1, "first": 1, "then": [{"branch": 1, "result": 0}], "then_steps": 3}, {"condition": "ne(cond1, 0)", "else": [{"result": 0, "step": 3}], "else_steps": 1, "first": 2, "in": {"branch": 0, "part": "then"}, "then": [{"result": 0, "step": 2}], "then_steps": 1}]]
 
 // Symbolic sizes: the predicate has one element in rank 1; the false branch
 // returns its input. Specializing s0 gives every joined value one static type.
@@ -361,19 +393,28 @@
 // VARIANTS-NEXT:  "s0": 4
 // VARIANTS:     "symbols": {}
 
-// A cond on the sizes holding another is no branch of the runtime: it stays
-// in a piece, which compiles for the compile sizes only (each folds both
-// predicates away), with a warning; for any size it is refused.
-// RUN: magi-compile %t/nested-size-cond.pt2 -o %t/nested-sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,6 2>&1 | FileCheck %s --check-prefix=NESTSIZED
-// NESTSIZED: warning: piece @main_piece_0 holds control flow: compiled for the compile sizes of s0 only (other sizes are refused when run, and so is --pad-to-compile-sizes: a padded run would take the padded size's way)
+// A cond on the sizes inside a cond on the sizes: two branches of the
+// runtime, the inner one in the outer one's then part (its predicate's
+// size is the symbol s0 there too), for any size; with compile sizes, each
+// part's piece also has a variant for each.
+// RUN: magi-compile %t/nested-size-cond.pt2 -o %t/nested-unsized --no-cubin --cache-mode=off --quiet
+// RUN: %python -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1]))['graph']['branches'], sort_keys=True))" %t/nested-unsized/manifest.json | FileCheck %s --check-prefix=NESTUNSIZED
+// NESTUNSIZED: [{"condition": "gt(s0, 3)", "else": [{"result": 0, "step": 2}], "else_steps": 1, "first": 0, "then": [{"branch": 1, "result": 0}], "then_steps": 2}, {"condition": "gt(s0, 5)", "else": [{"result": 0, "step": 1}], "else_steps": 1, "first": 0, "in": {"branch": 0, "part": "then"}, "then": [{"result": 0, "step": 0}], "then_steps": 1}]
+// RUN: magi-compile %t/nested-size-cond.pt2 -o %t/nested-sized --no-cubin --cache-mode=off --quiet --compile-sizes=3,6 2>&1 | FileCheck %s --check-prefix=NESTSIZED --allow-empty
+// NESTSIZED-NOT: warning
 // RUN: FileCheck %s --check-prefix=NESTVARIANTS --input-file=%t/nested-sized/manifest.json
 // NESTVARIANTS:     "symbols": {
 // NESTVARIANTS-NEXT:  "s0": 3
 // NESTVARIANTS:     "symbols": {
 // NESTVARIANTS-NEXT:  "s0": 6
-// NESTVARIANTS-NOT: "symbols": {}
-// RUN: not magi-compile %t/nested-size-cond.pt2 -o %t/nested-unsized --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=NESTUNSIZED
-// NESTUNSIZED: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime at the top level of the graph, but not this one: it holds 'scf.if'
+// NESTVARIANTS:     "symbols": {}
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x6.npy float32 6 1,2,3,4,5,6
+// RUN: magi-interp %t/nested-size-cond.pt2 --input %t/x6.npy --lowered-pieces | FileCheck %s --check-prefix=NESTSIX
+// RUN: magi-interp %t/nested-size-cond.pt2 --input %t/x4.npy --lowered-pieces | FileCheck %s --check-prefix=NESTFOUR
+// RUN: magi-interp %t/nested-size-cond.pt2 --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=NESTTHREE
+// NESTSIX:   out0: tensor<6xf32> = [-1, -2, -3, -4, -5, -6]
+// NESTFOUR:  out0: tensor<4xf32> = [3, 6, 9, 12]
+// NESTTHREE: out0: tensor<3xf32> = [0, 10, 20]
 
 // RUN: not magi-import %t/wrong-inputs.pt2 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: error: node 'getitem (torch.ops.higher_order.cond)': subgraph 'true_graph_0' takes 2 inputs, but is given 1

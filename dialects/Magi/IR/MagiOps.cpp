@@ -233,11 +233,12 @@ OpFoldResult SymSizeOp::fold(FoldAdaptor) {
     if (!symbol || symbol.getPosition() >= bind.getShapeSymbols().size())
       continue;
     Value value = bind.getShapeSymbols()[symbol.getPosition()];
+    // The symbol must be seen here: defined before this op in its block or
+    // in a block around it (inside a cond's branch, say).
     Operation *def = value.getDefiningOp();
-    bool dominates =
-        def ? def->getBlock() == getOperation()->getBlock() &&
-                  def->isBeforeInBlock(getOperation())
-            : cast<BlockArgument>(value).getOwner() == getOperation()->getBlock();
+    Block *block = def ? def->getBlock() : cast<BlockArgument>(value).getOwner();
+    Operation *here = block->findAncestorOpInBlock(*getOperation());
+    bool dominates = here && (!def || def->isBeforeInBlock(here));
     if (dominates)
       return value;
   }

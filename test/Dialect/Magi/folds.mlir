@@ -37,6 +37,32 @@ func.func @sym_size_bound(%x: tensor<1x?xi64>, %y: tensor<?xf32>) -> (index, ind
 
 // -----
 
+// Inside a cond's branch, the symbol defined around it is seen too; one
+// defined after the sym_size is not.
+// CHECK-LABEL: func.func @sym_size_in_a_region
+func.func @sym_size_in_a_region(%x: tensor<?xf32>, %y: tensor<?xf32>, %p: i1) -> (index, index) {
+  // The branch gives s0 itself (so the canonicalizer makes it a select).
+  // CHECK: %[[S:.*]] = magi.symbolic_int "s0"
+  // CHECK: %[[IF:.*]] = arith.select %{{.*}}, %[[S]], %{{.*}} : index
+  // CHECK: %[[LATE:.*]] = magi.sym_size
+  // CHECK: return %[[IF]], %[[LATE]]
+  %s = magi.symbolic_int "s0" min 2
+  magi.bind_symbolic_shape %x, [%s], affine_map<()[s0] -> (s0)> : tensor<?xf32>
+  %0 = scf.if %p -> index {
+    %n = magi.sym_size %x, 0 : tensor<?xf32>
+    scf.yield %n : index
+  } else {
+    %c0 = arith.constant 0 : index
+    scf.yield %c0 : index
+  }
+  %1 = magi.sym_size %y, 0 : tensor<?xf32>
+  %t = magi.symbolic_int "t0" min 2
+  magi.bind_symbolic_shape %y, [%t], affine_map<()[s0] -> (s0)> : tensor<?xf32>
+  return %0, %1 : index, index
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sym_size_chain
 func.func @sym_size_chain(%x: tensor<4x6xf32>) -> index {
   // 4 * 6 + 1 = 25, all folded.
