@@ -297,7 +297,9 @@ private:
   mlir::func::FuncOp func;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, mlir::Value> symbols;
-  std::map<std::string, std::pair<int64_t, std::optional<int64_t>>> ranges;
+  // Each symbol's [min, max] from range_constraints; either end may be
+  // unbounded (an unbacked symbol torch._check bounds above only).
+  std::map<std::string, std::pair<std::optional<int64_t>, std::optional<int64_t>>> ranges;
   std::map<std::string, unsigned> opaqueCounts;
   std::string currentNode;
   uint64_t maxJsonBytes = 0;

@@ -208,7 +208,7 @@ LogicalResult Importer::declareSymbols(const Json &program) {
       return error() << "malformed range constraint for '" << key << "'";
     std::optional<int64_t> min = getInteger(range, "min_val");
     std::optional<int64_t> max = getInteger(range, "max_val");
-    ranges[key] = {min.value_or(0), max};
+    ranges[key] = {min, max};
   }
   return success();
 }
@@ -227,14 +227,16 @@ Value Importer::symbol(StringRef name) {
     b.setInsertionPointToStart(&entry);
   else
     b.setInsertionPointAfter(&*last);
-  auto range = ranges.count(name.str()) ? ranges[name.str()]
-                                        : std::make_pair(int64_t(0),
-                                                         std::optional<int64_t>());
+  std::pair<std::optional<int64_t>, std::optional<int64_t>> range;
+  if (auto it = ranges.find(name.str()); it != ranges.end())
+    range = it->second;
   IntegerAttr max;
   if (range.second)
     max = b.getI64IntegerAttr(*range.second);
+  // A symbol declared here is a size (or reaches one), so it is never
+  // negative: an export without a minimum leaves 0.
   Value v = SymbolicIntOp::create(b, fileLoc, b.getStringAttr(name),
-                                  b.getI64IntegerAttr(range.first), max);
+                                  b.getI64IntegerAttr(range.first.value_or(0)), max);
   symbols[name.str()] = v;
   return v;
 }
@@ -242,10 +244,15 @@ Value Importer::symbol(StringRef name) {
 // An integer .item() defines an unbacked SymInt (`u0`): the item carries
 // its name, so that shapes and assertions over it can refer to the value
 // read, and its range's upper bound, so that the runtime can plan memory.
+// A bound says the value is in [0, bound]: a range that reaches below 0
+// (torch._check(u0 <= 10) alone gives [-inf, 10]) gives none, since such a
+// value may be negative (it gives no size: torch makes a size's minimum 0;
+// the export's assertions check its range).
 void Importer::nameItem(ItemOp item, StringRef name) {
   item.setSymbol(name);
   auto range = ranges.find(name.str());
-  if (range == ranges.end() || !range->second.second || item.getBound())
+  if (range == ranges.end() || !range->second.second || item.getBound() ||
+      !range->second.first || *range->second.first < 0)
     return;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(item);

@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond item-bool item-int symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond item-bool item-int item-int-above symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -333,6 +333,21 @@
 // RUN: magi-interp %t/item-int.pt2 --input %t/kpos.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMTRUE
 // RUN: not magi-interp %t/item-int.pt2 --input %t/k7.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces 2>&1 | FileCheck %s --check-prefix=ANYCHECK
 // ANYCHECK: error: runtime assertion failed: Runtime assertion failed for expression Ne(u0, 7) on node 'ne'
+
+// torch._check(k.item() <= 10) alone: the export's range is [-inf, 10], so
+// the read has no bound (a bound means [0, bound]; before, -3 was refused
+// as "outside its range [0, 10]"), and the export's assertion checks the
+// top of the range.
+// RUN: magi-import %t/item-int-above.pt2 | FileCheck %s --check-prefix=ABOVE
+// ABOVE: magi.item %arg0 {symbol = "u0"} : tensor<1xi64> -> index
+// RUN: magi-interp %t/item-int-above.pt2 --input %t/kneg.npy --input %t/x4b.npy --input %t/idx.npy | FileCheck %s --check-prefix=ITEMFALSE
+// RUN: magi-interp %t/item-int-above.pt2 --input %t/kneg.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=ITEMFALSE
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/k11.npy int64 1 11
+// RUN: not magi-interp %t/item-int-above.pt2 --input %t/k11.npy --input %t/x4b.npy --input %t/idx.npy 2>&1 | FileCheck %s --check-prefix=ABOVECHECK
+// ABOVECHECK: error: runtime assertion failed: Runtime assertion failed for expression u0 <= 10 on node 'le'
+// RUN: magi-compile %t/item-int-above.pt2 -o %t/item-int-above --no-cubin --cache-mode=off --quiet
+// RUN: %python -c "import json, sys; g = json.load(open(sys.argv[1]))['graph']; print(json.dumps([g['symbols'], [c['expr'] for c in g['checks']]], sort_keys=True))" %t/item-int-above/manifest.json | FileCheck %s --check-prefix=ABOVEMANIFEST
+// ABOVEMANIFEST: [{{\[}}{"max": null, "min": null, "name": "u0", "result": 0, "step": 0}], ["ne(u0, 7)", "le(u0, 10)"]]
 
 // A cond inside a cond's branch (neither a select): branches of the
 // runtime, the inner one inside the outer one's then part; its predicate,
