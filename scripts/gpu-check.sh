@@ -238,6 +238,9 @@ if command -v compute-sanitizer >/dev/null; then
   # every iteration.
   [[ -d "$artifacts/op-loop-cond" ]] &&
     sanitize "op-loop-cond" memcheck "$artifacts/op-loop-cond" --fixture "$fixtures/op-loop-cond/case0"
+  # A size of the data read every iteration (2, then 4 elements).
+  [[ -d "$artifacts/op-loop-nonzero" ]] &&
+    sanitize "op-loop-nonzero" memcheck "$artifacts/op-loop-nonzero" --fixture "$fixtures/op-loop-nonzero/case0"
   llama1l="${LLAMA_1L:-.gpu/llama7b-1l}"
   if [[ -d "$llama1l" ]]; then
     sanitize "llama7b-1l T=16" memcheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off

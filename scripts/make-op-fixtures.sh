@@ -107,6 +107,14 @@ fixture op-nested-cond control-flow/nested-cond.spec \
   int64:4:3,0,0,1
 fixture op-nested-size-cond control-flow/nested-size-cond.spec \
   float32:4:1,2,3,4
+# Sizes of the data inside a branch's part and a loop's body (a mask's
+# count read on the host there, every iteration).
+fixture op-cond-nonzero control-flow/cond-nonzero.spec \
+  bool::1 \
+  float32:4:1,-2,3,-4
+fixture op-loop-nonzero control-flow/loop-nonzero.spec \
+  float32:4:1,2,3,4 \
+  int64::0
 # uint8 in and out: wrap-around, unsigned comparison and division, a float
 # converted to uint8 through int64, amax, and x.float() / 255.
 fixture op-uint8 uint8.spec \

@@ -76,12 +76,12 @@ public:
   FailureOr<SplitGraph> describe() {
     SplitGraph out;
     out.graph = graph;
-    for (Operation &op : graph.getBody().front()) {
+    for (Operation &op : graph.getBody().front())
       if (auto sym = dyn_cast<SymbolicIntOp>(op))
         symbolNames[sym.getResult()] = sym.getName().str();
-      if (auto bind = dyn_cast<BindSymbolicShapeOp>(op))
-        bindings[bind.getOperand()] = bind;
-    }
+    // Bindings inside loops and branches too: a size of the data may be
+    // computed there.
+    graph.walk([&](BindSymbolicShapeOp bind) { bindings[bind.getOperand()] = bind; });
     findItemReads();
     if (failed(describeInputs(out.manifest)) ||
         failed(describeSymbols(out.manifest)) ||

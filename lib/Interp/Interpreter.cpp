@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -334,7 +335,18 @@ LogicalResult Interpreter::evalWhile(scf::WhileOp op) {
   SmallVector<Tensor> carried;
   for (Value init : op.getInits())
     carried.push_back(env.get(init));
+  // A size of the data computed inside the loop (a nonzero's count) is
+  // new every iteration: the symbols its bindings give, unbound before
+  // the loop, are forgotten before each iteration.
+  llvm::SetVector<Value> boundInside;
+  op->walk([&](BindSymbolicShapeOp bind) {
+    for (Value symbol : bind.getShapeSymbols())
+      if (!env.contains(symbol))
+        boundInside.insert(symbol);
+  });
   while (true) {
+    for (Value symbol : boundInside)
+      env.erase(symbol);
     Operation *terminator = nullptr;
     SmallVector<Tensor> forwarded;
     if (failed(runBlock(op.getBefore().front(), carried, terminator, forwarded)))

@@ -352,18 +352,6 @@ private:
       std::string path = indexed("graph.symbols", i);
       if (*s.step >= int64_t(g.steps.size()))
         r_.fail(path + ".step", "step " + std::to_string(*s.step) + " does not exist");
-      // A symbol a loop's or branch's step defines changes from one
-      // iteration to the next, or is never bound: it may give no size
-      // (the memory plan is made once). Only a value read without a bound
-      // (no minimum, format 12) gives none.
-      if (GraphPart part = g.partOfStep(*s.step);
-          part.owner != GraphPart::Owner::Graph && s.min)
-        r_.fail(path + ".step", "step " + std::to_string(*s.step) + " is one of " +
-                                    (part.owner == GraphPart::Owner::Loop
-                                         ? "a loop's steps, which run any number of times"
-                                         : "a branch's steps, which may not run") +
-                                    ": only a value read without a bound (no \"min\"), which "
-                                    "gives no size, may be defined there");
       const Piece &piece = m_.pieces[g.steps[*s.step].piece];
       if (s.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +
@@ -952,7 +940,8 @@ private:
           r_.fail(y.path, "overlaps " + x.name + ", which is in the same part: a loop or branch "
                                                  "inside another names it as its \"in\"");
       }
-    // Every chain of "in" reaches the graph.
+    // Every chain of "in" reaches the graph, and not too deep: running
+    // and planning recurse once per level.
     for (const Entry &entry : entries) {
       GraphPart p = *entry.in;
       size_t depth = 0;
@@ -960,6 +949,10 @@ private:
         p = g.parentOf(p);
       if (p.owner != GraphPart::Owner::Graph)
         r_.fail(entry.path + ".in", entry.name + " is inside itself through the others' \"in\"");
+      if (depth > kMaxControlNesting)
+        r_.fail(entry.path + ".in", entry.name + " is inside " + std::to_string(depth) +
+                                        " loops and branches: they nest at most " +
+                                        std::to_string(kMaxControlNesting) + " deep");
     }
   }
 

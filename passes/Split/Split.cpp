@@ -344,28 +344,13 @@ bool givesNoSize(ItemOp item, Block &body) {
   return true;
 }
 
-// What a loop or branch of the runtime cannot hold: the first op under
-// `root` that `refused` names, as the reason `why` completes.
-std::optional<std::string> heldOp(Operation *root, llvm::function_ref<bool(Operation *)> refused,
-                                  StringRef why) {
-  std::optional<std::string> held;
-  root->walk([&](Operation *op) {
-    if (op != root && refused(op)) {
-      held = "it holds '" + op->getName().getStringRef().str() + "' (" + why.str() + ")";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return held;
-}
-
 // Replaces a bool tensor's element (`extract`) by the element read on the
-// host (magi.item, bound 1 when `bounded`) compared with 0, which it
-// returns; `read` is the magi.item.
-SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read, bool bounded = true) {
+// host (magi.item, bound 1) compared with 0, which it returns; `read` is
+// the magi.item.
+SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read) {
   OpBuilder b(extract);
   Location loc = extract.getLoc();
-  Value one = bounded ? arith::ConstantIndexOp::create(b, loc, 1).getResult() : Value();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   read = ItemOp::create(b, loc, b.getIndexType(), extract.getTensor(), one, /*symbol=*/nullptr);
   auto compare = SymCompareOp::create(b, loc, b.getStringAttr("ne"), read, zero);
@@ -374,13 +359,28 @@ SymCompareOp readOnTheHost(tensor::ExtractOp extract, ItemOp &read, bool bounded
   return compare;
 }
 
-// Whether a value read on the host inside a loop or branch of the runtime
-// is one the artifact can read there: it changes from one iteration to the
-// next, or is not read at all when its part does not run, so it must give
-// no size (and, read anew, it is not range-checked: it has no bound).
-bool readsAnyValue(Operation *op, Block &body) {
-  auto item = dyn_cast<ItemOp>(op);
-  return item && !item.getBound() && givesNoSize(item, body);
+// A size of the data (a symbol a value read on the host gives) that a loop
+// or branch of the runtime binds inside and something outside it uses: the
+// symbol is bound only where its steps run (each iteration anew, or not at
+// all), so it cannot be seen outside. Returns why, if so.
+std::optional<std::string> sizeOfTheDataEscapes(Operation *construct,
+                                                 llvm::function_ref<bool(Value)> isDataSymbol) {
+  std::optional<std::string> why;
+  construct->walk([&](BindSymbolicShapeOp bind) {
+    for (Value symbol : bind.getShapeSymbols()) {
+      if (!isDataSymbol(symbol))
+        continue;
+      for (Operation *user : symbol.getUsers())
+        if (!construct->isAncestor(user)) {
+          why = "a size of the data it computes (" +
+                symbol.getDefiningOp<SymbolicIntOp>().getName().str() +
+                ") is used outside it, where it is not known";
+          return WalkResult::interrupt();
+        }
+    }
+    return WalkResult::advance();
+  });
+  return why;
 }
 
 // A while loop (torch.while_loop) at the top level, or inside a loop or
@@ -391,18 +391,16 @@ bool readsAnyValue(Operation *op, Block &body) {
 // magi-split leaves it out of the pieces). A loop the artifact cannot run so
 // is left alone, why on it (kNotARuntimeLoopAttr): it stays in a piece,
 // which the CPU runs and the GPU path refuses with that reason.
-std::optional<std::string> prepareLoop(scf::WhileOp loop, Block &body) {
+std::optional<std::string> prepareLoop(scf::WhileOp loop,
+                                       llvm::function_ref<bool(Value)> isDataSymbol) {
   auto condition = cast<scf::ConditionOp>(loop.getBefore().front().getTerminator());
   if (!llvm::equal(condition.getArgs(), loop.getBefore().front().getArguments()))
     return std::string("its condition region changes the carried values");
   for (Value init : loop.getInits())
     if (!isa<RankedTensorType>(init.getType()))
       return std::string("it carries a value that is no tensor");
-  if (std::optional<std::string> held =
-          heldOp(loop, [&](Operation *op) { return isa<ItemOp>(op) && !readsAnyValue(op, body); },
-                 "a loop of the runtime reads on the host, besides its condition and the "
-                 "predicates of conds, only values that decide and give no size"))
-    return held;
+  if (std::optional<std::string> why = sizeOfTheDataEscapes(loop, isDataSymbol))
+    return why;
   auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
   if (!extract || extract->getBlock() != &loop.getBefore().front())
     return std::string("its condition is no element of a tensor");
@@ -413,30 +411,26 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop, Block &body) {
 
 // A cond that magi-select-branches left (a branch may fault on the
 // other's values, or its predicate is on the sizes), at the top level or
-// inside a loop or branch of the runtime (`nested`), runs on the GPU as a
-// branch of the runtime (graph.branches): its regions are split into
-// pieces like the top level, and its predicate becomes symbolic arithmetic
-// the runtime evaluates: a bool tensor's element is read on the host (a
-// magi.item named by `nameRead`, bound 1 at the top level; nested, read
-// anew each time, without one) and compared with 0; a predicate on the
+// inside a loop or branch of the runtime, runs on the GPU as a branch of
+// the runtime (graph.branches): its regions are split into pieces like the
+// top level, and its predicate becomes symbolic arithmetic the runtime
+// evaluates: a bool tensor's element is read on the host (a magi.item,
+// bound 1, named by `nameRead`) and compared with 0; a predicate on the
 // sizes or on values read on the host (a bool .item()) is copied.
 // A branch the artifact cannot run so is left alone,
 // why on it (kNotARuntimeBranchAttr), like a loop.
-std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead, Block &body,
-                                         bool nested) {
+std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead,
+                                         llvm::function_ref<bool(Value)> isDataSymbol) {
   for (Type type : branch.getResultTypes())
     if (!isa<RankedTensorType>(type))
       return std::string("it gives a value that is no tensor");
-  if (std::optional<std::string> held =
-          heldOp(branch, [&](Operation *op) { return isa<ItemOp>(op) && !readsAnyValue(op, body); },
-                 "a branch of the runtime reads on the host, besides the predicates of conds "
-                 "and loops' conditions, only values that decide and give no size"))
-    return held;
+  if (std::optional<std::string> why = sizeOfTheDataEscapes(branch, isDataSymbol))
+    return why;
   Value predicate = branch.getCondition();
   if (auto extract = predicate.getDefiningOp<tensor::ExtractOp>();
       extract && extract->getBlock() == branch->getBlock()) {
     ItemOp read;
-    SymCompareOp compare = readOnTheHost(extract, read, /*bounded=*/!nested);
+    SymCompareOp compare = readOnTheHost(extract, read);
     nameRead(read);
     compare->setAttr(kHostArithmeticAttr, UnitAttr::get(branch.getContext()));
     return std::nullopt;
@@ -497,15 +491,19 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
   // Loops and branches of the runtime, outermost first: those inside one
   // are prepared once it is one (inside a piece, they stay there).
   std::function<void(Block &, bool)> prepare = [&](Block &block, bool nested) {
+    // Inside a loop or branch of the runtime, as at the top level, later
+    // uses of a size of the data read it from its tensor.
+    if (nested)
+      readDataSymbolsFromTheirTensors(block, isDataSymbol);
     SmallVector<Operation *> runtimeOps;
     for (auto loop : llvm::to_vector(block.getOps<scf::WhileOp>())) {
-      if (std::optional<std::string> why = prepareLoop(loop, body))
+      if (std::optional<std::string> why = prepareLoop(loop, isDataSymbol))
         loop->setAttr(kNotARuntimeLoopAttr, StringAttr::get(func.getContext(), *why));
       else
         runtimeOps.push_back(loop);
     }
     for (auto branch : llvm::to_vector(block.getOps<scf::IfOp>())) {
-      if (std::optional<std::string> why = prepareBranch(branch, nameRead, body, nested))
+      if (std::optional<std::string> why = prepareBranch(branch, nameRead, isDataSymbol))
         branch->setAttr(kNotARuntimeBranchAttr, StringAttr::get(func.getContext(), *why));
       else
         runtimeOps.push_back(branch);

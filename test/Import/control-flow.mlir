@@ -9,7 +9,7 @@
 // (Inputs/control-flow/*.spec).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond item-bool item-int item-int-above symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
+// RUN: for s in cond-while cond-select cond-branch cond-pass nested-cond nested-size-cond loop-cond cond-nonzero cond-nonzero-out loop-nonzero item-bool item-int item-int-above symbolic size-predicate wrong-inputs float-predicate other-hop while nested-while; do \
 // RUN:   %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/$s.pt2 @%S/Inputs/control-flow/$s.spec || exit 1; \
 // RUN: done
 // RUN: magi-import %t/cond-while.pt2 -o %t/cond-while.mlir
@@ -264,14 +264,14 @@
 // BRFALSE: out0: tensor<4xf32> = [3, 6, 9, 12]
 
 // A cond inside a while loop's body (no select): a branch of the runtime
-// inside the loop, its predicate read on the host every iteration without
-// a bound (cond0 gives no size: "min": null); run lowered on the CPU
+// inside the loop, its predicate cond0 read on the host every iteration
+// (a symbol defined inside the loop's body); run lowered on the CPU
 // (x * 2, then x[idx]) and compiled.
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/i0.npy int64 "" 0
 // RUN: magi-interp %t/loop-cond.pt2 --input %t/x4b.npy --input %t/idx.npy --input %t/i0.npy --lowered-pieces | FileCheck %s --check-prefix=LOOPCOND
 // LOOPCOND: out0: tensor<4xf32> = [8, 2, 2, 4]
 // RUN: magi-import %t/loop-cond.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=LOOPCONDSPLIT
-// LOOPCONDSPLIT:      magi.item %{{.*}} {magi.read_any_value, symbol = "cond0"} : tensor<i1> -> index
+// LOOPCONDSPLIT:      magi.item %{{.*}} bound %{{.*}} {symbol = "cond0"} : tensor<i1> -> index
 // LOOPCONDSPLIT-LABEL: func.func @main(
 // LOOPCONDSPLIT:       } do {
 // LOOPCONDSPLIT:         %[[READ:.*]] = func.call @main_piece_3(
@@ -281,7 +281,50 @@
 // RUN: magi-compile %t/loop-cond.pt2 -o %t/loop-cond-warm --no-cubin --cache-dir=%t/loop-cond-cache --stats | FileCheck %s --check-prefix=LOOPCONDWARM
 // LOOPCONDWARM: main_piece_5 {{.*}} hit
 // RUN: %python -c "import json, sys; g = json.load(open(sys.argv[1]))['graph']; print(json.dumps([g['symbols'], g['branches']], sort_keys=True))" %t/loop-cond/manifest.json | FileCheck %s --check-prefix=LOOPCONDGPU
-// LOOPCONDGPU: [{{\[}}{"max": 1, "min": null, "name": "cond0", "result": 0, "step": 3}], [{"condition": "ne(cond0, 0)", "else": [{"result": 0, "step": 5}], "else_steps": 1, "first": 4, "in": {"loop": 0, "part": "body"}, "then": [{"result": 0, "step": 4}], "then_steps": 1}]]
+// LOOPCONDGPU: [{{\[}}{"max": 1, "min": 0, "name": "cond0", "result": 0, "step": 3}], [{"condition": "ne(cond0, 0)", "else": [{"result": 0, "step": 5}], "else_steps": 1, "first": 4, "in": {"loop": 0, "part": "body"}, "then": [{"result": 0, "step": 4}], "then_steps": 1}]]
+
+// Sizes of the data inside a cond's branch and a loop's body: the mask's
+// count is read on the host inside the then part (cond-nonzero) and every
+// iteration of the body (loop-nonzero: 2, then 4 and 4 elements > 2),
+// planned at 4 and at 0. Interpreted (a size computed in a loop is new
+// each iteration), run lowered on the CPU, and compiled.
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/xm.npy float32 4 1,-2,3,-4
+// RUN: magi-interp %t/cond-nonzero.pt2 --input %t/true.npy --input %t/xm.npy --lowered-pieces | FileCheck %s --check-prefix=CNZTRUE
+// RUN: magi-interp %t/cond-nonzero.pt2 --input %t/false.npy --input %t/xm.npy --lowered-pieces | FileCheck %s --check-prefix=CNZFALSE
+// CNZTRUE: out0: tensor<f32> = 4
+// CNZFALSE: out0: tensor<f32> = -4
+// RUN: magi-import %t/cond-nonzero.pt2 | magi-opt --magi-compile-to=split | FileCheck %s --check-prefix=CNZSPLIT
+// CNZSPLIT-LABEL: func.func @main(
+// CNZSPLIT:         scf.if
+// CNZSPLIT-NEXT:      %[[MASK:.*]]:2 = func.call @main_piece_1(
+// CNZSPLIT-NEXT:      %[[COUNT:.*]] = func.call @main_piece_2(%[[MASK]]#0) : (tensor<i64>) -> index
+// CNZSPLIT-NEXT:      func.call @main_piece_3(%[[COUNT]], %[[MASK]]#1,
+// RUN: magi-compile %t/cond-nonzero.pt2 -o %t/cond-nonzero --no-cubin --cache-dir=%t/cnz-cache --quiet
+// RUN: magi-compile %t/cond-nonzero.pt2 -o %t/cond-nonzero-warm --no-cubin --cache-dir=%t/cnz-cache --stats | FileCheck %s --check-prefix=CNZWARM
+// CNZWARM: main_piece_2 {{.*}} hit
+// RUN: FileCheck %s --check-prefix=CNZREAD --input-file=%t/cond-nonzero/manifest.json
+// CNZREAD:      "name": "main_piece_2"
+// CNZREAD:        "variants": [
+// CNZREAD:            "results": [
+// CNZREAD-NEXT:         {
+// CNZREAD-NEXT:           "bound": 4,
+// RUN: magi-interp %t/loop-nonzero.pt2 --input %t/x4.npy --input %t/i.npy | FileCheck %s --check-prefix=LNZ
+// RUN: magi-interp %t/loop-nonzero.pt2 --input %t/x4.npy --input %t/i.npy --lowered-pieces | FileCheck %s --check-prefix=LNZ
+// LNZ: out0: tensor<4xf32> = [236, 237, 238, 239]
+// RUN: magi-compile %t/loop-nonzero.pt2 -o %t/loop-nonzero --no-cubin --cache-dir=%t/lnz-cache --quiet
+// RUN: magi-compile %t/loop-nonzero.pt2 -o %t/loop-nonzero-warm --no-cubin --cache-dir=%t/lnz-cache --stats | FileCheck %s --check-prefix=LNZWARM
+// LNZWARM: main_piece_3 {{.*}} hit
+// RUN: %python -c "import json, sys; print(json.dumps(json.load(open(sys.argv[1]))['graph']['loops'], sort_keys=True))" %t/loop-nonzero/manifest.json | FileCheck %s --check-prefix=LNZLOOP
+// LNZLOOP: [{"body_steps": 3, "carried": [{"input": 1}, {"input": 0}], "cond_steps": 2, "condition": {"result": 0, "step": 1}, "first": 0, "next": [{"result": 0, "step": 2}, {"result": 0, "step": 4}]}]
+
+// A size of the data a cond's branch computes and the graph uses after it
+// (its result's size): no branch of the runtime (the size is known only
+// inside), so the cond stays in a piece; the CPU runs it, the GPU path
+// refuses it, saying why.
+// RUN: magi-interp %t/cond-nonzero-out.pt2 --input %t/true.npy --input %t/xm.npy | FileCheck %s --check-prefix=CNZOUT
+// CNZOUT: out0: tensor<2xf32> = [1, 3]
+// RUN: not magi-compile %t/cond-nonzero-out.pt2 -o %t/cond-nonzero-out --no-cubin --cache-mode=off --quiet 2>&1 | FileCheck %s --check-prefix=CNZOUTGPU
+// CNZOUTGPU: error: 'scf.if' (control flow: torch.cond or while_loop) is not compiled for the GPU: {{.*}}; a cond runs as a branch of the runtime, but not this one: a size of the data it computes (u0) is used outside it, where it is not known
 
 // A bool .item() (a SymBool) imports as the element read on the host,
 // compared with 0; as a cond's predicate, the branch's condition is that
@@ -350,13 +393,13 @@
 // ABOVEMANIFEST: [{{\[}}{"max": null, "min": null, "name": "u0", "result": 0, "step": 0}], ["ne(u0, 7)", "le(u0, 10)"]]
 
 // A cond inside a cond's branch (neither a select): branches of the
-// runtime, the inner one inside the outer one's then part; its predicate,
-// read there, only when that part runs, has no bound (cond1, "min": null).
+// runtime, the inner one inside the outer one's then part; its predicate
+// cond1 is read there, only when that part runs.
 // RUN: magi-interp %t/nested-cond.pt2 --input %t/true.npy --input %t/false.npy --input %t/x4b.npy --input %t/idx.npy --lowered-pieces | FileCheck %s --check-prefix=NESTCOND
 // NESTCOND: out0: tensor<4xf32> = [-1, -2, -3, -4]
 // RUN: magi-compile %t/nested-cond.pt2 -o %t/nested-cond --no-cubin --cache-mode=off --quiet
 // RUN: %python -c "import json, sys; g = json.load(open(sys.argv[1]))['graph']; print(json.dumps([g['symbols'], g['branches']], sort_keys=True))" %t/nested-cond/manifest.json | FileCheck %s --check-prefix=NESTCONDGPU
-// NESTCONDGPU: [{{\[}}{"max": 1, "min": 0, "name": "cond0", "result": 0, "step": 0}, {"max": 1, "min": null, "name": "cond1", "result": 0, "step": 1}], [{"condition": "ne(cond0, 0)", "else": [{"result": 0, "step": 4}], "else_steps": 1, "first": 1, "then": [{"branch": 1, "result": 0}], "then_steps": 3}, {"condition": "ne(cond1, 0)", "else": [{"result": 0, "step": 3}], "else_steps": 1, "first": 2, "in": {"branch": 0, "part": "then"}, "then": [{"result": 0, "step": 2}], "then_steps": 1}]]
+// NESTCONDGPU: [{{\[}}{"max": 1, "min": 0, "name": "cond0", "result": 0, "step": 0}, {"max": 1, "min": 0, "name": "cond1", "result": 0, "step": 1}], [{"condition": "ne(cond0, 0)", "else": [{"result": 0, "step": 4}], "else_steps": 1, "first": 1, "then": [{"branch": 1, "result": 0}], "then_steps": 3}, {"condition": "ne(cond1, 0)", "else": [{"result": 0, "step": 3}], "else_steps": 1, "first": 2, "in": {"branch": 0, "part": "then"}, "then": [{"result": 0, "step": 2}], "then_steps": 1}]]
 
 // Symbolic sizes: the predicate has one element in rank 1; the false branch
 // returns its input. Specializing s0 gives every joined value one static type.

@@ -3344,10 +3344,19 @@ TEST(RuntimeManifest, RefusesBadBranches) {
           "uses 'u7', which is not a graph symbol");
   refused(text, R"("first": 1, "then_steps": 1)", R"("first": 0, "then_steps": 2)",
           "'cond0' is defined by step 0, which does not run before the branch");
-  refused(text, R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0}])",
-          R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0},
-                         {"name": "u1", "min": 0, "step": 1, "result": 0, "dim": 0}])",
-          "step 1 is one of a branch's steps, which may not run");
+  // A symbol a branch's step defines (format 13) is seen only inside its
+  // part: step 3, after the branch, cannot use it.
+  std::string inside = text;
+  inside.replace(inside.find(R"("version": 11)"), 13, R"("version": 13)");
+  std::string one = R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0}])";
+  inside.replace(inside.find(one), one.size(),
+                 R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0},
+                         {"name": "u1", "min": 0, "step": 1, "result": 0, "dim": 0}])");
+  EXPECT_EQ(parseManifest(inside, "manifest.json").graph.symbols.size(), 2u);
+  refused(inside, R"({"piece": 1, "args": [{"input": 0}, {"branch": 0, "result": 0}]})",
+          R"({"piece": 0, "args": [{"symbol": "u1"}]})",
+          "graph.steps[3].args[0].symbol: \"u1\" is defined by step 1, which is in branch 0's "
+          "then part, and it is used outside it");
 }
 
 // branchManifest(read) whose condition is an integer read on the host
@@ -3546,6 +3555,95 @@ TEST(RuntimeExecutor, RunsALoopInsideALoop) {
   }
 }
 
+namespace {
+
+// A value read on the host that gives a size, inside a loop's body
+// (format 13): while n > 0 { c = n - 1; u0 = c read on the host (at most
+// 8); t = x's first u0 elements (a step whose argument is the symbol);
+// n = c }. u0 is new every iteration.
+std::string readInLoopManifest() {
+  std::string memref =
+      R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
+  auto on = [&](const std::string &base) {
+    std::string m = memref;
+    m.replace(m.find("BASE"), 4, base);
+    return m;
+  };
+  return manifestHead(13) + R"json(
+  "graph": {
+    "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
+               {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [8]}],
+    "symbols": [{"name": "u0", "min": 0, "max": 8, "step": 2, "result": 0}],
+    "steps": [{"piece": 0, "args": [{"carried": 0}]},
+              {"piece": 1, "args": [{"carried": 0}]},
+              {"piece": 2, "args": [{"step": 1, "result": 0}]},
+              {"piece": 3, "args": [{"carried": 1}, {"symbol": "u0"}]}],
+    "loops": [{"first": 0, "cond_steps": 1, "body_steps": 3,
+               "carried": [{"input": 0}, {"input": 1}],
+               "condition": {"step": 0, "result": 0},
+               "next": [{"step": 1, "result": 0}, {"carried": 1}]}],
+    "outputs": [{"loop": 0, "result": 0}]},
+  "pieces": [)json" + positivePiece(0) + R"json(,
+    {"index": 1, "name": "count", "kind": "compute", "graph_index": 1, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "variants": [{"symbols": {}, "ptx": "pieces/piece_0.ptx",
+       "kernels": [{"name": "test_decrement", "config": {}}], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": 8},
+                {"op": "launch", "kernel": "test_decrement", "grid": [1, 1, 1],
+                 "block": [1, 1, 1], "shared_bytes": 0,
+                 "args": [)json" + on("arg0") + ", " + on("b0") + R"json(]}],
+       "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}}]}]},
+    {"index": 2, "name": "read", "kind": "splitting", "graph_index": null, "cuda_graph": false,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64", "bound": 8}]}]},
+    {"index": 3, "name": "take", "kind": "compute", "graph_index": 2, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
+     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [],
+       "plan": [{"op": "alloc", "buffer": "b0", "bytes": "arg1 * 4"}],
+       "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
+                               "strides": [1]}}]}]}]})json";
+}
+
+} // namespace
+
+TEST(RuntimeExecutor, ReadsASizeInsideALoop) {
+  Manifest m = parseManifest(readInLoopManifest(), "manifest.json");
+  EXPECT_EQ(printManifest(parseManifest(printManifest(m), "printed")), printManifest(m));
+  HostTensor x = makeF32({8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  for (bool graphs : {false, true}) {
+    HostDevice device;
+    ExecutorOptions options;
+    options.cudaGraphs = graphs;
+    GraphExecutor executor(m, selftestDir() + "/artifact", device, options);
+    for (int64_t n : {6, 1, 3}) {
+      executor.setInputs({makeI64({1}, {n}), x});
+      std::vector<DeviceTensor> out = executor.run();
+      EXPECT_EQ(executor.lastLoopIterations(), std::vector<int64_t>{n});
+      EXPECT_EQ(executor.download(out[0]).bytes, makeI64({1}, {0}).bytes) << n;
+      // The last iteration read 0 (from n = 1).
+      EXPECT_EQ(executor.symbols().at("u0"), 0) << n;
+    }
+    // take's buffer is planned with u0 at 8, the largest it can be.
+    EXPECT_GE(executor.memoryStats().arenaBytes, 32);
+  }
+  // Read anew every iteration, u0 is still range-checked.
+  HostDevice device;
+  GraphExecutor executor(m, selftestDir() + "/artifact", device);
+  executor.setInputs({makeI64({1}, {10}), x});
+  expectError([&] { executor.run(); }, "read 9 from the device, outside [0, 8]");
+  // Its symbol is not seen outside the loop's body.
+  std::string text = readInLoopManifest();
+  text.replace(text.find(R"({"carried": 1}, {"symbol": "u0"})"), 32, R"({"input": 1}, {"symbol": "u0"})");
+  refused(text, R"("body_steps": 3)", R"("body_steps": 2)",
+          "graph.steps[3].args[1].symbol: \"u0\" is defined by step 2, which is in loop 0's body, "
+          "and it is used outside it");
+}
+
 TEST(RuntimeManifest, RefusesBadNesting) {
   std::string text = branchInLoopManifest();
   refused(text, R"("version": 13)", R"("version": 12)",
@@ -3562,10 +3660,6 @@ TEST(RuntimeManifest, RefusesBadNesting) {
           "graph.branches[0].in: names branch 0 itself");
   refused(text, R"("in": {"loop": 0, "part": "body"})", R"("in": {"loop": 1, "part": "body"})",
           "graph.branches[0].in.loop: loop 1 does not exist");
-  // A symbol defined inside a loop gives no size: it has no minimum.
-  refused(text, R"("min": null, "max": null)", R"("min": 0, "max": null)",
-          "graph.symbols[0].step: step 1 is one of a loop's steps, which run any number of "
-          "times: only a value read without a bound");
   // The loop's next values come from the branch; its parts' steps are not
   // seen from outside it, and the else part does not see the then part.
   refused(text, R"("next": [{"branch": 0, "result": 0})", R"("next": [{"step": 2, "result": 0})",
@@ -3578,6 +3672,26 @@ TEST(RuntimeManifest, RefusesBadNesting) {
   refused(text, R"("outputs": [{"loop": 0, "result": 1})", R"("outputs": [{"branch": 0, "result": 1})",
           "graph.outputs[0].branch: branch 0 is one of loop 0's steps: outside it, its values are "
           "{\"loop\": 0, \"result\": k}");
+
+  // Branches of no steps after the loop, each in the previous one's then
+  // part: 64 deep read, 65 refused.
+  auto deepBranches = [&](int count) {
+    std::string text = branchInLoopManifest();
+    std::string list;
+    for (int b = 1; b <= count; ++b)
+      list += R"(, {"first": 5, "then_steps": 0, "else_steps": 0, "condition": "1",
+                  "then": [{"input": 1}], "else": [{"input": 1}])" +
+              (b > 1 ? R"(, "in": {"branch": )" + std::to_string(b - 1) + R"(, "part": "then"})"
+                     : std::string()) +
+              "}";
+    std::string last = R"("in": {"loop": 0, "part": "body"}})";
+    text.insert(text.find(last) + last.size(), list);
+    return text;
+  };
+  EXPECT_EQ(parseManifest(deepBranches(65), "manifest.json").graph.branches.size(), 66u);
+  expectError([&] { parseManifest(deepBranches(66), "manifest.json"); },
+              "graph.branches[66].in: branch 66 is inside 65 loops and branches: they nest at "
+              "most 64 deep");
 
   std::string loops = loopInLoopManifest();
   refused(loops, R"({"carried": 0, "loop": 0})", R"({"carried": 0, "loop": 1})",

@@ -35,6 +35,9 @@ constexpr int64_t kArtifactVersion = 13;
 // 4 without the dtypes of kernels' memref arguments, version 2 version 3
 // without concatenated weights: all still read.
 constexpr int64_t kOldestArtifactVersion = 2;
+// How deep loops and branches may nest (format 13): a run recurses once
+// per level.
+constexpr size_t kMaxControlNesting = 64;
 
 enum class InputKind { Parameter, Buffer, Constant, UserInput };
 

@@ -291,9 +291,9 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     `magi.item` bounded by 1 (its own piece, a value read on the host) and a
     `magi.sym_compare "ne"` with 0 marked `magi.loop_condition`. A loop
     whose condition is no tensor element, that does not pass its carried
-    values on unchanged, that carries no tensors, or that holds a
-    `magi.item` of its own that gives a size or has a bound stays in a
-    piece like any op (with what it holds), why in its
+    values on unchanged, that carries no tensors, or that computes a size
+    of the data something outside it uses stays in a piece like any op
+    (with what it holds), why in its
     `magi.not_a_runtime_loop` attribute (the CPU runs it; the GPU path
     refuses it and gives that reason).
 
@@ -302,12 +302,11 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     split into pieces (the artifact's `graph.branches`), and its predicate
     becomes symbolic arithmetic the runtime evaluates (marked
     `magi.host_arithmetic`): an element of a bool tensor is read by a
-    `magi.item` bounded by 1 (inside a loop or branch, read anew each time,
-    without a bound: it gives no size) and named `cond0`, `cond1`, ... (a
-    symbol of the data) and compared with 0; a predicate on the sizes is
-    copied. A branch that gives anything but tensors, holds a `magi.item`
-    that gives a size or has a bound, or whose predicate is neither stays
-    in a piece, why in its `magi.not_a_runtime_branch` attribute.
+    `magi.item` bounded by 1 and named `cond0`, `cond1`, ... (a symbol of
+    the data) and compared with 0; a predicate on the sizes is copied. A
+    branch that gives anything but tensors, computes a size of the data
+    something outside it uses, or whose predicate is neither stays in a
+    piece, why in its `magi.not_a_runtime_branch` attribute.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
   let options = [
