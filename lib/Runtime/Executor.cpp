@@ -1475,26 +1475,24 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
   // one); its results must have one shape whichever it takes, since what
   // follows is planned once.
   auto planBranchEnd = [&](size_t b) {
-    {
-      const GraphBranch &branch = graph.branches[b];
-      branchValues_[b].clear();
-      branchOwners[b].clear();
-      for (size_t k = 0; k < branch.thenResults.size(); ++k) {
-        Value then = resolve(branch.thenResults[k], stepResults);
-        Value otherwise = resolve(branch.elseResults[k], stepResults);
-        const DeviceTensor &t = then.tensor, &e = otherwise.tensor;
-        if (t.shape != e.shape || t.dtype != e.dtype)
-          throw RuntimeError("branch " + std::to_string(b) + " gives result " +
-                             std::to_string(k) + " as a " + std::string(manifestName(t.dtype)) +
-                             " " + formatShape(t.shape) + " tensor in its then part, but a " +
-                             std::string(manifestName(e.dtype)) + " " + formatShape(e.shape) +
-                             " one in its else part: what follows a branch is planned once");
-        std::vector<size_t> owners = ownersOf(branch.thenResults[k]);
-        for (size_t owner : ownersOf(branch.elseResults[k]))
-          owners.push_back(owner);
-        branchValues_[b].push_back(then);
-        branchOwners[b].push_back(std::move(owners));
-      }
+    const GraphBranch &branch = graph.branches[b];
+    branchValues_[b].clear();
+    branchOwners[b].clear();
+    for (size_t k = 0; k < branch.thenResults.size(); ++k) {
+      Value then = resolve(branch.thenResults[k], stepResults);
+      Value otherwise = resolve(branch.elseResults[k], stepResults);
+      const DeviceTensor &t = then.tensor, &e = otherwise.tensor;
+      if (t.shape != e.shape || t.dtype != e.dtype)
+        throw RuntimeError("branch " + std::to_string(b) + " gives result " +
+                           std::to_string(k) + " as a " + std::string(manifestName(t.dtype)) +
+                           " " + formatShape(t.shape) + " tensor in its then part, but a " +
+                           std::string(manifestName(e.dtype)) + " " + formatShape(e.shape) +
+                           " one in its else part: what follows a branch is planned once");
+      std::vector<size_t> owners = ownersOf(branch.thenResults[k]);
+      for (size_t owner : ownersOf(branch.elseResults[k]))
+        owners.push_back(owner);
+      branchValues_[b].push_back(then);
+      branchOwners[b].push_back(std::move(owners));
     }
   };
   auto use = [&](size_t lifetime, int64_t now) {
@@ -1505,27 +1503,25 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
   auto standInAddress = [](size_t lifetime) { return DevicePtr(lifetime + 1) << 40; };
   int64_t time = 0;
   auto planLoopStart = [&](size_t l) {
-    {
-      const GraphLoop &loop = graph.loops[l];
-      // The carried values' two sets (the state, and where next values
-      // in the state wait: runLoop), live from the copy of the initial
-      // values on; set 0 is every iteration's.
-      loopValues_[l].clear();
-      for (const ValueRef &ref : loop.carried) {
-        Value init = resolve(ref, stepResults);
-        for (size_t owner : ownersOf(ref))
-          use(owner, time);
-        std::vector<size_t> owners;
-        for (int set = 0; set < 2; ++set) {
-          stepOf.push_back(kLoopState);
-          lifetimes.push_back(BufferLifetime{init.tensor.byteSize(), time, time});
-          owners.push_back(lifetimes.size() - 1);
-          loopLifetimes[l].push_back(lifetimes.size() - 1);
-        }
-        init.tensor.ptr = standInAddress(owners[0]);
-        loopValues_[l].push_back(init);
-        carriedOwners[l].push_back(std::move(owners));
+    const GraphLoop &loop = graph.loops[l];
+    // The carried values' two sets (the state, and where next values
+    // in the state wait: runLoop), live from the copy of the initial
+    // values on; set 0 is every iteration's.
+    loopValues_[l].clear();
+    for (const ValueRef &ref : loop.carried) {
+      Value init = resolve(ref, stepResults);
+      for (size_t owner : ownersOf(ref))
+        use(owner, time);
+      std::vector<size_t> owners;
+      for (int set = 0; set < 2; ++set) {
+        stepOf.push_back(kLoopState);
+        lifetimes.push_back(BufferLifetime{init.tensor.byteSize(), time, time});
+        owners.push_back(lifetimes.size() - 1);
+        loopLifetimes[l].push_back(lifetimes.size() - 1);
       }
+      init.tensor.ptr = standInAddress(owners[0]);
+      loopValues_[l].push_back(init);
+      carriedOwners[l].push_back(std::move(owners));
     }
   };
   auto planStep = [&](size_t s) {
@@ -1607,20 +1603,18 @@ GraphExecutor::planMemoryOnce(std::vector<int64_t> key,
     time += std::max<int64_t>(int64_t(variant.plan.size()), 1);
   };
   auto planLoopEnd = [&](size_t l) {
-    {
-      const GraphLoop &loop = graph.loops[l];
-      // Every iteration reads what its steps read, so all of it lives
-      // until the last iteration ends (its next values are copied then).
-      for (int64_t t = loop.first; t < loop.end(); ++t)
-        for (const ValueRef &ref : graph.steps[size_t(t)].args)
-          for (size_t owner : ownersOf(ref))
-            use(owner, time);
-      for (const ValueRef &ref : loop.next)
+    const GraphLoop &loop = graph.loops[l];
+    // Every iteration reads what its steps read, so all of it lives
+    // until the last iteration ends (its next values are copied then).
+    for (int64_t t = loop.first; t < loop.end(); ++t)
+      for (const ValueRef &ref : graph.steps[size_t(t)].args)
         for (size_t owner : ownersOf(ref))
           use(owner, time);
-      for (size_t owner : loopLifetimes[l])
+    for (const ValueRef &ref : loop.next)
+      for (size_t owner : ownersOf(ref))
         use(owner, time);
-    }
+    for (size_t owner : loopLifetimes[l])
+      use(owner, time);
   };
   // The graph in the order a run meets it, each loop's steps once and
   // both parts of each branch.

@@ -352,6 +352,10 @@ private:
       std::string path = indexed("graph.symbols", i);
       if (*s.step >= int64_t(g.steps.size()))
         r_.fail(path + ".step", "step " + std::to_string(*s.step) + " does not exist");
+      if (m_.version < 13 && g.partOfStep(*s.step).owner != GraphPart::Owner::Graph)
+        r_.fail(path + ".step", "step " + std::to_string(*s.step) +
+                                    " is one of a loop's or branch's steps: a symbol defined "
+                                    "there needs format version 13");
       const Piece &piece = m_.pieces[g.steps[*s.step].piece];
       if (s.result >= int64_t(piece.results.size()))
         r_.fail(path + ".result", "piece " + std::to_string(piece.index) + " has " +

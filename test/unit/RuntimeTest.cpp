@@ -3353,6 +3353,9 @@ TEST(RuntimeManifest, RefusesBadBranches) {
                  R"("symbols": [{"name": "cond0", "min": 0, "max": 1, "step": 0, "result": 0},
                          {"name": "u1", "min": 0, "step": 1, "result": 0, "dim": 0}])");
   EXPECT_EQ(parseManifest(inside, "manifest.json").graph.symbols.size(), 2u);
+  refused(inside, R"("version": 13)", R"("version": 12)",
+          "graph.symbols[1].step: step 1 is one of a loop's or branch's steps: a symbol defined "
+          "there needs format version 13");
   refused(inside, R"({"piece": 1, "args": [{"input": 0}, {"branch": 0, "result": 0}]})",
           R"({"piece": 0, "args": [{"symbol": "u1"}]})",
           "graph.steps[3].args[0].symbol: \"u1\" is defined by step 1, which is in branch 0's "

@@ -28,12 +28,14 @@ namespace magi::runtime {
 
 constexpr int64_t kArtifactVersion = 13;
 // Version 12 is version 13 without loops and branches inside others
-// (graph.loops[l].in, graph.branches[b].in); version 10 is version 11 without branches (graph.branches); version 9 is
-// version 10 without loops (graph.loops); version 8 is version 9
-// without values read on the host (results
-// {"read": ...}, symbols defined by a step); version 7 is version 8 without graph.output_shapes; version 3 is version
-// 4 without the dtypes of kernels' memref arguments, version 2 version 3
-// without concatenated weights: all still read.
+// (graph.loops[l].in, graph.branches[b].in); version 11 is version 12
+// without reads that have no bound; version 10 is version 11 without
+// branches (graph.branches); version 9 is version 10 without loops
+// (graph.loops); version 8 is version 9 without values read on the host
+// (results {"read": ...}, symbols defined by a step); version 7 is version 8
+// without graph.output_shapes; version 3 is version 4 without the dtypes of
+// kernels' memref arguments, version 2 version 3 without concatenated
+// weights: all still read.
 constexpr int64_t kOldestArtifactVersion = 2;
 // How deep loops and branches may nest (format 13): a run recurses once
 // per level.
