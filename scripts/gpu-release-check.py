@@ -17,9 +17,11 @@ same two ways (llama7b_layer). With `--moe`, a small Qwen2-MoE causal LM
 whose experts compute with histc and _grouped_mm (moe_model). With
 `--data-dependent`, small modules whose output sizes are data (nonzero,
 a boolean mask, .item() as a size), x[mask] = v, a torch.while_loop
-whose number of iterations is data, and three torch.cond that run as
+whose number of iterations is data, three torch.cond that run as
 branches of the runtime (on a tensor, on a bool .item(), on an int .item()
-with no bound), through magi.compile
+with no bound), and loops and branches inside each other (a cond and a
+while_loop in a while_loop's body, a cond in a cond's branch, a boolean
+mask in a while_loop's body), through magi.compile
 (data_dependent_models).
 
     PYTHONPATH=<release>/python CUDA_PATH=/usr/local/cuda \\
@@ -291,6 +293,52 @@ def data_dependent_models():
         def forward(self, x, k):
             return torch.cond(k.item() > 0, sorted_rows, torch.neg, (x,))
 
+    from torch._higher_order_ops.while_loop import while_loop
+
+    class CondInLoop(torch.nn.Module):
+        # A cond (no select) inside a while_loop's body: a branch of the
+        # runtime inside a loop of the runtime (artifact format 13), its
+        # predicate read on the host every iteration.
+        def forward(self, x):
+            def body(i, y):
+                return i + 1, torch.cond(y[0, 0] > 0.05, sorted_rows, torch.neg, (y,))
+
+            i, y = while_loop(lambda i, y: i < 3, body,
+                              (torch.zeros((), dtype=torch.int64, device=x.device), x))
+            return y
+
+    class LoopInLoop(torch.nn.Module):
+        # A while_loop inside a while_loop's body: the inner one starts
+        # again every outer iteration.
+        def forward(self, x):
+            def body(i, y):
+                j, z = while_loop(lambda j, z: j < i, lambda j, z: (j + 1, z * 2.0 + 1.0),
+                                  (torch.zeros_like(i), y))
+                return i + 1, z
+
+            i, y = while_loop(lambda i, y: i < 3, body,
+                              (torch.zeros((), dtype=torch.int64, device=x.device), x))
+            return y
+
+    class MaskInLoop(torch.nn.Module):
+        # A size of the data inside a while_loop's body: the mask's count
+        # read on the host every iteration (the max is exact).
+        def forward(self, x):
+            def body(i, y):
+                return i + 1, y + y[y > 0.05].amax()
+
+            i, y = while_loop(lambda i, y: i < 3, body,
+                              (torch.zeros((), dtype=torch.int64, device=x.device), x))
+            return y
+
+    class CondInCond(torch.nn.Module):
+        # A cond inside a cond's branch, both branches of the runtime.
+        def forward(self, x, k):
+            def inner(x):
+                return torch.cond(x[0, 0] > 0.5, sorted_rows, torch.neg, (x,))
+
+            return torch.cond(k > 0, inner, torch.neg, (x,))
+
     torch.manual_seed(0)
     x = torch.rand(64, 48, device="cuda")
     cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
@@ -300,7 +348,11 @@ def data_dependent_models():
              ("cond (a branch)", Branch(), (x, torch.tensor(7, device="cuda"))),
              ("cond on a bool .item()", BoolItemBranch(), (x, torch.tensor(7, device="cuda"))),
              ("cond on an int .item(), no bound", IntItemBranch(),
-              (x, torch.tensor(7, device="cuda")))]
+              (x, torch.tensor(7, device="cuda"))),
+             ("cond inside a while_loop", CondInLoop(), (x[:4, :4] * 0.1,)),
+             ("while_loop inside a while_loop", LoopInLoop(), (x[:4, :4] * 0.1,)),
+             ("mask inside a while_loop", MaskInLoop(), (x[:4, :4] * 0.1,)),
+             ("cond inside a cond", CondInCond(), (x, torch.tensor(7, device="cuda")))]
     rows, failures = [], 0
     for name, module, args in cases:
         with torch.no_grad():
