@@ -453,16 +453,11 @@ private:
           return failure();
         continue;
       }
-      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-        if (failed(describeLoop(loop, out)))
-          return failure();
+      FailureOr<bool> controlFlow = describeControlFlow(op, out);
+      if (failed(controlFlow))
+        return failure();
+      if (*controlFlow)
         continue;
-      }
-      if (auto branch = dyn_cast<scf::IfOp>(op)) {
-        if (failed(describeBranch(branch, out)))
-          return failure();
-        continue;
-      }
       auto call = dyn_cast<func::CallOp>(op);
       if (!call)
         return op.emitError() << "the split graph holds '" << op.getName()
@@ -471,6 +466,16 @@ private:
         return failure();
     }
     return success();
+  }
+
+  // A loop or branch of the runtime (true), described; anything else
+  // (false) is left to the caller.
+  FailureOr<bool> describeControlFlow(Operation &op, SplitGraph &out) {
+    if (auto loop = dyn_cast<scf::WhileOp>(op))
+      return failed(describeLoop(loop, out)) ? FailureOr<bool>(failure()) : true;
+    if (auto branch = dyn_cast<scf::IfOp>(op))
+      return failed(describeBranch(branch, out)) ? FailureOr<bool>(failure()) : true;
+    return false;
   }
 
   LogicalResult describeCall(func::CallOp call, SplitGraph &out) {
@@ -587,16 +592,11 @@ private:
       // is described where it is used.
       if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op) || op.hasAttr(kHostArithmeticAttr))
         continue;
-      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
-        if (failed(describeLoop(loop, out)))
-          return failure();
+      FailureOr<bool> controlFlow = describeControlFlow(op, out);
+      if (failed(controlFlow))
+        return failure();
+      if (*controlFlow)
         continue;
-      }
-      if (auto branch = dyn_cast<scf::IfOp>(op)) {
-        if (failed(describeBranch(branch, out)))
-          return failure();
-        continue;
-      }
       if (auto call = dyn_cast<func::CallOp>(op)) {
         if (failed(describeCall(call, out)))
           return failure();

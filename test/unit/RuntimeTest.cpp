@@ -3046,6 +3046,32 @@ TEST(RuntimeExecutor, RunsAWhileLoop) {
 
 namespace {
 
+// Piece `index` named `name`: reads an i64 tensor's first element on the
+// host, at most `bound` (none: a value that gives no size, format 12).
+std::string readPiece(int index, const std::string &name, std::optional<int> bound) {
+  return R"json({"index": )json" + std::to_string(index) + R"json(, "name": ")json" + name +
+         R"json(", "kind": "splitting", "graph_index": null, "cuda_graph": false,
+     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
+     "results": [{"kind": "index"}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
+       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
+                    "dtype": "i64")json" +
+         (bound ? ", \"bound\": " + std::to_string(*bound) : std::string()) + "}]}]}";
+}
+
+// Piece "take" (index `index`): x's first arg1 elements (a view), its plan
+// `plan`.
+std::string takePiece(int index, int graphIndex, const std::string &plan) {
+  return R"json({"index": )json" + std::to_string(index) +
+         R"json(, "name": "take", "kind": "compute", "graph_index": )json" +
+         std::to_string(graphIndex) + R"json(, "cuda_graph": true,
+     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
+     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
+     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": )json" + plan + R"json(,
+       "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
+                               "strides": [1]}}]}]})json";
+}
+
 // Step 0 computes c = n - 1 into b0, then writes n > 0 into a buffer b1
 // allocated after c's last write; step 1 reads c on the host (at most 8:
 // symbol u0); step 2 gives x's first u0 elements, its plan `takePlan`.
@@ -3084,18 +3110,7 @@ std::string countReadTakeManifest(const std::string &takePlan = "[]") {
                  "block": [1, 1, 1], "shared_bytes": 0,
                  "args": [)json" + on("arg0") + ", " + on("b1") + R"json(]}],
        "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}}]}]},
-    {"index": 1, "name": "read", "kind": "splitting", "graph_index": null, "cuda_graph": false,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
-     "results": [{"kind": "index"}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
-       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
-                    "dtype": "i64", "bound": 8}]}]},
-    {"index": 2, "name": "take", "kind": "compute", "graph_index": 1, "cuda_graph": true,
-     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
-     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": )json" + takePlan + R"json(,
-       "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
-                               "strides": [1]}}]}]}]})json";
+    )json" + readPiece(1, "read", 8) + ",\n    " + takePiece(2, 1, takePlan) + "]}";
 }
 
 } // namespace
@@ -3378,13 +3393,7 @@ std::string anyValueManifest() {
           R"x("symbols": [{"name": "u0", "min": null, "max": null, "step": 0, "result": 0}],
     "checks": [{"expr": "ne(u0, 7)", "message": "u0 != 7"}],)x");
   replace(R"x("condition": "ne(cond0, 0)")x", R"x("condition": "gt(u0, 0)")x");
-  replace(positivePiece(0), R"json({"index": 0, "name": "read_n", "kind": "splitting",
-     "graph_index": null, "cuda_graph": false,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
-     "results": [{"kind": "index"}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
-       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
-                    "dtype": "i64"}]}]})json");
+  replace(positivePiece(0), readPiece(0, "read_n", std::nullopt));
   return text;
 }
 
@@ -3428,19 +3437,6 @@ TEST(RuntimeManifest, RefusesAReadWithoutBoundBeforeFormat12) {
 
 namespace {
 
-// Piece "read_n" (index `index`): reads an i64 tensor's first element on
-// the host, without a bound (it gives no size: format 12).
-std::string readAnyPiece(int index) {
-  return R"json({"index": )json" + std::to_string(index) +
-         R"json(, "name": "read_n", "kind": "splitting",
-     "graph_index": null, "cuda_graph": false,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
-     "results": [{"kind": "index"}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
-       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
-                    "dtype": "i64"}]}]})json";
-}
-
 // A branch inside a loop's body (format 13): while n > 0, u0 = n read on
 // the host (inside the loop: it gives no size), then if u0 > 2: n - 1, 2x + 1
 // (step 2), else twice that (steps 3 and 4); the branch gives the next n, x.
@@ -3464,7 +3460,7 @@ std::string branchInLoopManifest() {
                   "else": [{"step": 4, "result": 0}, {"step": 4, "result": 1}],
                   "in": {"loop": 0, "part": "body"}}],
     "outputs": [{"loop": 0, "result": 1}, {"loop": 0, "result": 0}]},
-  "pieces": [)json" + positivePiece(0) + ",\n    " + stepPiece(1) + ",\n    " + readAnyPiece(2) +
+  "pieces": [)json" + positivePiece(0) + ",\n    " + stepPiece(1) + ",\n    " + readPiece(2, "read_n", std::nullopt) +
          "]}";
 }
 
@@ -3597,19 +3593,8 @@ std::string readInLoopManifest() {
                  "block": [1, 1, 1], "shared_bytes": 0,
                  "args": [)json" + on("arg0") + ", " + on("b0") + R"json(]}],
        "results": [{"tensor": {"base": "b0", "offset": 0, "sizes": [1], "strides": [1]}}]}]},
-    {"index": 2, "name": "read", "kind": "splitting", "graph_index": null, "cuda_graph": false,
-     "args": [{"kind": "tensor", "dtype": "i64", "rank": 1}],
-     "results": [{"kind": "index"}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [], "plan": [],
-       "results": [{"read": {"base": "arg0", "offset": 0, "sizes": [], "strides": []},
-                    "dtype": "i64", "bound": 8}]}]},
-    {"index": 3, "name": "take", "kind": "compute", "graph_index": 2, "cuda_graph": true,
-     "args": [{"kind": "tensor", "dtype": "f32", "rank": 1}, {"kind": "index"}],
-     "results": [{"kind": "tensor", "dtype": "f32", "rank": 1}],
-     "variants": [{"symbols": {}, "kernels": [], "values": [],
-       "plan": [{"op": "alloc", "buffer": "b0", "bytes": "arg1 * 4"}],
-       "results": [{"tensor": {"base": "arg0", "offset": 0, "sizes": ["arg1"],
-                               "strides": [1]}}]}]}]})json";
+    )json" + readPiece(2, "read", 8) + ",\n    " +
+         takePiece(3, 2, R"([{"op": "alloc", "buffer": "b0", "bytes": "arg1 * 4"}])") + "]}";
 }
 
 } // namespace
