@@ -1818,11 +1818,16 @@ void GraphExecutor::runLoop(size_t l, std::vector<std::vector<Value>> &stepResul
   int64_t iterations = 0;
   auto step = [&](size_t s) { runStep(s, stepResults); };
   auto innerLoop = [&](size_t inner) { runLoop(inner, stepResults); };
+  const int64_t bodyStart = loop.first + loop.condSteps;
   while (true) {
+    // Each part's symbols are the current iteration's (after the loop,
+    // the last body's and the last condition's).
+    forgetStepSymbols(loop.first, bodyStart);
     walkPart(GraphPart{GraphPart::Owner::Loop, int64_t(l), 0}, stepResults, step, innerLoop);
     // The condition was read on the host by its step (readResults).
     if (resolve(loop.condition, stepResults).index == 0)
       break;
+    forgetStepSymbols(bodyStart, loop.end());
     walkPart(GraphPart{GraphPart::Owner::Loop, int64_t(l), 1}, stepResults, step, innerLoop);
     std::vector<DeviceTensor> next;
     for (size_t k = 0; k < numCarried; ++k) {
@@ -1905,6 +1910,7 @@ void GraphExecutor::walkPart(const GraphPart &part, std::vector<std::vector<Valu
     case GraphItem::Kind::Branch: {
       size_t b = size_t(item.index);
       bool then = takesThen(b);
+      forgetStepSymbols(manifest_.graph.branches[b].first, manifest_.graph.branches[b].end());
       walkPart(GraphPart{GraphPart::Owner::Branch, item.index, then ? 0 : 1}, stepResults, step,
                loop);
       finishBranch(b, then, stepResults);
@@ -2393,9 +2399,9 @@ void GraphExecutor::bindStepSymbols(size_t stepIndex, const std::vector<Value> &
   }
 }
 
-void GraphExecutor::forgetStepSymbols() {
+void GraphExecutor::forgetStepSymbols(int64_t first, int64_t end) {
   for (const GraphSymbol &symbol : manifest_.graph.symbols)
-    if (symbol.fromStep())
+    if (symbol.fromStep() && *symbol.step >= first && *symbol.step < end)
       symbols_.erase(symbol.name);
 }
 

@@ -3558,8 +3558,9 @@ namespace {
 
 // A value read on the host that gives a size, inside a loop's body
 // (format 13): while n > 0 { c = n - 1; u0 = c read on the host (at most
-// 8); t = x's first u0 elements (a step whose argument is the symbol);
-// n = c }. u0 is new every iteration.
+// 8); t = x's first u0 elements (a step whose argument is the symbol; u1
+// its size); n = c }. u0 and u1 are new every iteration; the assertions
+// u0 == u1 (seen once both are this iteration's) and u0 <= 6.
 std::string readInLoopManifest() {
   std::string memref =
       R"json({"memref": {"base": "BASE", "offset": 0, "sizes": [1], "strides": [1]}})json";
@@ -3572,7 +3573,10 @@ std::string readInLoopManifest() {
   "graph": {
     "inputs": [{"name": "n", "kind": "user_input", "dtype": "i64", "shape": [1]},
                {"name": "x", "kind": "user_input", "dtype": "f32", "shape": [8]}],
-    "symbols": [{"name": "u0", "min": 0, "max": 8, "step": 2, "result": 0}],
+    "symbols": [{"name": "u0", "min": 0, "max": 8, "step": 2, "result": 0},
+                {"name": "u1", "min": 0, "step": 3, "result": 0, "dim": 0}],
+    "checks": [{"expr": "eq(u0, u1)", "message": "u0 == u1"},
+               {"expr": "le(u0, 6)", "message": "u0 <= 6"}],
     "steps": [{"piece": 0, "args": [{"carried": 0}]},
               {"piece": 1, "args": [{"carried": 0}]},
               {"piece": 2, "args": [{"step": 1, "result": 0}]},
@@ -3615,15 +3619,19 @@ TEST(RuntimeExecutor, ReadsASizeInsideALoop) {
       EXPECT_EQ(executor.download(out[0]).bytes, makeI64({1}, {0}).bytes) << n;
       // The last iteration read 0 (from n = 1).
       EXPECT_EQ(executor.symbols().at("u0"), 0) << n;
+      EXPECT_EQ(executor.symbols().at("u1"), 0) << n;
     }
     // take's buffer is planned with u0 at 8, the largest it can be.
     EXPECT_GE(executor.memoryStats().arenaBytes, 32);
   }
-  // Read anew every iteration, u0 is still range-checked.
+  // Read anew every iteration, u0 is still range-checked and asserted.
   HostDevice device;
   GraphExecutor executor(m, selftestDir() + "/artifact", device);
   executor.setInputs({makeI64({1}, {10}), x});
   expectError([&] { executor.run(); }, "read 9 from the device, outside [0, 8]");
+  executor.setInputs({makeI64({1}, {8}), x});
+  expectError([&] { executor.run(); },
+              "runtime assertion failed: u0 <= 6 (le(u0, 6) with u0 = 7)");
   // Its symbol is not seen outside the loop's body.
   std::string text = readInLoopManifest();
   text.replace(text.find(R"({"carried": 1}, {"symbol": "u0"})"), 32, R"({"input": 1}, {"symbol": "u0"})");

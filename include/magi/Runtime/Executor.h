@@ -16,6 +16,7 @@
 #include "magi/Runtime/Manifest.h"
 #include "magi/Runtime/Profile.h"
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -506,8 +507,11 @@ private:
   // Binds the symbols step `stepIndex` defines from its results; with
   // `check`, their ranges and the runtime assertions that use them.
   void bindStepSymbols(size_t stepIndex, const std::vector<Value> &results, bool check);
-  // Forgets the symbols steps defined (a new run reads them again).
-  void forgetStepSymbols();
+  // Forgets the symbols steps defined (a new run reads them again); with
+  // a range, only those steps [first, end) define (before a loop's part or
+  // a branch runs again: an assertion must not see a value an earlier
+  // iteration left).
+  void forgetStepSymbols(int64_t first = 0, int64_t end = INT64_MAX);
   // Whether some step reads a value on the host (graphReads_).
   bool graphReads_ = false;
   Value resolve(const ValueRef &ref, const std::vector<std::vector<Value>> &stepResults) const;
