@@ -366,9 +366,13 @@ private:
   }
 
   // The runtime assertions the split kept in the graph (magi-split's
-  // hoisting), each an expression over the symbols and its message.
+  // hoisting), each an expression over the symbols and its message; those
+  // inside loops and branches too (the runtime checks each when a symbol
+  // it reads is bound: there, one defined inside).
   LogicalResult describeChecks(rt::Graph &g) {
-    for (auto check : graph.getBody().front().getOps<AssertSymbolicOp>()) {
+    SmallVector<AssertSymbolicOp> checks;
+    graph.walk([&](AssertSymbolicOp check) { checks.push_back(check); });
+    for (AssertSymbolicOp check : checks) {
       FailureOr<std::string> text = hostExpr(check.getCondition());
       if (failed(text))
         return failure();
@@ -590,7 +594,8 @@ private:
     for (Operation &op : block) {
       // Symbolic arithmetic the runtime evaluates (a branch's condition)
       // is described where it is used.
-      if (isa<BindSymbolicShapeOp, arith::ConstantOp>(op) || op.hasAttr(kHostArithmeticAttr))
+      if (isa<BindSymbolicShapeOp, arith::ConstantOp, AssertSymbolicOp>(op) ||
+          op.hasAttr(kHostArithmeticAttr))
         continue;
       FailureOr<bool> controlFlow = describeControlFlow(op, out);
       if (failed(controlFlow))

@@ -383,6 +383,45 @@ std::optional<std::string> sizeOfTheDataEscapes(Operation *construct,
   return why;
 }
 
+// A runtime assertion inside a loop or branch of the runtime is checked
+// when a symbol it reads is bound (graph.checks), so it must read one
+// defined inside: a value read on the host there, or a size of the data
+// bound there. One over symbols from outside only would be checked before
+// the run, whether its part runs or not. Returns why, if some assertion
+// reads none.
+std::optional<std::string> checkSeesNothingInside(Operation *construct,
+                                                  llvm::function_ref<bool(Value)> isDataSymbol) {
+  auto boundInside = [&](Value symbol) {
+    return llvm::any_of(symbol.getUsers(), [&](Operation *user) {
+      return isa<BindSymbolicShapeOp>(user) && construct->isAncestor(user);
+    });
+  };
+  std::optional<std::string> why;
+  construct->walk([&](AssertSymbolicOp check) {
+    SmallVector<Value> work{check.getCondition()};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    bool inside = false;
+    while (!work.empty() && !inside) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (isa<ItemOp>(def))
+        inside = construct->isAncestor(def);
+      else if (isa<SymbolicIntOp>(def))
+        inside = isDataSymbol(def->getResult(0)) && boundInside(def->getResult(0));
+      else
+        llvm::append_range(work, def->getOperands());
+    }
+    if (inside)
+      return WalkResult::advance();
+    why = "it holds a runtime assertion ('" + check.getMessage().str() +
+          "') that reads no value computed inside it: the artifact would check it before "
+          "the run, whether its part runs or not";
+    return WalkResult::interrupt();
+  });
+  return why;
+}
+
 // A while loop (torch.while_loop) at the top level, or inside a loop or
 // branch of the runtime, runs on the GPU as a loop of the runtime
 // (graph.loops): its regions are split into pieces like the top level,
@@ -400,6 +439,8 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop,
     if (!isa<RankedTensorType>(init.getType()))
       return std::string("it carries a value that is no tensor");
   if (std::optional<std::string> why = sizeOfTheDataEscapes(loop, isDataSymbol))
+    return why;
+  if (std::optional<std::string> why = checkSeesNothingInside(loop, isDataSymbol))
     return why;
   auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
   if (!extract || extract->getBlock() != &loop.getBefore().front())
@@ -425,6 +466,8 @@ std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead,
     if (!isa<RankedTensorType>(type))
       return std::string("it gives a value that is no tensor");
   if (std::optional<std::string> why = sizeOfTheDataEscapes(branch, isDataSymbol))
+    return why;
+  if (std::optional<std::string> why = checkSeesNothingInside(branch, isDataSymbol))
     return why;
   Value predicate = branch.getCondition();
   if (auto extract = predicate.getDefiningOp<tensor::ExtractOp>();
@@ -490,11 +533,17 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
 
   // Loops and branches of the runtime, outermost first: those inside one
   // are prepared once it is one (inside a piece, they stay there).
-  std::function<void(Block &, bool)> prepare = [&](Block &block, bool nested) {
-    // Inside a loop or branch of the runtime, as at the top level, later
+  std::function<LogicalResult(Block &, bool)> prepare = [&](Block &block,
+                                                            bool nested) -> LogicalResult {
+    // Inside a loop or branch of the runtime, as at the top level, runtime
+    // assertions get their own copy of what they read (graph.checks: the
+    // runtime checks them when a symbol they read is bound), then later
     // uses of a size of the data read it from its tensor.
-    if (nested)
+    if (nested) {
+      if (failed(hoistChecks(block, nameRead)))
+        return failure();
       readDataSymbolsFromTheirTensors(block, isDataSymbol);
+    }
     SmallVector<Operation *> runtimeOps;
     for (auto loop : llvm::to_vector(block.getOps<scf::WhileOp>())) {
       if (std::optional<std::string> why = prepareLoop(loop, isDataSymbol))
@@ -510,10 +559,12 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     }
     for (Operation *op : runtimeOps)
       for (Region &region : op->getRegions())
-        if (!region.empty())
-          prepare(region.front(), /*nested=*/true);
+        if (!region.empty() && failed(prepare(region.front(), /*nested=*/true)))
+          return failure();
+    return success();
   };
-  prepare(body, /*nested=*/false);
+  if (failed(prepare(body, /*nested=*/false)))
+    return failure();
 
   // A value read on the host without a bound may be anything when it gives
   // no size.
@@ -606,10 +657,22 @@ LogicalResult SplitPass::splitBlock(Block &block, FunctionSplit &split,
   // A piece of nothing but bindings cannot occur: bindings follow their op.
 
   // The bindings to symbols of the data left on top go now (recorded above).
+  // A tensor whose size is such a symbol that something outside its piece
+  // reads (a runtime assertion, a branch's condition) is given out by the
+  // piece, though nothing else uses it: its size defines the symbol.
+  llvm::SmallPtrSet<Value, 8> sizeReadOutside;
   for (auto bind : llvm::make_early_inc_range(block.getOps<BindSymbolicShapeOp>())) {
     Operation *def = bind.getOperand().getDefiningOp();
-    if (def && pieceOf.count(def) && !pieceOf.count(bind))
-      bind.erase();
+    if (!def || !pieceOf.count(def) || pieceOf.count(bind))
+      continue;
+    unsigned piece = pieceOf[def];
+    for (Value symbol : bind.getShapeSymbols())
+      for (Operation *user : symbol.getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*user);
+        if (!isa<BindSymbolicShapeOp>(user) && (!top || !pieceOf.count(top) || pieceOf[top] != piece))
+          sizeReadOutside.insert(bind.getOperand());
+      }
+    bind.erase();
   }
 
   DenseMap<Value, SmallVector<Binding>> &bindings = split.bindings;
@@ -662,10 +725,13 @@ LogicalResult SplitPass::splitBlock(Block &block, FunctionSplit &split,
           addInput(s);
       }
     for (Operation *op : piece.ops)
-      for (Value result : op->getResults())
+      for (Value result : op->getResults()) {
+        if (sizeReadOutside.contains(result))
+          outputs.insert(result);
         for (Operation *user : result.getUsers())
           if (!inPiece.contains(user) && !isa<BindSymbolicShapeOp>(user))
             outputs.insert(result);
+      }
 
     // The piece function.
     b.setInsertionPoint(func);

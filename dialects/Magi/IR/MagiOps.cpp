@@ -182,6 +182,20 @@ LogicalResult BindSymbolicShapeOp::canonicalize(BindSymbolicShapeOp op,
   }
   if (isa<BlockArgument>(tensor) || !tensor.hasOneUse())
     return failure();
+  // A tensor nothing uses needs no binding, unless the binding alone gives a
+  // symbol something reads (a runtime assertion over a size of the data
+  // whose tensor a piece gives out only for it).
+  for (Value symbol : op.getShapeSymbols()) {
+    bool read = false, boundElsewhere = false;
+    for (Operation *user : symbol.getUsers()) {
+      if (auto other = dyn_cast<BindSymbolicShapeOp>(user))
+        boundElsewhere |= other != op;
+      else
+        read = true;
+    }
+    if (read && !boundElsewhere)
+      return failure();
+  }
   rewriter.eraseOp(op);
   return success();
 }

@@ -479,6 +479,36 @@ func.func @binding_of_dead_tensor(%x: tensor<?x4xf32>) {
 
 // -----
 
+// A dead tensor's binding stays when it alone gives a symbol something
+// reads (here a runtime assertion over it); with a second binding of the
+// symbol, it goes.
+// CHECK-LABEL: func.func @binding_alone_gives_a_read_symbol
+func.func @binding_alone_gives_a_read_symbol(%x: tensor<?x4xf32>, %y: tensor<?xf32>) {
+  // CHECK: %[[S:.*]] = magi.symbolic_int "u0"
+  // CHECK: %[[N:.*]] = magi.neg
+  // CHECK-NEXT: magi.bind_symbolic_shape %[[N]], [%[[S]]]
+  // CHECK: %[[T:.*]] = magi.symbolic_int "u1"
+  // CHECK-NOT: magi.neg
+  // CHECK: magi.bind_symbolic_shape %{{.*}}, [%[[T]]]
+  // CHECK-NOT: magi.bind_symbolic_shape
+  // CHECK: return
+  %c3 = arith.constant 3 : index
+  %s = magi.symbolic_int "u0" min 0
+  %0 = magi.neg %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  magi.bind_symbolic_shape %0, [%s], affine_map<()[s0] -> (s0, 4)> : tensor<?x4xf32>
+  %le = magi.sym_compare "le" %s, %c3
+  magi.assert_symbolic %le, "u0 <= 3"
+  %t = magi.symbolic_int "u1" min 0
+  %1 = magi.neg %y : (tensor<?xf32>) -> tensor<?xf32>
+  magi.bind_symbolic_shape %1, [%t], affine_map<()[s0] -> (s0)> : tensor<?xf32>
+  magi.bind_symbolic_shape %y, [%t], affine_map<()[s0] -> (s0)> : tensor<?xf32>
+  %le1 = magi.sym_compare "le" %t, %c3
+  magi.assert_symbolic %le1, "u1 <= 3"
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @binding_of_used_tensor
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
 func.func @binding_of_used_tensor(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
