@@ -343,6 +343,41 @@ LogicalResult convertAssertScalar(Node &node) {
                    {node.named("message", node.builder().getStringAttr(message))});
 }
 
+/// sym_constrain_range(size, min, max) and sym_constrain_range_for_size
+/// (older exports check an unbacked size so; `forSize`: a size, at least
+/// 0): a runtime check that min <= size <= max, of the ends given.
+LogicalResult convertConstrainRange(Node &node, bool forSize) {
+  const Json *size = node.arg("size");
+  if (!size)
+    return node.error() << "missing argument 'size'";
+  FailureOr<Value> value = node.scalarValue(size, "size");
+  if (failed(value))
+    return failure();
+  if (!value->getType().isIndex())
+    return node.opaque();
+  std::optional<int64_t> min = node.intArg("min"), max = node.intArg("max");
+  if (forSize)
+    min = std::max<int64_t>(min.value_or(0), 0);
+  OpBuilder &b = node.builder();
+  Value check;
+  std::string range;
+  auto require = [&](StringRef predicate, int64_t bound) {
+    Value holds = SymCompareOp::create(b, node.loc, b.getStringAttr(predicate), *value,
+                                       node.indexConstant(bound));
+    check = check ? SymAndOp::create(b, node.loc, check, holds).getResult() : holds;
+  };
+  if (min)
+    require("ge", *min);
+  if (max)
+    require("le", *max);
+  if (!check)
+    return success(); // no end given: nothing to check
+  std::string message = std::string(forSize ? "sym_constrain_range_for_size" : "sym_constrain_range") +
+                        ": the value must be in [" + (min ? std::to_string(*min) : "-inf") + ", " +
+                        (max ? std::to_string(*max) : "inf") + "]";
+  return node.emit({check}, {node.named("message", b.getStringAttr(message))});
+}
+
 } // namespace
 
 void addSymbolicConverters(std::vector<ConverterRow> &rows) {
@@ -374,7 +409,11 @@ void addSymbolicConverters(std::vector<ConverterRow> &rows) {
        row<SymAndOp>("_operator::and_", [](Node &n) { return convertSymBoolOp(n, 2); }),
        row<SymOrOp>("_operator::or_", [](Node &n) { return convertSymBoolOp(n, 2); }),
        row<SymNotOp>("torch::sym_not", [](Node &n) { return convertSymBoolOp(n, 1); }),
-       row<AssertSymbolicOp>("aten::_assert_scalar", convertAssertScalar)});
+       row<AssertSymbolicOp>("aten::_assert_scalar", convertAssertScalar),
+       row<AssertSymbolicOp>("aten::sym_constrain_range",
+                             [](Node &n) { return convertConstrainRange(n, /*forSize=*/false); }),
+       row<AssertSymbolicOp>("aten::sym_constrain_range_for_size",
+                             [](Node &n) { return convertConstrainRange(n, /*forSize=*/true); })});
 }
 
 } // namespace magi::torch_import
