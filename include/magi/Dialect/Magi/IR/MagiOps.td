@@ -211,15 +211,20 @@ def Magi_SymNotOp : Magi_Op<"sym_not", [Magi_Torch<["torch::sym_not"]>, Pure]> {
 }
 
 def Magi_AssertSymbolicOp : Magi_Op<"assert_symbolic", [
-    Magi_Torch<["aten::_assert_scalar"]>, MemoryEffects<[MemWrite]>]> {
+    Magi_Torch<["aten::_assert_scalar", "aten::sym_constrain_range",
+                "aten::sym_constrain_range_for_size"]>,
+    MemoryEffects<[MemWrite]>]> {
   let summary = "A runtime assertion on symbolic sizes (aten._assert_scalar)";
   let description = [{
     Fails the run with `message` when `condition` is false: torch.export's
     checks of the sizes a graph is called with that its range constraints do
-    not imply (`Eq(Mod(s0, 2), 0)`), from `torch._check` or tracing. The
+    not imply (`Eq(Mod(s0, 2), 0)`), from `torch._check` or tracing, and the
+    range checks of `sym_constrain_range(_for_size)` (older exports check an
+    unbacked size with them). The
     interpreter checks it where it stands; `magi-split` keeps it, and the
     symbolic arithmetic it reads, in the split graph, and the artifact lists
-    it in `graph.checks`, which the runtime tests before anything runs. A
+    it in `graph.checks`, which the runtime tests before anything runs (one
+    over a symbol a step defines, when that step binds it). A
     condition that folds to true is dropped.
   }];
   let arguments = (ins I1:$condition, StrAttr:$message);
