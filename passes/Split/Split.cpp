@@ -387,10 +387,12 @@ std::optional<std::string> sizeOfTheDataEscapes(Operation *construct,
 // when a symbol it reads is bound (graph.checks), so it must read one
 // defined inside: a value read on the host there, or a size of the data
 // bound there. One over symbols from outside only would be checked before
-// the run, whether its part runs or not. Returns why, if some assertion
-// reads none.
-std::optional<std::string> checkSeesNothingInside(Operation *construct,
-                                                  llvm::function_ref<bool(Value)> isDataSymbol) {
+// the run, whether its part runs or not; one that reads more than symbolic
+// arithmetic over symbols, constants and values read in its own block
+// cannot be copied out of the pieces. Returns why, if some assertion is
+// either.
+std::optional<std::string> assertionCannotBeChecked(Operation *construct,
+                                                    llvm::function_ref<bool(Value)> isDataSymbol) {
   auto boundInside = [&](Value symbol) {
     return llvm::any_of(symbol.getUsers(), [&](Operation *user) {
       return isa<BindSymbolicShapeOp>(user) && construct->isAncestor(user);
@@ -401,16 +403,26 @@ std::optional<std::string> checkSeesNothingInside(Operation *construct,
     SmallVector<Value> work{check.getCondition()};
     llvm::SmallPtrSet<Operation *, 8> seen;
     bool inside = false;
-    while (!work.empty() && !inside) {
-      Operation *def = work.pop_back_val().getDefiningOp();
-      if (!def || !seen.insert(def).second)
+    std::optional<std::string> unreadable;
+    while (!work.empty() && !unreadable) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (def && !seen.insert(def).second)
         continue;
-      if (isa<ItemOp>(def))
-        inside = construct->isAncestor(def);
-      else if (isa<SymbolicIntOp>(def))
-        inside = isDataSymbol(def->getResult(0)) && boundInside(def->getResult(0));
-      else
+      if (auto item = dyn_cast_or_null<ItemOp>(def); item && item->getBlock() == check->getBlock())
+        inside = true;
+      else if (isa_and_nonnull<SymbolicIntOp>(def))
+        inside |= isDataSymbol(v) && boundInside(v);
+      else if (def && (isCheckArithmetic(def) || def->hasTrait<OpTrait::ConstantLike>()))
         llvm::append_range(work, def->getOperands());
+      else
+        unreadable = def ? "'" + def->getName().getStringRef().str() + "'"
+                         : std::string("a block argument");
+    }
+    if (unreadable) {
+      why = "it holds a runtime assertion ('" + check.getMessage().str() + "') that reads " +
+            *unreadable + ", which the artifact cannot check";
+      return WalkResult::interrupt();
     }
     if (inside)
       return WalkResult::advance();
@@ -440,7 +452,7 @@ std::optional<std::string> prepareLoop(scf::WhileOp loop,
       return std::string("it carries a value that is no tensor");
   if (std::optional<std::string> why = sizeOfTheDataEscapes(loop, isDataSymbol))
     return why;
-  if (std::optional<std::string> why = checkSeesNothingInside(loop, isDataSymbol))
+  if (std::optional<std::string> why = assertionCannotBeChecked(loop, isDataSymbol))
     return why;
   auto extract = condition.getCondition().getDefiningOp<tensor::ExtractOp>();
   if (!extract || extract->getBlock() != &loop.getBefore().front())
@@ -467,7 +479,7 @@ std::optional<std::string> prepareBranch(scf::IfOp branch, NameRead nameRead,
       return std::string("it gives a value that is no tensor");
   if (std::optional<std::string> why = sizeOfTheDataEscapes(branch, isDataSymbol))
     return why;
-  if (std::optional<std::string> why = checkSeesNothingInside(branch, isDataSymbol))
+  if (std::optional<std::string> why = assertionCannotBeChecked(branch, isDataSymbol))
     return why;
   Value predicate = branch.getCondition();
   if (auto extract = predicate.getDefiningOp<tensor::ExtractOp>();
