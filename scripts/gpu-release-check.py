@@ -295,6 +295,12 @@ def data_dependent_models():
 
     from torch._higher_order_ops.while_loop import while_loop
 
+    def three_times(x, body):
+        # body(i, y) -> (i + 1, next y), run while i < 3 from i = 0.
+        i, y = while_loop(lambda i, y: i < 3, body,
+                          (torch.zeros((), dtype=torch.int64, device=x.device), x))
+        return y
+
     class CondInLoop(torch.nn.Module):
         # A cond (no select) inside a while_loop's body: a branch of the
         # runtime inside a loop of the runtime (artifact format 13), its
@@ -303,9 +309,7 @@ def data_dependent_models():
             def body(i, y):
                 return i + 1, torch.cond(y[0, 0] > 0.05, sorted_rows, torch.neg, (y,))
 
-            i, y = while_loop(lambda i, y: i < 3, body,
-                              (torch.zeros((), dtype=torch.int64, device=x.device), x))
-            return y
+            return three_times(x, body)
 
     class LoopInLoop(torch.nn.Module):
         # A while_loop inside a while_loop's body: the inner one starts
@@ -316,9 +320,7 @@ def data_dependent_models():
                                   (torch.zeros_like(i), y))
                 return i + 1, z
 
-            i, y = while_loop(lambda i, y: i < 3, body,
-                              (torch.zeros((), dtype=torch.int64, device=x.device), x))
-            return y
+            return three_times(x, body)
 
     class MaskInLoop(torch.nn.Module):
         # A size of the data inside a while_loop's body: the mask's count
@@ -327,9 +329,7 @@ def data_dependent_models():
             def body(i, y):
                 return i + 1, y + y[y > 0.05].amax()
 
-            i, y = while_loop(lambda i, y: i < 3, body,
-                              (torch.zeros((), dtype=torch.int64, device=x.device), x))
-            return y
+            return three_times(x, body)
 
     class CondInCond(torch.nn.Module):
         # A cond inside a cond's branch, both branches of the runtime.
