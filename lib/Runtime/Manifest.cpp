@@ -491,7 +491,7 @@ private:
     parseLoopExtents(graph, int64_t(steps.size()));
     parseBranchExtents(graph, int64_t(steps.size()));
     g.steps.resize(steps.size());
-    checkNesting();
+    checkNesting(graph);
     // Steps are read in the order a run meets them (each loop and branch
     // as a whole, its start, parts and end), so that a reference sees
     // exactly what has run before it where it is.
@@ -891,7 +891,7 @@ private:
   // Every loop's and branch's "in", once both lists' extents are read: the
   // part named holds its steps, no two in one part overlap, and nothing
   // holds itself.
-  void checkNesting() {
+  void checkNesting(const JsonValue &graph) {
     Graph &g = m_.graph;
     struct Entry {
       std::string path, name;
@@ -911,7 +911,7 @@ private:
     for (size_t e = 0; e < entries.size(); ++e) {
       const Entry &entry = entries[e];
       const JsonValue &value =
-          r_.arrayField(*graphValue_, "graph",
+          r_.arrayField(graph, "graph",
                         entry.part.owner == GraphPart::Owner::Loop ? "loops" : "branches")
               [size_t(entry.part.index)];
       *entry.in = parseIn(value, entry.path);
@@ -1031,7 +1031,6 @@ private:
   // graph.loops' extents (format 10), before the steps: a step's references
   // depend on the loop it is in. Their values are read with the steps.
   void parseLoopExtents(const JsonValue &graph, int64_t numSteps) {
-    graphValue_ = &graph;
     if (!r_.optionalField(graph, "loops"))
       return;
     if (m_.version < 10)
@@ -1463,7 +1462,6 @@ private:
   Manifest m_;
   std::vector<bool> branchResultsParsed_; // per branch: its then and else read
   std::vector<bool> loopEndParsed_;        // per loop: its condition and next read
-  const JsonValue *graphValue_ = nullptr;  // "graph", while it is read
 };
 
 } // namespace
