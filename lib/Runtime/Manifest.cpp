@@ -774,9 +774,7 @@ private:
         if (!g.encloses(cond, here) && !g.encloses(body, here))
           r_.fail(path + ".loop", "is used outside loop " + std::to_string(*loop) + "'s steps");
       } else {
-        for (GraphPart p = here; p.owner != GraphPart::Owner::Graph && !loop; p = g.parentOf(p))
-          if (p.owner == GraphPart::Owner::Loop)
-            loop = p.index;
+        loop = g.loopAround(here);
         if (!loop)
           r_.fail(path, "a carried value is used outside any loop's steps");
       }
@@ -1535,8 +1533,8 @@ GraphPart Graph::partOfStep(int64_t step) const {
   return best;
 }
 
-std::optional<int64_t> Graph::loopAround(int64_t step) const {
-  for (GraphPart p = partOfStep(step); p.owner != GraphPart::Owner::Graph; p = parentOf(p))
+std::optional<int64_t> Graph::loopAround(GraphPart part) const {
+  for (GraphPart p = part; p.owner != GraphPart::Owner::Graph; p = parentOf(p))
     if (p.owner == GraphPart::Owner::Loop)
       return p.index;
   return std::nullopt;

@@ -238,8 +238,8 @@ struct Graph {
   bool encloses(const GraphPart &outer, GraphPart inner) const;
   // The innermost part holding `step`.
   GraphPart partOfStep(int64_t step) const;
-  // The innermost loop whose steps hold `step`, if any.
-  std::optional<int64_t> loopAround(int64_t step) const;
+  // The innermost loop that is `part`'s owner or holds it, if any.
+  std::optional<int64_t> loopAround(GraphPart part) const;
   // What `part` runs, in order: its steps, and the loops and branches it
   // holds as one item each (a branch of no steps before whatever starts
   // where it is). Expects a checked manifest.
