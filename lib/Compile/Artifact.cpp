@@ -412,11 +412,14 @@ private:
     if (options.emitCubin && !options.target.cudaPath.empty() &&
         binary.kernels != 0) {
       std::string error;
+      SmallVector<std::string> warnings;
       FailureOr<std::string> cubin =
-          assemblePtx(binary.ptx, options.target, error);
+          assemblePtx(binary.ptx, options.target, error, &warnings);
       if (failed(cubin))
         return piece.emitError() << "piece @" << piece.getSymName() << ": "
                                  << error;
+      for (const std::string &warning : warnings)
+        piece.emitWarning() << "piece @" << piece.getSymName() << ": " << warning;
       binary.cubin = std::move(*cubin);
     }
     binary.body = planWithKernelConfigs(*compiled);

@@ -580,9 +580,9 @@ std::optional<std::string> cubinDefect(StringRef bytes) {
   return std::nullopt;
 }
 
-FailureOr<std::string> assemblePtx(StringRef ptx,
-                                   const GpuTargetOptions &target,
-                                   std::string &error) {
+FailureOr<std::string> assemblePtx(StringRef ptx, const GpuTargetOptions &target,
+                                   std::string &error,
+                                   SmallVectorImpl<std::string> *warnings) {
   SmallString<256> ptxas(target.cudaPath);
   llvm::sys::path::append(ptxas, "bin", "ptxas");
   if (!llvm::sys::fs::can_execute(ptxas)) {
@@ -643,6 +643,14 @@ FailureOr<std::string> assemblePtx(StringRef ptx,
     }
     return failure();
   }
+  if (warnings)
+    if (auto log = llvm::MemoryBuffer::getFile(logPath)) {
+      SmallVector<StringRef> lines;
+      (*log)->getBuffer().split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+      for (StringRef line : lines)
+        if (line.contains("Performance Loss") || line.starts_with("ptxas warning"))
+          warnings->push_back(line.trim().str());
+    }
   auto cubin = llvm::MemoryBuffer::getFile(cubinPath);
   if (!cubin) {
     error = "cannot read ptxas's output '" + cubinPath.str().str() +

@@ -302,6 +302,126 @@ bool vectorAligned(MemRefType type, int64_t width) {
   return true;
 }
 
+namespace {
+
+// Multiples, kept small enough to multiply: a product that would overflow
+// keeps its first factor (still a divisor of it); 0 is the value 0.
+int64_t multiplyMultiples(int64_t a, int64_t b) {
+  int64_t product;
+  if (a == 0 || b == 0)
+    return 0;
+  return llvm::MulOverflow(a, b, product) ? a : product;
+}
+
+int64_t knownMultipleOf(Value v, unsigned depth) {
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant))) {
+    if (constant.getSignificantBits() > 63)
+      return 1;
+    int64_t c = constant.getSExtValue();
+    return c < 0 ? -c : c;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || depth == 0)
+    return 1;
+  if (isa<arith::MulIOp>(def))
+    return multiplyMultiples(knownMultipleOf(def->getOperand(0), depth - 1),
+                             knownMultipleOf(def->getOperand(1), depth - 1));
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::gcd(knownMultipleOf(def->getOperand(0), depth - 1),
+                    knownMultipleOf(def->getOperand(1), depth - 1));
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
+    return knownMultipleOf(def->getOperand(0), depth - 1);
+  return 1;
+}
+
+int64_t knownMultipleOf(OpFoldResult value, unsigned depth) {
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return *c < 0 ? (*c == INT64_MIN ? 1 : -*c) : *c;
+  return knownMultipleOf(cast<Value>(value), depth);
+}
+
+KnownLayout knownLayout(Value memref, unsigned depth) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  KnownLayout known;
+  known.strides.assign(rank, 1);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return known;
+  // What the value's making tells of the dynamic ones.
+  KnownLayout made;
+  made.strides.assign(rank, 1);
+  Operation *def = memref.getDefiningOp();
+  if (type.getLayout().isIdentity()) {
+    int64_t inner = 1;
+    for (int64_t i = rank; i-- > 0;) {
+      made.strides[i] = inner;
+      if (!ShapedType::isDynamic(type.getDimSize(i)))
+        inner = multiplyMultiples(inner, type.getDimSize(i));
+    }
+    made.offset = 0;
+  } else if (depth > 0 && def) {
+    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
+      KnownLayout source = knownLayout(transpose.getIn(), depth - 1);
+      AffineMap permutation = transpose.getPermutation();
+      for (int64_t i = 0; i < rank; ++i)
+        made.strides[i] = source.strides[permutation.getDimPosition(i)];
+      made.offset = source.offset;
+    } else if (auto castOp = dyn_cast<memref::CastOp>(def)) {
+      if (auto sourceType = dyn_cast<MemRefType>(castOp.getSource().getType());
+          sourceType && sourceType.getRank() == rank)
+        made = knownLayout(castOp.getSource(), depth - 1);
+    } else if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+      KnownLayout source = knownLayout(subview.getSource(), depth - 1);
+      llvm::SmallBitVector dropped = subview.getDroppedDims();
+      int64_t offsetMultiple = source.offset;
+      int64_t result = 0;
+      for (auto [d, sourceOffset, sourceStride] :
+           llvm::enumerate(subview.getMixedOffsets(), subview.getMixedStrides())) {
+        offsetMultiple = std::gcd(
+            offsetMultiple,
+            multiplyMultiples(knownMultipleOf(sourceOffset, depth - 1), source.strides[d]));
+        if (dropped.test(d))
+          continue;
+        if (result < rank)
+          made.strides[result] =
+              multiplyMultiples(source.strides[d], knownMultipleOf(sourceStride, depth - 1));
+        ++result;
+      }
+      if (result != rank)
+        made.strides.assign(rank, 1);
+      else
+        made.offset = offsetMultiple;
+    } else if (auto reinterpret = dyn_cast<memref::ReinterpretCastOp>(def)) {
+      for (auto [i, stride] : llvm::enumerate(reinterpret.getMixedStrides()))
+        made.strides[i] = knownMultipleOf(stride, depth - 1);
+      made.offset = knownMultipleOf(reinterpret.getMixedOffsets().front(), depth - 1);
+    }
+  }
+  // The type's static strides and offset are exact.
+  for (int64_t i = 0; i < rank; ++i)
+    known.strides[i] = ShapedType::isDynamic(strides[i])
+                           ? made.strides[i]
+                           : (strides[i] < 0 ? -strides[i] : strides[i]);
+  known.offset = ShapedType::isDynamic(offset) ? made.offset : offset;
+  return known;
+}
+
+} // namespace
+
+KnownLayout knownLayout(Value memref) { return knownLayout(memref, /*depth=*/16); }
+
+bool knownMultiples(Value memref, int64_t multiple) {
+  auto type = cast<MemRefType>(memref.getType());
+  KnownLayout known = knownLayout(memref);
+  for (auto [size, stride] : llvm::zip(type.getShape(), known.strides))
+    if (size != 1 && stride % multiple != 0)
+      return false;
+  return known.offset % multiple == 0;
+}
+
 std::optional<int64_t> elementwiseVectorWidth(scf::ParallelOp loop) {
   FailureOr<Analysis> analysis = analyze(loop);
   if (failed(analysis))

@@ -276,6 +276,10 @@ func.func @static_odd_keys(%q: tensor<1x32x128x128xbf16>, %k: tensor<1x32x100x12
 // CHECK-DAG: memref.transpose %[[OUT:.*]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x?x4x64xbf16> to memref<1x4x?x64xbf16, strided<[?, 64, 256, 1]>>
 // CHECK-NOT: strategy = "elementwise"
 // CHECK: function(@attention0)
+// Their dynamic batch strides (S x 256, S x 128) are multiples of 8, and
+// the batch has one row anyway: no check in the kernel (a check is a call,
+// which would make ptxas serialize the wgmma instructions).
+// CHECK-NOT: cf.assert
 // CHECK-NOT: gpu.launch
 // CHECK: return %[[OUT]]
 func.func @sequence_major(%q: tensor<1x?x4x64xbf16>, %kv: tensor<1x?x2x64xbf16>) -> tensor<1x?x4x64xbf16> {
@@ -285,4 +289,51 @@ func.func @sequence_major(%q: tensor<1x?x4x64xbf16>, %kv: tensor<1x?x2x64xbf16>)
   %o = magi.tiled_attention %q, %kv, %kv outs(%init) {is_causal = true, layout = "bshd", scale = 0.125 : f64}
       : tensor<1x?x4x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x4x64xbf16> -> tensor<1x?x4x64xbf16>
   return %o : tensor<1x?x4x64xbf16>
+}
+
+// -----
+
+// Views whose dynamic strides and offset are known multiples of 8 from how
+// they are made (a dense buffer's transpose: batch stride S x 512; a
+// subview at head %h: offset %h x 64) need no check in the kernel.
+// CHECK-LABEL: func @known_views
+// CHECK: memref.subview
+// CHECK: function(@attention0)
+// CHECK-NOT: cf.assert
+// CHECK: return
+func.func @known_views(%q: memref<2x?x8x64xbf16>, %h: index, %out: memref<2x4x?x64xbf16>) {
+  %c1 = arith.constant 1 : index
+  %l = memref.dim %q, %c1 : memref<2x?x8x64xbf16>
+  %t = memref.transpose %q (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+      : memref<2x?x8x64xbf16> to memref<2x8x?x64xbf16, strided<[?, 64, 512, 1]>>
+  %s = memref.subview %t[0, %h, 0, 0] [2, 4, %l, 64] [1, 1, 1, 1]
+      : memref<2x8x?x64xbf16, strided<[?, 64, 512, 1]>>
+        to memref<2x4x?x64xbf16, strided<[?, 64, 512, 1], offset: ?>>
+  magi.tiled_attention %s, %s, %s outs(%out) {scale = 0.125 : f64}
+      : memref<2x4x?x64xbf16, strided<[?, 64, 512, 1], offset: ?>>,
+        memref<2x4x?x64xbf16, strided<[?, 64, 512, 1], offset: ?>>,
+        memref<2x4x?x64xbf16, strided<[?, 64, 512, 1], offset: ?>>, memref<2x4x?x64xbf16>
+  return
+}
+
+// -----
+
+// A view of 64 of a buffer's 72 columns from column %h: its offset is not
+// known to be a multiple of 8 elements, so the kernel checks it.
+// CHECK-LABEL: func @unknown_offset
+// CHECK: function(@attention0)
+// CHECK: cf.assert %{{.*}}, "magi.tiled_attention: the query view's strides and offset must be multiples of 8 elements"
+func.func @unknown_offset(%q: memref<2x?x8x72xbf16>, %h: index, %out: memref<2x8x?x64xbf16>) {
+  %c1 = arith.constant 1 : index
+  %l = memref.dim %q, %c1 : memref<2x?x8x72xbf16>
+  %t = memref.transpose %q (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+      : memref<2x?x8x72xbf16> to memref<2x8x?x72xbf16, strided<[?, 72, 576, 1]>>
+  %s = memref.subview %t[0, 0, 0, %h] [2, 8, %l, 64] [1, 1, 1, 1]
+      : memref<2x8x?x72xbf16, strided<[?, 72, 576, 1]>>
+        to memref<2x8x?x64xbf16, strided<[?, 72, 576, 1], offset: ?>>
+  magi.tiled_attention %s, %s, %s outs(%out) {scale = 0.125 : f64}
+      : memref<2x8x?x64xbf16, strided<[?, 72, 576, 1], offset: ?>>,
+        memref<2x8x?x64xbf16, strided<[?, 72, 576, 1], offset: ?>>,
+        memref<2x8x?x64xbf16, strided<[?, 72, 576, 1], offset: ?>>, memref<2x8x?x64xbf16>
+  return
 }

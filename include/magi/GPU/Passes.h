@@ -91,6 +91,23 @@ std::optional<int64_t> elementwiseVectorWidth(mlir::scf::ParallelOp loop);
 /// dimension of size 1, always indexed by 0, may have any stride).
 bool vectorAligned(mlir::MemRefType type, int64_t width);
 
+/// What is known of a view's layout from how the host makes it: for each
+/// stride, and for the offset, a number it is a multiple of (0: it is 0).
+/// A stride or offset of the type is exact; a dynamic one is followed
+/// through identity layouts (row-major: the product of the static inner
+/// sizes), memref.transpose, cast, subview and reinterpret_cast, and the
+/// integer arithmetic that computes their operands; anything else gives 1.
+struct KnownLayout {
+  llvm::SmallVector<int64_t> strides;
+  int64_t offset = 1;
+};
+KnownLayout knownLayout(mlir::Value memref);
+
+/// True when every stride of `memref` but those of dimensions of size 1
+/// (always indexed by 0) and its offset are known multiples of `multiple`
+/// (knownLayout).
+bool knownMultiples(mlir::Value memref, int64_t multiple);
+
 /// Rewrites such a loop into one over vectors of `width` elements: its last
 /// trip count divided by `width`, vector.load/vector.store (with their
 /// alignment) for the streaming accesses, vector arithmetic. Replaces and

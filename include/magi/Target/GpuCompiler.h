@@ -115,10 +115,12 @@ mlir::FailureOr<CompiledPiece> compilePieceForGpu(mlir::func::FuncOp piece,
                                                   const GpuTargetOptions &target);
 
 /// Runs ptxas on `ptx` (into temporary files) and returns the cubin, checked
-/// to be a whole ELF file. Fails with a message in `error`.
-mlir::FailureOr<std::string> assemblePtx(llvm::StringRef ptx,
-                                         const GpuTargetOptions &target,
-                                         std::string &error);
+/// to be a whole ELF file. Fails with a message in `error`. ptxas's warnings
+/// and the performance losses it reports (C7510: wgmma serialized, say) go
+/// to `warnings`, one line each, when given.
+mlir::FailureOr<std::string>
+assemblePtx(llvm::StringRef ptx, const GpuTargetOptions &target, std::string &error,
+            llvm::SmallVectorImpl<std::string> *warnings = nullptr);
 
 /// What is wrong with `bytes` as a cubin (not an ELF file, a section past
 /// its end: a file cut short), or nothing.
