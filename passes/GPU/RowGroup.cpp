@@ -165,7 +165,7 @@ std::optional<RegisterRows> registerRows(ArrayRef<RowPhase> phases,
     return std::nullopt;
   int64_t widest = 0;
   SmallVector<int64_t> columnWidths;
-  SmallVector<MemRefType> reductionStreams;
+  SmallVector<Value> reductionStreams;
   for (const RowPhase &phase : phases) {
     switch (phase.kind) {
     case RowPhase::Kind::Scalar:
@@ -192,7 +192,7 @@ std::optional<RegisterRows> registerRows(ArrayRef<RowPhase> phases,
         if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
           return std::nullopt;
         widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth() / 8);
-        reductionStreams.push_back(load.getMemRefType());
+        reductionStreams.push_back(load.getMemRef());
       }
       break;
     }
@@ -205,7 +205,7 @@ std::optional<RegisterRows> registerRows(ArrayRef<RowPhase> phases,
       llvm::any_of(columnWidths, [&](int64_t w) { return w != width; }))
     return std::nullopt;
   if (!llvm::all_of(reductionStreams,
-                    [&](MemRefType type) { return vectorAligned(type, width); }))
+                    [&](Value memref) { return vectorAligned(memref, width); }))
     return std::nullopt;
   int64_t vectors = *ub / width;
   for (int64_t threads = maxThreads / 32 * 32; threads >= 32; threads -= 32)

@@ -191,7 +191,7 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
     return varying.contains(v) || lanes.contains(v) || laneValues.contains(v);
   };
   auto isLaneValue = [&](Value v) { return laneValues.contains(v); };
-  SmallVector<MemRefType> streamed;
+  SmallVector<Value> streamed;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
       return failure();
@@ -242,7 +242,7 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
         return failure();
       result.roles[&op] = Role::StreamLoad;
       varying.insert(load.getResult());
-      streamed.push_back(load.getMemRefType());
+      streamed.push_back(load.getMemRef());
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
@@ -252,7 +252,7 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
           !streams(store.getIndices(), lanes, varying))
         return failure();
       result.roles[&op] = Role::StreamStore;
-      streamed.push_back(store.getMemRefType());
+      streamed.push_back(store.getMemRef());
       continue;
     }
     if (!isMemoryEffectFree(&op) || op.getNumResults() != 1)
@@ -280,8 +280,8 @@ FailureOr<Analysis> analyze(scf::ParallelOp loop) {
   if (streamed.empty())
     return failure();
 
-  for (MemRefType type : streamed)
-    if (!vectorAligned(type, width))
+  for (Value memref : streamed)
+    if (!vectorAligned(memref, width))
       return failure();
   result.width = width;
   return result;
@@ -413,13 +413,20 @@ KnownLayout knownLayout(Value memref, unsigned depth) {
 
 KnownLayout knownLayout(Value memref) { return knownLayout(memref, /*depth=*/16); }
 
-bool knownMultiples(Value memref, int64_t multiple) {
+bool vectorAligned(Value memref, int64_t width) {
   auto type = cast<MemRefType>(memref.getType());
+  if (vectorAligned(type, width))
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() || strides.back() != 1)
+    return false;
   KnownLayout known = knownLayout(memref);
-  for (auto [size, stride] : llvm::zip(type.getShape(), known.strides))
-    if (size != 1 && stride % multiple != 0)
+  for (auto [size, stride] :
+       llvm::zip(type.getShape().drop_back(), ArrayRef<int64_t>(known.strides).drop_back()))
+    if (size != 1 && stride % width != 0)
       return false;
-  return known.offset % multiple == 0;
+  return known.offset % width == 0;
 }
 
 std::optional<int64_t> elementwiseVectorWidth(scf::ParallelOp loop) {

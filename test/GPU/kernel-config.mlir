@@ -188,6 +188,51 @@ func.func @vectors(%a: memref<64x4096xbf16>, %f: memref<64x4096xf32>, %s: memref
   return
 }
 
+// Views whose dynamic strides or offset are known multiples of W from how
+// they are made (knownLayout): a transposed dense buffer (strides S x 512,
+// 64, 512, 1 with a dynamic S) and a subview of it at a dynamic head %h
+// (offset %h x 64) are vectorized; a subview at a dynamic column %c is not
+// (its offset is not known to be a multiple of 8).
+// CHECK-LABEL: func @known_views
+// CHECK: {block_size = 256 : i64, {{.*}}strategy = "elementwise", vector_width = 8 : i64}
+// CHECK: {block_size = 256 : i64, {{.*}}strategy = "elementwise", vector_width = 8 : i64}
+// CHECK: {block_size = 256 : i64, {{.*}}strategy = "elementwise"}}
+func.func @known_views(%x: memref<2x?x8x64xbf16>, %h: index, %c: index,
+                       %out: memref<2x8x?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c56 = arith.constant 56 : index
+  %c64 = arith.constant 64 : index
+  %s = memref.dim %x, %c1 : memref<2x?x8x64xbf16>
+  %t = memref.transpose %x (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+      : memref<2x?x8x64xbf16> to memref<2x8x?x64xbf16, strided<[?, 64, 512, 1]>>
+  scf.parallel (%b, %n, %i, %j) = (%c0, %c0, %c0, %c0) to (%c2, %c8, %s, %c64) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %t[%b, %n, %i, %j] : memref<2x8x?x64xbf16, strided<[?, 64, 512, 1]>>
+    memref.store %v, %out[%b, %n, %i, %j] : memref<2x8x?x64xbf16>
+    scf.reduce
+  }
+  %heads = memref.subview %t[0, %h, 0, 0] [2, 4, %s, 64] [1, 1, 1, 1]
+      : memref<2x8x?x64xbf16, strided<[?, 64, 512, 1]>>
+        to memref<2x4x?x64xbf16, strided<[?, 64, 512, 1], offset: ?>>
+  scf.parallel (%b, %n, %i, %j) = (%c0, %c0, %c0, %c0) to (%c2, %c4, %s, %c64) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %heads[%b, %n, %i, %j] : memref<2x4x?x64xbf16, strided<[?, 64, 512, 1], offset: ?>>
+    memref.store %v, %out[%b, %n, %i, %j] : memref<2x8x?x64xbf16>
+    scf.reduce
+  }
+  %columns = memref.subview %t[0, 0, 0, %c] [2, 8, %s, 56] [1, 1, 1, 1]
+      : memref<2x8x?x64xbf16, strided<[?, 64, 512, 1]>>
+        to memref<2x8x?x56xbf16, strided<[?, 64, 512, 1], offset: ?>>
+  scf.parallel (%b, %n, %i, %j) = (%c0, %c0, %c0, %c0) to (%c2, %c8, %s, %c56) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %columns[%b, %n, %i, %j] : memref<2x8x?x56xbf16, strided<[?, 64, 512, 1], offset: ?>>
+    memref.store %v, %out[%b, %n, %i, %j] : memref<2x8x?x64xbf16>
+    scf.reduce
+  }
+  return
+}
+
 // Rotary embedding's rotated half: the partner element (j + 64) mod 128
 // runs through 8 consecutive values over each vector of 8, and j < 64 is the
 // same for all 8, so the loop is vectorized. A load at 2 j is gathered

@@ -103,10 +103,11 @@ struct KnownLayout {
 };
 KnownLayout knownLayout(mlir::Value memref);
 
-/// True when every stride of `memref` but those of dimensions of size 1
-/// (always indexed by 0) and its offset are known multiples of `multiple`
-/// (knownLayout).
-bool knownMultiples(mlir::Value memref, int64_t multiple);
+/// vectorAligned for a buffer whose dynamic strides and offset may be known
+/// from how the host makes it (knownLayout): the last stride is 1, the
+/// others (but those of size-1 dimensions) and the offset known multiples
+/// of W.
+bool vectorAligned(mlir::Value memref, int64_t width);
 
 /// Rewrites such a loop into one over vectors of `width` elements: its last
 /// trip count divided by `width`, vector.load/vector.store (with their
