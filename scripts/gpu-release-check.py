@@ -356,14 +356,14 @@ def data_dependent_models():
     rows, failures = [], 0
     for name, module, args in cases:
         with torch.no_grad():
-            ref = module(*args).cpu()
+            ref = as_tuple(module(*args))[0].cpu()
         try:
             compiled = magi.compile(module, list(args))
             out = as_tuple(compiled(*args))[0].cpu()
             # Run again on other data: other sizes, the same artifact.
             other = tuple(torch.rand_like(a) if a.is_floating_point() else a - 20 for a in args)
             with torch.no_grad():
-                ref2 = module(*other).cpu()
+                ref2 = as_tuple(module(*other))[0].cpu()
             out2 = as_tuple(compiled(*other))[0].cpu()
             ok = (out.shape == ref.shape and torch.equal(out, ref) and
                   out2.shape == ref2.shape and torch.equal(out2, ref2))

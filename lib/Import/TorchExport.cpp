@@ -248,9 +248,20 @@ Value Importer::symbol(StringRef name) {
 // (torch._check(u0 <= 10) alone gives [-inf, 10]) gives none, since such a
 // value may be negative (it gives no size: torch makes a size's minimum 0;
 // the export's assertions check its range).
+// torch.export names the output after its node (`_local_scalar_dense`,
+// `item`) and the SymInt it holds (`u20`) in sym_int_values; shapes, range
+// constraints and assertions name the SymInt, so the item does too.
 void Importer::nameItem(ItemOp item, StringRef name) {
-  item.setSymbol(name);
-  auto range = ranges.find(name.str());
+  std::string symbol = name.str();
+  const Json *value = getObject(symIntValues, name);
+  const Json *expr = value ? getObject(value, "as_expr") : nullptr;
+  if (std::optional<StringRef> text = expr ? getString(expr, "expr_str") : std::nullopt) {
+    SymExprParser parser(*text);
+    if (std::optional<SymExpr> parsed = parser.parse(); parsed && parsed->kind == SymExpr::Symbol)
+      symbol = parsed->name;
+  }
+  item.setSymbol(symbol);
+  auto range = ranges.find(symbol);
   if (range == ranges.end() || !range->second.second || item.getBound() ||
       !range->second.first || *range->second.first < 0)
     return;

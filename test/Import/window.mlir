@@ -18,5 +18,14 @@
 // RUN: magi-interp %t/w.pt2 --input %t/x.npy --input %t/a.npy --input %t/b.npy --lowered-pieces | FileCheck %s --check-prefix=VALUES
 // VALUES: out0: tensor<5xf32> = [6, 8, 10, 12, 14]
 // RUN: magi-compile %t/w.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet
+// The same graph with the names torch.export gives (an item's output named
+// after its node, its SymInt in sym_int_values): the item takes the SymInt's
+// name, and so its range (before, no bound: "a value read on the host that
+// gives a size has no upper bound").
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/named.pt2 @%S/Inputs/window-export-names.spec
+// RUN: magi-import %t/named.pt2 | FileCheck %s
+// RUN: magi-interp %t/named.pt2 --input %t/x.npy --input %t/a.npy --input %t/b.npy --lowered-pieces | FileCheck %s --check-prefix=VALUES
+// RUN: magi-compile %t/named.pt2 -o %t/named --no-cubin --cache-mode=off --quiet
+// RUN: FileCheck %s --check-prefix=READS --input-file=%t/named/manifest.json
 // RUN: FileCheck %s --check-prefix=READS --input-file=%t/artifact/manifest.json
 // READS-COUNT-2: "bound": 8,
