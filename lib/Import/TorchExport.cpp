@@ -244,13 +244,13 @@ Value Importer::symbol(StringRef name) {
 // An integer .item() defines an unbacked SymInt (`u0`): the item carries
 // its name, so that shapes and assertions over it can refer to the value
 // read, and its range's upper bound, so that the runtime can plan memory.
-// A bound says the value is in [0, bound]: a range that reaches below 0
-// (torch._check(u0 <= 10) alone gives [-inf, 10]) gives none, since such a
-// value may be negative (it gives no size: torch makes a size's minimum 0;
-// the export's assertions check its range).
-// torch.export names the output after its node (`_local_scalar_dense`,
-// `item`) and the SymInt it holds (`u20`) in sym_int_values; shapes, range
-// constraints and assertions name the SymInt, so the item does too.
+// torch.export names the output `name` after its node
+// (`_local_scalar_dense`) and keeps the SymInt in sym_int_values; the range
+// constraints are keyed by the SymInt. A bound says the value is in
+// [0, bound]: a range that reaches below 0 (torch._check(u0 <= 10) alone
+// gives [-inf, 10]) gives none, since such a value may be negative (it
+// gives no size: torch makes a size's minimum 0; the export's assertions
+// check its range).
 void Importer::nameItem(ItemOp item, StringRef name) {
   std::string symbol = name.str();
   const Json *value = getObject(symIntValues, name);

@@ -415,8 +415,6 @@ KnownLayout knownLayout(Value memref) { return knownLayout(memref, /*depth=*/16)
 
 bool vectorAligned(Value memref, int64_t width) {
   auto type = cast<MemRefType>(memref.getType());
-  if (vectorAligned(type, width))
-    return true;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() || strides.back() != 1)
