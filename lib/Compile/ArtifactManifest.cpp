@@ -245,7 +245,7 @@ private:
     int64_t step = 0;
     int64_t result = 0;
     bool isBool = false;
-    bool anyValue = false; // it gives no size (magi.read_any_value)
+    bool anyValue = false; // it gives no size (magi.read_any_value) or is clamped
     std::optional<int64_t> max;
   };
   std::map<std::string, StepValue> itemReads;
@@ -274,13 +274,14 @@ private:
             // Its range, for a symbol no declaration names: a bool's is
             // [0, 1], an integer's [0, its bound] (the runtime refuses a
             // read outside [0, bound]), or any integer when it gives no
-            // size.
+            // size or acts as its clamp (clamped).
             read.isBool = cast<RankedTensorType>(item.getSelf().getType())
                               .getElementType()
                               .isInteger(1);
-            read.anyValue = item->hasAttr(kReadAnyValueAttr);
+            read.anyValue = item->hasAttr(kReadAnyValueAttr) || item.getClamped();
             APInt bound;
-            if (item.getBound() && matchPattern(item.getBound(), m_ConstantInt(&bound)))
+            if (!item.getClamped() && item.getBound() &&
+                matchPattern(item.getBound(), m_ConstantInt(&bound)))
               read.max = bound.getSExtValue();
             itemReads[item.getSymbol()->str()] = read;
             symbolNames[call.getResult(k)] = item.getSymbol()->str();

@@ -145,7 +145,7 @@ struct DropReadBoundsPass : PassWrapper<DropReadBoundsPass, OperationPass<func::
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-      for (StringRef name : {kReadBoundAttr, kReadAnyValueAttr})
+      for (StringRef name : {kReadBoundAttr, kReadAnyValueAttr, kReadClampedAttr})
         func.removeResultAttr(i, StringAttr::get(&getContext(), name));
   }
 };

@@ -526,7 +526,8 @@ LogicalResult Interpreter::evalItem(ItemOp item) {
     return success();
   }
   int64_t value = self.getInt(0);
-  if (Value bound = item.getBound()) {
+  // A clamped value acts as its clamp wherever it gives a size: any is valid.
+  if (Value bound = item.getBound(); bound && !item.getClamped()) {
     int64_t most = env.get(bound).getInt(0);
     if (value < 0 || value > most)
       return item.emitError("read ")

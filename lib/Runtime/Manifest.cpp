@@ -1428,7 +1428,7 @@ public:
         } else if (result.isObject() && result.find("read")) {
           if (m_.version < 9)
             r_.fail(resultPath + ".read", "values read on the host need format version 9");
-          r_.object(result, resultPath, {"read", "dtype", "bound"});
+          r_.object(result, resultPath, {"read", "dtype", "bound", "clamped"});
           pr.isRead = true;
           pr.read = parseDescriptor(r_.field(result, resultPath, "read"), resultPath + ".read",
                                     piece, variant, allocated);
@@ -1445,6 +1445,13 @@ public:
                              int64_t(variant.values.size()));
           } else if (m_.version < 12) {
             r_.fail(resultPath, "a read without a bound needs format version 12");
+          }
+          if (r_.optionalField(result, "clamped")) {
+            if (m_.version < 14)
+              r_.fail(resultPath + ".clamped", "a clamped read needs format version 14");
+            pr.readClamped = r_.boolField(result, resultPath, "clamped");
+            if (pr.readClamped && !pr.readBound)
+              r_.fail(resultPath + ".clamped", "a clamped read has a bound");
           }
         } else {
           r_.object(result, resultPath, {"index"});
@@ -1926,6 +1933,8 @@ Members variantBodyMembers(const Variant &variant) {
       Members read{{"read", descriptorJson(r.read)}, {"dtype", str(manifestName(r.readDtype))}};
       if (r.readBound)
         read.push_back({"bound", r.readBound->toJson()});
+      if (r.readClamped)
+        read.push_back({"clamped", JsonValue::makeBool(true)});
       results.push_back(JsonValue::makeObject(std::move(read)));
     } else {
       results.push_back(JsonValue::makeObject({{"index", r.index.toJson()}}));

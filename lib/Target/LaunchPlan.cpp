@@ -672,6 +672,7 @@ private:
       if (failed(most))
         return failure();
       result.readBound = std::move(*most);
+      result.readClamped = bool(host.getResultAttr(resultIndex, kReadClampedAttr));
     }
     plan.results.push_back(std::move(result));
     return true;

@@ -751,7 +751,8 @@ public:
 // The element as a scalar, read on the host once the piece computing the
 // tensor has run (magi-split makes each item a piece of its own). Its
 // bound goes on the result of the function returning it
-// (`magi.read_bound`: a number, or `argN`), where the launch plan finds it;
+// (`magi.read_bound`: a number, or `argN`; `magi.read_clamped` with it
+// when any value may be read), where the launch plan finds it;
 // a value that gives no size (magi.read_any_value) needs none.
 class ItemPattern : public OpRewritePattern<ItemOp> {
 public:
@@ -776,9 +777,12 @@ public:
       else
         return rewriter.notifyMatchFailure(op, "a bound that is no constant or argument");
       for (OpOperand &use : op.getResult().getUses())
-        if (isa<func::ReturnOp>(use.getOwner()) && func)
+        if (isa<func::ReturnOp>(use.getOwner()) && func) {
           func.setResultAttr(use.getOperandNumber(), kReadBoundAttr,
                              rewriter.getStringAttr(text));
+          if (op.getClamped())
+            func.setResultAttr(use.getOperandNumber(), kReadClampedAttr, rewriter.getUnitAttr());
+        }
     }
     SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
     Value element = tensor::ExtractOp::create(rewriter, loc, op.getSelf(), zeros);

@@ -317,31 +317,78 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
 // symbolic arithmetic it reaches only runtime assertions and the conditions
 // of branches and loops, and no size is declared with its symbol. Its
 // memory plan then does not depend on it, so it may be any integer.
-bool givesNoSize(ItemOp item, Block &body) {
-  if (std::optional<StringRef> name = item.getSymbol()) {
-    bool isASize = false;
-    body.walk([&](SymbolicIntOp sym) {
-      if (sym.getName() == *name)
-        isASize |= llvm::any_of(sym->getUsers(), llvm::IsaPred<BindSymbolicShapeOp>);
-    });
-    if (isASize)
+// Whether a shape is declared with the symbol `item` reads.
+bool isDeclaredSize(ItemOp item, Block &body) {
+  std::optional<StringRef> name = item.getSymbol();
+  if (!name)
+    return false;
+  bool isASize = false;
+  body.walk([&](SymbolicIntOp sym) {
+    if (sym.getName() == *name)
+      isASize |= llvm::any_of(sym->getUsers(), llvm::IsaPred<BindSymbolicShapeOp>);
+  });
+  return isASize;
+}
+
+// Whether the use reaches, through symbolic arithmetic, only runtime
+// assertions and the conditions of branches and loops.
+bool reachesOnlyChecks(OpOperand &first) {
+  SmallVector<OpOperand *> uses{&first};
+  while (!uses.empty()) {
+    OpOperand &use = *uses.pop_back_val();
+    Operation *user = use.getOwner();
+    if (isa<AssertSymbolicOp, scf::IfOp>(user))
+      continue;
+    if (isa<scf::ConditionOp>(user) && use.getOperandNumber() == 0)
+      continue;
+    if (!isCheckArithmetic(user))
       return false;
-  }
-  SmallVector<Value> values{item.getResult()};
-  while (!values.empty()) {
-    Value v = values.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<AssertSymbolicOp, scf::IfOp>(user))
-        continue;
-      if (isa<scf::ConditionOp>(user) && use.getOperandNumber() == 0)
-        continue;
-      if (!isCheckArithmetic(user))
-        return false;
-      values.push_back(user->getResult(0));
-    }
+    for (OpOperand &next : user->getResult(0).getUses())
+      uses.push_back(&next);
   }
   return true;
+}
+
+bool givesNoSize(ItemOp item, Block &body) {
+  return !isDeclaredSize(item, body) &&
+         llvm::all_of(item.getResult().getUses(), [](OpOperand &use) { return reachesOnlyChecks(use); });
+}
+
+// The largest dimension the integer `item` reads is a slice's start or end
+// of, when it gives sizes only that way (tensor_split at indices held in a
+// tensor) and every such dimension is static: Python counts a negative
+// bound from the end and clamps it to [0, size], so each size it gives is
+// one it gives at some value in [0, that dimension], and is largest with
+// it at 0 or there (a difference of clamped bounds grows or shrinks with
+// each). Its memory can then be planned with it at 0 and that bound,
+// whatever value is read (magi.item's `clamped`).
+std::optional<int64_t> largestSlicedDimension(ItemOp item, Block &body) {
+  if (isDeclaredSize(item, body) ||
+      cast<RankedTensorType>(item.getSelf().getType()).getElementType().isInteger(1))
+    return std::nullopt;
+  std::optional<int64_t> largest;
+  for (OpOperand &use : item.getResult().getUses()) {
+    if (auto slice = dyn_cast<SliceOp>(use.getOwner())) {
+      // Which of [start, end, step] the operand is.
+      unsigned operand = use.getOperandNumber() - slice.getBounds().getBeginOperandIndex();
+      int64_t position = -1;
+      for (auto [i, bound] : llvm::enumerate(slice.getStaticBounds()))
+        if (ShapedType::isDynamic(bound) && operand-- == 0) {
+          position = int64_t(i);
+          break;
+        }
+      auto type = cast<RankedTensorType>(slice.getSelf().getType());
+      int64_t dim = slice.getDim();
+      if (position < 0 || position > 1 || dim < 0 ||
+          dim >= type.getRank() || type.isDynamicDim(dim))
+        return std::nullopt;
+      largest = std::max(largest.value_or(0), type.getDimSize(dim));
+      continue;
+    }
+    if (!reachesOnlyChecks(use))
+      return std::nullopt;
+  }
+  return largest;
 }
 
 // Replaces a bool tensor's element (`extract`) by the element read on the
@@ -579,10 +626,18 @@ LogicalResult SplitPass::splitFunction(func::FuncOp func,
     return failure();
 
   // A value read on the host without a bound may be anything when it gives
-  // no size.
+  // no size; one that gives sizes only as slice bounds is planned at the
+  // largest sliced dimension, any value read acting as its clamp.
   func.walk([&](ItemOp item) {
-    if (item.getType().isIndex() && !item.getBound() && givesNoSize(item, body))
+    if (!item.getType().isIndex() || item.getBound())
+      return;
+    if (givesNoSize(item, body)) {
       item->setAttr(kReadAnyValueAttr, UnitAttr::get(func.getContext()));
+    } else if (std::optional<int64_t> most = largestSlicedDimension(item, body)) {
+      OpBuilder b(item);
+      item.getBoundMutable().assign(arith::ConstantIndexOp::create(b, item.getLoc(), *most));
+      item.setClamped(true);
+    }
   });
 
   // Bindings of each value to top-level symbols, recorded before ops move,

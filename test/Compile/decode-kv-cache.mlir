@@ -54,4 +54,4 @@
 // CHECK-NEXT: 32,
 // CHECK-NEXT: 4096,
 // CHECK: "base": "arg8",
-// CHECK: "version": 13,
+// CHECK: "version": 14,

@@ -25,7 +25,7 @@
 // REF-NEXT:   "strides": [
 // REF-NEXT:     1
 // REF-NEXT:   ]
-// REF: "version": 13,
+// REF: "version": 14,
 // REF-NEXT: "weights": {
 // REF-NEXT:   "files": [
 // REF-NEXT:     {

@@ -38,7 +38,7 @@ module attributes {gpu.container_module} {
 
 // PLAN: "op": "launch"
 // PLAN-NEXT: "programmatic": true
-// PLAN: "version": 13
+// PLAN: "version": 14
 // PTX: griddepcontrol.wait;
 // PTX-NEXT: griddepcontrol.launch_dependents;
 // SM80-NOT: "programmatic"

@@ -48,7 +48,7 @@
 // MANIFEST-NEXT:     "expr": "eq((s0 mod 2), 0)",
 // MANIFEST-NEXT:     "message": "Runtime assertion failed for expression Eq(Mod(s0, 2), 0) on node 'eq'"
 // MANIFEST:          "expr": "max(eq(ge(s0, 1), 0), eq((s0 mod 2), 0))",
-// MANIFEST:      "version": 13
+// MANIFEST:      "version": 14
 
 // An assertion on a size only a piece knows (the rows of a computed
 // tensor without a binding) cannot be checked before the run: an error.

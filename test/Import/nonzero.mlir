@@ -106,7 +106,7 @@
 // RUN: magi-compile %t/nz.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet
 // RUN: FileCheck %s --check-prefix=ART --input-file=%t/artifact/manifest.json
 // RUN: FileCheck %s --check-prefix=VERSION --input-file=%t/artifact/manifest.json
-// VERSION: "version": 13
+// VERSION: "version": 14
 // ART: "output_shapes": [
 // ART-NEXT: [
 // ART-NEXT: "u0",

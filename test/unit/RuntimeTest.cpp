@@ -19,6 +19,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -401,7 +402,7 @@ TEST(RuntimeManifest, RefusesBadManifests) {
     return text;
   };
   refuse(edited("\"version\": 2", "\"version\": 1"),
-         "manifest.json: version: this magi-run reads artifact format versions 2 to 13, not 1");
+         "manifest.json: version: this magi-run reads artifact format versions 2 to 14, not 1");
   // Programmatic launches (format 7), a boolean.
   const std::string launch = "\"block\": [64, 1, 1], \"shared_bytes\": 0,";
   refuse(edited(launch, launch + " \"programmatic\": true,"),
@@ -3701,6 +3702,45 @@ TEST(RuntimeManifest, RefusesBadNesting) {
   refused(loops, R"("cond_steps": 1, "body_steps": 3,)",
           R"("cond_steps": 1, "body_steps": 3, "in": {"loop": 1, "part": "body"},)",
           "graph.loops[0].in: its steps 0 to 4 are not inside loop 1's body (steps 2 to 3)");
+}
+
+// A clamped read (format 14, tensor_split at an index held in a tensor):
+// any value is read, the plan is made at 0 and the bound, and the size it
+// gives is its clamp to [0, 8].
+TEST(RuntimeExecutor, ReadsAClampedValue) {
+  std::string text = readCountManifest("14");
+  auto replace = [&](const std::string &from, const std::string &to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace(R"("dtype": "i64", "bound": 8})", R"("dtype": "i64", "bound": 8, "clamped": true})");
+  replace(R"({"name": "u0", "min": 0, "max": 8,)", R"({"name": "u0", "min": null, "max": null,)");
+  replace(R"j("checks": [{"expr": "le(u0, 6)", "message": "u0 <= 6"}],)j", R"("checks": [],)");
+  replace(R"("output_shapes": [["u0"]])", R"j("output_shapes": [["max(min(u0, 8), 0)"]])j");
+  replace(R"("values": ["arg1 * 4"])", R"j("values": ["max(min(arg1, 8), 0) * 4"])j");
+  replace(R"("sizes": ["arg1"])", R"j("sizes": ["max(min(arg1, 8), 0)"])j");
+  Manifest m = parseManifest(text, "manifest.json");
+  ASSERT_TRUE(m.pieces[0].variants[0].results[0].readClamped);
+  EXPECT_EQ(printManifest(parseManifest(printManifest(m), "printed")), printManifest(m));
+  HostTensor x = makeF32({8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  HostDevice device;
+  GraphExecutor executor(m, ".", device);
+  for (int64_t n : {12, -3, 5}) {
+    executor.setInputs({makeI64({}, {n}), x});
+    HostTensor out = executor.download(executor.run()[0]);
+    int64_t size = std::clamp<int64_t>(n, 0, 8);
+    EXPECT_EQ(out.shape, std::vector<int64_t>{size}) << n;
+    EXPECT_EQ(std::vector<uint8_t>(x.bytes.begin(), x.bytes.begin() + 4 * size), out.bytes);
+    EXPECT_EQ(executor.symbols().at("u0"), n);
+  }
+  EXPECT_EQ(executor.memoryStats().bufferBytes, 256);
+  // Only from format 14, and only with a bound.
+  refused(readCountManifest("13"), R"("dtype": "i64", "bound": 8})",
+          R"("dtype": "i64", "bound": 8, "clamped": true})",
+          "a clamped read needs format version 14");
+  refused(readCountManifest("14"), R"("dtype": "i64", "bound": 8})",
+          R"("dtype": "i64", "clamped": true})", "a clamped read has a bound");
 }
 
 TEST(RuntimeManifest, RefusesBadReads) {

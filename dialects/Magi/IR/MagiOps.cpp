@@ -214,6 +214,8 @@ LogicalResult ItemOp::verify() {
            << ", not " << getResult().getType();
   if (getBound() && isFloat)
     return emitOpError("bounds an integer element only");
+  if (getClamped() && (!getBound() || element.isInteger(1)))
+    return emitOpError("is clamped only with a bound, and for an integer (not bool) element");
   return success();
 }
 

@@ -493,6 +493,7 @@ private:
     DevicePtr ptr = 0;
     Dtype dtype = Dtype::I64;
     std::optional<int64_t> bound; // none: the value gives no size
+    bool clamped = false;         // planned at 0 and bound, any value valid
   };
   struct PreparedStep {
     std::string name;

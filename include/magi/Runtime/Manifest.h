@@ -26,7 +26,7 @@
 
 namespace magi::runtime {
 
-constexpr int64_t kArtifactVersion = 13;
+constexpr int64_t kArtifactVersion = 14;
 // Version 12 is version 13 without loops and branches inside others
 // (graph.loops[l].in, graph.branches[b].in); version 11 is version 12
 // without reads that have no bound; version 10 is version 11 without
@@ -306,7 +306,9 @@ struct PlanOp {
 // A tensor, an index computed on the host (`index`), or (format 9) an
 // index read from device memory once the piece's work is done (`read`: one
 // integer element of dtype `readDtype`, in [0, readBound]; from format 12
-// without a bound when the value gives no size: any value).
+// without a bound when the value gives no size: any value; from format 14
+// `readClamped`: any value, which gives sizes only as slice bounds, where
+// it acts as its clamp to [0, readBound]).
 struct PieceResult {
   bool isTensor = false;
   Descriptor tensor;
@@ -315,6 +317,7 @@ struct PieceResult {
   Descriptor read;
   Dtype readDtype = Dtype::I64;
   std::optional<Expr> readBound;
+  bool readClamped = false;
 };
 
 struct Kernel {

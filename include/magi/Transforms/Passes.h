@@ -47,6 +47,11 @@ inline constexpr llvm::StringLiteral kReadBoundAttr = "magi.read_bound";
 /// value may be any integer, negative too (the launch plan's `read` result
 /// without `bound`).
 inline constexpr llvm::StringLiteral kReadAnyValueAttr = "magi.read_any_value";
+/// Unit attribute on a function result that is a clamped magi.item's value
+/// (it gives sizes only as slice bounds, which clamp it to [0, bound]): the
+/// memory is planned at 0 and the bound, and any integer may be read (the
+/// launch plan's `read` result with `clamped`).
+inline constexpr llvm::StringLiteral kReadClampedAttr = "magi.read_clamped";
 
 /// Specializes `func` for `symbol == value`: its declaration (a
 /// magi.symbolic_int, or in a piece an argument marked `magi.symbol`)

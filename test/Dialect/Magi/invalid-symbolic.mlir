@@ -259,3 +259,19 @@ func.func @item_float_bound(%x: tensor<f32>, %n: index) -> f64 {
   %s = magi.item %x bound %n : tensor<f32> -> f64
   return %s : f64
 }
+
+// -----
+
+func.func @item_clamped_without_bound(%x: tensor<i64>) -> index {
+  // expected-error @+1 {{'magi.item' op is clamped only with a bound, and for an integer (not bool) element}}
+  %s = magi.item %x {clamped} : tensor<i64> -> index
+  return %s : index
+}
+
+// -----
+
+func.func @item_clamped_bool(%x: tensor<i1>, %n: index) -> index {
+  // expected-error @+1 {{'magi.item' op is clamped only with a bound, and for an integer (not bool) element}}
+  %s = magi.item %x bound %n {clamped} : tensor<i1> -> index
+  return %s : index
+}

@@ -136,16 +136,20 @@ func.func @sym_bools(%a: index, %b: index) {
 }
 
 // magi.item: an integer (or bool) element as an index, bounded or not and
-// named after its SymInt or not; a float element as an f64.
+// named after its SymInt or not, clamped (any value, acting as its clamp
+// to [0, bound]) or not; a float element as an f64.
 // CHECK-LABEL: func.func @item
 // CHECK: magi.item %{{.*}} bound %{{.*}} {symbol = "u0"} : tensor<i64> -> index
+// CHECK: magi.item %{{.*}} bound %{{.*}} {clamped, symbol = "u1"} : tensor<i64> -> index
 // CHECK: magi.item %{{.*}} : tensor<1x1xi1> -> index
 // CHECK: magi.item %{{.*}} : tensor<?xbf16> -> f64
 // GENERIC-LABEL: "func.func"() <{function_type = (tensor<i64>, tensor<1x1xi1>, tensor<?xbf16>, index)
 // GENERIC: "magi.item"(%{{.*}}, %{{.*}}) <{symbol = "u0"}> : (tensor<i64>, index) -> index
-func.func @item(%count: tensor<i64>, %flag: tensor<1x1xi1>, %scale: tensor<?xbf16>, %most: index) -> (index, index, f64) {
+// GENERIC: "magi.item"(%{{.*}}, %{{.*}}) <{clamped, symbol = "u1"}> : (tensor<i64>, index) -> index
+func.func @item(%count: tensor<i64>, %flag: tensor<1x1xi1>, %scale: tensor<?xbf16>, %most: index) -> (index, index, index, f64) {
   %n = magi.item %count bound %most {symbol = "u0"} : tensor<i64> -> index
+  %i = magi.item %count bound %most {clamped, symbol = "u1"} : tensor<i64> -> index
   %b = magi.item %flag : tensor<1x1xi1> -> index
   %s = magi.item %scale : tensor<?xbf16> -> f64
-  return %n, %b, %s : index, index, f64
+  return %n, %i, %b, %s : index, index, index, f64
 }

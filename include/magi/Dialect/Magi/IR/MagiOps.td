@@ -130,12 +130,21 @@ def Magi_ItemOp : Magi_Op<"item", [Magi_Torch<["aten::_local_scalar_dense", "ate
     error. `symbol` names the exported SymInt the value is (`u0`), so that
     shapes and runtime assertions over it can name it.
 
+    `clamped` (set by `magi-split`, with a bound) marks a value that gives
+    sizes only as the start or end of slices of dimensions no longer than
+    `bound` (`tensor_split` at indices held in a tensor): there Python counts
+    a negative value from the end and clamps it to `[0, size]`, so every
+    size it gives is one it gives at some value in `[0, bound]`, and the
+    sizes are largest with it at 0 or at `bound`. Memory is planned there as
+    for any bound, and any integer may be read.
+
     ```mlir
     %n = magi.item %count bound %c12 {symbol = "u0"} : tensor<i64> -> index
+    %i = magi.item %index bound %c5 {clamped, symbol = "u20"} : tensor<i64> -> index
     ```
   }];
   let arguments = (ins Magi_Tensor:$self, Optional<Index>:$bound,
-                       OptionalAttr<StrAttr>:$symbol);
+                       OptionalAttr<StrAttr>:$symbol, UnitAttr:$clamped);
   let results = (outs AnyTypeOf<[Index, F64]>:$result);
   let assemblyFormat = [{
     $self (`bound` $bound^)? attr-dict `:` type($self) `->` type($result)
