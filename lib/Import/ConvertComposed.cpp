@@ -1065,6 +1065,64 @@ LogicalResult convertIndexAdd(Node &node) {
                      {node.i64s("indexed_dims", {dim}), node.boolean("accumulate", true)});
 }
 
+/// max_pool{2,3}d_with_indices_backward(grad_output, self, kernel_size,
+/// stride, padding, dilation, ceil_mode, indices): each output's gradient
+/// added at the input position its window's maximum came from. `indices`
+/// holds that position flattened over the spatial dimensions of its plane
+/// (one per batch and channel), so this is a scatter-add along the
+/// flattened plane into zeros, accumulated in f32 for f16 and bf16 as
+/// PyTorch's kernels do; the window's arguments are already in the indices.
+LogicalResult convertMaxPoolBackward(Node &node, int64_t spatial) {
+  FailureOr<Value> grad = node.tensor("grad_output"), self = node.tensor("self"),
+                   indices = node.tensor("indices");
+  if (failed(grad) || failed(self) || failed(indices))
+    return failure();
+  auto gradType = cast<RankedTensorType>(grad->getType());
+  auto selfType = cast<RankedTensorType>(self->getType());
+  auto indexType = cast<RankedTensorType>(indices->getType());
+  RankedTensorType result = resultTensorType(node);
+  Type element = selfType.getElementType();
+  int64_t rank = selfType.getRank();
+  if (!result || !gradType.hasStaticShape() || !selfType.hasStaticShape() ||
+      !isa<FloatType>(element) || gradType.getElementType() != element ||
+      result.getElementType() != element || indexType.getShape() != gradType.getShape() ||
+      !indexType.getElementType().isSignlessInteger(64) || gradType.getRank() != rank ||
+      rank <= spatial)
+    return node.opaque();
+  int64_t planes = 1, inPlane = 1, outPlane = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < rank - spatial) {
+      if (gradType.getDimSize(d) != selfType.getDimSize(d))
+        return node.error() << "max-pool backward: grad_output's dimension " << d << " is "
+                            << gradType.getDimSize(d) << ", the input's "
+                            << selfType.getDimSize(d);
+      planes *= selfType.getDimSize(d);
+    } else {
+      inPlane *= selfType.getDimSize(d);
+      outPlane *= gradType.getDimSize(d);
+    }
+  }
+  OpBuilder &b = node.builder();
+  Type compute = element.isF16() || element.isBF16() ? Type(b.getF32Type()) : element;
+  auto computeType = [&](ArrayRef<int64_t> shape) { return RankedTensorType::get(shape, compute); };
+  Value gradients = view(node, *grad, {planes, outPlane});
+  if (compute != element)
+    gradients = make(node, ToCopyOp::getOperationName(), {gradients},
+                     computeType({planes, outPlane}), {node.dtype("dtype", compute)});
+  Value positions = view(node, *indices, {planes, outPlane});
+  Value zeros = make(node, FullOp::getOperationName(), {}, computeType({planes, inPlane}),
+                     {node.i64s("static_sizes", {planes, inPlane}), node.f64("fill_value", 0.0),
+                      node.dtype("dtype", compute)});
+  Value sums = make(node, ScatterOp::getOperationName(), {zeros, positions, gradients},
+                    computeType({planes, inPlane}),
+                    {node.i64("dim", 1), node.named("reduce", b.getStringAttr("add"))});
+  if (compute != element)
+    sums = make(node, ToCopyOp::getOperationName(), {sums},
+                RankedTensorType::get({planes, inPlane}, element), {node.dtype("dtype", element)});
+  return node.emitAs(ViewOp::getOperationName(), {sums},
+                     {node.i64s("static_sizes", selfType.getShape())});
+}
+
 Value makeOp(Node &node, StringRef name, ValueRange operands, Type type,
              ArrayRef<NamedAttribute> attrs) {
   OperationState state(node.loc, name);
@@ -1173,6 +1231,10 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<IndexSelectOp>("aten::upsample_nearest3d",
                                   [](Node &n) { return convertUpsampleNearest(n, 3); }),
                row<IndexPutOp>("aten::index_add", convertIndexAdd),
+               row<ViewOp>("aten::max_pool2d_with_indices_backward",
+                           [](Node &n) { return convertMaxPoolBackward(n, 2); }),
+               row<ViewOp>("aten::max_pool3d_with_indices_backward",
+                           [](Node &n) { return convertMaxPoolBackward(n, 3); }),
                row<SliceOp>("aten::nonzero", convertNonzero),
                row<IndexOp>("aten::combinations", convertCombinations)});
 }
