@@ -228,6 +228,11 @@ if command -v compute-sanitizer >/dev/null; then
   # Two reads, a window planned at every combination of their ends.
   [[ -d "$artifacts/op-window" ]] &&
     sanitize "op-window" memcheck "$artifacts/op-window" --fixture "$fixtures/op-window/case0"
+  # Clamped reads (any index, planned at 0 and the dimension): indices
+  # outside [0, 5], an empty slice among the results.
+  [[ -d "$artifacts/op-tensor-split-outside" ]] &&
+    sanitize "op-tensor-split-outside" memcheck "$artifacts/op-tensor-split-outside" \
+      --fixture "$fixtures/op-tensor-split-outside/case0"
   # A branch of the runtime: the part not taken is planned but never runs.
   [[ -d "$artifacts/op-cond-branch" ]] &&
     sanitize "op-cond-branch" memcheck "$artifacts/op-cond-branch" --fixture "$fixtures/op-cond-branch/case0"

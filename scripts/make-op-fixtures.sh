@@ -5,7 +5,8 @@
 # _grouped_mm, index_add), padding and nearest upsampling, col2im, runtime
 # assertions, torch.cond (a select, and branches of the runtime), torch.while_loop (and both
 # inside each other), uint8 tensors, transposed
-# convolutions and data-dependent sizes (nonzero, .item(), x[mask] = v). Archives come
+# convolutions, data-dependent sizes (nonzero, .item(), x[mask] = v), and
+# PyTorch's own samples of tensor_split and max-pool backward. Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
 # values, references are magi-interp's outputs (which those tests check
 # against the hand values). scripts/gpu-prepare.sh calls it,
@@ -150,3 +151,31 @@ fixture op-conv-transposed conv-transposed.spec \
   float32:3:1,-2,0 \
   bfloat16:1,4,5:1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1,1,-2,0,2,-1 \
   bfloat16:4,1,3:1,-2,0,2,-1,1,-2,0,2,-1,1,-2
+
+# PyTorch's own OpInfo samples (test/Ops/Inputs/core-op-samples.tgz: the
+# archive, inputs and PyTorch's outputs) of ops that compile since the last
+# ops run on a GPU: tensor_split at indices held in a tensor (clamped reads,
+# artifact format 14) and max-pool backward. Then tensor_split's archive at
+# indices outside [0, 5] (-2, 7, 1: x[0:-2], x[-2:7], x[7:1], x[1:]), its
+# references magi-interp's (test/Compile/clamped-reads.test checks them
+# against Python's slicing).
+samples="$repo/test/Ops/Inputs/core-op-samples.tgz"
+sample() {
+  local name="$1" dir="$out/op-sample-$1"
+  rm -rf "$dir" && mkdir -p "$dir"
+  tar -xzf "$samples" -C "$dir" --strip-components=1 "$name"
+}
+sample tensor_split-0
+sample max_pool2d_with_indices_backward-0
+split="$out/op-tensor-split-outside"
+rm -rf "$split" && mkdir -p "$split"
+cp "$out/op-sample-tensor_split-0/model.pt2" "$split/"
+python3 "$tensors" bin "$split/case0_in0" float32 5,5,5 "$(seq -s, 0 124)"
+python3 "$tensors" bin "$split/case0_in1" int64 3 -2,7,1
+refs="$(mktemp -d)"
+"$bin/magi-interp" "$split/model.pt2" --input "$split/case0_in0.bin" --input "$split/case0_in1.bin" \
+  --save-outputs "$refs" > /dev/null
+for file in "$refs"/out*; do
+  mv "$file" "$split/case0_$(basename "$file")"
+done
+rmdir "$refs"
