@@ -101,8 +101,8 @@ std::optional<Product> matchProduct(linalg::LinalgOp op, int64_t maxRows) {
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, const Product &p, const Tiling &tiling,
-                Value out)
-      : b(b), loc(loc), p(p), tiling(tiling), out(out) {}
+                Value out, int64_t prefetchColumns)
+      : b(b), loc(loc), p(p), tiling(tiling), out(out), prefetchColumns(prefetchColumns) {}
 
   // `ring`: the warps' stages, [warps * stages * stageRows, 64] elements;
   // `partials`: [warps * warpFloats] f32.
@@ -114,6 +114,7 @@ private:
   Product p;
   Tiling tiling;
   Value out;
+  int64_t prefetchColumns;
   Value lane, warp, firstColumn;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -145,7 +146,43 @@ private:
   }
   void copyStage(Value ring, Value slot, Value stage);
   SmallVector<Value> loadShared(Value ring, Value row, Value chunk);
+  void prefetchThenWait(Value tid);
 };
+
+// The first `prefetchColumns` k of each of the block's weight rows into L2
+// (one bulk prefetch a row, a thread a row), then the wait for the previous
+// kernel and the go-ahead for the next (programmatic dependent launch,
+// magi-wait-for-previous-grid's, which leaves a kernel that waits itself
+// as it is). A block launched while the previous kernel still runs so
+// starts the weight stream during that kernel's tail. Nothing before the
+// wait reads memory into a register, and a prefetch only warms the L2,
+// which is coherent (a line the previous kernel still writes is updated
+// there): safe whatever `b` is.
+void KernelBuilder::prefetchThenWait(Value tid) {
+  const int64_t N = p.columns, K = p.depth;
+  // K is a multiple of 8: every row starts 16-byte aligned (bases are) and
+  // the byte count is a multiple of 16, as the bulk copy needs.
+  const int64_t bytes = std::min(prefetchColumns, K) * 2;
+  auto i32 = [&](Value v) { return arith::IndexCastOp::create(b, loc, b.getI32Type(), v); };
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, p.b);
+  auto rows = scf::ForOp::create(b, loc, tid, idx(tiling.columns()), idx(tiling.threads()));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rows.getBody());
+    Value row = add(firstColumn, rows.getInductionVar());
+    auto inside = scf::IfOp::create(b, loc, less(row, N), false);
+    b.setInsertionPointToStart(inside.thenBlock());
+    Value address = add(base, mul(row, K * 2));
+    Value generic = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address), LLVM::DereferenceableAttr());
+    Value global = LLVM::AddrSpaceCastOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), generic);
+    NVVM::CpAsyncBulkPrefetchOp::create(b, loc, global, i32(idx(bytes)), Value());
+  }
+  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::launch_dependents);
+}
 
 // The warp's stage `stage` (k from stage * 64, counted over the block's
 // warps: stage s of warp w is the block's (s * warps + w)-th 64 columns)
@@ -209,6 +246,8 @@ void KernelBuilder::build(gpu::LaunchOp launch, Value ring, Value partials) {
   warp = div(tid, kWarpSize);
   firstColumn = mul(launch.getBlockIds().x, tiling.columns());
   Value group = div(lane, 4), inGroup = rem(lane, 4);
+  if (prefetchColumns > 0)
+    prefetchThenWait(tid);
 
   // The block's 64-column stages, taken by its warps in turn.
   const int64_t blockStages = llvm::divideCeil(K, kStageColumns);
@@ -325,10 +364,11 @@ public:
     func::FuncOp func = getOperation();
     if (maxRows <= 0 || func.isExternal())
       return;
-    for (int64_t option : {int64_t(columnTiles), int64_t(warps), int64_t(stages)})
+    for (int64_t option : {int64_t(columnTiles), int64_t(warps), int64_t(stages),
+                           int64_t(prefetchColumns)})
       if (option < 0) {
-        func.emitError("magi-few-row-matmul-to-gpu: column-tiles, warps and "
-                       "stages must not be negative");
+        func.emitError("magi-few-row-matmul-to-gpu: column-tiles, warps, "
+                       "stages and prefetch-columns must not be negative");
         return signalPassFailure();
       }
     SmallVector<linalg::LinalgOp> candidates;
@@ -399,15 +439,18 @@ private:
         arith::ConstantIntOp::create(b, loc, tiling->sharedBytes(), 32),
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
         /*privateAttributions=*/{}, nullptr, nullptr, nullptr, kernels, name);
-    launch->setAttr(
-        magi::kKernelConfigAttr,
-        b.getDictionaryAttr(
-            {b.getNamedAttr("block_size", b.getI64IntegerAttr(tiling->threads())),
-             b.getNamedAttr("strategy", b.getStringAttr("few-row-gemm")),
-             b.getNamedAttr("row_tiles", b.getI64IntegerAttr(tiling->rowTiles)),
-             b.getNamedAttr("column_tiles", b.getI64IntegerAttr(tiling->columnTiles)),
-             b.getNamedAttr("warps", b.getI64IntegerAttr(tiling->warps)),
-             b.getNamedAttr("stages", b.getI64IntegerAttr(tiling->stages))}));
+    SmallVector<NamedAttribute> config{
+        b.getNamedAttr("block_size", b.getI64IntegerAttr(tiling->threads())),
+        b.getNamedAttr("strategy", b.getStringAttr("few-row-gemm")),
+        b.getNamedAttr("row_tiles", b.getI64IntegerAttr(tiling->rowTiles)),
+        b.getNamedAttr("column_tiles", b.getI64IntegerAttr(tiling->columnTiles)),
+        b.getNamedAttr("warps", b.getI64IntegerAttr(tiling->warps)),
+        b.getNamedAttr("stages", b.getI64IntegerAttr(tiling->stages))};
+    if (prefetchColumns > 0)
+      config.push_back(b.getNamedAttr(
+          "prefetch_columns",
+          b.getI64IntegerAttr(std::min<int64_t>(prefetchColumns, product->depth))));
+    launch->setAttr(magi::kKernelConfigAttr, b.getDictionaryAttr(config));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&launch.getBody().front());
@@ -424,7 +467,8 @@ private:
       Value ring = memref::ViewOp::create(b, loc, ringType, shared, c(0), ValueRange{});
       Value partials = memref::ViewOp::create(b, loc, partialsType, shared,
                                               c(tiling->ringBytes()), ValueRange{});
-      KernelBuilder(b, loc, *product, *tiling, out).build(launch, ring, partials);
+      KernelBuilder(b, loc, *product, *tiling, out, prefetchColumns)
+          .build(launch, ring, partials);
       gpu::TerminatorOp::create(b, loc);
     }
     magi::eraseReplacedProduct(op, output, erased);

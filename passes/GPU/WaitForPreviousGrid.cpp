@@ -18,11 +18,17 @@ namespace magi {
 
 using namespace mlir;
 
+// A kernel that waits anywhere was made to (this pass's wait comes first; a
+// few-row product's after prefetching weights that no wait guards).
 bool magi::waitsForPreviousGrid(gpu::GPUFuncOp kernel) {
   if (kernel.isExternal())
     return false;
-  auto first = dyn_cast<NVVM::GriddepcontrolOp>(&kernel.getBody().front().front());
-  return first && first.getKind() == NVVM::GridDepActionKind::wait;
+  return kernel
+      .walk([](NVVM::GriddepcontrolOp op) {
+        return op.getKind() == NVVM::GridDepActionKind::wait ? WalkResult::interrupt()
+                                                             : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 namespace {

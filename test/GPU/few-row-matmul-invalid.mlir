@@ -8,7 +8,7 @@
 
 // THREADS: 33 warps of 1 x 1 tiles and 2 stages need 1056 threads
 // STAGES: 4 warps of 1 x 4 tiles and 1 stages need 128 threads and 32768 bytes of shared memory (at most 1024 and 232448, and at least 2 stages)
-// NEGATIVE: column-tiles, warps and stages must not be negative
+// NEGATIVE: column-tiles, warps, stages and prefetch-columns must not be negative
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>

@@ -5,6 +5,8 @@
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="column-tiles=1 warps=2 stages=2" | FileCheck %s --check-prefix=OPTS
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="max-rows=0" | FileCheck %s --check-prefix=OFF
 // RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="max-rows=32" | FileCheck %s --check-prefix=ROWS32
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="prefetch-columns=1024" | FileCheck %s --check-prefix=PREFETCH
+// RUN: magi-opt %s --split-input-file --magi-few-row-matmul-to-gpu="prefetch-columns=1024" --magi-outline-kernels --magi-wait-for-previous-grid | FileCheck %s --check-prefix=OUTLINED
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
@@ -54,6 +56,30 @@
 // CHECK-NEXT: } {magi.kernel_config = {block_size = 128 : i64, column_tiles = 4 : i64, row_tiles = 1 : i64, stages = 4 : i64, strategy = "few-row-gemm", warps = 4 : i64}}
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[OUT]]
+// With prefetch-columns, before anything else reads memory: the block's 32
+// weight rows (a thread a row, rows past N skipped), the first 1024 k of
+// each (2048 bytes) prefetched into L2, then the wait for the previous
+// kernel; the first copies come after it. Outlined, the kernel keeps its
+// one wait (magi-wait-for-previous-grid adds none).
+// PREFETCH-LABEL: func @projection
+// PREFETCH: gpu.launch
+// PREFETCH: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[W:.*]] : memref<64x4096xbf16> -> index
+// PREFETCH: scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c128
+// PREFETCH: scf.if
+// PREFETCH: %[[INT:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// PREFETCH: %[[GLOBAL:.*]] = llvm.addrspacecast %[[INT]] : !llvm.ptr to !llvm.ptr<1>
+// PREFETCH: nvvm.cp.async.bulk.prefetch %[[GLOBAL]], %{{.*}} : <1>
+// PREFETCH-NOT: nvgpu.device_async_copy
+// PREFETCH: nvvm.griddepcontrol  wait
+// PREFETCH-NEXT: nvvm.griddepcontrol  launch_dependents
+// PREFETCH: nvgpu.device_async_copy %[[W]]
+// PREFETCH: prefetch_columns = 1024 : i64
+// OUTLINED-LABEL: gpu.func @gemm0(
+// OUTLINED-NOT: nvvm.griddepcontrol
+// OUTLINED: nvvm.cp.async.bulk.prefetch
+// OUTLINED: nvvm.griddepcontrol wait
+// OUTLINED-NOT: nvvm.griddepcontrol wait
+// OUTLINED: gpu.return
 // OPTS-LABEL: func @projection
 // OPTS: gpu.launch blocks({{.*}}) in ({{.*}} = %c8{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}}) dynamic_shared_memory_size %c13312_i32
 // OPTS: memref.view {{.*}} to memref<96x64xbf16, #gpu.address_space<workgroup>>

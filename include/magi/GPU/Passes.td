@@ -267,7 +267,8 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
     each weight once and does little arithmetic per byte: its time is the
     weight's bytes over the memory bandwidth. It becomes one `gpu.launch`
     (kernel `gemmN`, configuration `{strategy = "few-row-gemm", block_size,
-    row_tiles, column_tiles, warps, stages}`) that streams the weight:
+    row_tiles, column_tiles, warps, stages, prefetch_columns}`) that streams
+    the weight:
     - it matches a linalg op on buffers with the maps `(m, k)`, `(n, k)`,
       `(m, n)` (no batch), a body `out + a * b` (inputs maybe `arith.extf`ed),
       `a` and `b` f16 or bf16 (the same), `c` f32 or their type, all three
@@ -306,6 +307,16 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
     stages, more than 1024 threads or more than 227 KiB of shared memory is
     an error. Bases are assumed 16-byte aligned (the runtime refuses
     others); K a multiple of 8 keeps every row so.
+
+    With `prefetch-columns` P > 0 the kernel first prefetches the first P k
+    of each of its block's weight rows into L2 (`cp.async.bulk.prefetch`, a
+    thread a row), and only then waits for the previous kernel
+    (`griddepcontrol wait`, then `launch_dependents`; the kernel is then
+    left as it is by magi-wait-for-previous-grid): launched while the
+    previous kernel still runs (the plan's programmatic launch), its blocks
+    start the weight stream during that kernel's tail. Nothing before the
+    wait reads memory into registers, and the L2 is coherent, so a line the
+    previous kernel still writes is read afresh: safe for any operand.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::nvgpu::NVGPUDialect", "mlir::LLVM::LLVMDialect",
@@ -321,6 +332,9 @@ def FewRowMatmulToGPU : Pass<"magi-few-row-matmul-to-gpu", "mlir::func::FuncOp">
            "Warps a block, taking the block's stages of K in turn (0: chosen)">,
     Option<"stages", "stages", "int64_t", "0",
            "Stages of 64 k in each warp's ring, all but one in flight (0: chosen)">,
+    Option<"prefetchColumns", "prefetch-columns", "int64_t", "0",
+           "k of each weight row prefetched into L2 before the kernel waits "
+           "for the previous one (0: none, no prefetch)">,
   ];
 }
 
@@ -381,8 +395,11 @@ def WaitForPreviousGrid : Pass<"magi-wait-for-previous-grid", "mlir::ModuleOp"> 
     scheduled: the launch's latency overlaps the previous kernel's tail.
     The second instruction lets the next kernel do the same once every
     block of this one has started. Without the launch attribute both are
-    no-ops. `griddepcontrol` needs sm_90 or later; the GPU pipeline adds
-    this pass for those chips only.
+    no-ops. A kernel that already waits somewhere (magi-few-row-matmul-to-gpu's
+    with `prefetch-columns`, which prefetches weights before its wait) is
+    left as it is: what it does before the wait must not read what an
+    earlier kernel writes. `griddepcontrol` needs sm_90 or later; the GPU
+    pipeline adds this pass for those chips only.
   }];
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
