@@ -345,6 +345,88 @@ LogicalResult convertGroupNorm(Node &node) {
   return success();
 }
 
+/// _native_batch_norm_legit(input, weight?, bias?, running_mean,
+/// running_var, training, momentum, eps) and its .no_stats overload (no
+/// running statistics, always training). Not training, it is the inference
+/// form (convertBatchNormInference). Training, each channel is normalized
+/// by its batch statistics, the biased variance over every dimension but 1:
+/// magi.native_layer_norm of the input (in f32 when it is f16 or bf16, as
+/// PyTorch computes) permuted to [C, N, *] and viewed as [C, N * prod(*)],
+/// viewed and permuted back, then the per-channel weight and bias, rounded
+/// once; the saved mean and 1 / sqrt(var + eps) ([C]) are the layer norm's.
+/// With running statistics, training would also update them in place,
+/// which a graph of values cannot hold: that form stays opaque, as do
+/// symbolic shapes.
+LogicalResult convertBatchNormLegit(Node &node) {
+  bool hasRunningStats = node.arg("running_mean") != nullptr;
+  std::optional<bool> training = node.boolArg("training");
+  if (hasRunningStats && training == false)
+    return convertBatchNormInference(node);
+  FailureOr<Value> input = node.tensor("input");
+  FailureOr<Value> weight = node.optTensor("weight"), bias = node.optTensor("bias");
+  if (failed(input) || failed(weight) || failed(bias))
+    return failure();
+  auto type = cast<RankedTensorType>(input->getType());
+  if (hasRunningStats || training != true || !type.hasStaticShape() || type.getRank() < 2 ||
+      node.resultTypes.size() != 3)
+    return node.opaque();
+  int64_t channels = type.getDimSize(1), rank = type.getRank();
+  for (unsigned i : {1u, 2u}) {
+    auto stats = dyn_cast<RankedTensorType>(node.resultTypes[i]);
+    if (!stats || stats.getShape() != ArrayRef<int64_t>{channels})
+      return node.opaque();
+  }
+  OpBuilder &b = node.builder();
+  Type element = type.getElementType();
+  Type compute = isa<Float16Type, BFloat16Type>(element) ? b.getF32Type() : element;
+  auto tensorOf = [&](ArrayRef<int64_t> shape) { return RankedTensorType::get(shape, compute); };
+  auto view = [&](Value v, ArrayRef<int64_t> sizes) {
+    return createOne(node, ViewOp::getOperationName(), v, {node.i64s("static_sizes", sizes)},
+                     tensorOf(sizes));
+  };
+  // Dimensions 0 and 1 swapped: its own inverse.
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(order[0], order[1]);
+  auto swapped = [&](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> result(shape);
+    std::swap(result[0], result[1]);
+    return result;
+  };
+  auto permute = [&](Value v, ArrayRef<int64_t> shape) {
+    return createOne(node, PermuteOp::getOperationName(), v, {node.i64s("dims", order)},
+                     tensorOf(swapped(shape)));
+  };
+  int64_t perChannel = type.getNumElements() / std::max<int64_t>(channels, 1);
+  if (channels == 0)
+    perChannel = 0;
+  Value x = convertDtype(node, *input, tensorOf(type.getShape()));
+  SmallVector<int64_t> channelsFirst = swapped(type.getShape());
+  Value rows = view(permute(x, type.getShape()), {channels, perChannel});
+  RankedTensorType statsType = tensorOf({channels, 1});
+  Operation *norm = node.importer.create(
+      NativeLayerNormOp::getOperationName(), node.loc, rows,
+      {node.i64("normalized_ndim", 1), node.f64("eps", node.floatArg("eps").value_or(1e-5)),
+       node.named("operandSegmentSizes", b.getDenseI32ArrayAttr({1, 0, 0}))},
+      {tensorOf({channels, perChannel}), statsType, statsType});
+  Value out = permute(view(norm->getResult(0), channelsFirst), channelsFirst);
+  // weight and bias [C], viewed as [C, 1, ...] against [N, C, *].
+  SmallVector<int64_t> channelShape(rank - 1, 1);
+  channelShape[0] = channels;
+  RankedTensorType outType = tensorOf(type.getShape());
+  for (auto [operand, name] : {std::pair<Value, StringRef>{*weight, MulOp::getOperationName()},
+                               {*bias, AddOp::getOperationName()}}) {
+    if (!operand)
+      continue;
+    Value v = view(convertDtype(node, operand, tensorOf({channels})), channelShape);
+    out = createOne(node, name, {out, v}, {}, outType);
+  }
+  node.results.push_back(convertDtype(node, out, node.resultTypes[0]));
+  for (unsigned i : {1u, 2u})
+    node.results.push_back(
+        convertDtype(node, view(norm->getResult(i), {channels}), node.resultTypes[i]));
+  return success();
+}
+
 LogicalResult convertNativeLayerNorm(Node &node) {
   FailureOr<Value> input = node.tensor("input");
   FailureOr<Value> weight = node.optTensor("weight");
@@ -418,6 +500,7 @@ void addNNConverters(std::vector<ConverterRow> &rows) {
        row<ConvolutionOp>("aten::convolution", convertConvolution),
        row<BatchNormOp>("aten::_native_batch_norm_legit_no_training",
                         convertBatchNormInference),
+       row<NativeLayerNormOp>("aten::_native_batch_norm_legit", convertBatchNormLegit),
        row<MaxPoolOp>("aten::max_pool2d_with_indices", convertMaxPool),
        row<MaxPoolOp>("aten::max_pool3d_with_indices", convertMaxPool),
        row<AvgPoolOp>("aten::avg_pool1d", convertAvgPool),
