@@ -250,6 +250,13 @@ def data_dependent_models():
             torch._check(n <= x.shape[0])
             return x[:n] + 1.0
 
+    class SplitAtIndices(torch.nn.Module):
+        # tensor_split at indices held in a tensor: each read on the host,
+        # any value (clamped reads); the second run's indices are -10, 20:
+        # x[-10:20] of 64 rows is empty.
+        def forward(self, x, idx):
+            return torch.tensor_split(x, idx)[1] * 2.0
+
     class MaskPut(torch.nn.Module):
         def forward(self, x):
             y = x * 1.0
@@ -344,6 +351,8 @@ def data_dependent_models():
     cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
              ("item as a size", ItemSize(), (x, torch.tensor(37, device="cuda"))),
              ("x[mask] = v", MaskPut(), (x,)),
+             ("tensor_split at a tensor's indices", SplitAtIndices(),
+              (x, torch.tensor([10, 40], device="cuda"))),
              ("while_loop", WhileLoop(), (x[:4, :4] * 0.1,)),
              ("cond (a branch)", Branch(), (x, torch.tensor(7, device="cuda"))),
              ("cond on a bool .item()", BoolItemBranch(), (x, torch.tensor(7, device="cuda"))),

@@ -313,10 +313,6 @@ void readDataSymbolsFromTheirTensors(Block &body, llvm::function_ref<bool(Value)
   }
 }
 
-// Whether the value `item` reads on the host gives no size: through
-// symbolic arithmetic it reaches only runtime assertions and the conditions
-// of branches and loops, and no size is declared with its symbol. Its
-// memory plan then does not depend on it, so it may be any integer.
 // Whether a shape is declared with the symbol `item` reads.
 bool isDeclaredSize(ItemOp item, Block &body) {
   std::optional<StringRef> name = item.getSymbol();
@@ -349,9 +345,14 @@ bool reachesOnlyChecks(OpOperand &first) {
   return true;
 }
 
+// Whether the value `item` reads on the host gives no size: through
+// symbolic arithmetic it reaches only runtime assertions and the conditions
+// of branches and loops, and no size is declared with its symbol. Its
+// memory plan then does not depend on it, so it may be any integer.
 bool givesNoSize(ItemOp item, Block &body) {
   return !isDeclaredSize(item, body) &&
-         llvm::all_of(item.getResult().getUses(), [](OpOperand &use) { return reachesOnlyChecks(use); });
+         llvm::all_of(item.getResult().getUses(),
+                      [](OpOperand &use) { return reachesOnlyChecks(use); });
 }
 
 // The largest dimension the integer `item` reads is a slice's start or end
