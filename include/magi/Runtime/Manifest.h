@@ -27,7 +27,8 @@
 namespace magi::runtime {
 
 constexpr int64_t kArtifactVersion = 14;
-// Version 12 is version 13 without loops and branches inside others
+// Version 13 is version 14 without clamped reads (a read's "clamped");
+// version 12 is version 13 without loops and branches inside others
 // (graph.loops[l].in, graph.branches[b].in); version 11 is version 12
 // without reads that have no bound; version 10 is version 11 without
 // branches (graph.branches); version 9 is version 10 without loops
