@@ -1231,10 +1231,10 @@ void addComposedConverters(std::vector<ConverterRow> &rows) {
                row<IndexSelectOp>("aten::upsample_nearest3d",
                                   [](Node &n) { return convertUpsampleNearest(n, 3); }),
                row<IndexPutOp>("aten::index_add", convertIndexAdd),
-               row<ViewOp>("aten::max_pool2d_with_indices_backward",
-                           [](Node &n) { return convertMaxPoolBackward(n, 2); }),
-               row<ViewOp>("aten::max_pool3d_with_indices_backward",
-                           [](Node &n) { return convertMaxPoolBackward(n, 3); }),
+               row<ScatterOp>("aten::max_pool2d_with_indices_backward",
+                              [](Node &n) { return convertMaxPoolBackward(n, 2); }),
+               row<ScatterOp>("aten::max_pool3d_with_indices_backward",
+                              [](Node &n) { return convertMaxPoolBackward(n, 3); }),
                row<SliceOp>("aten::nonzero", convertNonzero),
                row<IndexOp>("aten::combinations", convertCombinations)});
 }

@@ -792,7 +792,7 @@ def Magi_GatherOp : Magi_TensorOp<"gather", [Magi_Torch<["aten::gather"]>]> {
   let results = (outs Magi_Tensor:$result);
 }
 
-def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add", "aten::scatter_reduce", "aten::histc"]>]> {
+def Magi_ScatterOp : Magi_TensorOp<"scatter", [Magi_Torch<["aten::scatter", "aten::scatter_add", "aten::scatter_reduce", "aten::histc", "aten::max_pool2d_with_indices_backward", "aten::max_pool3d_with_indices_backward"]>]> {
   let summary = "`self` with `src` written or reduced at `index` along `dim` (aten.scatter, scatter_add, scatter_reduce)";
   let description = [{
     For dim 0: `out[index[i][j]][j] = src[i][j]`, or, with `reduce`, the
@@ -984,7 +984,7 @@ def Magi_ConvolutionOp : Magi_TensorOp<"convolution", [Magi_Torch<["aten::convol
 //===----------------------------------------------------------------------===//
 
 def Magi_NativeLayerNormOp : Magi_Op<"native_layer_norm",
-    [Magi_Torch<["aten::native_layer_norm", "aten::native_group_norm"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
+    [Magi_Torch<["aten::native_layer_norm", "aten::native_group_norm", "aten::_native_batch_norm_legit"]>, Pure, AttrSizedOperandSegments, Magi_RefinableInferredType]> {
   let summary = "Layer norm with its saved mean and reciprocal std (aten.native_layer_norm)";
   let description = [{
     Normalizes over the last `normalized_ndim` dimensions. `mean` and `rstd`
