@@ -374,7 +374,10 @@ def main():
             if name in core:
                 candidates.setdefault(name, []).append(r)
     for name in candidates:
-        candidates[name] = sorted(candidates[name], key=lambda r: (r["nodes"], r["numel"]))[:CANDIDATES]
+        # The name breaks ties: the pool returns samples in any order, and
+        # the same samples must give the same choice (tests unpack them).
+        candidates[name] = sorted(candidates[name],
+                                  key=lambda r: (r["nodes"], r["numel"], r["dir"]))[:CANDIDATES]
     in_core_graphs = {name for r in exported if r["decompositions"] == "core" for name in r["ops"]}
     kept = sorted({r["dir"] for rs in candidates.values() for r in rs})
     chosen = candidates

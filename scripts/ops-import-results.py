@@ -44,19 +44,35 @@ def main(source, date, compiler, gpu="NVIDIA H200"):
                        "in_core_graphs": entry["in_core_graphs"],
                        "detail": details.get(name, "")} for name, entry in summary.items()},
     }
-    kept = sorted({entry["archive"] for entry in summary.values() if entry["archive"]})
-    # Every op each kept sample's graph holds (ops-table.py decides from them
-    # whether its outputs compare).
-    trimmed["archives"] = {r["dir"]: r["ops"] for r in report["samples"] if r.get("dir") in kept}
-    results = os.path.join(REPO, "docs", "results")
-    card = "h100" if "H100" in gpu else "h200"
-    with open(os.path.join(results, "%s-ops-%s.json" % (card, date)), "w") as f:
-        json.dump(trimmed, f, indent=1, sort_keys=True)
-        f.write("\n")
-    shutil.copyfile(os.path.join(source, "ops-summary.md"),
-                    os.path.join(results, "%s-ops-summary-%s.md" % (card, date)))
+    kept = {entry["archive"] for entry in summary.values() if entry["archive"]}
+    # Tests that unpack a sample by name (tar -xzf ...core-op-samples.tgz
+    # -C %t NAME) keep it where this run exported it, though it chose
+    # another for the op; one it did not export breaks them.
+    unpacked = set()
+    for root, _, files in os.walk(os.path.join(REPO, "test")):
+        for f in files:
+            if not f.endswith((".mlir", ".test")):
+                continue
+            for line in open(os.path.join(root, f), errors="replace"):
+                match = re.search(r"core-op-samples\.tgz -C %t ((?:[\w.-]+ ?)+)", line)
+                if match:
+                    unpacked |= {(os.path.join(root, f), n) for n in match.group(1).split()}
     with tarfile.open(os.path.join(source, "ops-archives.tgz")) as archives:
         members = {m.name: m for m in archives.getmembers() if m.isfile()}
+        exported = {name.split("/")[0] for name in members}
+        kept |= {n for _, n in unpacked if n in exported}
+        kept = sorted(kept)
+        # Every op each kept sample's graph holds (ops-table.py decides from
+        # them whether its outputs compare).
+        trimmed["archives"] = {r["dir"]: r["ops"] for r in report["samples"]
+                               if r.get("dir") in kept}
+        results = os.path.join(REPO, "docs", "results")
+        card = "h100" if "H100" in gpu else "h200"
+        with open(os.path.join(results, "%s-ops-%s.json" % (card, date)), "w") as f:
+            json.dump(trimmed, f, indent=1, sort_keys=True)
+            f.write("\n")
+        shutil.copyfile(os.path.join(source, "ops-summary.md"),
+                        os.path.join(results, "%s-ops-summary-%s.md" % (card, date)))
         out = os.path.join(REPO, "test", "Ops", "Inputs", "core-op-samples.tgz")
         # gzip's header holds a time unless given one: 0, so that the same
         # samples give the same bytes.
@@ -70,20 +86,9 @@ def main(source, date, compiler, gpu="NVIDIA H200"):
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
     print("%d core ops, %d samples kept" % (len(report["core"]), len(kept)))
-    # Tests that unpack a sample by name (tar -xzf ...core-op-samples.tgz
-    # -C %t NAME): a sample this run did not keep breaks them.
-    missing = set()
-    for root, _, files in os.walk(os.path.join(REPO, "test")):
-        for f in files:
-            if not f.endswith((".mlir", ".test")):
-                continue
-            for line in open(os.path.join(root, f), errors="replace"):
-                match = re.search(r"core-op-samples\.tgz -C %t ((?:[\w.-]+ ?)+)", line)
-                if match:
-                    missing |= {(os.path.join(root, f), n) for n in match.group(1).split()
-                                if n not in kept}
+    missing = {(path, n) for path, n in unpacked if n not in kept}
     for path, name in sorted(missing):
-        print("%s unpacks %s, which this run did not keep: choose one it kept" % (
+        print("%s unpacks %s, which this run did not export: choose one it kept" % (
             os.path.relpath(path, REPO), name))
     return 1 if missing else 0
 

@@ -135,7 +135,7 @@ def main():
     parser.add_argument("--samples", default=os.path.join(REPO, "test", "Ops", "Inputs",
                                                           "core-op-samples.tgz"))
     parser.add_argument("--gpu", default=os.path.join(REPO, "docs", "results",
-                                                      "h100-ops-2026-12-07.json"))
+                                                      "h100-ops-2026-12-07-b.json"))
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
 

@@ -1,13 +1,13 @@
 // scatter_reduce.two imports as magi.scatter with scatter.reduce's names
 // for its sum and prod ("add", "multiply"), its mean, amax and amin as
 // they are, and include_self = false only where the node says so.
-// PyTorch's own sample (a sum without self, scripts/gpu-ops-check.py)
+// PyTorch's own sample (an amin without self, scripts/gpu-ops-check.py)
 // matches interpreted and lowered.
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tar -xzf %S/../Ops/Inputs/core-op-samples.tgz -C %t scatter_reduce.sum-0
-// RUN: magi-interp %t/scatter_reduce.sum-0/model.pt2 --fixture %t/scatter_reduce.sum-0/case0 | FileCheck %s --check-prefix=INTERP
-// RUN: magi-interp %t/scatter_reduce.sum-0/model.pt2 --fixture %t/scatter_reduce.sum-0/case0 --lowered-pieces | FileCheck %s --check-prefix=INTERP
+// RUN: tar -xzf %S/../Ops/Inputs/core-op-samples.tgz -C %t scatter_reduce.amin-0
+// RUN: magi-interp %t/scatter_reduce.amin-0/model.pt2 --fixture %t/scatter_reduce.amin-0/case0 | FileCheck %s --check-prefix=INTERP
+// RUN: magi-interp %t/scatter_reduce.amin-0/model.pt2 --fixture %t/scatter_reduce.amin-0/case0 --lowered-pieces | FileCheck %s --check-prefix=INTERP
 // RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/reduce.pt2 \
 // RUN:   "{'inputs': {'x': ('f32', [4, 3]), 'i': ('i64', [2, 3]), 's': ('f32', [2, 3])}, \
 // RUN:     'nodes': [('aten.scatter_reduce.two', [('self', 'x'), ('dim', 0), ('index', 'i'), ('src', 's'), ('reduce', ('str', 'sum'))], {'sum': ('f32', [4, 3])}), \
