@@ -6,15 +6,7 @@
 // would update the running statistics in place and stays opaque.
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/bn.pt2 \
-// RUN:   "{'inputs': {'x': ('f32', [2, 3, 2, 2]), 'w': ('f32', [3]), 'b': ('f32', [3]), 'rm': ('f32', [3]), 'rv': ('f32', [3]), 'h': ('bf16', [2, 3, 4])}, \
-// RUN:     'nodes': [('aten._native_batch_norm_legit.no_stats', [('input', 'x'), ('weight', 'w'), ('bias', 'b'), ('training', True), ('momentum', 0.1), ('eps', 1e-05)], \
-// RUN:                {'y': ('f32', [2, 3, 2, 2]), 'm': ('f32', [3]), 'r': ('f32', [3])}), \
-// RUN:               ('aten._native_batch_norm_legit.default', [('input', 'x'), ('weight', 'w'), ('bias', 'b'), ('running_mean', 'rm'), ('running_var', 'rv'), \
-// RUN:                ('training', False), ('momentum', 0.1), ('eps', 1e-05)], {'z': ('f32', [2, 3, 2, 2]), 'zm': ('f32', [3]), 'zr': ('f32', [3])}), \
-// RUN:               ('aten._native_batch_norm_legit.no_stats', [('input', 'h'), ('weight', None), ('bias', None), ('training', True), ('momentum', 0.1), ('eps', 1e-05)], \
-// RUN:                {'hy': ('bf16', [2, 3, 4]), 'hm': ('f32', [3]), 'hr': ('f32', [3])})], \
-// RUN:     'outputs': ['y', 'm', 'r', 'z', 'hy', 'hm', 'hr']}"
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/bn.pt2 @%S/Inputs/batch-norm-training.spec
 // RUN: magi-import %t/bn.pt2 | FileCheck %s
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 2,3,2,2 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w.npy float32 3 1,2,3
