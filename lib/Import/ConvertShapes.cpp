@@ -40,32 +40,76 @@ LogicalResult convertExpand(Node &node) {
   return emitMixed(node, "size", "static_sizes", {*self});
 }
 
+/// A fill value known only when the graph runs (a SymInt, or a SymFloat
+/// from a float .item()) for a result of `dtype`: the value itself when
+/// ones times it has that dtype (a float result, or an integer one filled
+/// with a SymInt), else none. PyTorch converts the fill to the dtype as
+/// 1 * value does (a float through f32 first for f16 and bf16).
+std::optional<Value> symbolicFill(Node &node, StringRef valueArg, Type dtype) {
+  const Json *arg = node.arg(valueArg);
+  if (!arg)
+    return std::nullopt;
+  FailureOr<Value> value = node.scalarValue(arg, valueArg);
+  if (failed(value))
+    return std::nullopt;
+  Type type = value->getType();
+  bool fits = isa<FloatType>(dtype) ? (type.isF64() || type.isIndex())
+                                    : dtype.isSignlessInteger() && !dtype.isInteger(1) &&
+                                          type.isIndex();
+  return fits ? std::optional<Value>(*value) : std::nullopt;
+}
+
+/// Ones (`ones`, of the result's type) times a fill known only when the
+/// graph runs: an elementwise product, which keeps a float .item() on the
+/// device (magi-item-to-tensor) and a SymInt a kernel argument.
+LogicalResult emitTimesFill(Node &node, Value ones, Value fill) {
+  return node.emitAs(MulOp::getOperationName(), {ones, fill}, {});
+}
+
 LogicalResult convertFull(Node &node) {
-  std::optional<double> fill = node.floatArg("fill_value");
-  if (!fill) // a SymInt or tensor fill value
-    return node.opaque();
   FailureOr<Type> dtype = node.resultDtype();
   if (failed(dtype))
     return failure();
-  return emitMixed(node, "size", "static_sizes", {},
-                   {node.f64("fill_value", *fill), node.dtype("dtype", *dtype)});
+  std::optional<double> fill = node.floatArg("fill_value");
+  if (fill)
+    return emitMixed(node, "size", "static_sizes", {},
+                     {node.f64("fill_value", *fill), node.dtype("dtype", *dtype)});
+  std::optional<Value> symbolic = symbolicFill(node, "fill_value", *dtype);
+  auto type = node.resultTypes.size() == 1 ? dyn_cast<RankedTensorType>(node.resultTypes[0])
+                                           : RankedTensorType();
+  if (!symbolic || !type) // a tensor fill value, or one of another type
+    return node.opaque();
+  FailureOr<MixedList> size = node.mixedArg("size");
+  if (failed(size))
+    return failure();
+  Value ones = makeOp(node, FullOp::getOperationName(), size->dynamics, type,
+                      {node.i64s("static_sizes", size->statics), node.f64("fill_value", 1.0),
+                       node.dtype("dtype", *dtype)});
+  return emitTimesFill(node, ones, *symbolic);
 }
 
 /// full_like (fill_value) and fill.Scalar (value): `self`'s shape, the
-/// result's dtype, every element the constant argument `valueArg`; a SymInt
-/// or tensor value keeps the node opaque.
+/// result's dtype, every element the argument `valueArg`: a constant, or
+/// ones times a SymInt or SymFloat (symbolicFill); a tensor value keeps
+/// the node opaque.
 LogicalResult convertFilledLike(Node &node, StringRef valueArg) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  std::optional<double> value = node.floatArg(valueArg);
-  if (!value)
-    return node.opaque();
   FailureOr<Type> dtype = node.resultDtype();
   if (failed(dtype))
     return failure();
-  return node.emit({*self}, {node.f64("fill_value", *value),
-                             node.dtype("dtype", *dtype)});
+  std::optional<double> value = node.floatArg(valueArg);
+  if (value)
+    return node.emit({*self}, {node.f64("fill_value", *value), node.dtype("dtype", *dtype)});
+  std::optional<Value> symbolic = symbolicFill(node, valueArg, *dtype);
+  auto type = node.resultTypes.size() == 1 ? dyn_cast<RankedTensorType>(node.resultTypes[0])
+                                           : RankedTensorType();
+  if (!symbolic || !type)
+    return node.opaque();
+  Value ones = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
+                      {node.f64("fill_value", 1.0), node.dtype("dtype", *dtype)});
+  return emitTimesFill(node, ones, *symbolic);
 }
 
 LogicalResult convertFullLike(Node &node) {
