@@ -6,7 +6,8 @@
 # assertions, torch.cond (a select, and branches of the runtime), torch.while_loop (and both
 # inside each other), uint8 tensors, transposed
 # convolutions, data-dependent sizes (nonzero, .item(), x[mask] = v), and
-# batch norm in training, and PyTorch's own samples of tensor_split and
+# batch norm in training, fill values known when the graph runs, and
+# PyTorch's own samples of tensor_split and
 # max-pool backward. Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
 # values, references are magi-interp's outputs (which those tests check
@@ -161,7 +162,13 @@ fixture op-batch-norm-training batch-norm-training.spec \
   float32:3:0,1,-1 \
   float32:3:0,1,2 \
   float32:3:1,4,9 \
-  bfloat16:2,3,4:0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23
+  bfloat16:2,3,4:0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23# Fill values known only when the graph runs (a float .item(), a size);
+# the values of test/Import/symbolic-fill.mlir.
+fixture op-symbolic-fill symbolic-fill.spec \
+  float32:1:-2.5 \
+  bfloat16:5,3:0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 \
+  int64:5:0,0,0,0,0
+
 # PyTorch's own OpInfo samples (test/Ops/Inputs/core-op-samples.tgz: the
 # archive, inputs and PyTorch's outputs) of ops that compile since the last
 # ops run on a GPU: tensor_split at indices held in a tensor (clamped reads,
