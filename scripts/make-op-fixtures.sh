@@ -162,7 +162,9 @@ fixture op-batch-norm-training batch-norm-training.spec \
   float32:3:0,1,-1 \
   float32:3:0,1,2 \
   float32:3:1,4,9 \
-  bfloat16:2,3,4:0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23# Fill values known only when the graph runs (a float .item(), a size);
+  bfloat16:2,3,4:0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23
+
+# Fill values known only when the graph runs (a float .item(), a size);
 # the values of test/Import/symbolic-fill.mlir.
 fixture op-symbolic-fill symbolic-fill.spec \
   float32:1:-2.5 \
