@@ -396,9 +396,7 @@ LogicalResult convertBatchNormLegit(Node &node) {
     return createOne(node, PermuteOp::getOperationName(), v, {node.i64s("dims", order)},
                      tensorOf(swapped(shape)));
   };
-  int64_t perChannel = type.getNumElements() / std::max<int64_t>(channels, 1);
-  if (channels == 0)
-    perChannel = 0;
+  int64_t perChannel = channels ? type.getNumElements() / channels : 0;
   Value x = convertDtype(node, *input, tensorOf(type.getShape()));
   SmallVector<int64_t> channelsFirst = swapped(type.getShape());
   Value rows = view(permute(x, type.getShape()), {channels, perChannel});
