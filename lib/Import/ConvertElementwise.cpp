@@ -58,26 +58,62 @@ LogicalResult convertWhere(Node &node) {
   return node.emit({*c, *s, *o});
 }
 
-/// clamp with constant bounds; a bound given as a tensor or SymInt, or a
-/// missing `required` one, keeps the node opaque.
+/// clamp with constant bounds (magi.clamp). A bound known only when the
+/// graph runs (a SymInt, or a SymFloat from a float .item(); symbolicFill)
+/// becomes a tensor of ones times it, the clamp PyTorch's min(max(self,
+/// min), max) with magi.maximum / magi.minimum for that bound (NaN
+/// propagates through either, as through clamp). A tensor bound, one that
+/// would change the dtype, or a missing `required` one keeps the node
+/// opaque.
 LogicalResult convertClampBounds(Node &node, ArrayRef<StringRef> bounds,
                                  bool required) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
+  auto type = cast<RankedTensorType>(self->getType());
   SmallVector<NamedAttribute> attrs;
+  std::optional<Value> symbolicMin, symbolicMax;
   for (StringRef bound : bounds) {
     if (!node.arg(bound)) {
       if (required)
         return node.opaque();
       continue;
     }
-    std::optional<double> v = node.floatArg(bound);
-    if (!v)
+    if (std::optional<double> v = node.floatArg(bound)) {
+      attrs.push_back(node.f64(bound, *v));
+      continue;
+    }
+    std::optional<Value> symbolic = symbolicFill(node, bound, type.getElementType());
+    if (!symbolic)
       return node.opaque();
-    attrs.push_back(node.f64(bound, *v));
+    (bound == "min" ? symbolicMin : symbolicMax) = symbolic;
   }
-  return node.emit({*self}, attrs);
+  if (!symbolicMin && !symbolicMax)
+    return node.emit({*self}, attrs);
+  if (node.resultTypes.size() != 1 || node.resultTypes[0] != Type(type))
+    return node.opaque();
+  auto boundTensor = [&](Value value) {
+    Value ones = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
+                        {node.f64("fill_value", 1.0), node.dtype("dtype", type.getElementType())});
+    return makeOp(node, MulOp::getOperationName(), {ones, value}, type);
+  };
+  // min(max(self, min), max), a constant bound as magi.clamp in its place.
+  auto constant = [&](StringRef name) {
+    return llvm::find_if(attrs, [&](NamedAttribute a) { return a.getName() == name; });
+  };
+  bool hasMax = symbolicMax || constant("max") != attrs.end();
+  Value x = *self;
+  if (symbolicMin) {
+    Value lower = boundTensor(*symbolicMin);
+    if (!hasMax)
+      return node.emitAs(MaximumOp::getOperationName(), {x, lower}, {});
+    x = makeOp(node, MaximumOp::getOperationName(), {x, lower}, type);
+  } else if (auto *min = constant("min"); min != attrs.end()) {
+    x = makeOp(node, ClampOp::getOperationName(), {x}, type, {*min});
+  }
+  if (symbolicMax)
+    return node.emitAs(MinimumOp::getOperationName(), {x, boundTensor(*symbolicMax)}, {});
+  return node.emitAs(ClampOp::getOperationName(), {x}, {*constant("max")});
 }
 
 LogicalResult convertClamp(Node &node) {

@@ -40,25 +40,6 @@ LogicalResult convertExpand(Node &node) {
   return emitMixed(node, "size", "static_sizes", {*self});
 }
 
-/// A fill value known only when the graph runs (a SymInt, or a SymFloat
-/// from a float .item()) for a result of `dtype`: the value itself when
-/// ones times it has that dtype (a float result, or an integer one filled
-/// with a SymInt), else none. PyTorch converts the fill to the dtype as
-/// 1 * value does (a float through f32 first for f16 and bf16).
-std::optional<Value> symbolicFill(Node &node, StringRef valueArg, Type dtype) {
-  const Json *arg = node.arg(valueArg);
-  if (!arg)
-    return std::nullopt;
-  FailureOr<Value> value = node.scalarValue(arg, valueArg);
-  if (failed(value))
-    return std::nullopt;
-  Type type = value->getType();
-  bool fits = isa<FloatType>(dtype) ? (type.isF64() || type.isIndex())
-                                    : dtype.isSignlessInteger() && !dtype.isInteger(1) &&
-                                          type.isIndex();
-  return fits ? std::optional<Value>(*value) : std::nullopt;
-}
-
 /// Ones (`ones`, of the result's type) times a fill known only when the
 /// graph runs: an elementwise product, which keeps a float .item() on the
 /// device (magi-item-to-tensor) and a SymInt a kernel argument.
@@ -360,6 +341,26 @@ LogicalResult convertTriangle(Node &node) {
 }
 
 } // namespace
+
+/// A fill value known only when the graph runs (a SymInt, or a SymFloat
+/// from a float .item()) for a result of `dtype`: the value itself when
+/// ones times it has that dtype (a float result, or an integer one filled
+/// with a SymInt), else none. PyTorch converts the fill to the dtype as
+/// 1 * value does (a float through f32 first for f16 and bf16).
+std::optional<Value> symbolicFill(Node &node, StringRef valueArg, Type dtype) {
+  const Json *arg = node.arg(valueArg);
+  StringRef kind = unionKind(arg);
+  if (!arg || (kind != "as_sym_int" && kind != "as_sym_float"))
+    return std::nullopt;
+  FailureOr<Value> value = node.scalarValue(arg, valueArg);
+  if (failed(value))
+    return std::nullopt;
+  Type type = value->getType();
+  bool fits = isa<FloatType>(dtype) ? (type.isF64() || type.isIndex())
+                                    : dtype.isSignlessInteger() && !dtype.isInteger(1) &&
+                                          type.isIndex();
+  return fits ? std::optional<Value>(*value) : std::nullopt;
+}
 
 LogicalResult emitSelect(Node &node, ArrayRef<Value> leading, bool symIntOnly) {
   SmallVector<Value> operands(leading.begin(), leading.end());

@@ -69,6 +69,12 @@ mlir::LogicalResult emitNorm(Node &node, mlir::Value x, double ord,
 /// be symbolic.
 mlir::Value buildNonzero(Node &node, mlir::Value self);
 
+/// The scalar argument `valueArg` when it is known only when the graph runs
+/// (a SymInt, or a SymFloat from a float .item()) and ones of `dtype` times
+/// it keep that dtype (a float dtype, or an integer one and a SymInt);
+/// otherwise none (ConvertShapes.cpp).
+std::optional<mlir::Value> symbolicFill(Node &node, llvm::StringRef valueArg, mlir::Type dtype);
+
 /// An intermediate op of a composed conversion, with its result type given
 /// (the op's verifier checks it against what it infers).
 mlir::Value makeOp(Node &node, llvm::StringRef name, mlir::ValueRange operands,
