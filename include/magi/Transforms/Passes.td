@@ -272,7 +272,11 @@ def Split : Pass<"magi-split", "mlir::ModuleOp"> {
     without a bound whose value gives no size (through symbolic arithmetic
     it reaches only runtime assertions and the conditions of branches and
     loops) is marked `magi.read_any_value`: the runtime reads it whatever
-    it is, negative too. A binding of a
+    it is, negative too. One whose value gives sizes only as the start or
+    end of slices of static dimensions (tensor_split at indices held in a
+    tensor) gets the largest such dimension as its bound and `clamped`:
+    Python clamps a slice's bounds to the dimension, so memory planned at 0
+    and that bound holds for any value read. A binding of a
     piece's tensor to a symbol no argument of the graph defines (a size of
     the data) stays on the top level, for the call result, and the symbol's
     other uses after that tensor read its size (`magi.sym_size`) instead. An op answers to its MLIR name
