@@ -352,7 +352,7 @@ def data_dependent_models():
     cases = [("nonzero", Nonzero(), (x,)), ("boolean mask", Masked(), (x,)),
              ("item as a size", ItemSize(), (x, torch.tensor(37, device="cuda"))),
              ("x[mask] = v", MaskPut(), (x,)),
-             ("tensor_split at a tensor's indices", SplitAtIndices(),
+             ("slice at two .item()s, no torch._check", SplitAtIndices(),
               (x, torch.tensor([10, 40], device="cuda"))),
              ("while_loop", WhileLoop(), (x[:4, :4] * 0.1,)),
              ("cond (a branch)", Branch(), (x, torch.tensor(7, device="cuda"))),

@@ -40,13 +40,10 @@ LogicalResult convertExpand(Node &node) {
   return emitMixed(node, "size", "static_sizes", {*self});
 }
 
-/// Ones (`ones`, of the result's type) times a fill known only when the
-/// graph runs: an elementwise product, which keeps a float .item() on the
-/// device (magi-item-to-tensor) and a SymInt a kernel argument.
-LogicalResult emitTimesFill(Node &node, Value ones, Value fill) {
-  return node.emitAs(MulOp::getOperationName(), {ones, fill}, {});
-}
-
+/// full(size, fill_value): magi.full of a constant fill; a fill known only
+/// when the graph runs (symbolicFill) is ones times it, an elementwise
+/// product, which keeps a float .item() on the device (magi-item-to-tensor)
+/// and a SymInt a kernel argument.
 LogicalResult convertFull(Node &node) {
   FailureOr<Type> dtype = node.resultDtype();
   if (failed(dtype))
@@ -66,7 +63,7 @@ LogicalResult convertFull(Node &node) {
   Value ones = makeOp(node, FullOp::getOperationName(), size->dynamics, type,
                       {node.i64s("static_sizes", size->statics), node.f64("fill_value", 1.0),
                        node.dtype("dtype", *dtype)});
-  return emitTimesFill(node, ones, *symbolic);
+  return node.emitAs(MulOp::getOperationName(), {ones, *symbolic}, {});
 }
 
 /// full_like (fill_value) and fill.Scalar (value): `self`'s shape, the
@@ -90,7 +87,7 @@ LogicalResult convertFilledLike(Node &node, StringRef valueArg) {
     return node.opaque();
   Value ones = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
                       {node.f64("fill_value", 1.0), node.dtype("dtype", *dtype)});
-  return emitTimesFill(node, ones, *symbolic);
+  return node.emitAs(MulOp::getOperationName(), {ones, *symbolic}, {});
 }
 
 LogicalResult convertFullLike(Node &node) {
