@@ -32,7 +32,9 @@
 #   gemms      magi-run --verbose at T=16, 512, 4096: each gemm problem's
 #              measured cuBLASLt choice
 #   profile    bench/llama7b/profile.sh: ncu per kernel at T=16, 512, 4096
-#   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace at 4096)
+#   mprofile   magi-run --profile at T=16, 512, 4096 (and --trace) of the
+#              1-layer model (real weights when bench ran first), at 4096 also
+#              on zero weights and the 4-layer model
 #   dprofile   magi-run --profile on the 1-layer decode step, and compute-sanitizer
 #              memcheck on it
 #   padding    --pad-to-compile-sizes: the llama, gpt2 and bert fixtures
@@ -59,8 +61,8 @@
 #              every 1-layer artifact in .gpu/variants/<name>/ (compiled
 #              here with other kernel options), to compare their kernels
 #   load       bench/weights/load.py: the 32-layer model's weights loaded from a
-#              stored (uncompressed) 13.5 GB archive by this tree's magi-run
-#              (and by .gpu/baseline's, when gpu-prepare.sh was given
+#              stored (uncompressed) 13.5 GB archive by this tree's magi-run,
+#              pinning the file and with --stage-weights (and by .gpu/baseline's, when gpu-prepare.sh was given
 #              LOAD_BASELINE, and by each source tree in .gpu/load-variants/),
 #              in turn, beside the pinned host-to-device bandwidth
 #   adetail    after attention or attention-variants: ncu's sections for the
@@ -280,14 +282,34 @@ for step in "${steps[@]}"; do
     cat "$work/padding-varying.txt" >> "$summary"
     ;;
   mprofile)
-    note "== magi-run --profile"
+    # With the bench's real-weight archives when it ran first in this call:
+    # the tensor cores draw less power on zeros, so a compute-bound gemm may
+    # keep higher clocks on the zero-weight archive than on real weights.
+    real() { [[ -f /tmp/magi-llama7b/real$1.pt2 ]] && echo --weights-from /tmp/magi-llama7b/real$1.pt2; }
+    note "== magi-run --profile (1 layer: $(real 1 || echo zero weights))"
     for T in 16 512 4096; do
-      build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" --profile \
+      build-run/magi-run .gpu/llama7b-1l --input ".gpu/llama7b/ids$T.bin" $(real 1) --profile \
         --trace "$work/trace-T$T.json" > "$work/mprofile-T$T.txt" 2>&1
       note "T=$T (exit $?)"
       grep -E '^profile:|^kernels:' "$work/mprofile-T$T.txt" >> "$summary"
       grep -E '^\| ' "$work/mprofile-T$T.txt" | head -12 >> "$summary"
     done
+    # At 4096, the zero weights beside the real ones, and the 4-layer model:
+    # whether a layer's kernels take longer on real values or in a deeper
+    # model (the bench's per-layer cost has been above the 1-layer model's
+    # kernel sum under ncu, which runs the zero-weight archive).
+    if [[ -n "$(real 1)" ]]; then
+      build-run/magi-run .gpu/llama7b-1l --input .gpu/llama7b/ids4096.bin --profile \
+        > "$work/mprofile-zero-T4096.txt" 2>&1
+      note "1 layer, zero weights, T=4096 (exit $?)"
+      grep -E '^profile:|^kernels:' "$work/mprofile-zero-T4096.txt" >> "$summary"
+      grep -E '^\| ' "$work/mprofile-zero-T4096.txt" | head -12 >> "$summary"
+    fi
+    build-run/magi-run .gpu/llama7b-4l --input .gpu/llama7b/ids4096.bin $(real 4) --profile \
+      > "$work/mprofile-4l-T4096.txt" 2>&1
+    note "4 layers ($(real 4 || echo zero weights)), T=4096 (exit $?)"
+    grep -E '^profile:|^kernels:' "$work/mprofile-4l-T4096.txt" >> "$summary"
+    grep -E '^\| ' "$work/mprofile-4l-T4096.txt" | head -12 >> "$summary"
     ;;
   dprofile)
     note "== magi-run --profile, decode step (1 layer, 4096 cached positions)"
@@ -314,7 +336,8 @@ for step in "${steps[@]}"; do
     done
     ;;
   load)
-    binaries=(--magi-run "current=build-run/magi-run")
+    binaries=(--magi-run "current=build-run/magi-run"
+              --magi-run "staged=build-run/magi-run --stage-weights")
     for src in .gpu/baseline .gpu/load-variants/*; do
       [[ -d "$src/tools/magi-run" ]] || continue
       name="$(basename "$src")"

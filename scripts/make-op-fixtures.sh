@@ -6,7 +6,7 @@
 # assertions, torch.cond (a select, and branches of the runtime), torch.while_loop (and both
 # inside each other), uint8 tensors, transposed
 # convolutions, data-dependent sizes (nonzero, .item(), x[mask] = v), and
-# batch norm in training, fill values known when the graph runs, and
+# batch norm in training, fill and clamp values known when the graph runs, and
 # PyTorch's own samples of tensor_split and
 # max-pool backward. Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
@@ -170,6 +170,13 @@ fixture op-symbolic-fill symbolic-fill.spec \
   float32:1:-2.5 \
   bfloat16:5,3:0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 \
   int64:5:0,0,0,0,0
+
+# clamp with bounds known only when the graph runs; the values of
+# test/Import/symbolic-clamp.mlir.
+fixture op-symbolic-clamp symbolic-clamp.spec \
+  float32:1:2.5 \
+  float32:5:-3,-1,0,2.5,9 \
+  int64:5:0,3,5,9,12
 
 # PyTorch's own OpInfo samples (test/Ops/Inputs/core-op-samples.tgz: the
 # archive, inputs and PyTorch's outputs) of ops that compile since the last

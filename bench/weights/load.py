@@ -2,7 +2,8 @@
 beside the pinned and pageable host-to-device bandwidth measured in the same run.
 
 usage: python3 bench/weights/load.py --archive ZERO.pt2 --artifact DIR --input IDS
-                                     --magi-run NAME=BIN [--magi-run NAME=BIN ...] [--loads N]
+                                     --magi-run NAME=BIN [--magi-run "NAME=BIN ARG ..." ...]
+                                     [--loads N]
 
 ZERO.pt2 is `llama7b-32l-lm-zero.pt2` (deflated zeros, 16 MB); this rewrites it with every entry
 stored, as `torch.export.save` writes real weights, into /tmp (so the file is in the page cache, as
@@ -19,7 +20,8 @@ p = argparse.ArgumentParser()
 p.add_argument("--archive", required=True)
 p.add_argument("--artifact", required=True)
 p.add_argument("--input", required=True)
-p.add_argument("--magi-run", action="append", required=True, help="NAME=BIN")
+p.add_argument("--magi-run", action="append", required=True,
+               help="NAME=BIN, or NAME=BIN ARG ... (magi-run options, e.g. --stage-weights)")
 p.add_argument("--loads", type=int, default=4)
 args = p.parse_args()
 OUT = os.environ.get("OUT", "/tmp/out")
@@ -58,21 +60,26 @@ torch.cuda.empty_cache()
 pinned = res["h2d_pinned_GBps"]
 print(f"host to device GB/s: pinned {pinned:.1f}, pageable {res['h2d_pageable_GBps']:.1f}", flush=True)
 
-binaries = dict(spec.split("=", 1) for spec in args.magi_run)
+binaries = {name: command.split() for name, command in (spec.split("=", 1) for spec in args.magi_run)}
 line = re.compile(r"weights: .* in ([0-9.]+) s \(([0-9.]+) GB/s\)")
 for n in range(args.loads):
-    for name, binary in binaries.items():  # in turn, so drift hits every binary alike
-        proc = subprocess.run([binary, args.artifact, "--weights-from", stored, "--input", args.input,
-                               "--print-limit", "0", "--verbose"],
+    for name, command in binaries.items():  # in turn, so drift hits every binary alike
+        proc = subprocess.run([command[0], args.artifact, "--weights-from", stored, "--input",
+                               args.input, "--print-limit", "0", "--verbose", *command[1:]],
                               capture_output=True, text=True, timeout=300)
         out = proc.stdout + proc.stderr
         m = line.search(out)
         split = re.findall(r"^weights: ([0-9.]+) s opening.*?, ([0-9.]+) s reading", out, re.M)
+        pinned_storages = re.findall(r"streamed, ([0-9]+) of them pinned", out)
+        not_pinned = re.findall(r"^weights: streamed through staging buffers, not pinned: (.*)$", out,
+                                re.M)
         run = {"rc": proc.returncode, "s": float(m.group(1)) if m else None,
                "GBps": float(m.group(2)) if m else None, "split": split,
+               "pinned_storages": pinned_storages, "not_pinned": not_pinned,
                "tail": out[-600:] if proc.returncode or not m else ""}
         res["runs"].setdefault(name, []).append(run)
-        print(name, n, run["s"], run["GBps"], split, run["tail"], flush=True)
+        print(name, n, run["s"], run["GBps"], split, "pinned:", pinned_storages, not_pinned,
+              run["tail"], flush=True)
 json.dump(res, open(f"{OUT}/load.json", "w"), indent=1)
 os.remove(stored)
 

@@ -5,14 +5,7 @@
 // (the result would be a float) stays opaque.
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/clamp.pt2 \
-// RUN:   '{"symbols": {"s0": (2, 64)}, "inputs": {"t": ("f32", [1]), "x": ("f32", [5]), "y": ("i64", ["s0"])}, \
-// RUN:     "nodes": [("aten._local_scalar_dense.default", [("self", "t")], {"s": ("symfloat", "Symbol(\"zuf0\")")}), \
-// RUN:               ("aten.clamp.default", [("self", "x"), ("min", "s")], {"a": ("f32", [5])}), \
-// RUN:               ("aten.clamp.default", [("self", "x"), ("min", -1.0), ("max", "s")], {"b": ("f32", [5])}), \
-// RUN:               ("aten.sym_size.int", [("self", "y"), ("dim", 0)], {"k": ("index", "Symbol(\"s0\")")}), \
-// RUN:               ("aten.clamp.default", [("self", "y"), ("min", "k"), ("max", 7)], {"c": ("i64", ["s0"])})], \
-// RUN:     "outputs": ["a", "b", "c"]}'
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/clamp.pt2 @%S/Inputs/symbolic-clamp.spec
 // RUN: magi-import %t/clamp.pt2 | FileCheck %s
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/t.npy float32 1 2.5
 // RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x.npy float32 5 -3,-1,0,2.5,9
