@@ -16,7 +16,8 @@
 #              those cases of each variant
 #   conv       bench/conv/check.py: every convolution of the sweep (.gpu/conv,
 #              and each .gpu/conv-<name>/ compiled otherwise, e.g. by an
-#              older tree) against PyTorch eager (cuDNN), timed
+#              older tree) against PyTorch eager (cuDNN), timed; CONV_ONLY
+#              (a regular expression) keeps the configurations it matches
 #   bench      bench/llama7b/bench.py: the 1- and 4-layer 7B-shaped models
 #              beside eager, torch.compile and torch.compile + CUDA graphs (and
 #              each compilation in .gpu/targets/: EXTRA_TARGETS, CHECK_VARIANTS and BENCH_VARIANTS of gpu-prepare.sh)
@@ -129,7 +130,8 @@ for step in "${steps[@]}"; do
       [[ -d "$dir" && "$dir" != *-graphs ]] && extra+=(--artifacts "${dir#.gpu/conv-}=$dir")
     done
     python3 bench/conv/check.py --magi-run build-run/magi-run --artifacts gemm=.gpu/conv \
-      "${extra[@]}" --configs .gpu/conv/configs.json --out "$work" > "$work/conv.txt" 2>&1
+      "${extra[@]}" --configs .gpu/conv/configs.json --out "$work" ${CONV_ONLY:+--only "$CONV_ONLY"} \
+      > "$work/conv.txt" 2>&1
     note "== conv (exit $?)"
     tail -20 "$work/conv.txt" >> "$summary"
     ;;

@@ -4,7 +4,8 @@ compiling): `<out>/<name>.mlir` holding a single `magi.convolution` over
 user inputs x, w (and a bias), static sizes, and `<out>/configs.json`
 describing them for check.py. The shapes are ResNet-50's at batch 8 and
 224 x 224 (stem, 3 x 3 and 1 x 1 convolutions at each resolution, a
-strided one), a depthwise one (groups = channels, MobileNet's), a 1-d, a
+strided one), a depthwise one (groups = channels, MobileNet's), three
+grouped ones (ResNeXt's), a 1-d, a
 dilated and a 3-d one, a batch of one, and three transposed ones (a
 decoder's upsampling: UNet's 2 x 2 of stride 2, DCGAN's 4 x 4 of stride 2,
 a 3 x 3 of stride 2 with output padding).
@@ -35,6 +36,12 @@ configs = [
     conv("3x3-c64-56-f32-bias", 8, 64, (56, 56), 64, 3, pad=1, bias=True, dtype="f32"),
     conv("3x3-c64-56-bias", 8, 64, (56, 56), 64, 3, pad=1, bias=True),
     conv("dw3x3-c96-56", 8, 96, (56, 56), 96, 3, pad=1, groups=96),
+    # Grouped, not depthwise: ResNeXt-50 32x4d's (4 channels a group: one
+    # generic), ResNeXt-101 32x8d's (8 channels x 9 taps: a product per
+    # group, batched), and two groups of 128 channels.
+    conv("g32x4-3x3-c128-56", 8, 128, (56, 56), 128, 3, pad=1, groups=32),
+    conv("g32x8-3x3-c256-56", 8, 256, (56, 56), 256, 3, pad=1, groups=32),
+    conv("g2-3x3-c256-28", 8, 256, (28, 28), 256, 3, pad=1, groups=2),
     conv("1d-k3-c256", 4, 256, (1024,), 256, 3, pad=1, bias=True),
     conv("3x3-c64-56-n1", 1, 64, (56, 56), 64, 3, pad=1),
     conv("3x3-c64-56-d2", 8, 64, (56, 56), 64, 3, pad=2, dilation=2),

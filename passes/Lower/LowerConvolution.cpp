@@ -11,7 +11,10 @@
 //   images' columns side by side; the GPU path hands it to cuBLASLt
 //   (magi-matmul-to-library-call). One elementwise generic adds the bias
 //   and rounds.
-// - several groups (depthwise convolutions: one channel a group, a product
+// - several groups, each with at least 64 channels times taps and 8 output
+//   channels (and output positions of known sizes): as one group, the
+//   images' columns side by side, the product batched over the groups.
+// - other groups (depthwise convolutions: one channel a group, a product
 //   of nine taps): the input padded (a magi.constant_pad_nd, lowered in
 //   turn), one generic over [N, G, O/G, *out] x [C/G, *kernel], the
 //   channels split into groups, from the bias or zero; one generic rounds,
@@ -93,6 +96,14 @@ ReassociationIndices dimRange(int64_t from, int64_t to) {
 // 770 (bench/conv, docs/pipeline.md).
 constexpr int64_t kPositionsToJoinImages = 1024;
 
+// A convolution of several groups is a product per group (below) when each
+// group's product is deep and tall enough for the tensor cores: at least
+// this many channels times taps (k) and output channels (m) a group.
+// Depthwise convolutions (one channel a group, k = the taps) and ResNeXt's
+// groups of 4 channels stay one generic, a thread an output element.
+constexpr int64_t kGroupDepthForProduct = 64;
+constexpr int64_t kGroupRowsForProduct = 8;
+
 // Whether a convolution reads its input as its own columns: 1 x 1, stride
 // 1, no padding.
 bool isOwnColumns(RankedTensorType weightType, ArrayRef<int64_t> stride,
@@ -103,9 +114,13 @@ bool isOwnColumns(RankedTensorType weightType, ArrayRef<int64_t> stride,
          llvm::all_of(padding, [](int64_t p) { return p == 0; });
 }
 
-// A convolution of one group over `input` as im2col and a matrix product
-// (see the file comment): the gather reads zeros within `padding` of the
-// input's edges; `outSizes` are the output's spatial sizes.
+// A convolution over `input` as im2col and a matrix product (see the file
+// comment): the gather reads zeros within `padding` of the input's edges;
+// `outSizes` are the output's spatial sizes. With several groups (output
+// positions of known sizes only) the images' columns always sit side by
+// side, [G, C/G * kernel, N * out], and the product is batched over the
+// groups, weight [G, O/G, C/G * kernel]: one cuBLASLt call with a stride
+// for each operand, where images and groups both batched could not be.
 Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
                            ConvolutionOp op, Value input,
                            ArrayRef<OpFoldResult> outSizes,
@@ -116,13 +131,15 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
   Type el = resType.getElementType(), acc = opmath(el);
   int64_t spatial = resType.getRank() - 2;
   int64_t outChannels = weightType.getDimSize(0);
+  auto groups = static_cast<int64_t>(op.getGroups());
+  int64_t outPerGroup = outChannels / groups;
   ArrayRef<int64_t> stride = op.getStride(), dilation = op.getDilation();
   ArrayRef<int64_t> kernel = weightType.getShape().drop_front(2);
   SmallVector<OpFoldResult> inSizes =
       tensor::getMixedSizes(rewriter, loc, input);
   auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
 
-  bool ownColumns = isOwnColumns(weightType, stride, padding);
+  bool ownColumns = groups == 1 && isOwnColumns(weightType, stride, padding);
   // Few positions an image: the images' columns side by side, one product
   // [O, C * kernel] x [C * kernel, N * out], read back image by image.
   std::optional<int64_t> images = getConstantIntValue(inSizes[0]);
@@ -134,8 +151,9 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
     knownPositions &= n.has_value();
     perImage *= n.value_or(1);
   }
-  bool joinImages = !ownColumns && images != 1 && knownPositions &&
-                    perImage < kPositionsToJoinImages;
+  bool joinImages = !ownColumns && knownPositions &&
+                    (groups > 1 || (images != 1 && perImage < kPositionsToJoinImages));
+  assert((groups == 1 || joinImages) && "groups need output positions of known sizes");
 
   // Columns [N, C * kernel, out], or [C * kernel, N * out] with joinImages.
   Value columns;
@@ -254,27 +272,52 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
   Value weight = tensor::CollapseShapeOp::create(
       rewriter, loc, op.getWeight(),
       SmallVector<ReassociationIndices>{{0}, dimRange(1, 2 + spatial)});
+  if (groups > 1) {
+    // [C * kernel, N * out] -> [G, C/G * kernel, N * out] (the channel is
+    // the outer factor); [O, C/G * kernel] -> [G, O/G, C/G * kernel].
+    auto splitRows = [&](Value v) {
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, v);
+      int64_t rows = *getConstantIntValue(sizes[0]);
+      SmallVector<OpFoldResult> split{rewriter.getIndexAttr(groups),
+                                      rewriter.getIndexAttr(rows / groups), sizes[1]};
+      SmallVector<int64_t> shape;
+      for (OpFoldResult size : split)
+        shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(shape, cast<RankedTensorType>(v.getType()).getElementType()),
+          v, SmallVector<ReassociationIndices>{{0, 1}, {2}}, split);
+    };
+    columns = splitRows(columns);
+    weight = splitRows(weight);
+  }
 
   // Loops n, o, position, k: weight (o, k) x columns (n, k, position); or
   // o, column, k with joinImages.
   SmallVector<OpFoldResult> columnSizes =
       tensor::getMixedSizes(rewriter, loc, columns);
-  SmallVector<OpFoldResult> productSizes =
-      joinImages ? SmallVector<OpFoldResult>{rewriter.getIndexAttr(outChannels),
-                                             columnSizes[1]}
-                 : SmallVector<OpFoldResult>{columnSizes[0],
-                                             rewriter.getIndexAttr(outChannels),
-                                             columnSizes[2]};
+  // With groups: g, o, column, k; weight (g, o, k) x columns (g, k, column).
+  SmallVector<OpFoldResult> productSizes;
+  SmallVector<AffineMap> maps;
+  if (groups > 1) {
+    productSizes = {rewriter.getIndexAttr(groups), rewriter.getIndexAttr(outPerGroup),
+                    columnSizes[2]};
+    maps = {AffineMap::get(4, 0, {dim(0), dim(1), dim(3)}, ctx),
+            AffineMap::get(4, 0, {dim(0), dim(3), dim(2)}, ctx),
+            AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
+  } else if (joinImages) {
+    productSizes = {rewriter.getIndexAttr(outChannels), columnSizes[1]};
+    maps = {AffineMap::get(3, 0, {dim(0), dim(2)}, ctx),
+            AffineMap::get(3, 0, {dim(2), dim(1)}, ctx),
+            AffineMap::get(3, 0, {dim(0), dim(1)}, ctx)};
+  } else {
+    productSizes = {columnSizes[0], rewriter.getIndexAttr(outChannels), columnSizes[2]};
+    maps = {AffineMap::get(4, 0, {dim(1), dim(3)}, ctx),
+            AffineMap::get(4, 0, {dim(0), dim(3), dim(2)}, ctx),
+            AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
+  }
   Value init = filledOfSizes(rewriter, loc, productSizes,
                              typedConst(rewriter, loc, acc, 0.0));
-  SmallVector<AffineMap> maps =
-      joinImages ? SmallVector<AffineMap>{AffineMap::get(3, 0, {dim(0), dim(2)}, ctx),
-                                          AffineMap::get(3, 0, {dim(2), dim(1)}, ctx),
-                                          AffineMap::get(3, 0, {dim(0), dim(1)}, ctx)}
-                 : SmallVector<AffineMap>{
-                       AffineMap::get(4, 0, {dim(1), dim(3)}, ctx),
-                       AffineMap::get(4, 0, {dim(0), dim(3), dim(2)}, ctx),
-                       AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
   SmallVector<utils::IteratorType> iterators(productSizes.size(),
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
@@ -291,6 +334,9 @@ Value convolutionAsProduct(PatternRewriter &rewriter, Location loc,
                         Value(arith::AddFOp::create(b, l, args[2], product)));
                   })
                   .getResult(0);
+  if (groups > 1) // [G, O/G, N * out] -> [O, N * out]
+    sum = tensor::CollapseShapeOp::create(rewriter, loc, sum,
+                                          SmallVector<ReassociationIndices>{{0, 1}, {2}});
 
   // [N, O, out]: the bias (per output channel) added in opmath, one
   // rounding; with joinImages, each image's columns read from [O, N, out].
@@ -694,12 +740,22 @@ public:
     };
     SmallVector<int64_t> noPadding(spatial, 0);
 
-    // One group: the gather reads the unpadded input, zeros outside it.
-    if (groups == 1 && !isOwnColumns(weightType, stride, padding))
+    // One group, or groups deep enough for a product each (with output
+    // positions of known sizes): the gather reads the unpadded input, zeros
+    // outside it.
+    int64_t taps = 1;
+    for (int64_t d = 0; d < spatial; ++d)
+      taps *= weightType.getDimSize(2 + d);
+    SmallVector<OpFoldResult> unpaddedOut = windowsOver(input, padding);
+    bool productPerGroup =
+        groups > 1 && perGroup * taps >= kGroupDepthForProduct &&
+        outPerGroup >= kGroupRowsForProduct &&
+        llvm::all_of(unpaddedOut,
+                     [](OpFoldResult size) { return getConstantIntValue(size).has_value(); });
+    if ((groups == 1 && !isOwnColumns(weightType, stride, padding)) || productPerGroup)
       return replaceWithType(
           rewriter, op,
-          convolutionAsProduct(rewriter, loc, op, input,
-                               windowsOver(input, padding), padding),
+          convolutionAsProduct(rewriter, loc, op, input, unpaddedOut, padding),
           resType);
 
     if (llvm::any_of(padding, [](int64_t p) { return p != 0; }))

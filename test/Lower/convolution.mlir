@@ -2,7 +2,9 @@
 // padding and dilation (two groups: one generic after the padding; one
 // group of few positions: the windows of both images gathered side by side
 // and one product), a 1 x 1 one (the input is its own columns), one of 1024
-// positions (one product per image), and a 1-d bf16 one without bias,
+// positions (one product per image), one of two groups deep enough for a
+// product each (one product batched over the groups), and a 1-d bf16 one
+// without bias,
 // interpreted and lowered (accumulating in f32), all equal to a plain
 // Python reference on integer-valued data (exact in f32 and bf16); a 2-d
 // one over a symbolic batch and image size compiles to PTX.
@@ -21,9 +23,13 @@
 // RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 6,4,3,2 1 2,1 1,0 1,2 1 out2 f32 >> %t/expected
 // RUN: %python %S/Inputs/conv_reference.py conv 2,4,6,5 3,4,1,1 0 1,1 0,0 1,1 1 out3 f32 >> %t/expected
 // RUN: %python %S/Inputs/conv_reference.py conv 2,2,32,33 3,2,1,2 0 1,1 0,0 1,1 1 out4 f32 >> %t/expected
-// RUN: magi-interp %s --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy --input %t/x4.npy --input %t/w4.npy > %t/interp
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/x5.npy float32 2,16,5,5 $(%python %S/Inputs/conv_reference.py data 800)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/w5.npy float32 16,8,3,3 $(%python %S/Inputs/conv_reference.py data 1152)
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/b5.npy float32 16 $(%python %S/Inputs/conv_reference.py data 16)
+// RUN: %python %S/Inputs/conv_reference.py conv 2,16,5,5 16,8,3,3 1 1,1 1,1 1,1 2 out5 f32 >> %t/expected
+// RUN: magi-interp %s --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy --input %t/x4.npy --input %t/w4.npy --input %t/x5.npy --input %t/w5.npy --input %t/b5.npy > %t/interp
 // RUN: diff %t/expected %t/interp
-// RUN: magi-interp %s --lowered-pieces --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy --input %t/x4.npy --input %t/w4.npy > %t/lowered
+// RUN: magi-interp %s --lowered-pieces --print-limit=10000 --input %t/x.npy --input %t/w.npy --input %t/b.npy --input %t/x1.npy --input %t/w1.npy --input %t/w2.npy --input %t/w3.npy --input %t/x4.npy --input %t/w4.npy --input %t/x5.npy --input %t/w5.npy --input %t/b5.npy > %t/lowered
 // RUN: diff %t/expected %t/lowered
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" | FileCheck %s --check-prefix=IR
 // RUN: magi-compile %S/Inputs/convolution-graph.mlir -o %t/art --cache-mode=off --no-cubin | FileCheck %s --check-prefix=COMPILE
@@ -31,6 +37,7 @@
 // IR-DAG:   #[[$WEIGHT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // IR-DAG:   #[[$COLUMNS:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // IR-DAG:   #[[$PRODUCT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// IR-DAG:   #[[$GROUP_WEIGHT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // IR-DAG:   #[[$IMAGE:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d3 floordiv 9)>
 // IR-DAG:   #[[$ROW:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (((d3 mod 9) floordiv 3) * 2 + d1 - 1)>
 // IR-DAG:   #[[$COLUMN:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d3 mod 3 + d2 * 2)>
@@ -107,6 +114,19 @@
 // IR-NEXT:    linalg.yield
 // IR-NEXT:  } -> tensor<2x3x1024xf32>
 // IR-NEXT:  tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 32, 32] : tensor<2x3x1024xf32> into tensor<2x3x32x32xf32>
+
+// Two groups of 8 channels x 9 taps (72 >= 64) and 8 output channels: the
+// windows of all 16 channels gathered with the images side by side, split
+// into the groups' columns [2, 72, 2 * 25], the weight into [2, 8, 72],
+// one product batched over the groups, joined back into [16, 50].
+// IR:       linalg.generic {{.*}} outs(%{{.*}} : tensor<16x3x3x50xf32>)
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<16x3x3x50xf32> into tensor<144x50xf32>
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// IR:       tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 72, 50] : tensor<144x50xf32> into tensor<2x72x50xf32>
+// IR:       tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 8, 72] : tensor<16x72xf32> into tensor<2x8x72xf32>
+// IR:       linalg.generic {indexing_maps = [#[[$GROUP_WEIGHT]], #[[$COLUMNS]], #[[$PRODUCT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8x72xf32>, tensor<2x72x50xf32>) outs(%{{.*}} : tensor<2x8x50xf32>)
+// IR:       tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x8x50xf32> into tensor<16x50xf32>
+// IR:       tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [16, 2, 25] : tensor<16x50xf32> into tensor<16x2x25xf32>
 // IR-NOT:   magi.convolution
 
 // The symbolic one on the GPU: the gather (zeros at the edges) and bias
@@ -118,9 +138,10 @@
 func.func @main(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>,
                 %x1: tensor<1x3x7xf32>, %w1: tensor<4x3x3xf32>,
                 %w2: tensor<6x4x3x2xf32>, %w3: tensor<3x4x1x1xf32>,
-                %x4: tensor<2x2x32x33xf32>, %w4: tensor<3x2x1x2xf32>)
+                %x4: tensor<2x2x32x33xf32>, %w4: tensor<3x2x1x2xf32>,
+                %x5: tensor<2x16x5x5xf32>, %w5: tensor<16x8x3x3xf32>, %b5: tensor<16xf32>)
     -> (tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>,
-        tensor<2x3x32x32xf32>) {
+        tensor<2x3x32x32xf32>, tensor<2x16x5x5xf32>) {
   %0 = magi.convolution %x, %w, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>, groups = 2 : i64} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
   %hx = magi.to_copy %x1 {dtype = bf16} : (tensor<1x3x7xf32>) -> tensor<1x3x7xbf16>
   %hw = magi.to_copy %w1 {dtype = bf16} : (tensor<4x3x3xf32>) -> tensor<4x3x3xbf16>
@@ -128,5 +149,6 @@ func.func @main(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf
   %2 = magi.convolution %x, %w2, %b {stride = array<i64: 2, 1>, padding = array<i64: 1, 0>, dilation = array<i64: 1, 2>} : (tensor<2x4x6x5xf32>, tensor<6x4x3x2xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
   %3 = magi.convolution %x, %w3 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<2x4x6x5xf32>, tensor<3x4x1x1xf32>) -> tensor<2x3x6x5xf32>
   %4 = magi.convolution %x4, %w4 {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<2x2x32x33xf32>, tensor<3x2x1x2xf32>) -> tensor<2x3x32x32xf32>
-  return %0, %1, %2, %3, %4 : tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>, tensor<2x3x32x32xf32>
+  %5 = magi.convolution %x5, %w5, %b5 {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64} : (tensor<2x16x5x5xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x5x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x6x3x3xf32>, tensor<1x4x7xbf16>, tensor<2x6x3x3xf32>, tensor<2x3x6x5xf32>, tensor<2x3x32x32xf32>, tensor<2x16x5x5xf32>
 }
