@@ -2144,6 +2144,20 @@ Manifest streamedManifest(const std::string &dir, std::string &bytes, int64_t le
   return m;
 }
 
+// Runs streamedManifest's graph, which gives its weights back, and expects
+// each output to be its weight's bytes in the file.
+void expectWeightsAsInFile(GraphExecutor &executor, const Manifest &m, const std::string &bytes) {
+  std::vector<DeviceTensor> outputs = executor.run();
+  ASSERT_EQ(outputs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    HostTensor t = executor.download(outputs[i]);
+    int64_t offset = m.graph.inputs[i].weight->offset;
+    ASSERT_EQ(int64_t(t.bytes.size()), m.graph.inputs[i].weight->bytes);
+    EXPECT_EQ(std::memcmp(t.bytes.data(), bytes.data() + offset, t.bytes.size()), 0)
+        << m.graph.inputs[i].name;
+  }
+}
+
 // Pins any page-aligned range that overlaps no pinned one; an upload from a
 // pinned range copies at once and unpins it.
 class PinningHostDevice : public HostDevice {
@@ -2205,15 +2219,7 @@ TEST(RuntimeWeights, StreamsLargeStoragesAndChecksTheirCrc) {
                                "device does not page-lock host memory\n"),
             std::string::npos)
       << verbose.str();
-  std::vector<DeviceTensor> outputs = executor.run();
-  ASSERT_EQ(outputs.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    HostTensor t = executor.download(outputs[i]);
-    int64_t offset = m.graph.inputs[i].weight->offset;
-    ASSERT_EQ(int64_t(t.bytes.size()), m.graph.inputs[i].weight->bytes);
-    EXPECT_EQ(std::memcmp(t.bytes.data(), bytes.data() + offset, t.bytes.size()), 0)
-        << m.graph.inputs[i].name;
-  }
+  expectWeightsAsInFile(executor, m, bytes);
 
   // One byte flipped in the last chunk.
   std::string flipped = bytes;
@@ -2248,15 +2254,7 @@ TEST(RuntimeWeights, CopiesLargeStoragesFromTheirPinnedPages) {
   EXPECT_NE(verbose.str().find("(0 inflated, 1 streamed, 1 of them pinned)"), std::string::npos)
       << verbose.str();
   EXPECT_EQ(verbose.str().find("not pinned"), std::string::npos) << verbose.str();
-  std::vector<DeviceTensor> outputs = executor.run();
-  ASSERT_EQ(outputs.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    HostTensor t = executor.download(outputs[i]);
-    int64_t offset = m.graph.inputs[i].weight->offset;
-    ASSERT_EQ(int64_t(t.bytes.size()), m.graph.inputs[i].weight->bytes);
-    EXPECT_EQ(std::memcmp(t.bytes.data(), bytes.data() + offset, t.bytes.size()), 0)
-        << m.graph.inputs[i].name;
-  }
+  expectWeightsAsInFile(executor, m, bytes);
 
   // The CRC-32 is still taken over every byte: one flipped in a pinned
   // page, then one in the staged last page.
