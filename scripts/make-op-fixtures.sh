@@ -6,7 +6,8 @@
 # assertions, torch.cond (a select, and branches of the runtime), torch.while_loop (and both
 # inside each other), uint8 tensors, transposed
 # convolutions, data-dependent sizes (nonzero, .item(), x[mask] = v), and
-# batch norm in training, fill and clamp values known when the graph runs, and
+# batch norm in training, fill, clamp and other scalar values known when the
+# graph runs, and
 # PyTorch's own samples of tensor_split and
 # max-pool backward. Archives come
 # from the tests' specs (test/Import/Inputs/), inputs are the tests' hand
@@ -177,6 +178,13 @@ fixture op-symbolic-clamp symbolic-clamp.spec \
   float32:1:2.5 \
   float32:5:-3,-1,0,2.5,9 \
   int64:5:0,3,5,9,12
+
+# Scalar arguments known only when the graph runs (add's alpha, hardtanh's
+# min_val, leaky_relu's slope); the values of
+# test/Import/symbolic-scalar-args.mlir.
+fixture op-symbolic-scalar-args symbolic-scalar-args.spec \
+  float32:1:0.5 \
+  float32:5:-3,-1,0,2.5,9
 
 # PyTorch's own OpInfo samples (test/Ops/Inputs/core-op-samples.tgz: the
 # archive, inputs and PyTorch's outputs) of ops that compile since the last

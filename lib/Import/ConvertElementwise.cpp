@@ -7,6 +7,7 @@
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 
@@ -41,8 +42,19 @@ LogicalResult convertBinary(Node &node) {
   if (failed(lhs) || failed(rhs))
     return failure();
   SmallVector<NamedAttribute> attrs;
-  if (auto alpha = node.floatArg("alpha"); alpha && *alpha != 1.0)
+  if (auto alpha = node.floatArg("alpha"); alpha && *alpha != 1.0) {
     attrs.push_back(node.f64("alpha", *alpha));
+  } else if (!alpha && node.arg("alpha")) {
+    // An alpha known only when the graph runs (a SymFloat, a SymInt): the
+    // tensor `other` times it, then the plain op.
+    FailureOr<Value> value = node.scalar("alpha");
+    if (failed(value))
+      return failure();
+    auto tensor = dyn_cast<RankedTensorType>(rhs->getType());
+    if (!tensor)
+      return node.opaque();
+    rhs = makeOp(node, MulOp::getOperationName(), {*rhs, *value}, tensor);
+  }
   if (const Json *mode = node.arg("rounding_mode"))
     if (auto m = getString(mode, "as_string"))
       attrs.push_back(
@@ -65,7 +77,14 @@ LogicalResult convertWhere(Node &node) {
 /// propagates through either, as through clamp). A tensor bound, one that
 /// would change the dtype, or a missing `required` one keeps the node
 /// opaque.
-LogicalResult convertClampBounds(Node &node, ArrayRef<StringRef> bounds,
+/// A bound of a clamp-like op: its argument, the magi.clamp attribute it
+/// becomes ("min" or "max"), and its value when absent (none: no bound).
+struct ClampBound {
+  StringRef arg, attr;
+  std::optional<double> absent;
+};
+
+LogicalResult convertClampBounds(Node &node, ArrayRef<ClampBound> bounds,
                                  bool required) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
@@ -73,20 +92,22 @@ LogicalResult convertClampBounds(Node &node, ArrayRef<StringRef> bounds,
   auto type = cast<RankedTensorType>(self->getType());
   SmallVector<NamedAttribute> attrs;
   std::optional<Value> symbolicMin, symbolicMax;
-  for (StringRef bound : bounds) {
-    if (!node.arg(bound)) {
+  for (const ClampBound &bound : bounds) {
+    if (!node.arg(bound.arg)) {
       if (required)
         return node.opaque();
+      if (bound.absent)
+        attrs.push_back(node.f64(bound.attr, *bound.absent));
       continue;
     }
-    if (std::optional<double> v = node.floatArg(bound)) {
-      attrs.push_back(node.f64(bound, *v));
+    if (std::optional<double> v = node.floatArg(bound.arg)) {
+      attrs.push_back(node.f64(bound.attr, *v));
       continue;
     }
-    std::optional<Value> symbolic = symbolicFill(node, bound, type.getElementType());
+    std::optional<Value> symbolic = symbolicFill(node, bound.arg, type.getElementType());
     if (!symbolic)
       return node.opaque();
-    (bound == "min" ? symbolicMin : symbolicMax) = symbolic;
+    (bound.attr == "min" ? symbolicMin : symbolicMax) = symbolic;
   }
   if (!symbolicMin && !symbolicMax)
     return node.emit({*self}, attrs);
@@ -117,13 +138,14 @@ LogicalResult convertClampBounds(Node &node, ArrayRef<StringRef> bounds,
 }
 
 LogicalResult convertClamp(Node &node) {
-  return convertClampBounds(node, {"min", "max"}, /*required=*/false);
+  return convertClampBounds(node, {{"min", "min", std::nullopt}, {"max", "max", std::nullopt}},
+                            /*required=*/false);
 }
 LogicalResult convertClampMin(Node &node) {
-  return convertClampBounds(node, {"min"}, /*required=*/true);
+  return convertClampBounds(node, {{"min", "min", std::nullopt}}, /*required=*/true);
 }
 LogicalResult convertClampMax(Node &node) {
-  return convertClampBounds(node, {"max"}, /*required=*/true);
+  return convertClampBounds(node, {{"max", "max", std::nullopt}}, /*required=*/true);
 }
 
 /// clamp.Tensor(self, min?, max?): tensor bounds, which magi.clamp cannot
@@ -145,22 +167,34 @@ LogicalResult convertClampTensor(Node &node) {
   return node.emitAs(MinimumOp::getOperationName(), {lower, *max});
 }
 
+/// hardtanh is clamp with bounds -1 and 1 by default, and like it takes
+/// bounds known only when the graph runs.
 LogicalResult convertHardtanh(Node &node) {
-  FailureOr<Value> self = node.tensor("self");
-  if (failed(self))
-    return failure();
-  return node.emit({*self},
-                   {node.f64("min", node.floatArg("min_val").value_or(-1.0)),
-                    node.f64("max", node.floatArg("max_val").value_or(1.0))});
+  return convertClampBounds(node, {{"min_val", "min", -1.0}, {"max_val", "max", 1.0}},
+                            /*required=*/false);
 }
 
+/// A slope known only when the graph runs (a SymFloat) as PyTorch defines
+/// leaky_relu: where(self > 0, self, self * slope).
 LogicalResult convertLeakyRelu(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  return node.emit({*self}, {node.f64("negative_slope",
-                                      node.floatArg("negative_slope")
-                                          .value_or(0.01))});
+  std::optional<double> slope = node.floatArg("negative_slope");
+  if (slope || !node.arg("negative_slope"))
+    return node.emit({*self}, {node.f64("negative_slope", slope.value_or(0.01))});
+  FailureOr<Value> value = node.scalar("negative_slope");
+  if (failed(value))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  if (!isa<FloatType>(type.getElementType()))
+    return node.opaque();
+  Value zero = arith::ConstantOp::create(node.builder(), node.loc,
+                                         node.builder().getF64FloatAttr(0.0));
+  Value positive = makeOp(node, GtOp::getOperationName(), {*self, zero},
+                          type.clone(node.builder().getI1Type()));
+  Value scaled = makeOp(node, MulOp::getOperationName(), {*self, *value}, type);
+  return node.emitAs(WhereOp::getOperationName(), {positive, *self, scaled});
 }
 
 LogicalResult convertElu(Node &node) {

@@ -301,6 +301,9 @@ private:
   // unbounded (an unbacked symbol torch._check bounds above only).
   std::map<std::string, std::pair<std::optional<int64_t>, std::optional<int64_t>>> ranges;
   std::map<std::string, unsigned> opaqueCounts;
+  /// Per op kept opaque for it: its arguments known only when the graph
+  /// runs that its typed op takes as constants ('alpha', ...).
+  std::map<std::string, std::string> notConstantArgs;
   std::string currentNode;
   uint64_t maxJsonBytes = 0;
   // Errors emitted so far: a failure must never leave without one.
@@ -331,6 +334,7 @@ public:
   /// Keeps the node as `magi.opaque`: for forms the typed op cannot hold
   /// (a symbolic `k` of topk, say).
   mlir::LogicalResult opaque() {
+    wentOpaque = true;
     return importer.convertOpaque(target, args, resultTypes, loc, results);
   }
   mlir::InFlightDiagnostic error() { return importer.error(loc); }
@@ -356,42 +360,48 @@ public:
     return named(name, mlir::TypeAttr::get(t));
   }
 
-  // Arguments.
+  // Arguments. The constant accessors (intArg, floatArg, boolArg, intsArg,
+  // floatsArg) give nothing for an argument that is absent or None, and
+  // also for one that is present but no constant (a SymInt, a SymFloat
+  // from a float .item(), a tensor), which a converter's default must not
+  // replace: such an argument is noted (`notConstant`) until some accessor
+  // reads it as what it is (scalar, tensor, mixedArg); the importer keeps a
+  // node that converted with one still noted opaque (Importer::convert).
   const Json *arg(llvm::StringRef name) const { return args.get(name); }
   mlir::FailureOr<mlir::Value> tensor(llvm::StringRef name) {
-    return importer.tensorArg(args, name, loc);
+    return settle(name, importer.tensorArg(args, name, loc));
   }
   /// A null value when the argument is absent or None.
   mlir::FailureOr<mlir::Value> optTensor(llvm::StringRef name) {
-    return importer.optTensorArg(args, name, loc);
+    return settle(name, importer.optTensorArg(args, name, loc));
   }
   mlir::FailureOr<mlir::Value> scalar(llvm::StringRef name) {
-    return importer.scalarArg(args, name, loc);
+    return settle(name, importer.scalarArg(args, name, loc));
   }
   mlir::FailureOr<mlir::Value> scalarValue(const Json *a,
                                            llvm::StringRef name) {
-    return importer.scalarValue(a, loc, name);
+    return settle(name, importer.scalarValue(a, loc, name));
   }
   mlir::FailureOr<mlir::Value> lookup(llvm::StringRef name) {
     return importer.lookup(name, loc);
   }
   std::optional<int64_t> intArg(llvm::StringRef name) {
-    return importer.intArg(args, name);
+    return constant(name, importer.intArg(args, name));
   }
   std::optional<double> floatArg(llvm::StringRef name) {
-    return importer.floatArg(args, name);
+    return constant(name, importer.floatArg(args, name));
   }
   std::optional<bool> boolArg(llvm::StringRef name) {
-    return importer.boolArg(args, name);
+    return constant(name, importer.boolArg(args, name));
   }
   std::optional<llvm::SmallVector<int64_t>> intsArg(llvm::StringRef name) {
-    return importer.intsArg(args, name);
+    return constant(name, importer.intsArg(args, name));
   }
   std::optional<llvm::SmallVector<double>> floatsArg(llvm::StringRef name) {
-    return importer.floatsArg(args, name);
+    return constant(name, importer.floatsArg(args, name));
   }
   mlir::FailureOr<MixedList> mixedArg(llvm::StringRef name) {
-    return importer.mixedArg(args, name, loc);
+    return settle(name, importer.mixedArg(args, name, loc));
   }
   /// Null when the argument is absent.
   mlir::FailureOr<mlir::Type> dtypeArg(llvm::StringRef name) {
@@ -404,6 +414,12 @@ public:
   /// The dtype of the one tensor result of an op that creates or converts.
   mlir::FailureOr<mlir::Type> resultDtype();
 
+  /// Arguments read as constants that were present but no constant, in
+  /// the order first read.
+  llvm::SmallVector<std::string> notConstant;
+  /// Whether the converter kept the node opaque itself.
+  bool wentOpaque = false;
+
   Importer &importer;
   /// As the archive names it: `torch.ops.aten.add.Tensor`.
   llvm::StringRef target;
@@ -413,6 +429,24 @@ public:
   mlir::TypeRange resultTypes;
   mlir::Location loc;
   llvm::SmallVectorImpl<mlir::Value> &results;
+
+private:
+  template <typename T>
+  std::optional<T> constant(llvm::StringRef name, std::optional<T> value) {
+    if (value)
+      forget(name);
+    else if (args.get(name) && !llvm::is_contained(notConstant, name))
+      notConstant.push_back(name.str());
+    return value;
+  }
+  template <typename T> T settle(llvm::StringRef name, T value) {
+    if (mlir::succeeded(value))
+      forget(name);
+    return value;
+  }
+  void forget(llvm::StringRef name) {
+    llvm::erase_if(notConstant, [&](const std::string &n) { return n == name; });
+  }
 };
 
 } // namespace torch_import

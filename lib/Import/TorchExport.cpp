@@ -1102,7 +1102,30 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   if (!row)
     return convertOpaque(target, args, resultTypes, loc, results);
   Node node(*this, target, row->opName, args, resultTypes, loc, results);
-  return row->convert(node);
+  // The ops the converter creates go before the insertion point.
+  Block *block = b.getInsertionBlock();
+  Block::iterator point = b.getInsertionPoint();
+  Operation *before = point == block->begin() ? nullptr : &*std::prev(point);
+  if (failed(row->convert(node)))
+    return failure();
+  if (node.wentOpaque || node.notConstant.empty())
+    return success();
+  // A typed op with a default in place of an argument known only when the
+  // graph runs would compute something else: undo it, keep the node opaque.
+  // (Symbols are declared once, at the top, and stay.)
+  SmallVector<Operation *> made;
+  for (Operation *op = before ? before->getNextNode() : &block->front();
+       op && op != &*b.getInsertionPoint(); op = op->getNextNode())
+    if (!isa<SymbolicIntOp>(op))
+      made.push_back(op);
+  for (Operation *op : llvm::reverse(made))
+    op->erase();
+  results.clear();
+  std::string &why = notConstantArgs[qualifiedTorchName(target)];
+  for (const std::string &name : node.notConstant)
+    if (!StringRef(why).contains("'" + name + "'"))
+      why += (why.empty() ? "'" : ", '") + name + "'";
+  return convertOpaque(target, args, resultTypes, loc, results);
 }
 
 LogicalResult Importer::importOutputs(const Json &program) {
@@ -1226,6 +1249,12 @@ OwningOpRef<ModuleOp> Importer::run(const ImportOptions &options) {
                               "magi.opaque:";
     for (auto &[name, count] : opaqueCounts)
       w << " " << name << " (" << count << ")";
+    if (!notConstantArgs.empty()) {
+      w << "; of those, with an argument the typed op takes as a constant but that is "
+           "known only when the graph runs (a SymInt, a SymFloat, a tensor):";
+      for (auto &[name, why] : notConstantArgs)
+        w << " " << name << " (" << why << ")";
+    }
   }
   if (failed(verify(*module)))
     return nullptr;
