@@ -62,8 +62,8 @@
 #              every 1-layer artifact in .gpu/variants/<name>/ (compiled
 #              here with other kernel options), to compare their kernels
 #   load       bench/weights/load.py: the 32-layer model's weights loaded from a
-#              stored (uncompressed) 13.5 GB archive by this tree's magi-run,
-#              pinning the file and with --stage-weights (and by .gpu/baseline's, when gpu-prepare.sh was given
+#              stored (uncompressed) 13.5 GB archive by this tree's magi-run
+#              (and by .gpu/baseline's, when gpu-prepare.sh was given
 #              LOAD_BASELINE, and by each source tree in .gpu/load-variants/),
 #              in turn, beside the pinned host-to-device bandwidth
 #   adetail    after attention or attention-variants: ncu's sections for the
@@ -338,8 +338,7 @@ for step in "${steps[@]}"; do
     done
     ;;
   load)
-    binaries=(--magi-run "current=build-run/magi-run"
-              --magi-run "staged=build-run/magi-run --stage-weights")
+    binaries=(--magi-run "current=build-run/magi-run")
     for src in .gpu/baseline .gpu/load-variants/*; do
       [[ -d "$src/tools/magi-run" ]] || continue
       name="$(basename "$src")"

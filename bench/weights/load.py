@@ -21,7 +21,7 @@ p.add_argument("--archive", required=True)
 p.add_argument("--artifact", required=True)
 p.add_argument("--input", required=True)
 p.add_argument("--magi-run", action="append", required=True,
-               help="NAME=BIN, or NAME=BIN ARG ... (magi-run options, e.g. --stage-weights)")
+               help="NAME=BIN, or NAME=BIN ARG ... (magi-run options of that variant)")
 p.add_argument("--loads", type=int, default=4)
 args = p.parse_args()
 OUT = os.environ.get("OUT", "/tmp/out")
@@ -70,16 +70,11 @@ for n in range(args.loads):
         out = proc.stdout + proc.stderr
         m = line.search(out)
         split = re.findall(r"^weights: ([0-9.]+) s opening.*?, ([0-9.]+) s reading", out, re.M)
-        pinned_storages = re.findall(r"streamed, ([0-9]+) of them pinned", out)
-        not_pinned = re.findall(r"^weights: streamed through staging buffers, not pinned: (.*)$", out,
-                                re.M)
         run = {"rc": proc.returncode, "s": float(m.group(1)) if m else None,
                "GBps": float(m.group(2)) if m else None, "split": split,
-               "pinned_storages": pinned_storages, "not_pinned": not_pinned,
                "tail": out[-600:] if proc.returncode or not m else ""}
         res["runs"].setdefault(name, []).append(run)
-        print(name, n, run["s"], run["GBps"], split, "pinned:", pinned_storages, not_pinned,
-              run["tail"], flush=True)
+        print(name, n, run["s"], run["GBps"], split, run["tail"], flush=True)
 json.dump(res, open(f"{OUT}/load.json", "w"), indent=1)
 os.remove(stored)
 

@@ -13,8 +13,9 @@
 
 namespace magi::runtime {
 
-namespace {
-std::string describeCudaError(CUresult result, const char *call) {
+void checkCuda(CUresult result, const char *call, const std::string &context) {
+  if (result == CUDA_SUCCESS)
+    return;
   const char *name = nullptr, *text = nullptr;
   cuGetErrorName(result, &name);
   cuGetErrorString(result, &text);
@@ -22,14 +23,6 @@ std::string describeCudaError(CUresult result, const char *call) {
   std::string message = std::string(call) + " failed: " +
                         (name ? std::string(name) : "CUDA error " + std::to_string(int(result))) +
                         " (" + (text ? text : "no description from the driver") + ")";
-  return message;
-}
-} // namespace
-
-void checkCuda(CUresult result, const char *call, const std::string &context) {
-  if (result == CUDA_SUCCESS)
-    return;
-  std::string message = describeCudaError(result, call);
   if (!context.empty())
     message += " in " + context;
   throw RuntimeError(message);
@@ -91,7 +84,6 @@ CudaDevice::~CudaDevice() {
   // context, in that order.
   if (stream_)
     cuStreamSynchronize(stream_.get());
-  unpinAll();
 }
 
 DevicePtr CudaDevice::allocate(int64_t bytes) {
@@ -186,77 +178,6 @@ void CudaDevice::uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &f
   }
   // The last copies may still run: the source is no longer needed, and
   // what follows on the stream waits for them.
-}
-
-bool CudaDevice::pinHost(const void *src, int64_t bytes, std::string *why) {
-  auto refuse = [&](CUresult result, const char *call) {
-    if (why)
-      *why = describeCudaError(result, call);
-    return false;
-  };
-  // The calling thread may be new: the context is per thread.
-  if (CUresult result = cuCtxSetCurrent(context_.get()); result != CUDA_SUCCESS)
-    return refuse(result, "cuCtxSetCurrent");
-  if (CUresult result = cuMemHostRegister(const_cast<void *>(src), size_t(bytes),
-                                          CU_MEMHOSTREGISTER_READ_ONLY);
-      result != CUDA_SUCCESS)
-    return refuse(result, "cuMemHostRegister");
-  std::lock_guard<std::mutex> lock(pinnedMutex_);
-  pinned_.push_back(PinnedRange{src, bytes, nullptr});
-  return true;
-}
-
-void CudaDevice::uploadPinned(DevicePtr dst, const void *src, int64_t bytes) {
-  CUevent event = nullptr;
-  checkCuda(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  detail::Event copied(event);
-  checkCuda(cuMemcpyHtoDAsync(CUdeviceptr(dst), src, size_t(bytes), stream_.get()),
-            "cuMemcpyHtoDAsync", "an upload from pinned host memory");
-  checkCuda(cuEventRecord(event, stream_.get()), "cuEventRecord", "an upload");
-  {
-    std::lock_guard<std::mutex> lock(pinnedMutex_);
-    auto range = std::find_if(pinned_.begin(), pinned_.end(), [&](const PinnedRange &r) {
-      return r.begin == src && r.bytes == bytes && !r.copied;
-    });
-    if (range == pinned_.end())
-      throw RuntimeError("uploadPinned: the range was not pinned (pinHost)");
-    range->copied = std::move(copied);
-  }
-  unpinCopied();
-}
-
-void CudaDevice::unpinCopied() {
-  std::lock_guard<std::mutex> lock(pinnedMutex_);
-  int64_t copying = 0;
-  for (const PinnedRange &range : pinned_)
-    copying += range.copied ? range.bytes : 0;
-  for (auto range = pinned_.begin(); range != pinned_.end();) {
-    if (!range->copied) {
-      ++range;
-      continue;
-    }
-    CUresult done = cuEventQuery(range->copied.get());
-    if (done == CUDA_ERROR_NOT_READY && copying > kMostPinnedBytes)
-      done = cuEventSynchronize(range->copied.get());
-    if (done == CUDA_ERROR_NOT_READY) {
-      ++range;
-      continue;
-    }
-    checkCuda(done, "cuEventQuery", "an upload from pinned host memory");
-    checkCuda(cuMemHostUnregister(const_cast<void *>(range->begin)), "cuMemHostUnregister");
-    copying -= range->bytes;
-    range = pinned_.erase(range);
-  }
-}
-
-void CudaDevice::unpinAll() noexcept {
-  std::lock_guard<std::mutex> lock(pinnedMutex_);
-  if (pinned_.empty())
-    return;
-  cuStreamSynchronize(stream_.get());
-  for (PinnedRange &range : pinned_)
-    cuMemHostUnregister(const_cast<void *>(range.begin));
-  pinned_.clear();
 }
 
 void CudaDevice::download(void *dst, DevicePtr src, int64_t bytes) {
@@ -1070,7 +991,6 @@ void CudaDevice::gemm(const GemmCall &call) {
 
 void CudaDevice::synchronize(const std::string &what) {
   checkCuda(cuStreamSynchronize(stream_.get()), "cuStreamSynchronize", what);
-  unpinCopied();
 }
 
 namespace {

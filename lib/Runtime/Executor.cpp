@@ -9,7 +9,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <future>
 #include <limits>
@@ -614,16 +613,6 @@ void Device::uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill)
   }
 }
 
-bool Device::pinHost(const void *, int64_t, std::string *why) {
-  if (why)
-    *why = "this device does not page-lock host memory";
-  return false;
-}
-
-void Device::uploadPinned(DevicePtr dst, const void *src, int64_t bytes) {
-  upload(dst, src, bytes);
-}
-
 RunMemoryStats placeBuffers(const std::vector<BufferLifetime> &buffers,
                             std::vector<int64_t> &offsets) {
   constexpr int64_t kAlignment = 256;
@@ -1076,73 +1065,6 @@ void GraphExecutor::uploadWeights() {
     for (const auto &entry : storages)
       if (streamed(entry.second) == second)
         uploadOrder.push_back(&entry.second);
-
-  // A streamed storage is copied from the mapped file itself where the
-  // device can pin it (Device::pinHost): the GPU reads the page cache, and
-  // the threads only take the CRC-32, so the bytes cross the host's memory
-  // twice instead of four times (read and written by pread, read by the
-  // CRC and the copy). The pinned part is the storage's whole pages; the
-  // partial pages at its ends, which neighbouring storages share, are
-  // staged. The next storages are pinned on other threads while this one
-  // copies and its CRC-32 is taken.
-  std::vector<const Storage *> streamedOrder;
-  for (const Storage *storage : uploadOrder)
-    if (streamed(*storage))
-      streamedOrder.push_back(storage);
-  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-  struct PinPlan {
-    const unsigned char *begin = nullptr; // the storage's first byte in the mapping
-    int64_t head = 0, interior = 0;       // staged bytes before the pinned pages; pinned bytes
-  };
-  auto pinPlan = [&](const Storage &storage) {
-    const WeightRef &ref = *storage.ref;
-    const MappedFile &file = *files[size_t(ref.file)];
-    PinPlan plan;
-    if (ref.offset < 0 || ref.bytes <= 0 || ref.offset > file.size() ||
-        ref.bytes > file.size() - ref.offset)
-      return plan; // refused below, where the storage is read
-    plan.begin = file.data() + ref.offset;
-    uintptr_t start = uintptr_t(plan.begin), end = start + uintptr_t(ref.bytes);
-    uintptr_t first = (start + page - 1) / page * page, last = end / page * page;
-    if (last > first) {
-      plan.head = int64_t(first - start);
-      plan.interior = int64_t(last - first);
-    }
-    return plan;
-  };
-  bool pinning = options_.pinWeightFiles;
-  // Declared after `files` and before the futures: a throw waits for the
-  // pinning threads, then unpins everything, then unmaps the files.
-  struct UnpinAll {
-    Device &device;
-    ~UnpinAll() { device.unpinAll(); }
-  } unpinAll{device_};
-  // The next storages being pinned, in order: (storage, pinned, why not).
-  // Two at a time, so that pinning (31-57 GB/s a thread in load_probe)
-  // keeps up with the copy engine (55 GB/s).
-  constexpr size_t kPinAhead = 2;
-  struct PinResult {
-    bool pinned = false;
-    std::string whyNot;
-  };
-  std::deque<std::pair<const Storage *, std::future<PinResult>>> pinAhead;
-  size_t nextToPin = 0;
-  auto startPins = [&] {
-    while (pinning && pinAhead.size() < kPinAhead && nextToPin < streamedOrder.size()) {
-      const Storage *storage = streamedOrder[nextToPin++];
-      PinPlan plan = pinPlan(*storage);
-      if (plan.interior == 0)
-        continue;
-      pinAhead.emplace_back(storage, std::async(std::launch::async, [this, plan] {
-                              PinResult result;
-                              result.pinned = device_.pinHost(plan.begin + plan.head,
-                                                              plan.interior, &result.whyNot);
-                              return result;
-                            }));
-    }
-  };
-  startPins(); // while the others upload
-
   for (const Storage *next : uploadOrder) {
     const Storage &storage = *next;
     const WeightRef &ref = *storage.ref;
@@ -1171,57 +1093,23 @@ void GraphExecutor::uploadWeights() {
         pool.emplace(std::max(1u, std::thread::hardware_concurrency()));
       std::string what = "weight '" + firstInput.name + "' (" + where + ")";
       std::vector<std::pair<int64_t, uint32_t>> pieceCrcs; // (bytes, CRC-32), in order
-      bool pinned = false;
-      if (!pinAhead.empty() && pinAhead.front().first == &storage) {
-        PinResult result = pinAhead.front().second.get();
-        pinAhead.pop_front();
-        pinned = result.pinned;
-        if (!pinned && pinning) {
-          pinning = false; // one refusal is enough: stage the rest
-          weightStats_.notPinned = result.whyNot;
-        }
-      }
-      startPins();
-      if (pinned) {
-        PinPlan plan = pinPlan(storage);
-        DevicePtr dst = weights_ + DevicePtr(only.deviceOffset);
-        int64_t tail = ref.bytes - plan.head - plan.interior;
-        if (plan.head > 0)
-          device_.upload(dst, plan.begin, plan.head);
-        device_.uploadPinned(dst + DevicePtr(plan.head), plan.begin + plan.head, plan.interior);
-        if (tail > 0)
-          device_.upload(dst + DevicePtr(plan.head + plan.interior),
-                         plan.begin + plan.head + plan.interior, tail);
-        auto fillStart = std::chrono::steady_clock::now();
-        int64_t pieceBytes = balancedPieceBytes(ref.bytes, pool->threads(),
-                                                int64_t(kCrcChunkBytes), kMinPieceBytes);
-        pieceCrcs.resize(size_t((ref.bytes + pieceBytes - 1) / pieceBytes));
-        pool->run(pieceCrcs.size(), [&](size_t i) {
-          int64_t begin = int64_t(i) * pieceBytes;
-          int64_t length = std::min<int64_t>(pieceBytes, ref.bytes - begin);
-          pieceCrcs[i] = {length, crc32Update(0, plan.begin + begin, size_t(length))};
-        });
-        weightStats_.fillSeconds += secondsSince(fillStart);
-        ++weightStats_.pinned;
-      } else {
-        device_.uploadFilled(
-            weights_ + DevicePtr(only.deviceOffset), ref.bytes,
-            [&](unsigned char *host, int64_t offset, int64_t bytes) {
-              auto fillStart = std::chrono::steady_clock::now();
-              int64_t pieceBytes = balancedPieceBytes(bytes, pool->threads(),
-                                                      int64_t(kCrcChunkBytes), kMinPieceBytes);
-              size_t pieces = size_t((bytes + pieceBytes - 1) / pieceBytes);
-              size_t first = pieceCrcs.size();
-              pieceCrcs.resize(first + pieces);
-              pool->run(pieces, [&](size_t i) {
-                int64_t begin = int64_t(i) * pieceBytes;
-                int64_t length = std::min<int64_t>(pieceBytes, bytes - begin);
-                file.readInto(host + begin, ref.offset + offset + begin, length, what);
-                pieceCrcs[first + i] = {length, crc32Update(0, host + begin, size_t(length))};
-              });
-              weightStats_.fillSeconds += secondsSince(fillStart);
+      device_.uploadFilled(
+          weights_ + DevicePtr(only.deviceOffset), ref.bytes,
+          [&](unsigned char *host, int64_t offset, int64_t bytes) {
+            auto fillStart = std::chrono::steady_clock::now();
+            int64_t pieceBytes = balancedPieceBytes(bytes, pool->threads(),
+                                                    int64_t(kCrcChunkBytes), kMinPieceBytes);
+            size_t pieces = size_t((bytes + pieceBytes - 1) / pieceBytes);
+            size_t first = pieceCrcs.size();
+            pieceCrcs.resize(first + pieces);
+            pool->run(pieces, [&](size_t i) {
+              int64_t begin = int64_t(i) * pieceBytes;
+              int64_t length = std::min<int64_t>(pieceBytes, bytes - begin);
+              file.readInto(host + begin, ref.offset + offset + begin, length, what);
+              pieceCrcs[first + i] = {length, crc32Update(0, host + begin, size_t(length))};
             });
-      }
+            weightStats_.fillSeconds += secondsSince(fillStart);
+          });
       uint32_t crc = pieceCrcs.empty() ? 0 : pieceCrcs[0].second;
       for (size_t i = 1; i < pieceCrcs.size(); ++i)
         crc = crc32Combine(crc, pieceCrcs[i].second, pieceCrcs[i].first);
@@ -1292,18 +1180,13 @@ void GraphExecutor::uploadWeights() {
   if (options_.verbose) {
     *options_.verbose << "weights: " << weightStats_.storages << " storage(s) ("
                       << weightStats_.inflated << " inflated, " << weightStats_.streamed
-                      << " streamed, " << weightStats_.pinned << " of them pinned), "
-                      << weightStats_.bytesRead
+                      << " streamed), " << weightStats_.bytesRead
                       << " bytes read, " << weightStats_.gathered
                       << " weight(s) gathered from non-dense views\n"
                       << "weights: " << weightStats_.prepareSeconds
                       << " s opening, mapping and allocating, " << weightStats_.fillSeconds
-                      << " s reading and checking streamed storages into upload chunks (only "
-                         "checking the pinned ones), the rest copying the others and waiting for "
-                         "copies\n";
-    if (!weightStats_.notPinned.empty())
-      *options_.verbose << "weights: streamed through staging buffers, not pinned: "
-                        << weightStats_.notPinned << "\n";
+                      << " s reading and checking streamed storages into upload chunks, the rest "
+                         "copying the others and waiting for copies\n";
     for (size_t f = 0; f < files.size(); ++f)
       if (files[f])
         *options_.verbose << "weights: file " << f << ": " << files[f]->path() << " ("

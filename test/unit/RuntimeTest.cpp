@@ -24,7 +24,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <mutex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,8 +31,6 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-
-#include <unistd.h>
 
 using namespace magi::runtime;
 
@@ -1969,7 +1966,7 @@ TEST(RuntimeWeights, LoadsStoredAndDeflatedEntriesAndGathersViews) {
   EXPECT_EQ(device.numAllocations, 1); // one allocation for every weight
   EXPECT_EQ(stats.describe().rfind("weights: 6 tensors, 0.000 GB from 1 file(s) in ", 0), 0u)
       << stats.describe();
-  EXPECT_NE(verbose.str().find("weights: 3 storage(s) (1 inflated, 0 streamed, 0 of them pinned), "), std::string::npos)
+  EXPECT_NE(verbose.str().find("weights: 3 storage(s) (1 inflated, 0 streamed), "), std::string::npos)
       << verbose.str();
   expectArchiveWeights(executor, "model-a");
 }
@@ -2110,12 +2107,11 @@ TEST(RuntimeWeights, RefusesCorruptEntries) {
   }
 }
 
-// A packed weights file: `lead` bytes no weight uses, `big` (9 MiB and 12
-// bytes of a pattern, streamed), then `small` (16 bytes, below the
-// streaming size), each its own storage.
-constexpr int64_t kBigBytes = (int64_t(9) << 20) + 12;
-Manifest streamedManifest(const std::string &dir, std::string &bytes, int64_t lead = 0) {
-  bytes.resize(size_t(lead + kBigBytes + 16));
+// A packed weights file: `big` (9 MiB and 12 bytes of a pattern, streamed)
+// then `small` (16 bytes, below the streaming size), each its own storage.
+Manifest streamedManifest(const std::string &dir, std::string &bytes) {
+  const int64_t bigBytes = (int64_t(9) << 20) + 12;
+  bytes.resize(size_t(bigBytes + 16));
   uint32_t x = 12345;
   for (char &c : bytes) {
     x = x * 1103515245u + 12345u;
@@ -2139,61 +2135,10 @@ Manifest streamedManifest(const std::string &dir, std::string &bytes, int64_t le
     in.weight = w;
     addWeightAsOutput(m, std::move(in));
   };
-  add("big", lead, kBigBytes);
-  add("small", lead + kBigBytes, 16);
+  add("big", 0, bigBytes);
+  add("small", bigBytes, 16);
   return m;
 }
-
-// Runs streamedManifest's graph, which gives its weights back, and expects
-// each output to be its weight's bytes in the file.
-void expectWeightsAsInFile(GraphExecutor &executor, const Manifest &m, const std::string &bytes) {
-  std::vector<DeviceTensor> outputs = executor.run();
-  ASSERT_EQ(outputs.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    HostTensor t = executor.download(outputs[i]);
-    int64_t offset = m.graph.inputs[i].weight->offset;
-    ASSERT_EQ(int64_t(t.bytes.size()), m.graph.inputs[i].weight->bytes);
-    EXPECT_EQ(std::memcmp(t.bytes.data(), bytes.data() + offset, t.bytes.size()), 0)
-        << m.graph.inputs[i].name;
-  }
-}
-
-// Pins any page-aligned range that overlaps no pinned one; an upload from a
-// pinned range copies at once and unpins it.
-class PinningHostDevice : public HostDevice {
-public:
-  bool pinHost(const void *src, int64_t bytes, std::string *) override {
-    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-    EXPECT_EQ(uintptr_t(src) % page, 0u);
-    EXPECT_EQ(uintptr_t(bytes) % page, 0u);
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto &[begin, size] : pinned)
-      EXPECT_TRUE(uintptr_t(src) + uintptr_t(bytes) <= uintptr_t(begin) ||
-                  uintptr_t(begin) + uintptr_t(size) <= uintptr_t(src))
-          << "overlapping pinned ranges";
-    pinned.emplace_back(src, bytes);
-    ++numPinned;
-    return true;
-  }
-  void uploadPinned(DevicePtr dst, const void *src, int64_t bytes) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto range = std::find(pinned.begin(), pinned.end(), std::make_pair(src, bytes));
-    ASSERT_NE(range, pinned.end()) << "an upload from memory that is not pinned";
-    upload(dst, src, bytes);
-    pinnedBytesUploaded += bytes;
-    pinned.erase(range);
-  }
-  void unpinAll() noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pinned.clear();
-  }
-  std::vector<std::pair<const void *, int64_t>> pinned;
-  int numPinned = 0;
-  int64_t pinnedBytesUploaded = 0;
-
-private:
-  std::mutex mutex_;
-};
 
 TEST(RuntimeWeights, StreamsLargeStoragesAndChecksTheirCrc) {
   TempDir temp;
@@ -2212,14 +2157,18 @@ TEST(RuntimeWeights, StreamsLargeStoragesAndChecksTheirCrc) {
   EXPECT_EQ(stats.bytesRead, int64_t(bytes.size()));
   EXPECT_EQ(stats.bytesUploaded, int64_t(bytes.size()));
   EXPECT_EQ(device.numFilledChunks, 3); // 9 MiB + 12 bytes in chunks of 3 MiB + 4097
-  EXPECT_NE(verbose.str().find("weights: 2 storage(s) (0 inflated, 1 streamed, 0 of them pinned), "),
+  EXPECT_NE(verbose.str().find("weights: 2 storage(s) (0 inflated, 1 streamed), "),
             std::string::npos)
       << verbose.str();
-  EXPECT_NE(verbose.str().find("weights: streamed through staging buffers, not pinned: this "
-                               "device does not page-lock host memory\n"),
-            std::string::npos)
-      << verbose.str();
-  expectWeightsAsInFile(executor, m, bytes);
+  std::vector<DeviceTensor> outputs = executor.run();
+  ASSERT_EQ(outputs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    HostTensor t = executor.download(outputs[i]);
+    int64_t offset = m.graph.inputs[i].weight->offset;
+    ASSERT_EQ(int64_t(t.bytes.size()), m.graph.inputs[i].weight->bytes);
+    EXPECT_EQ(std::memcmp(t.bytes.data(), bytes.data() + offset, t.bytes.size()), 0)
+        << m.graph.inputs[i].name;
+  }
 
   // One byte flipped in the last chunk.
   std::string flipped = bytes;
@@ -2229,54 +2178,6 @@ TEST(RuntimeWeights, StreamsLargeStoragesAndChecksTheirCrc) {
               "weight 'big': the CRC-32 of bytes 0..9437196 of '" + dir + "/weights.bin' is 0x");
   expectError([&] { executor.uploadWeights(); },
               "the file changed since it was compiled, or is corrupt");
-}
-
-TEST(RuntimeWeights, CopiesLargeStoragesFromTheirPinnedPages) {
-  TempDir temp;
-  std::string dir = temp.path(), bytes;
-  const int64_t lead = 100; // `big` starts 100 bytes into the first page
-  Manifest m = streamedManifest(dir, bytes, lead);
-  PinningHostDevice device;
-  std::ostringstream verbose;
-  ExecutorOptions options;
-  options.verbose = &verbose;
-  GraphExecutor executor(m, dir, device, options);
-  executor.uploadWeights();
-  const WeightLoadStats &stats = executor.weightStats();
-  EXPECT_EQ(stats.streamed, 1);
-  EXPECT_EQ(stats.pinned, 1);
-  EXPECT_EQ(device.numPinned, 1);
-  EXPECT_EQ(device.numFilledChunks, 0);
-  // Its whole pages are pinned; the partial pages at both ends are staged.
-  const int64_t page = ::sysconf(_SC_PAGESIZE);
-  EXPECT_EQ(device.pinnedBytesUploaded, (lead + kBigBytes) / page * page - page);
-  EXPECT_TRUE(device.pinned.empty());
-  EXPECT_NE(verbose.str().find("(0 inflated, 1 streamed, 1 of them pinned)"), std::string::npos)
-      << verbose.str();
-  EXPECT_EQ(verbose.str().find("not pinned"), std::string::npos) << verbose.str();
-  expectWeightsAsInFile(executor, m, bytes);
-
-  // The CRC-32 is still taken over every byte: one flipped in a pinned
-  // page, then one in the staged last page.
-  for (int64_t at : {lead + (int64_t(5) << 20), lead + kBigBytes - 3}) {
-    std::string flipped = bytes;
-    flipped[size_t(at)] ^= 0x40;
-    writeFile(dir + "/weights.bin", flipped);
-    expectError([&] { executor.uploadWeights(); },
-                "weight 'big': the CRC-32 of bytes 100..9437296 of '" + dir +
-                    "/weights.bin' is 0x");
-    EXPECT_TRUE(device.pinned.empty()) << "a range left pinned after the error";
-  }
-  writeFile(dir + "/weights.bin", bytes);
-
-  // --stage-weights: nothing pinned.
-  PinningHostDevice staging;
-  options.pinWeightFiles = false;
-  GraphExecutor staged(m, dir, staging, options);
-  staged.uploadWeights();
-  EXPECT_EQ(staged.weightStats().pinned, 0);
-  EXPECT_EQ(staging.numPinned, 0);
-  EXPECT_EQ(staging.numFilledChunks, 3);
 }
 
 TEST(RuntimeWeights, RebindsToAnotherArchive) {

@@ -48,9 +48,6 @@ const char *kUsage =
     "  --weights-from PATH  read the weights from the torch.export archive PATH (the same\n"
     "                       model, other values) instead of the files the artifact names;\n"
     "                       entries match by name without the archive's top folder\n"
-    "  --stage-weights      read large stored weights into pinned staging buffers instead of\n"
-    "                       page-locking the mapped file and copying from it (the default;\n"
-    "                       a GPU that cannot page-lock it stages anyway, --verbose says why)\n"
     "  --tolerance X        relative-error bar for float outputs (default 1e-4 for f32/f64,\n"
     "                       3e-2 for bf16/f16; integer and bool outputs must match exactly)\n"
     "  --repeat N           after the warm-up, run N more times and print the median time\n"
@@ -109,7 +106,6 @@ struct Options {
   bool cudaGraphs = true;
   bool fullGraph = false;
   bool padToCompileSizes = false;
-  bool stageWeights = false;
   GemmAlgorithmChoice gemmChoice = GemmAlgorithmChoice::Measured;
   bool programmaticLaunch = true;
   bool verbose = false;
@@ -206,9 +202,6 @@ Options parseCommandLine(int argc, char **argv) {
     } else if (arg == "--pad-to-compile-sizes") {
       noValue();
       options.padToCompileSizes = true;
-    } else if (arg == "--stage-weights") {
-      noValue();
-      options.stageWeights = true;
     } else if (arg == "--verbose" || arg == "-v") {
       noValue();
       options.verbose = true;
@@ -330,7 +323,6 @@ int run(const Options &options) {
   executorOptions.cudaGraphs = options.cudaGraphs;
   executorOptions.fullGraph = options.fullGraph;
   executorOptions.padToCompileSizes = options.padToCompileSizes;
-  executorOptions.pinWeightFiles = !options.stageWeights;
   GraphExecutor executor(manifest, options.artifactDir, device, executorOptions);
   executor.uploadWeights();
   // On stderr, where it cannot disturb the lines scripts read on stdout.

@@ -8,12 +8,10 @@
 #include <cublasLt.h>
 #include <cuda.h>
 
-#include <deque>
-#include <functional>
 #include <iosfwd>
+#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -108,11 +106,6 @@ public:
   void release(DevicePtr ptr) override;
   void upload(DevicePtr dst, const void *src, int64_t bytes) override;
   void uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill) override;
-  // cuMemHostRegister, read-only: the mapped file's pages stay in the page
-  // cache and the copy engine reads them there.
-  bool pinHost(const void *src, int64_t bytes, std::string *why) override;
-  void uploadPinned(DevicePtr dst, const void *src, int64_t bytes) override;
-  void unpinAll() noexcept override;
   void download(void *dst, DevicePtr src, int64_t bytes) override;
   int loadModule(const std::string &ptxPath, const std::optional<std::string> &cubinPath) override;
   void launch(int module, const LaunchCall &call) override;
@@ -200,20 +193,6 @@ private:
     bool inFlight = false; // a copy from it was issued after `copied` was last waited for
   };
   void stagedUpload(DevicePtr dst, const unsigned char *src, int64_t bytes);
-
-  // Host ranges pinHost registered, in order; `copied` is recorded after
-  // the range's upload. pinHost may run on another thread, hence the mutex.
-  struct PinnedRange {
-    const void *begin = nullptr;
-    int64_t bytes = 0;
-    detail::Event copied; // null until uploadPinned
-  };
-  // Unregisters the ranges whose copies are done; waits for the oldest
-  // while more than kMostPinnedBytes are pinned and copying.
-  void unpinCopied();
-  static constexpr int64_t kMostPinnedBytes = int64_t(2) << 30;
-  std::mutex pinnedMutex_;
-  std::deque<PinnedRange> pinned_;
 
   CUdevice device_ = 0;
   std::string name_, chip_;

@@ -162,20 +162,6 @@ public:
   // at most 64 MiB and uploads it, chunk by chunk.
   using ChunkFiller = std::function<void(unsigned char *host, int64_t offset, int64_t bytes)>;
   virtual void uploadFilled(DevicePtr dst, int64_t bytes, const ChunkFiller &fill);
-  // Page-locks [src, src + bytes) of host memory that stays mapped and
-  // unchanged until the next synchronize or unpinAll (a mapped weights
-  // file), so that uploadPinned copies from it without staging: the GPU
-  // reads the page cache itself. Any thread may call it; a range must not
-  // overlap one still pinned. Returns false where the device cannot (this
-  // one never can), with the reason in `why`: then use upload.
-  virtual bool pinHost(const void *src, int64_t bytes, std::string *why);
-  // Copies a range pinHost accepted, like upload; it is unpinned once
-  // copied, at the latest at the next synchronize or unpinAll.
-  virtual void uploadPinned(DevicePtr dst, const void *src, int64_t bytes);
-  // Waits for the copies from pinned ranges and unpins every range still
-  // pinned, reporting nothing: before their memory is unmapped, also
-  // while an error unwinds.
-  virtual void unpinAll() noexcept {}
   virtual void download(void *dst, DevicePtr src, int64_t bytes) = 0;
   // Copies `bytes` bytes between device buffers, ordered after the work
   // queued so far (a mutated input written back).
@@ -249,10 +235,6 @@ struct ExecutorOptions {
   // position depend on no later position (a causal language model); see
   // docs/runtime.md. The constructor refuses an artifact it cannot pad.
   bool padToCompileSizes = false;
-  // Copy large stored weights from the mapped file itself, page-locked
-  // (Device::pinHost), instead of reading them into staging buffers; a
-  // device that cannot pin falls back to staging (--verbose says why).
-  bool pinWeightFiles = true;
 };
 
 // What ExecutorOptions::padToCompileSizes may pad in an artifact: its one
@@ -318,8 +300,6 @@ struct WeightLoadStats {
   int64_t inflated = 0;      // storages inflated (method deflate)
   int64_t gathered = 0;      // weights with a non-dense view, gathered on the host
   int64_t streamed = 0;      // storages read from their file straight into upload chunks
-  int64_t pinned = 0;        // of those: copied from the mapped file itself (Device::pinHost)
-  std::string notPinned;     // why the device did not pin a mapped file, if it did not
   double seconds = 0;        // opening the first file to the last byte on the device
   double prepareSeconds = 0; // of those: opening and mapping the files, allocating
   double fillSeconds = 0;    // and reading + checking streamed storages into upload chunks
