@@ -1114,10 +1114,10 @@ LogicalResult Importer::convert(StringRef target, const NodeArgs &args,
   // graph runs would compute something else: undo it, keep the node opaque.
   // (Symbols are declared once, at the top, and stay.)
   SmallVector<Operation *> made;
-  for (Operation *op = before ? before->getNextNode() : &block->front();
-       op && op != &*b.getInsertionPoint(); op = op->getNextNode())
-    if (!isa<SymbolicIntOp>(op))
-      made.push_back(op);
+  Block::iterator first = before ? std::next(Block::iterator(before)) : block->begin();
+  for (Block::iterator it = first; it != b.getInsertionPoint(); ++it)
+    if (!isa<SymbolicIntOp>(*it))
+      made.push_back(&*it);
   for (Operation *op : llvm::reverse(made))
     op->erase();
   results.clear();
