@@ -4,7 +4,7 @@
 // and one product), a 1 x 1 one (the input is its own columns), one of 1024
 // positions (one product per image), one of two groups deep enough for a
 // product each (one product batched over the groups), and a 1-d bf16 one
-// without bias,
+// without bias (and the grouped one over a symbolic batch),
 // interpreted and lowered (accumulating in f32), all equal to a plain
 // Python reference on integer-valued data (exact in f32 and bf16); a 2-d
 // one over a symbolic batch and image size compiles to PTX.
@@ -33,6 +33,11 @@
 // RUN: diff %t/expected %t/lowered
 // RUN: magi-opt %s --magi-lower-to-linalg="fail-on-unconverted" | FileCheck %s --check-prefix=IR
 // RUN: magi-compile %S/Inputs/convolution-graph.mlir -o %t/art --cache-mode=off --no-cubin | FileCheck %s --check-prefix=COMPILE
+// RUN: %python %S/../Interp/Inputs/tensors.py npy %t/gx.npy float32 3,16,5,5 $(%python %S/Inputs/conv_reference.py data 1200)
+// RUN: %python %S/Inputs/conv_reference.py conv 3,16,5,5 16,8,3,3 0 1,1 1,1 1,1 2 out0 f32 > %t/grouped-expected
+// RUN: magi-interp %S/Inputs/grouped-convolution-graph.mlir --lowered-pieces --print-limit=10000 --input %t/gx.npy --input %t/w5.npy > %t/grouped-lowered
+// RUN: diff %t/grouped-expected %t/grouped-lowered
+// RUN: magi-compile %S/Inputs/grouped-convolution-graph.mlir -o %t/grouped --cache-mode=off --no-cubin | FileCheck %s --check-prefix=GROUPED
 
 // IR-DAG:   #[[$WEIGHT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // IR-DAG:   #[[$COLUMNS:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
@@ -134,6 +139,11 @@
 // viewed as [N, 8, H, W] by magi-expand-shapes-to-casts).
 // COMPILE: piece 0 {{.*}} 2 kernels  1 gemms
 // COMPILE: 1 pieces, 2 kernels
+
+// The grouped one over a symbolic batch (three images above): the gather
+// and rounding kernels, the product batched over the groups one cuBLASLt
+// call.
+// GROUPED: piece 0 {{.*}} 2 kernels  1 gemms
 
 func.func @main(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>,
                 %x1: tensor<1x3x7xf32>, %w1: tensor<4x3x3xf32>,
