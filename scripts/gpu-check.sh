@@ -7,7 +7,10 @@
 # shared/fixtures/torch-export): each case with --runs 3 (its outputs come
 # from a CUDA graph replay), case0 also with --cuda-graphs=off and with
 # --cuda-graphs=full --runs 3, and times case0 with --repeat 20 with CUDA
-# graphs off, on (piecewise) and full. Keeps going after a
+# graphs off, on (piecewise) and full; compute-sanitizer on some fixtures,
+# and on the 7B-shaped layer when .gpu/llama7b-1l (or $LLAMA_1L) exists:
+# memcheck at T=16, 512, 99 and racecheck at 16, several minutes in all
+# (LLAMA_1L=none leaves them out). Keeps going after a
 # failure, prints a markdown table at the end, exits non-zero if anything
 # failed. The full log also goes to $OUT/gpu-check.log when OUT is set.
 set -uo pipefail
@@ -247,7 +250,7 @@ if command -v compute-sanitizer >/dev/null; then
   [[ -d "$artifacts/op-loop-nonzero" ]] &&
     sanitize "op-loop-nonzero" memcheck "$artifacts/op-loop-nonzero" --fixture "$fixtures/op-loop-nonzero/case0"
   llama1l="${LLAMA_1L:-.gpu/llama7b-1l}"
-  if [[ -d "$llama1l" ]]; then
+  if [[ "$llama1l" != none && -d "$llama1l" ]]; then
     sanitize "llama7b-1l T=16" memcheck "$llama1l" --input .gpu/llama7b/ids16.bin --cuda-graphs=off
     # Several elements a thread (T=512), and the variant for any size with
     # partial last blocks (T=99).
