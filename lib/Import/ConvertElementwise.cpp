@@ -197,14 +197,54 @@ LogicalResult convertLeakyRelu(Node &node) {
   return node.emitAs(WhereOp::getOperationName(), {positive, *self, scaled});
 }
 
+/// elu with constant alpha, scale and input_scale is magi.elu; with one
+/// known only when the graph runs (a SymFloat), the same as its lowering
+/// computes it: where(x <= 0, expm1(x * input_scale) * alpha * scale,
+/// x * scale), each step a magi op.
 LogicalResult convertElu(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  return node.emit({*self}, {node.f64("alpha", node.floatArg("alpha").value_or(1.0)),
-                             node.f64("scale", node.floatArg("scale").value_or(1.0)),
-                             node.f64("input_scale",
-                                      node.floatArg("input_scale").value_or(1.0))});
+  StringRef names[] = {"alpha", "scale", "input_scale"};
+  std::optional<double> constants[3];
+  bool symbolic = false;
+  for (int i = 0; i < 3; ++i) {
+    constants[i] = node.floatArg(names[i]);
+    symbolic |= !constants[i] && node.arg(names[i]);
+  }
+  if (!symbolic)
+    return node.emit({*self}, {node.f64("alpha", constants[0].value_or(1.0)),
+                               node.f64("scale", constants[1].value_or(1.0)),
+                               node.f64("input_scale", constants[2].value_or(1.0))});
+  auto type = cast<RankedTensorType>(self->getType());
+  if (!isa<FloatType>(type.getElementType()))
+    return node.opaque();
+  OpBuilder &b = node.builder();
+  auto f64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v));
+  };
+  Value factors[3]; // null: a constant 1
+  for (int i = 0; i < 3; ++i) {
+    if (constants[i] || !node.arg(names[i])) {
+      if (constants[i].value_or(1.0) != 1.0)
+        factors[i] = f64(*constants[i]);
+      continue;
+    }
+    FailureOr<Value> value = node.scalar(names[i]);
+    if (failed(value))
+      return failure();
+    factors[i] = *value;
+  }
+  auto mul = [&](Value x, Value by) {
+    return by ? makeOp(node, MulOp::getOperationName(), {x, by}, type) : x;
+  };
+  Value negative = mul(mul(makeOp(node, Expm1Op::getOperationName(),
+                                  {mul(*self, factors[2])}, type),
+                           factors[0]),
+                       factors[1]);
+  Value atMostZero = makeOp(node, LeOp::getOperationName(), {*self, f64(0.0)},
+                            type.clone(b.getI1Type()));
+  return node.emitAs(WhereOp::getOperationName(), {atMostZero, negative, mul(*self, factors[1])});
 }
 
 LogicalResult convertToCopy(Node &node) {

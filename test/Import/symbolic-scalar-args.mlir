@@ -3,9 +3,10 @@
 // an argument as absent and put the default in its place (alpha 1, slope
 // 0.01, min_val -1): a wrong result, silently. Now add's and sub's alpha
 // multiply `other` first, hardtanh takes bounds as clamp does (ones times
-// the value, magi.maximum), leaky_relu is where(x > 0, x, x * slope); any
-// other such argument keeps its node opaque, the warning naming it (elu's
-// alpha below).
+// the value, magi.maximum), leaky_relu is where(x > 0, x, x * slope), elu
+// where(x <= 0, expm1(x) * alpha, x) (its lowering's steps); any other
+// such argument keeps its node opaque, the warning naming it (var's
+// correction below).
 // REQUIRES: fixtures
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/args.pt2 @%S/Inputs/symbolic-scalar-args.spec
@@ -15,10 +16,10 @@
 // RUN: magi-interp %t/args.pt2 --input %t/t.npy --input %t/x.npy | FileCheck %s --check-prefix=VALUES
 // RUN: magi-interp %t/args.pt2 --input %t/t.npy --input %t/x.npy --lowered-pieces | FileCheck %s --check-prefix=VALUES
 // RUN: magi-compile %t/args.pt2 -o %t/artifact --no-cubin --cache-mode=off --quiet
-// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/elu.pt2 \
+// RUN: %python %S/Inputs/op_archive.py %fixtures/llama-f32/model.pt2 %t/var.pt2 \
 // RUN:   '{"inputs": {"t": ("f32", [1]), "x": ("f32", [3])}, "nodes": [("aten._local_scalar_dense.default", [("self", "t")], {"s": ("symfloat", "Symbol(\"zuf0\")")}), \
-// RUN:     ("aten.elu.default", [("self", "x"), ("alpha", "s")], {"e": ("f32", [3])})], "outputs": ["e"]}'
-// RUN: magi-import %t/elu.pt2 2>&1 | FileCheck %s --check-prefix=ELU
+// RUN:     ("aten.var.correction", [("self", "x"), ("dim", [0]), ("correction", "s")], {"v": ("f32", [])})], "outputs": ["v"]}'
+// RUN: magi-import %t/var.pt2 2>&1 | FileCheck %s --check-prefix=VAR
 
 // CHECK-NOT:  warning
 // CHECK:      %[[S:.*]] = magi.item %arg0 : tensor<1xf32> -> f64
@@ -34,12 +35,18 @@
 // CHECK-NEXT: %[[POS:.*]] = magi.gt %arg1, %[[ZERO]] : (tensor<5xf32>, f64) -> tensor<5xi1>
 // CHECK-NEXT: %[[SCALED:.*]] = magi.mul %arg1, %[[S]]
 // CHECK-NEXT: magi.where %[[POS]], %arg1, %[[SCALED]]
+// CHECK-NEXT: %[[EM1:.*]] = magi.expm1 %arg1
+// CHECK-NEXT: %[[NEG:.*]] = magi.mul %[[EM1]], %[[S]]
+// CHECK-NEXT: %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[LE:.*]] = magi.le %arg1, %[[ZERO2]]
+// CHECK-NEXT: magi.where %[[LE]], %[[NEG]], %arg1
 // CHECK-NOT:  magi.opaque
 
 // VALUES:      out0: tensor<5xf32> = [-4.5, -1.5, 0, 3.75, 13.5]
 // VALUES-NEXT: out1: tensor<5xf32> = [-1.5, -0.5, 0, 1.25, 4.5]
 // VALUES-NEXT: out2: tensor<5xf32> = [0.5, 0.5, 0.5, 2.5, 4]
 // VALUES-NEXT: out3: tensor<5xf32> = [-1.5, -0.5, 0, 2.5, 9]
+// VALUES-NEXT: out4: tensor<5xf32> = [-0.47510648, -0.31606027, 0, 2.5, 9]
 
-// ELU:      warning: ops without a typed magi op, kept as magi.opaque: aten::elu.default (1); of those, with an argument the typed op takes as a constant but that is known only when the graph runs (a SymInt, a SymFloat, a tensor): aten::elu.default ('alpha')
-// ELU:      magi.opaque "aten::elu.default"(%arg1, %{{.*}}) {magi.operand_names = ["self", "alpha"]}
+// VAR:      warning: ops without a typed magi op, kept as magi.opaque: aten::var.correction (1); of those, with an argument the typed op takes as a constant but that is known only when the graph runs (a SymInt, a SymFloat, a tensor): aten::var.correction ('correction')
+// VAR:      magi.opaque "aten::var.correction"(%arg1, %{{.*}}) {dim = array<i64: 0>, magi.operand_names = ["self", "correction"]}
