@@ -66,6 +66,10 @@
 #              (and by .gpu/baseline's, when gpu-prepare.sh was given
 #              LOAD_BASELINE, and by each source tree in .gpu/load-variants/),
 #              in turn, beside the pinned host-to-device bandwidth
+#   probe      bench/weights/load_probe.cpp on a $PROBE_GB (default 4) GB file:
+#              pread, memcpy and CRC rates by thread count, pinned copies, and
+#              registering the mapped file (private and shared, fresh and
+#              after reads) with a 30 s watchdog
 #   adetail    after attention or attention-variants: ncu's sections for the
 #              attention kernel of $ADETAIL_CONFIG at T=$ADETAIL_T in each
 #              compilation, and their SASS instruction mix
@@ -336,6 +340,15 @@ for step in "${steps[@]}"; do
       note "== variant $name (exit $?)"
       grep -E '^==|^magi kernels|^magi gemms|^gemms|^\| (attention|k[0-9]|gemm[0-9])' "$work/variant-$name.txt" | head -40 >> "$summary"
     done
+    ;;
+  probe)
+    g++ -O2 -std=c++17 bench/weights/load_probe.cpp -I/usr/local/cuda/include \
+      -L/usr/local/cuda/lib64/stubs -lcuda -lz -pthread -o "$work/load_probe" \
+      > "$work/probe.txt" 2>&1 &&
+      "$work/load_probe" /tmp/magi-probe.bin "${PROBE_GB:-4}" >> "$work/probe.txt" 2>&1
+    note "== probe (exit $?)"
+    cat "$work/probe.txt" >> "$summary"
+    rm -f /tmp/magi-probe.bin "$work/load_probe"
     ;;
   load)
     binaries=(--magi-run "current=build-run/magi-run")
