@@ -180,8 +180,8 @@ fixture op-symbolic-clamp symbolic-clamp.spec \
   int64:5:0,3,5,9,12
 
 # Scalar arguments known only when the graph runs (add's alpha, hardtanh's
-# min_val, leaky_relu's slope, elu's alpha); the values of
-# test/Import/symbolic-scalar-args.mlir.
+# min_val, leaky_relu's slope, elu's alpha, constant_pad_nd's value); the
+# values of test/Import/symbolic-scalar-args.mlir.
 fixture op-symbolic-scalar-args symbolic-scalar-args.spec \
   float32:1:0.5 \
   float32:5:-3,-1,0,2.5,9

@@ -295,12 +295,39 @@ LogicalResult convertUnbind(Node &node) {
   return success();
 }
 
+/// A pad value known only when the graph runs (a SymFloat) on a float
+/// tensor: the tensor padded with 0, and where a mask (zeros padded
+/// with 1) says so, the value: exact, unlike padding x - v
+/// with 0 and adding v.
 LogicalResult convertConstantPadNd(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
     return failure();
-  return emitMixed(node, "pad", "static_pad", {*self},
-                   {node.f64("value", node.floatArg("value").value_or(0.0))});
+  std::optional<double> value = node.floatArg("value");
+  if (value || !node.arg("value"))
+    return emitMixed(node, "pad", "static_pad", {*self},
+                     {node.f64("value", value.value_or(0.0))});
+  FailureOr<Value> symbolic = node.scalar("value");
+  FailureOr<MixedList> pad = node.mixedArg("pad");
+  if (failed(symbolic) || failed(pad))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  if (!isa<FloatType>(type.getElementType()) || node.resultTypes.size() != 1)
+    return node.opaque();
+  auto padded = cast<RankedTensorType>(node.resultTypes[0]);
+  auto padWith = [&](Value x, double with) {
+    SmallVector<Value> operands{x};
+    operands.append(pad->dynamics.begin(), pad->dynamics.end());
+    return makeOp(node, ConstantPadNdOp::getOperationName(), operands, padded,
+                  {node.f64("value", with), node.i64s("static_pad", pad->statics)});
+  };
+  Value zeros = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
+                       {node.f64("fill_value", 0.0), node.dtype("dtype", type.getElementType())});
+  Value zero = arith::ConstantOp::create(node.builder(), node.loc,
+                                         node.builder().getF64FloatAttr(0.0));
+  Value outside = makeOp(node, NeOp::getOperationName(), {padWith(zeros, 1.0), zero},
+                         padded.clone(node.builder().getI1Type()));
+  return node.emitAs(WhereOp::getOperationName(), {outside, *symbolic, padWith(*self, 0.0)});
 }
 
 /// flip(dims) and repeat(repeats): a list that is not constant keeps the

@@ -4,7 +4,9 @@
 // 0.01, min_val -1): a wrong result, silently. Now add's and sub's alpha
 // multiply `other` first, hardtanh takes bounds as clamp does (ones times
 // the value, magi.maximum), leaky_relu is where(x > 0, x, x * slope), elu
-// where(x <= 0, expm1(x) * alpha, x) (its lowering's steps); any other
+// where(x <= 0, expm1(x) * alpha, x) (its lowering's steps),
+// constant_pad_nd x padded with 0 and the value where zeros padded with 1
+// are not 0 (exact; padding x - v and adding v would round); any other
 // such argument keeps its node opaque, the warning naming it (var's
 // correction below).
 // REQUIRES: fixtures
@@ -40,6 +42,12 @@
 // CHECK-NEXT: %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT: %[[LE:.*]] = magi.le %arg1, %[[ZERO2]]
 // CHECK-NEXT: magi.where %[[LE]], %[[NEG]], %arg1
+// CHECK-NEXT: %[[ZEROS:.*]] = magi.full_like %arg1 {dtype = f32, fill_value = 0.000000e+00 : f64}
+// CHECK-NEXT: %[[ZERO3:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[MASK:.*]] = magi.constant_pad_nd %[[ZEROS]] [1, 2] {value = 1.000000e+00 : f64}
+// CHECK-NEXT: %[[OUTSIDE:.*]] = magi.ne %[[MASK]], %[[ZERO3]] : (tensor<8xf32>, f64) -> tensor<8xi1>
+// CHECK-NEXT: %[[PADDED:.*]] = magi.constant_pad_nd %arg1 [1, 2] : tensor<5xf32> -> tensor<8xf32>
+// CHECK-NEXT: magi.where %[[OUTSIDE]], %[[S]], %[[PADDED]] : (tensor<8xi1>, f64, tensor<8xf32>) -> tensor<8xf32>
 // CHECK-NOT:  magi.opaque
 
 // VALUES:      out0: tensor<5xf32> = [-4.5, -1.5, 0, 3.75, 13.5]
@@ -47,6 +55,7 @@
 // VALUES-NEXT: out2: tensor<5xf32> = [0.5, 0.5, 0.5, 2.5, 4]
 // VALUES-NEXT: out3: tensor<5xf32> = [-1.5, -0.5, 0, 2.5, 9]
 // VALUES-NEXT: out4: tensor<5xf32> = [-0.47510648, -0.31606027, 0, 2.5, 9]
+// VALUES-NEXT: out5: tensor<8xf32> = [0.5, -3, -1, 0, 2.5, 9, 0.5, 0.5]
 
 // VAR:      warning: ops without a typed magi op, kept as magi.opaque: aten::var.correction (1); of those, with an argument the typed op takes as a constant but that is known only when the graph runs (a SymInt, a SymFloat, a tensor): aten::var.correction ('correction')
 // VAR:      magi.opaque "aten::var.correction"(%arg1, %{{.*}}) {dim = array<i64: 0>, magi.operand_names = ["self", "correction"]}
