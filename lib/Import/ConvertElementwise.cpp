@@ -70,13 +70,6 @@ LogicalResult convertWhere(Node &node) {
   return node.emit({*c, *s, *o});
 }
 
-/// clamp with constant bounds (magi.clamp). A bound known only when the
-/// graph runs (a SymInt, or a SymFloat from a float .item(); symbolicFill)
-/// becomes a tensor of ones times it, the clamp PyTorch's min(max(self,
-/// min), max) with magi.maximum / magi.minimum for that bound (NaN
-/// propagates through either, as through clamp). A tensor bound, one that
-/// would change the dtype, or a missing `required` one keeps the node
-/// opaque.
 /// A bound of a clamp-like op: its argument, the magi.clamp attribute it
 /// becomes ("min" or "max"), and its value when absent (none: no bound).
 struct ClampBound {
@@ -84,6 +77,13 @@ struct ClampBound {
   std::optional<double> absent;
 };
 
+/// clamp with constant bounds (magi.clamp). A bound known only when the
+/// graph runs (a SymInt, or a SymFloat from a float .item(); symbolicFill)
+/// becomes a tensor of ones times it, the clamp PyTorch's min(max(self,
+/// min), max) with magi.maximum / magi.minimum for that bound (NaN
+/// propagates through either, as through clamp). A tensor bound, one that
+/// would change the dtype, or a missing `required` one keeps the node
+/// opaque.
 LogicalResult convertClampBounds(Node &node, ArrayRef<ClampBound> bounds,
                                  bool required) {
   FailureOr<Value> self = node.tensor("self");
@@ -174,8 +174,9 @@ LogicalResult convertHardtanh(Node &node) {
                             /*required=*/false);
 }
 
-/// A slope known only when the graph runs (a SymFloat) as PyTorch defines
-/// leaky_relu: where(self > 0, self, self * slope).
+/// leaky_relu is magi.leaky_relu; a slope known only when the graph runs
+/// (a SymFloat) makes PyTorch's definition, where(self > 0, self, self *
+/// slope).
 LogicalResult convertLeakyRelu(Node &node) {
   FailureOr<Value> self = node.tensor("self");
   if (failed(self))
