@@ -2,8 +2,7 @@
 beside the pinned and pageable host-to-device bandwidth measured in the same run.
 
 usage: python3 bench/weights/load.py --archive ZERO.pt2 --artifact DIR --input IDS
-                                     --magi-run NAME=BIN [--magi-run "NAME=BIN ARG ..." ...]
-                                     [--loads N]
+                                     --magi-run NAME=BIN [--magi-run NAME=BIN ...] [--loads N]
 
 ZERO.pt2 is `llama7b-32l-lm-zero.pt2` (deflated zeros, 16 MB); this rewrites it with every entry
 stored, as `torch.export.save` writes real weights, into /tmp (so the file is in the page cache, as
@@ -20,8 +19,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--archive", required=True)
 p.add_argument("--artifact", required=True)
 p.add_argument("--input", required=True)
-p.add_argument("--magi-run", action="append", required=True,
-               help="NAME=BIN, or NAME=BIN ARG ... (magi-run options of that variant)")
+p.add_argument("--magi-run", action="append", required=True, help="NAME=BIN")
 p.add_argument("--loads", type=int, default=4)
 args = p.parse_args()
 OUT = os.environ.get("OUT", "/tmp/out")
@@ -60,12 +58,12 @@ torch.cuda.empty_cache()
 pinned = res["h2d_pinned_GBps"]
 print(f"host to device GB/s: pinned {pinned:.1f}, pageable {res['h2d_pageable_GBps']:.1f}", flush=True)
 
-binaries = {name: command.split() for name, command in (spec.split("=", 1) for spec in args.magi_run)}
+binaries = dict(spec.split("=", 1) for spec in args.magi_run)
 line = re.compile(r"weights: .* in ([0-9.]+) s \(([0-9.]+) GB/s\)")
 for n in range(args.loads):
-    for name, command in binaries.items():  # in turn, so drift hits every binary alike
-        proc = subprocess.run([command[0], args.artifact, "--weights-from", stored, "--input",
-                               args.input, "--print-limit", "0", "--verbose", *command[1:]],
+    for name, binary in binaries.items():  # in turn, so drift hits every binary alike
+        proc = subprocess.run([binary, args.artifact, "--weights-from", stored, "--input", args.input,
+                               "--print-limit", "0", "--verbose"],
                               capture_output=True, text=True, timeout=300)
         out = proc.stdout + proc.stderr
         m = line.search(out)

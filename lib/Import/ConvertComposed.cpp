@@ -37,10 +37,6 @@ Value i64Scalar(Node &node, int64_t v) {
   OpBuilder &b = node.builder();
   return arith::ConstantOp::create(b, node.loc, b.getI64IntegerAttr(v));
 }
-Value f64Scalar(Node &node, double v) {
-  OpBuilder &b = node.builder();
-  return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v));
-}
 
 // 0, 1, ..., n - 1 as a [n] tensor of `dtype`.
 Value arange(Node &node, int64_t n, Type dtype) {
@@ -1121,6 +1117,16 @@ LogicalResult convertMaxPoolBackward(Node &node, int64_t spatial) {
                 RankedTensorType::get({planes, inPlane}, element), {node.dtype("dtype", element)});
   return node.emitAs(ViewOp::getOperationName(), {sums},
                      {node.i64s("static_sizes", selfType.getShape())});
+}
+
+Value f64Scalar(Node &node, double v) {
+  OpBuilder &b = node.builder();
+  return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v));
+}
+
+Value filledLike(Node &node, Value self, RankedTensorType type, double fill) {
+  return makeOp(node, FullLikeOp::getOperationName(), {self}, type,
+                {node.f64("fill_value", fill), node.dtype("dtype", type.getElementType())});
 }
 
 Value makeOp(Node &node, StringRef name, ValueRange operands, Type type,

@@ -7,7 +7,6 @@
 
 #include "Converters.h"
 #include "magi/Dialect/Magi/IR/MagiOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 
@@ -114,9 +113,8 @@ LogicalResult convertClampBounds(Node &node, ArrayRef<ClampBound> bounds,
   if (node.resultTypes.size() != 1 || node.resultTypes[0] != Type(type))
     return node.opaque();
   auto boundTensor = [&](Value value) {
-    Value ones = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
-                        {node.f64("fill_value", 1.0), node.dtype("dtype", type.getElementType())});
-    return makeOp(node, MulOp::getOperationName(), {ones, value}, type);
+    return makeOp(node, MulOp::getOperationName(), {filledLike(node, *self, type, 1.0), value},
+                  type);
   };
   // min(max(self, min), max), a constant bound as magi.clamp in its place.
   auto constant = [&](StringRef name) {
@@ -190,9 +188,7 @@ LogicalResult convertLeakyRelu(Node &node) {
   auto type = cast<RankedTensorType>(self->getType());
   if (!isa<FloatType>(type.getElementType()))
     return node.opaque();
-  Value zero = arith::ConstantOp::create(node.builder(), node.loc,
-                                         node.builder().getF64FloatAttr(0.0));
-  Value positive = makeOp(node, GtOp::getOperationName(), {*self, zero},
+  Value positive = makeOp(node, GtOp::getOperationName(), {*self, f64Scalar(node, 0.0)},
                           type.clone(node.builder().getI1Type()));
   Value scaled = makeOp(node, MulOp::getOperationName(), {*self, *value}, type);
   return node.emitAs(WhereOp::getOperationName(), {positive, *self, scaled});
@@ -220,15 +216,11 @@ LogicalResult convertElu(Node &node) {
   auto type = cast<RankedTensorType>(self->getType());
   if (!isa<FloatType>(type.getElementType()))
     return node.opaque();
-  OpBuilder &b = node.builder();
-  auto f64 = [&](double v) -> Value {
-    return arith::ConstantOp::create(b, node.loc, b.getF64FloatAttr(v));
-  };
   Value factors[3]; // null: a constant 1
   for (int i = 0; i < 3; ++i) {
     if (constants[i] || !node.arg(names[i])) {
       if (constants[i].value_or(1.0) != 1.0)
-        factors[i] = f64(*constants[i]);
+        factors[i] = f64Scalar(node, *constants[i]);
       continue;
     }
     FailureOr<Value> value = node.scalar(names[i]);
@@ -243,8 +235,8 @@ LogicalResult convertElu(Node &node) {
                                   {mul(*self, factors[2])}, type),
                            factors[0]),
                        factors[1]);
-  Value atMostZero = makeOp(node, LeOp::getOperationName(), {*self, f64(0.0)},
-                            type.clone(b.getI1Type()));
+  Value atMostZero = makeOp(node, LeOp::getOperationName(), {*self, f64Scalar(node, 0.0)},
+                            type.clone(node.builder().getI1Type()));
   return node.emitAs(WhereOp::getOperationName(), {atMostZero, negative, mul(*self, factors[1])});
 }
 

@@ -85,9 +85,8 @@ LogicalResult convertFilledLike(Node &node, StringRef valueArg) {
                                            : RankedTensorType();
   if (!symbolic || !type)
     return node.opaque();
-  Value ones = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
-                      {node.f64("fill_value", 1.0), node.dtype("dtype", *dtype)});
-  return node.emitAs(MulOp::getOperationName(), {ones, *symbolic}, {});
+  return node.emitAs(MulOp::getOperationName(), {filledLike(node, *self, type, 1.0), *symbolic},
+                     {});
 }
 
 LogicalResult convertFullLike(Node &node) {
@@ -321,11 +320,8 @@ LogicalResult convertConstantPadNd(Node &node) {
     return makeOp(node, ConstantPadNdOp::getOperationName(), operands, padded,
                   {node.f64("value", with), node.i64s("static_pad", pad->statics)});
   };
-  Value zeros = makeOp(node, FullLikeOp::getOperationName(), {*self}, type,
-                       {node.f64("fill_value", 0.0), node.dtype("dtype", type.getElementType())});
-  Value zero = arith::ConstantOp::create(node.builder(), node.loc,
-                                         node.builder().getF64FloatAttr(0.0));
-  Value outside = makeOp(node, NeOp::getOperationName(), {padWith(zeros, 1.0), zero},
+  Value outside = makeOp(node, NeOp::getOperationName(),
+                         {padWith(filledLike(node, *self, type, 0.0), 1.0), f64Scalar(node, 0.0)},
                          padded.clone(node.builder().getI1Type()));
   return node.emitAs(WhereOp::getOperationName(), {outside, *symbolic, padWith(*self, 0.0)});
 }

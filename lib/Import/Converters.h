@@ -75,6 +75,13 @@ mlir::Value buildNonzero(Node &node, mlir::Value self);
 /// otherwise none (ConvertShapes.cpp).
 std::optional<mlir::Value> symbolicFill(Node &node, llvm::StringRef valueArg, mlir::Type dtype);
 
+/// An f64 constant: a Python number beside a tensor in an elementwise op.
+mlir::Value f64Scalar(Node &node, double v);
+
+/// magi.full_like of `self` with `type` (shape and dtype), every element
+/// `fill`: a composed conversion's ones or zeros.
+mlir::Value filledLike(Node &node, mlir::Value self, mlir::RankedTensorType type, double fill);
+
 /// An intermediate op of a composed conversion, with its result type given
 /// (the op's verifier checks it against what it infers).
 mlir::Value makeOp(Node &node, llvm::StringRef name, mlir::ValueRange operands,

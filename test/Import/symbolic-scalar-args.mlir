@@ -43,8 +43,8 @@
 // CHECK-NEXT: %[[LE:.*]] = magi.le %arg1, %[[ZERO2]]
 // CHECK-NEXT: magi.where %[[LE]], %[[NEG]], %arg1
 // CHECK-NEXT: %[[ZEROS:.*]] = magi.full_like %arg1 {dtype = f32, fill_value = 0.000000e+00 : f64}
-// CHECK-NEXT: %[[ZERO3:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT: %[[MASK:.*]] = magi.constant_pad_nd %[[ZEROS]] [1, 2] {value = 1.000000e+00 : f64}
+// CHECK-NEXT: %[[ZERO3:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT: %[[OUTSIDE:.*]] = magi.ne %[[MASK]], %[[ZERO3]] : (tensor<8xf32>, f64) -> tensor<8xi1>
 // CHECK-NEXT: %[[PADDED:.*]] = magi.constant_pad_nd %arg1 [1, 2] : tensor<5xf32> -> tensor<8xf32>
 // CHECK-NEXT: magi.where %[[OUTSIDE]], %[[S]], %[[PADDED]] : (tensor<8xi1>, f64, tensor<8xf32>) -> tensor<8xf32>
